@@ -1,0 +1,217 @@
+/* proc.c - child process supervision; see proc.h for the contract. */
+#include "proc.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEFAULT_CAP (16u << 20)
+#define KILL_GRACE 2.0 /* seconds between SIGTERM and SIGKILL */
+
+bool pk_proc_have(const char *name)
+{
+	g_autofree char *path = g_find_program_in_path(name);
+
+	return path != NULL;
+}
+
+/* In the child: become a group leader, wire fds, exec.  Never returns. */
+static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
+		       int out_fd)
+{
+	int in_fd;
+
+	setsid();
+	in_fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+		_exit(127);
+	if (o->cwd && chdir(o->cwd) < 0) {
+		dprintf(2, "printkbot: cannot chdir to %s: %s\n", o->cwd, strerror(errno));
+		_exit(127);
+	}
+	for (const char *const *e = o->env; e && *e; e++)
+		putenv((char *)*e);
+	execvp(argv[0], (char *const *)argv);
+	dprintf(2, "printkbot: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+struct sink {
+	int log_fd;
+	GString *capture;
+	size_t cap, logged;
+	bool truncated;
+};
+
+static void sink_write(struct sink *s, const char *buf, size_t n)
+{
+	size_t keep;
+
+	if (s->logged >= s->cap) {
+		s->truncated = true;
+		return;
+	}
+	keep = MIN(n, s->cap - s->logged);
+	if (keep < n)
+		s->truncated = true;
+	if (s->log_fd >= 0) {
+		const char *p = buf;
+		size_t left = keep;
+
+		while (left) {
+			ssize_t w = write(s->log_fd, p, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	if (s->capture)
+		g_string_append_len(s->capture, buf, (gssize)keep);
+	s->logged += keep;
+}
+
+int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
+		const struct pk_proc_opts *opts, GError **err)
+{
+	static const struct pk_proc_opts defaults = PK_PROC_OPTS_INIT;
+	const struct pk_proc_opts *o = opts ? opts : &defaults;
+	struct sink sink = { .log_fd = -1, .capture = o->capture,
+			     .cap = o->output_cap ? o->output_cap : DEFAULT_CAP };
+	struct pk_proc_result res = { 0 };
+	double start = pk_now(), deadline = o->timeout > 0 ? start + o->timeout : 0;
+	double kill_at = 0;
+	bool open_pipe = true;
+	int pipefd[2], status = 0;
+	pid_t pid;
+
+	if (o->log_path) {
+		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (sink.log_fd < 0)
+			return pk_error(err, PK_ERROR_FAILED, "cannot open log %s: %s",
+					o->log_path, strerror(errno));
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		if (sink.log_fd >= 0)
+			close(sink.log_fd);
+		return pk_error(err, PK_ERROR_FAILED, "pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		if (sink.log_fd >= 0)
+			close(sink.log_fd);
+		return pk_error(err, PK_ERROR_FAILED, "cannot fork for %s: %s", argv[0],
+				strerror(errno));
+	}
+	if (pid == 0)
+		child_exec(argv, o, pipefd[1]);
+	close(pipefd[1]);
+	res.end = PK_PROC_EXITED;
+
+	/* Read output until EOF, and ask for the child's end at the deadline. */
+	for (;;) {
+		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+		double now = pk_now(), wake = 0;
+		int ms = -1, r;
+
+		if (o->cancel && *o->cancel && res.end == PK_PROC_EXITED) {
+			res.end = PK_PROC_CANCELED;
+			kill(-pid, SIGTERM);
+			kill_at = now + KILL_GRACE;
+		}
+		if (deadline && now >= deadline && res.end == PK_PROC_EXITED) {
+			res.end = PK_PROC_TIMEOUT;
+			kill(-pid, SIGTERM);
+			kill_at = now + KILL_GRACE;
+		}
+		if (kill_at && now >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = 0;
+		}
+		if (!open_pipe)
+			break;
+		if (res.end == PK_PROC_EXITED && deadline)
+			wake = deadline;
+		if (kill_at)
+			wake = kill_at;
+		if (wake)
+			ms = (int)((wake - now) * 1000) + 1;
+		r = poll(&pfd, 1, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			char buf[65536];
+			ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+			if (n > 0)
+				sink_write(&sink, buf, (size_t)n);
+			else if (n == 0 || errno != EINTR)
+				open_pipe = false;
+		}
+	}
+	close(pipefd[0]);
+
+	/* The pipe is closed; the leader may still run (a grandchild closed it). */
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (res.end == PK_PROC_EXITED && !(deadline && pk_now() >= deadline) &&
+		    !(o->cancel && *o->cancel)) {
+			if (waitpid(pid, &status, 0) == pid)
+				break;
+			continue;
+		}
+		if (res.end == PK_PROC_EXITED)
+			res.end = (o->cancel && *o->cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
+		kill(-pid, SIGTERM);
+		g_usleep((gulong)(KILL_GRACE * 1e6)); /* grace for a clean exit, then force it */
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		break;
+	}
+	kill(-pid, SIGKILL); /* anything of the group that outlived its leader */
+
+	if (res.end == PK_PROC_EXITED) {
+		if (WIFEXITED(status)) {
+			res.exit_code = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			res.end = PK_PROC_SIGNALED;
+			res.signal = WTERMSIG(status);
+		}
+	}
+	if (sink.log_fd >= 0)
+		close(sink.log_fd);
+	res.truncated = sink.truncated;
+	res.seconds = pk_now() - start;
+	*out = res;
+	return 0;
+}
+
+bool pk_proc_ok(const struct pk_proc_result *res)
+{
+	return res->end == PK_PROC_EXITED && res->exit_code == 0;
+}
+
+char *pk_proc_describe(const struct pk_proc_result *res)
+{
+	switch (res->end) {
+	case PK_PROC_EXITED:
+		return g_strdup_printf("exited with status %d", res->exit_code);
+	case PK_PROC_SIGNALED:
+		return g_strdup_printf("killed by signal %d (%s)", res->signal,
+				       strsignal(res->signal));
+	case PK_PROC_TIMEOUT:
+		return g_strdup_printf("terminated; timeout after %.0f s", res->seconds);
+	case PK_PROC_CANCELED:
+		return g_strdup("terminated; canceled");
+	}
+	return g_strdup("ended");
+}

@@ -1,0 +1,67 @@
+/*
+ * proc.h - the one way printkbot runs a child process (make, qemu, tar,
+ * cc, bwrap...).
+ *
+ * Every child gets an argument vector (never a shell), its own session and
+ * process group, a monotonic deadline, and its stdout+stderr written to a
+ * capped log file and/or a capped in-memory buffer.  At the deadline, or
+ * when *cancel becomes non-zero (a signal handler sets it; the signal
+ * interrupts our wait), the whole group gets SIGTERM, then SIGKILL after a
+ * grace period.  The child is always reaped before pk_proc_run() returns.
+ *
+ * Output beyond the cap is read and thrown away (so the child never blocks
+ * on a full pipe) and the result says it was truncated.
+ */
+#ifndef PK_PROC_H
+#define PK_PROC_H
+
+#include <glib.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pk_proc_opts {
+	const char *cwd;            /* working directory, NULL = inherit */
+	const char *const *env;     /* extra "NAME=value" entries, NULL-terminated */
+	const char *stdin_path;     /* file to read stdin from, NULL = /dev/null */
+	const char *log_path;       /* output written here (truncated first), or NULL */
+	GString *capture;           /* output appended here as well, or NULL */
+	size_t output_cap;          /* bytes kept per destination, 0 = 16 MiB */
+	double timeout;             /* seconds, 0 = none */
+	volatile sig_atomic_t *cancel; /* set non-zero to end the child early */
+};
+#define PK_PROC_OPTS_INIT { 0 }
+
+enum pk_proc_end {
+	PK_PROC_EXITED,    /* exited by itself: see exit_code */
+	PK_PROC_SIGNALED,  /* killed by a signal it did not get from us */
+	PK_PROC_TIMEOUT,   /* ended by us at the deadline */
+	PK_PROC_CANCELED,  /* ended by us because *cancel was set */
+};
+
+struct pk_proc_result {
+	enum pk_proc_end end;
+	int exit_code;          /* valid when end == PK_PROC_EXITED */
+	int signal;             /* valid when end == PK_PROC_SIGNALED */
+	bool truncated;         /* output went over output_cap */
+	double seconds;         /* wall time */
+};
+
+/*
+ * Run argv[0] (looked up in PATH) with argv and wait for it.  Returns 0
+ * when the child was started and reaped (whatever its exit status: that
+ * is in *out), -1 with err set when it could not be started at all.
+ */
+int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
+		const struct pk_proc_opts *opts, GError **err);
+
+/* True when the child exited with status 0. */
+bool pk_proc_ok(const struct pk_proc_result *res);
+
+/* "exited with status 2", "killed by signal 9", "terminated; timeout after 30 s"... caller frees. */
+char *pk_proc_describe(const struct pk_proc_result *res);
+
+/* Whether an executable of that name is in PATH. */
+bool pk_proc_have(const char *name);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * util.h - the few helpers every module of printkbot shares.
+ *
+ * Errors: library-level code reports a failure by returning -1 (or NULL)
+ * and filling a GError; only the command at the top prints it.  pk_error()
+ * is the one-line "report and propagate" for code that has a GError**.
+ *
+ * Paths: pk_cache_dir() is where the kernel tree, build dirs and database
+ * live ($PRINTKBOT_CACHE, default ~/.cache/printkbot); the caller owns the
+ * returned string.  pk_source_dir() is the printkbot checkout that holds
+ * qemu/, templates/ and db/ (PRINTKBOT_SRCDIR, else the directory baked in
+ * at build time).
+ */
+#ifndef PK_UTIL_H
+#define PK_UTIL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PK_ERROR (pk_error_quark())
+GQuark pk_error_quark(void);
+
+enum pk_error_code {
+	PK_ERROR_FAILED,   /* the bot could not do its job */
+	PK_ERROR_INPUT,    /* bad input: a malformed patch, mail, config... */
+	PK_ERROR_LIMIT,    /* input was larger than a configured limit */
+};
+
+/* Set *err (when err is not NULL) and return -1: `return pk_error(err, ...)`. */
+int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/* The cache directory (created if missing); caller frees. */
+char *pk_cache_dir(void);
+/* The printkbot source directory (qemu/, templates/, db/); caller frees. */
+char *pk_source_dir(void);
+
+/*
+ * Read a whole file, refusing one larger than max_bytes (0 = no limit) so a
+ * hostile input fails cleanly instead of eating memory.  *out is
+ * NUL-terminated and owned by the caller; untouched on failure.
+ */
+int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
+		 GError **err);
+
+/* Write data to path atomically (temporary file + rename). */
+int pk_write_file(const char *path, const char *data, size_t len, GError **err);
+
+/* Seconds on the monotonic clock, for durations and deadlines. */
+double pk_now(void);
+
+/* Whether stderr is a terminal (progress lines are only drawn there). */
+bool pk_progress_enabled(void);
+/* Print a progress line on stderr when it is a terminal, else nothing. */
+void pk_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* A log line for a stage's progress that always goes to stderr. */
+void pk_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+#endif
