@@ -1,10 +1,12 @@
 /* proc.c - child process supervision; see proc.h for the contract. */
+#define _GNU_SOURCE
 #include "proc.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>

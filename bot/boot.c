@@ -1,0 +1,169 @@
+/* boot.c - QEMU boots with structured capture; see boot.h. */
+#include "boot.h"
+#include "proc.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define QEMU "qemu-system-x86_64"
+#define CONSOLE_CAP (4u << 20)
+#define CAPTURE_CAP (64u << 20)
+#define BASE_CMDLINE "console=ttyS0 ignore_loglevel panic=-1 sched_verbose"
+
+static const char *const status_names[] = { "ok", "panic", "timeout", "failed" };
+
+const char *pk_boot_status_name(enum pk_boot_status status)
+{
+	return status_names[status];
+}
+
+void pk_boot_result_clear(struct pk_boot_result *res)
+{
+	g_free(res->cmdline);
+	g_free(res->console);
+	g_free(res->detail);
+	pk_capture_free(res->capture);
+	memset(res, 0, sizeof(*res));
+}
+
+/*
+ * KVM is broken on some hosts in ways /dev/kvm cannot tell (QEMU aborts on
+ * an MSR at vCPU reset), so start a paused machine and see if it survives.
+ * The answer is kept in the cache dir: the probe costs seconds.
+ */
+static const char *probe_accel(const struct pk_lab *lab)
+{
+	g_autofree char *stamp = g_build_filename(lab->cache, "accel", NULL);
+	g_autofree char *known = NULL;
+	const char *argv[] = { QEMU, "-accel", "kvm", "-machine", "q35", "-cpu", "host",
+			       "-nodefaults", "-no-user-config", "-display", "none",
+			       "-monitor", "none", "-S", NULL };
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+	struct pk_proc_result res;
+	const char *accel = "tcg";
+	int fd;
+
+	if (g_file_get_contents(stamp, &known, NULL, NULL))
+		return g_str_has_prefix(known, "kvm") ? "kvm" : "tcg";
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		opts.timeout = 6; /* still alive then: KVM works */
+		if (pk_proc_run(&res, argv, &opts, NULL) == 0 && res.end == PK_PROC_TIMEOUT)
+			accel = "kvm";
+	}
+	g_file_set_contents(stamp, accel, -1, NULL);
+	return accel;
+}
+
+char *pk_boot_find_panic(const char *console)
+{
+	const char *p = strstr(console, "Kernel panic - not syncing");
+	const char *from, *oops;
+	g_auto(GStrv) lines = NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	unsigned n = 0;
+
+	if (!p)
+		return NULL;
+	/* Start at the oops or BUG that led there, when it is close above. */
+	from = p;
+	for (const char *const *m = (const char *const[]){ "BUG: ", "Oops: ", "------------[ cut here ]", NULL };
+	     *m; m++) {
+		oops = g_strrstr_len(console, p - console, *m);
+		if (oops && p - oops < 8192 && oops < from)
+			from = oops;
+	}
+	while (from > console && from[-1] != '\n')
+		from--;
+	lines = g_strsplit(from, "\n", -1);
+	for (char **l = lines; *l && n < 40; l++, n++)
+		g_string_append_printf(out, "%s\n", g_strchomp(*l));
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
+		   const struct pk_boot_opts *opts, GError **err)
+{
+	g_autofree char *tmpdir = NULL;
+	g_autofree char *cap_path = NULL, *chardev = NULL, *cmdline = NULL;
+	g_autofree char *cap_buf = NULL;
+	g_autoptr(GString) console = g_string_new(NULL);
+	struct pk_proc_opts popts = PK_PROC_OPTS_INIT;
+	struct pk_boot_result res = { 0 };
+	struct pk_proc_result pr;
+	GError *local = NULL;
+	size_t cap_len = 0;
+	char *panic;
+
+	tmpdir = g_dir_make_tmp("printkbot-boot-XXXXXX", &local);
+	if (!tmpdir) {
+		pk_error(err, PK_ERROR_FAILED, "cannot make a boot dir: %s", local->message);
+		g_error_free(local);
+		return -1;
+	}
+	cap_path = g_build_filename(tmpdir, "capture", NULL);
+	chardev = g_strdup_printf("file,id=capture,path=%s", cap_path);
+	cmdline = opts->extra_cmdline ? g_strdup_printf("%s %s", BASE_CMDLINE, opts->extra_cmdline)
+				      : g_strdup(BASE_CMDLINE);
+	res.accel = probe_accel(lab);
+	{
+		bool kvm = strcmp(res.accel, "kvm") == 0;
+		const char *argv[] = {
+			QEMU, "-accel", res.accel, "-cpu", kvm ? "host" : "qemu64",
+			"-machine", "q35", "-m", "256", "-smp", "2",
+			"-nodefaults", "-no-user-config", "-display", "none",
+			"-no-reboot", "-nic", "none",
+			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
+			"-serial", "stdio", "-chardev", chardev, "-serial", "chardev:capture",
+			NULL,
+		};
+
+		popts.capture = console;
+		popts.output_cap = CONSOLE_CAP;
+		popts.timeout = opts->timeout > 0 ? opts->timeout : 60;
+		if (pk_proc_run(&pr, argv, &popts, err) < 0) {
+			g_rmdir(tmpdir);
+			return -1;
+		}
+	}
+	res.seconds = pr.seconds;
+	res.cmdline = g_steal_pointer(&cmdline);
+	if (pk_read_file(&cap_buf, &cap_len, cap_path, CAPTURE_CAP, &local) < 0) {
+		g_clear_error(&local);
+		cap_buf = g_strdup("");
+		cap_len = 0;
+	}
+	g_unlink(cap_path);
+	g_rmdir(tmpdir);
+	res.capture = pk_capture_parse(cap_buf, cap_len);
+	res.console = g_string_free(g_steal_pointer(&console), FALSE);
+
+	if ((panic = pk_boot_find_panic(res.console))) {
+		res.status = PK_BOOT_PANIC;
+		res.detail = panic;
+	} else if (pr.end == PK_PROC_TIMEOUT) {
+		const char *c = res.console;
+		size_t n = strlen(c);
+
+		res.status = PK_BOOT_TIMEOUT;
+		res.detail = g_strdup_printf("no power-off within %.0f s; console tail:\n%s",
+					     popts.timeout, n > 1500 ? c + n - 1500 : c);
+	} else if (!pk_proc_ok(&pr) || !res.capture->complete) {
+		g_autofree char *how = pk_proc_describe(&pr);
+		size_t n = strlen(res.console);
+
+		res.status = PK_BOOT_FAILED;
+		res.detail = g_strdup_printf("qemu %s; capture %s\n%s%s", how,
+					     res.capture->complete ? "complete" : "incomplete",
+					     res.capture->problems->str,
+					     n > 1500 ? res.console + n - 1500 : res.console);
+	} else {
+		res.status = PK_BOOT_OK;
+	}
+	*out = res;
+	return 0;
+}

@@ -1,0 +1,12 @@
+/*
+ * commands.h - the subcommands of printkbot.  Each cmd_*() lives in
+ * bot/cmd-<name>.c, parses its own options, calls the stages, prints, and
+ * returns the process exit status.  main.c holds the table.
+ */
+#ifndef PK_COMMANDS_H
+#define PK_COMMANDS_H
+
+int cmd_setup(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
+
+#endif

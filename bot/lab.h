@@ -1,0 +1,50 @@
+/*
+ * lab.h - the kernel lab: where the bot's kernel tree, build dir and guest
+ * initramfs live, and `printkbot setup`, which prepares them.
+ *
+ * Layout under the cache dir ($PRINTKBOT_CACHE, default ~/.cache/printkbot):
+ *   linux/                 Debian's linux-source-6.12 as a git repository,
+ *                          one base commit tagged printkbot-base
+ *   build/<base>-<cfg>/    make O= dir for that base commit and config
+ *   guest/init, initrd.cpio  the static guest init and its initramfs
+ *
+ * Every step checks whether its result is already there and complete, and
+ * builds into a temporary name that is renamed into place when done, so an
+ * interrupted setup is redone from the step it was in.
+ */
+#ifndef PK_LAB_H
+#define PK_LAB_H
+
+#include <glib.h>
+
+struct pk_lab {
+	char *cache;      /* the cache dir */
+	char *srcdir;     /* printkbot's own source dir (qemu/kernel.config, qemu/init.c) */
+	char *tree;       /* cache/linux */
+	char *build_dir;  /* cache/build/<base>-<cfg>; set by pk_lab_setup() */
+	char *initrd;     /* cache/guest/initrd.cpio */
+	char *config_hash;/* first 12 hex of sha256(fragment) */
+};
+
+/* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
+int pk_lab_open(struct pk_lab *out, GError **err);
+void pk_lab_clear(struct pk_lab *lab);
+
+/* Prepare tree, git base, kernel config and initramfs; idempotent. */
+int pk_lab_setup(struct pk_lab *lab, GError **err);
+
+/* True when setup has been completed (tree, base commit, config, initrd). */
+gboolean pk_lab_ready(struct pk_lab *lab);
+
+/*
+ * Check out rev (any git revision) in the lab's tree, detached.  git
+ * rewrites only the files that differ, so the next build is incremental.
+ */
+int pk_lab_checkout(const struct pk_lab *lab, const char *rev, GError **err);
+
+/* Run git in the lab's tree; its output is appended to out (may be NULL). */
+int pk_lab_git(const struct pk_lab *lab, GString *out, GError **err, ...) G_GNUC_NULL_TERMINATED;
+
+#define PK_LAB_BASE_TAG "printkbot-base"
+
+#endif
