@@ -1,0 +1,71 @@
+/*
+ * patch.h - read patches: a unified diff into files, hunks and lines, and a
+ * mail or mbox into the patches it carries.
+ *
+ * Parsing works on an in-memory buffer and never does I/O.  A malformed
+ * diff (bad hunk header, hunk cut short) is a partial result, not a
+ * failure: the patch keeps every hunk that could be read and patch->error
+ * says what went wrong, naming the input line.  Everything returned is owned
+ * by the caller and freed with pk_patch_free(), which accepts NULL.
+ */
+#ifndef PK_PATCH_H
+#define PK_PATCH_H
+
+#include <glib.h>
+#include <stddef.h>
+
+/* One diff line: kind is ' ' (context), '-' (removed) or '+' (added). */
+struct pk_diff_line {
+	char kind;
+	int old_no;         /* pre-image line number, 0 for '+' lines */
+	int new_no;         /* post-image line number, 0 for '-' lines */
+	char *text;         /* without the kind character and the newline */
+};
+
+struct pk_hunk {
+	int old_start, old_count, new_start, new_count;
+	GPtrArray *lines;   /* struct pk_diff_line* */
+};
+
+struct pk_diff_file {
+	char *old_path;     /* without "a/", NULL for /dev/null */
+	char *new_path;     /* without "b/", NULL for /dev/null */
+	GPtrArray *hunks;   /* struct pk_hunk* */
+};
+
+struct pk_patch {
+	char *subject;      /* NULL for a plain diff */
+	char *message_id;
+	char *author;
+	GPtrArray *files;   /* struct pk_diff_file* */
+	char *error;        /* why the diff was only partly read, or NULL */
+};
+
+/* The path a finding should name: the post-image one unless deleted. */
+const char *pk_diff_file_path(const struct pk_diff_file *f);
+
+/*
+ * Parse a unified diff from buf (len bytes; text before the first file
+ * header, like a commit message, is skipped).  Always returns a patch; on
+ * malformed input patch->error is set and the readable hunks are kept.
+ */
+struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len);
+
+/*
+ * Read every patch in buf: an mbox (git format-patch output, a list
+ * archive), a single mail, or a plain diff.  Mails are decoded (MIME parts,
+ * quoted-printable, base64) and the diff is taken from the body or from an
+ * attachment; mails without a diff are counted in *out_skipped and dropped.
+ * On success *out is a new array of struct pk_patch* (freeing the array
+ * frees them).  Returns -1 with err set when buf cannot be read at all.
+ */
+int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,
+			size_t len, GError **err);
+
+void pk_patch_free(struct pk_patch *p);
+typedef struct pk_patch pk_patch;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_patch, pk_patch_free)
+/* pk_patch_free for GPtrArray element destructors. */
+void pk_patch_free_void(gpointer p);
+
+#endif

@@ -1,0 +1,96 @@
+/* test-proc.c - child supervision: exit codes, deadlines, caps, process groups. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proc.h"
+#include "util.h"
+
+static void test_exit_code_and_capture(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	g_autoptr(GString) cap = g_string_new(NULL);
+	struct pk_proc_result r;
+
+	o.capture = cap;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_int_equal(r.end, PK_PROC_EXITED);
+	assert_int_equal(r.exit_code, 3);
+	assert_false(pk_proc_ok(&r));
+	assert_non_null(strstr(cap->str, "out\n"));
+	assert_non_null(strstr(cap->str, "err\n"));
+}
+
+/* The deadline ends the whole group, including a grandchild holding the pipe. */
+static void test_timeout_kills_group(void **state)
+{
+	const char *argv[] = { "sh", "-c", "sleep 30 & sleep 30", NULL };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+	g_autofree char *how = NULL;
+
+	o.timeout = 0.5;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_int_equal(r.end, PK_PROC_TIMEOUT);
+	assert_true(r.seconds < 10);
+	how = pk_proc_describe(&r);
+	assert_non_null(strstr(how, "timeout"));
+}
+
+static void test_output_cap(void **state)
+{
+	const char *argv[] = { "sh", "-c", "head -c 1000000 /dev/zero", NULL };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	g_autoptr(GString) cap = g_string_new(NULL);
+	struct pk_proc_result r;
+
+	o.capture = cap;
+	o.output_cap = 4096;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_true(pk_proc_ok(&r)); /* the child was not blocked by the cap */
+	assert_true(r.truncated);
+	assert_int_equal(cap->len, 4096);
+}
+
+static void test_signal_and_missing(void **state)
+{
+	const char *killer[] = { "sh", "-c", "kill -SEGV $$", NULL };
+	const char *missing[] = { "printkbot-no-such-program", NULL };
+	struct pk_proc_result r;
+
+	assert_int_equal(pk_proc_run(&r, killer, NULL, NULL), 0);
+	assert_int_equal(r.end, PK_PROC_SIGNALED);
+	assert_int_equal(r.signal, SIGSEGV);
+	assert_int_equal(pk_proc_run(&r, missing, NULL, NULL), 0);
+	assert_int_equal(r.exit_code, 127);
+}
+
+static void test_cancel(void **state)
+{
+	const char *argv[] = { "sleep", "30", NULL };
+	volatile sig_atomic_t cancel = 1;
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+
+	o.cancel = &cancel;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_int_equal(r.end, PK_PROC_CANCELED);
+	assert_true(r.seconds < 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_code_and_capture),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_output_cap),
+		cmocka_unit_test(test_signal_and_missing),
+		cmocka_unit_test(test_cancel),
+	};
+
+	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
+}
