@@ -1,0 +1,161 @@
+/* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
+#include "scan.h"
+#include "util.h"
+
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A mailbox larger than this is refused rather than read into memory. */
+#define SCAN_MAX_INPUT (512u * 1024 * 1024)
+
+static const char scan_usage[] =
+	"usage: printkbot scan [--json] [FILE|-]...\n\n"
+	"Read patches (a plain diff, a patch mail or an mbox; '-' or no FILE is\n"
+	"standard input) and report what they do to printk-family calls, without\n"
+	"building anything.\n\n"
+	"    --json    one JSON object per patch (JSON Lines)\n\n"
+	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
+	"exit status: 0 no findings, 1 findings, 2 bad input or usage\n";
+
+static void add_str(JsonBuilder *b, const char *key, const char *value)
+{
+	json_builder_set_member_name(b, key);
+	if (value)
+		json_builder_add_string_value(b, value);
+	else
+		json_builder_add_null_value(b);
+}
+
+static void json_finding(JsonBuilder *b, const struct pk_finding *f)
+{
+	json_builder_begin_object(b);
+	add_str(b, "file", f->file);
+	json_builder_set_member_name(b, "line");
+	json_builder_add_int_value(b, f->line);
+	add_str(b, "kind", f->kind);
+	add_str(b, "old_call", f->old_call);
+	add_str(b, "new_call", f->new_call);
+	add_str(b, "old_level", f->old_level);
+	add_str(b, "new_level", f->new_level);
+	add_str(b, "old_text", f->old_text);
+	add_str(b, "new_text", f->new_text);
+	add_str(b, "message", f->message);
+	json_builder_end_object(b);
+}
+
+static void print_json(const struct pk_patch *p, const struct pk_scan *s)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(JsonGenerator) gen = json_generator_new();
+	g_autoptr(JsonNode) root = NULL;
+	g_autofree char *line = NULL;
+
+	json_builder_begin_object(b);
+	add_str(b, "subject", p->subject);
+	add_str(b, "message_id", p->message_id);
+	add_str(b, "author", p->author);
+	add_str(b, "verdict", s->verdict);
+	add_str(b, "error", p->error);
+	json_builder_set_member_name(b, "findings");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < s->findings->len; i++)
+		json_finding(b, s->findings->pdata[i]);
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	root = json_builder_get_root(b);
+	json_generator_set_root(gen, root);
+	line = json_generator_to_data(gen, NULL);
+	puts(line);
+}
+
+static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
+{
+	printf("# %s: %s\n", p->subject ? p->subject : input, s->verdict);
+	if (p->error)
+		fprintf(stderr, "printkbot: %s: malformed diff: %s\n", input, p->error);
+	for (guint i = 0; i < s->findings->len; i++) {
+		const struct pk_finding *f = s->findings->pdata[i];
+		printf("%s:%d: %s: %s\n", f->file, f->line, f->kind, f->message);
+	}
+}
+
+static int read_input(char **out, size_t *len, const char *path, GError **err)
+{
+	g_autoptr(GIOChannel) ch = NULL;
+	GError *local = NULL;
+	gsize n;
+	char *buf;
+
+	if (strcmp(path, "-"))
+		return pk_read_file(out, len, path, SCAN_MAX_INPUT, err);
+	ch = g_io_channel_unix_new(STDIN_FILENO);
+	g_io_channel_set_encoding(ch, NULL, NULL);
+	if (g_io_channel_read_to_end(ch, &buf, &n, &local) != G_IO_STATUS_NORMAL) {
+		pk_error(err, PK_ERROR_INPUT, "cannot read standard input: %s", local->message);
+		g_error_free(local);
+		return -1;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
+static int scan_one(const char *path, gboolean json)
+{
+	g_autofree char *buf = NULL;
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	unsigned skipped = 0;
+	size_t len = 0;
+	int rc = 0;
+
+	if (read_input(&buf, &len, path, &err) < 0 ||
+	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	for (guint i = 0; i < patches->len; i++) {
+		const struct pk_patch *p = patches->pdata[i];
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+
+		if (json)
+			print_json(p, s);
+		else
+			print_text(path, p, s);
+		rc = MAX(rc, p->error ? 2 : s->findings->len ? 1 : 0);
+	}
+	if (skipped)
+		pk_info("%s: %u mail(s) without a diff skipped", path, skipped);
+	return rc;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	gboolean json = FALSE;
+	int rc = 0, i, files = 0;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(scan_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = TRUE;
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "printkbot: unknown option '%s'\n%s", argv[i], scan_usage);
+			return 2;
+		}
+	}
+	for (; i < argc; i++, files++) {
+		int one = scan_one(argv[i], json);   /* not inside MAX(): it evaluates twice */
+		rc = MAX(rc, one);
+	}
+	if (!files)
+		rc = scan_one("-", json);
+	return rc;
+}
