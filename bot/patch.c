@@ -246,8 +246,11 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 			break;
 		header_line(&dp, line, lines[i + 1], i + 1);
 	}
-	if (dp.hunk)
-		set_error(dp.patch, g_strv_length(lines), "input ends inside a hunk");
+	if (dp.hunk) {
+		guint n = g_strv_length(lines);
+		/* name the last real line, not the empty string after the final newline */
+		set_error(dp.patch, n > 1 && !*lines[n - 1] ? n - 1 : n, "input ends inside a hunk");
+	}
 	return dp.patch;
 }
 
