@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "patch.h"
@@ -344,6 +345,42 @@ static void test_corpus(void **state)
 	}
 }
 
+/* Write text to a temporary file; the caller unlinks and frees the path. */
+static char *tmp_file(const char *text)
+{
+	g_autoptr(GError) err = NULL;
+	char *path = NULL;
+	int fd = g_file_open_tmp("test-scan-XXXXXX.patch", &path, &err);
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pk_write_file(path, text, strlen(text), &err), 0);
+	return path;
+}
+
+/* The exit codes scripts rely on: 0 clean, 1 findings, 2 bad input. */
+static void test_cmd_scan_exit(void **state)
+{
+	g_autofree char *clean = mkdiff(" \tint ret;\n-\tret = 1;\n+\tret = 2;\n");
+	g_autofree char *churn = mkdiff("-\tpr_warn(\"x\\n\");\n+\tpr_info(\"x\\n\");\n");
+	g_autofree char *clean_path = tmp_file(clean), *churn_path = tmp_file(churn);
+	g_autofree char *bad_path = tmp_file("--- a/a.c\n+++ b/a.c\n@@ -1,3 +1,3 @@\n-a\n");
+	char *argv_clean[] = { "scan", clean_path, NULL };
+	char *argv_churn[] = { "scan", "--json", clean_path, churn_path, NULL };
+	char *argv_bad[] = { "scan", bad_path, NULL };
+	char *argv_missing[] = { "scan", "/nonexistent/x.patch", NULL };
+	char *argv_opt[] = { "scan", "--frobnicate", NULL };
+
+	assert_int_equal(cmd_scan(2, argv_clean), 0);
+	assert_int_equal(cmd_scan(4, argv_churn), 1);
+	assert_int_equal(cmd_scan(2, argv_bad), 2);
+	assert_int_equal(cmd_scan(2, argv_missing), 2);
+	assert_int_equal(cmd_scan(2, argv_opt), 2);
+	unlink(clean_path);
+	unlink(churn_path);
+	unlink(bad_path);
+}
+
 static void test_free_null(void **state)
 {
 	pk_patch_free(NULL);
@@ -361,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_diff_malformed),
 		cmocka_unit_test(test_mbox),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_cmd_scan_exit),
 		cmocka_unit_test(test_free_null),
 	};
 
