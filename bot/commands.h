@@ -8,5 +8,6 @@
 
 int cmd_setup(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ "setup", cmd_setup, "prepare the kernel tree, config and initramfs (cached, idempotent)" },
 	{ "boot",  cmd_boot,  "build a kernel revision, boot it in QEMU, print its records" },
+	{ "scan",  cmd_scan,  "static logging-churn findings of patches (no build)" },
 };
 
 static void usage(FILE *to)

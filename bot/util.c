@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,28 +50,38 @@ char *pk_source_dir(void)
 int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
 		 GError **err)
 {
-	g_autoptr(GMappedFile) map = NULL;
-	GError *local = NULL;
-	size_t len;
-	char *buf;
+	g_autoptr(GString) buf = g_string_new(NULL);
+	char chunk[65536];
+	int fd;
 
-	map = g_mapped_file_new(path, FALSE, &local);
-	if (!map) {
-		pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, local->message);
-		g_error_free(local);
-		return -1;
+	/* read(2), not mmap: the input may be a pipe or standard input */
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(e));
+		}
+		if (n == 0)
+			break;
+		if (max_bytes && buf->len + (size_t)n > max_bytes) {
+			close(fd);
+			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes",
+					path, max_bytes);
+		}
+		g_string_append_len(buf, chunk, n);
 	}
-	len = g_mapped_file_get_length(map);
-	if (max_bytes && len > max_bytes)
-		return pk_error(err, PK_ERROR_LIMIT, "%s: %zu bytes is over the limit of %zu",
-				path, len, max_bytes);
-	buf = g_malloc(len + 1);
-	if (len)
-		memcpy(buf, g_mapped_file_get_contents(map), len);
-	buf[len] = '\0';
-	*out = buf;
+	close(fd);
 	if (out_len)
-		*out_len = len;
+		*out_len = buf->len;
+	*out = g_string_free(g_steal_pointer(&buf), FALSE);
 	return 0;
 }
 

@@ -43,8 +43,11 @@ raw_diff = sorted(set(r["text"] for r in a["records"]) ^ set(r["text"] for r in 
 print("lines that differ between two boots (%d):" % len(raw_diff))
 for t in raw_diff[:20]: print("    " + t)
 check(len(raw_diff) < len(a["records"]) / 5, "most records identical between two boots")
-check(sorted(ta) == sorted(tb) or len(set(ta) ^ set(tb)) < 5,
-      "with numbers masked the two boots agree")
+# What differs once numbers are masked must be clock calibration, which
+# races the host under TCG (TSC calibration succeeds on one boot, not the next).
+clock = re.compile(r"^(tsc: |clocksource: |Calibrating delay|smpboot: Total|sched_clock: )")
+odd = [t for t in set(ta) ^ set(tb) if not clock.match(t)]
+check(odd == [], "with numbers masked, the boots differ only in clock calibration %s" % odd)
 print("boot took %.2f s (%s)" % (a["boot"]["seconds"], a["boot"]["accel"]))
 sys.exit(1 if fails else 0)
 PY
