@@ -2,11 +2,11 @@
 #include "boot.h"
 #include "build.h"
 #include "commands.h"
+#include "jsonout.h"
 #include "lab.h"
 #include "util.h"
 
 #include <getopt.h>
-#include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,23 +27,13 @@ static void add_records(JsonBuilder *b, const struct pk_capture *cap)
 		const struct pk_record *r = cap->records->pdata[i];
 
 		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "seq");
-		json_builder_add_int_value(b, (gint64)r->seq);
-		json_builder_set_member_name(b, "level");
-		json_builder_add_int_value(b, r->level);
-		json_builder_set_member_name(b, "facility");
-		json_builder_add_int_value(b, r->facility);
-		json_builder_set_member_name(b, "ts_usec");
-		json_builder_add_int_value(b, (gint64)r->ts_usec);
-		json_builder_set_member_name(b, "cont");
-		json_builder_add_boolean_value(b, r->cont);
-		json_builder_set_member_name(b, "caller");
-		if (r->caller)
-			json_builder_add_string_value(b, r->caller);
-		else
-			json_builder_add_null_value(b);
-		json_builder_set_member_name(b, "text");
-		json_builder_add_string_value(b, r->text);
+		pk_json_int(b, "seq", (gint64)r->seq);
+		pk_json_int(b, "level", r->level);
+		pk_json_int(b, "facility", r->facility);
+		pk_json_int(b, "ts_usec", (gint64)r->ts_usec);
+		pk_json_bool(b, "cont", r->cont);
+		pk_json_str(b, "caller", r->caller);
+		pk_json_str(b, "text", r->text);
 		json_builder_set_member_name(b, "dict");
 		json_builder_begin_array(b);
 		for (guint j = 0; j < r->dict->len; j++)
@@ -62,18 +52,12 @@ static void add_index(JsonBuilder *b, const struct pk_capture *cap)
 		const struct pk_index_entry *e = cap->index->pdata[i];
 
 		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "level");
-		json_builder_add_int_value(b, e->level);
-		json_builder_set_member_name(b, "cont");
-		json_builder_add_boolean_value(b, e->cont);
-		json_builder_set_member_name(b, "file");
-		json_builder_add_string_value(b, e->file);
-		json_builder_set_member_name(b, "line");
-		json_builder_add_int_value(b, e->line);
-		json_builder_set_member_name(b, "func");
-		json_builder_add_string_value(b, e->func);
-		json_builder_set_member_name(b, "format");
-		json_builder_add_string_value(b, e->format);
+		pk_json_int(b, "level", e->level);
+		pk_json_bool(b, "cont", e->cont);
+		pk_json_str(b, "file", e->file);
+		pk_json_int(b, "line", e->line);
+		pk_json_str(b, "func", e->func);
+		pk_json_str(b, "format", e->format);
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);
@@ -88,40 +72,23 @@ static void print_json(const char *rev, const struct pk_build_result *build,
 	g_autofree char *text = NULL;
 
 	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "rev");
-	json_builder_add_string_value(b, rev);
+	pk_json_str(b, "rev", rev);
 	json_builder_set_member_name(b, "build");
 	json_builder_begin_object(b);
-	json_builder_set_member_name(b, "ok");
-	json_builder_add_boolean_value(b, build->ok);
-	json_builder_set_member_name(b, "seconds");
-	json_builder_add_double_value(b, build->seconds);
-	json_builder_set_member_name(b, "errors");
-	if (build->errors)
-		json_builder_add_string_value(b, build->errors);
-	else
-		json_builder_add_null_value(b);
+	pk_json_bool(b, "ok", build->ok);
+	pk_json_double(b, "seconds", build->seconds);
+	pk_json_str(b, "errors", build->errors);
 	json_builder_end_object(b);
 	if (boot) {
 		json_builder_set_member_name(b, "boot");
 		json_builder_begin_object(b);
-		json_builder_set_member_name(b, "status");
-		json_builder_add_string_value(b, pk_boot_status_name(boot->status));
-		json_builder_set_member_name(b, "seconds");
-		json_builder_add_double_value(b, boot->seconds);
-		json_builder_set_member_name(b, "accel");
-		json_builder_add_string_value(b, boot->accel);
-		json_builder_set_member_name(b, "cmdline");
-		json_builder_add_string_value(b, boot->cmdline);
-		json_builder_set_member_name(b, "detail");
-		if (boot->detail)
-			json_builder_add_string_value(b, boot->detail);
-		else
-			json_builder_add_null_value(b);
-		json_builder_set_member_name(b, "capture_complete");
-		json_builder_add_boolean_value(b, boot->capture->complete);
-		json_builder_set_member_name(b, "records_lost");
-		json_builder_add_int_value(b, boot->capture->lost);
+		pk_json_str(b, "status", pk_boot_status_name(boot->status));
+		pk_json_double(b, "seconds", boot->seconds);
+		pk_json_str(b, "accel", boot->accel);
+		pk_json_str(b, "cmdline", boot->cmdline);
+		pk_json_str(b, "detail", boot->detail);
+		pk_json_bool(b, "capture_complete", boot->capture->complete);
+		pk_json_int(b, "records_lost", boot->capture->lost);
 		json_builder_end_object(b);
 		add_records(b, boot->capture);
 		add_index(b, boot->capture);
