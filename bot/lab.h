@@ -5,7 +5,7 @@
  * Layout under the cache dir ($PRINTKBOT_CACHE, default ~/.cache/printkbot):
  *   linux/                 Debian's linux-source-6.12 as a git repository,
  *                          one base commit tagged printkbot-base
- *   build/<base>-<cfg>/    make O= dir for that base commit and config
+ *   build/<cfg>/           make O= dir for the (single) base and that config
  *   guest/init, initrd.cpio  the static guest init and its initramfs
  *
  * Every step checks whether its result is already there and complete, and
@@ -21,7 +21,7 @@ struct pk_lab {
 	char *cache;      /* the cache dir */
 	char *srcdir;     /* printkbot's own source dir (qemu/kernel.config, qemu/init.c) */
 	char *tree;       /* cache/linux */
-	char *build_dir;  /* cache/build/<base>-<cfg>; set by pk_lab_setup() */
+	char *build_dir;  /* cache/build/<cfg> */
 	char *initrd;     /* cache/guest/initrd.cpio */
 	char *config_hash;/* first 12 hex of sha256(fragment) */
 };
