@@ -1,8 +1,8 @@
 /* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
+#include "jsonout.h"
 #include "scan.h"
 #include "util.h"
 
-#include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,29 +19,19 @@ static const char scan_usage[] =
 	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
 	"exit status: 0 no findings, 1 findings, 2 bad input or usage\n";
 
-static void add_str(JsonBuilder *b, const char *key, const char *value)
-{
-	json_builder_set_member_name(b, key);
-	if (value)
-		json_builder_add_string_value(b, value);
-	else
-		json_builder_add_null_value(b);
-}
-
 static void json_finding(JsonBuilder *b, const struct pk_finding *f)
 {
 	json_builder_begin_object(b);
-	add_str(b, "file", f->file);
-	json_builder_set_member_name(b, "line");
-	json_builder_add_int_value(b, f->line);
-	add_str(b, "kind", f->kind);
-	add_str(b, "old_call", f->old_call);
-	add_str(b, "new_call", f->new_call);
-	add_str(b, "old_level", f->old_level);
-	add_str(b, "new_level", f->new_level);
-	add_str(b, "old_text", f->old_text);
-	add_str(b, "new_text", f->new_text);
-	add_str(b, "message", f->message);
+	pk_json_str(b, "file", f->file);
+	pk_json_int(b, "line", f->line);
+	pk_json_str(b, "kind", f->kind);
+	pk_json_str(b, "old_call", f->old_call);
+	pk_json_str(b, "new_call", f->new_call);
+	pk_json_str(b, "old_level", f->old_level);
+	pk_json_str(b, "new_level", f->new_level);
+	pk_json_str(b, "old_text", f->old_text);
+	pk_json_str(b, "new_text", f->new_text);
+	pk_json_str(b, "message", f->message);
 	json_builder_end_object(b);
 }
 
@@ -53,11 +43,11 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 	g_autofree char *line = NULL;
 
 	json_builder_begin_object(b);
-	add_str(b, "subject", p->subject);
-	add_str(b, "message_id", p->message_id);
-	add_str(b, "author", p->author);
-	add_str(b, "verdict", s->verdict);
-	add_str(b, "error", p->error);
+	pk_json_str(b, "subject", p->subject);
+	pk_json_str(b, "message_id", p->message_id);
+	pk_json_str(b, "author", p->author);
+	pk_json_str(b, "verdict", s->verdict);
+	pk_json_str(b, "error", p->error);
 	json_builder_set_member_name(b, "findings");
 	json_builder_begin_array(b);
 	for (guint i = 0; i < s->findings->len; i++)
@@ -74,32 +64,12 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 {
 	printf("# %s: %s\n", p->subject ? p->subject : input, s->verdict);
 	if (p->error)
-		fprintf(stderr, "printkbot: %s: malformed diff: %s\n", input, p->error);
+		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
+			p->message_id ? p->message_id : "(no Message-ID)", p->error);
 	for (guint i = 0; i < s->findings->len; i++) {
 		const struct pk_finding *f = s->findings->pdata[i];
 		printf("%s:%d: %s: %s\n", f->file, f->line, f->kind, f->message);
 	}
-}
-
-static int read_input(char **out, size_t *len, const char *path, GError **err)
-{
-	g_autoptr(GIOChannel) ch = NULL;
-	GError *local = NULL;
-	gsize n;
-	char *buf;
-
-	if (strcmp(path, "-"))
-		return pk_read_file(out, len, path, SCAN_MAX_INPUT, err);
-	ch = g_io_channel_unix_new(STDIN_FILENO);
-	g_io_channel_set_encoding(ch, NULL, NULL);
-	if (g_io_channel_read_to_end(ch, &buf, &n, &local) != G_IO_STATUS_NORMAL) {
-		pk_error(err, PK_ERROR_INPUT, "cannot read standard input: %s", local->message);
-		g_error_free(local);
-		return -1;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 /* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
@@ -112,7 +82,7 @@ static int scan_one(const char *path, gboolean json)
 	size_t len = 0;
 	int rc = 0;
 
-	if (read_input(&buf, &len, path, &err) < 0 ||
+	if (pk_read_file(&buf, &len, path, SCAN_MAX_INPUT, &err) < 0 ||
 	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;
