@@ -1,4 +1,5 @@
 /* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
+#include "commands.h"
 #include "jsonout.h"
 #include "scan.h"
 #include "util.h"

@@ -42,7 +42,4 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_scan_result, pk_scan_free)
 /* Whether a finding kind changes nothing on the console by itself. */
 gboolean pk_finding_is_silent(const char *kind);
 
-/* command entry point: `printkbot scan`, in cmd-scan.c */
-int cmd_scan(int argc, char **argv);
-
 #endif

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "patch.h"
+#include "commands.h"
 #include "scan.h"
 #include "util.h"
 
