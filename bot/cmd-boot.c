@@ -67,9 +67,6 @@ static void print_json(const char *rev, const struct pk_build_result *build,
 		       const struct pk_boot_result *boot)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autoptr(JsonGenerator) gen = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
-	g_autofree char *text = NULL;
 
 	json_builder_begin_object(b);
 	pk_json_str(b, "rev", rev);
@@ -94,10 +91,7 @@ static void print_json(const char *rev, const struct pk_build_result *build,
 		add_index(b, boot->capture);
 	}
 	json_builder_end_object(b);
-	root = json_builder_get_root(b);
-	json_generator_set_root(gen, root);
-	text = json_generator_to_data(gen, NULL);
-	printf("%s\n", text);
+	pk_json_print(b);
 }
 
 static void print_text(const struct pk_build_result *build, const struct pk_boot_result *boot)

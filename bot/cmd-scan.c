@@ -39,9 +39,6 @@ static void json_finding(JsonBuilder *b, const struct pk_finding *f)
 static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autoptr(JsonGenerator) gen = json_generator_new();
-	g_autoptr(JsonNode) root = NULL;
-	g_autofree char *line = NULL;
 
 	json_builder_begin_object(b);
 	pk_json_str(b, "subject", p->subject);
@@ -55,10 +52,7 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 		json_finding(b, s->findings->pdata[i]);
 	json_builder_end_array(b);
 	json_builder_end_object(b);
-	root = json_builder_get_root(b);
-	json_generator_set_root(gen, root);
-	line = json_generator_to_data(gen, NULL);
-	puts(line);
+	pk_json_print(b);
 }
 
 static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)

@@ -6,6 +6,7 @@
 #define PK_JSONOUT_H
 
 #include <json-glib/json-glib.h>
+#include <stdio.h>
 
 static inline void pk_json_str(JsonBuilder *b, const char *name, const char *value)
 {
@@ -32,6 +33,18 @@ static inline void pk_json_double(JsonBuilder *b, const char *name, double value
 {
 	json_builder_set_member_name(b, name);
 	json_builder_add_double_value(b, value);
+}
+
+/* Print the builder's finished value on one line of stdout. */
+static inline void pk_json_print(JsonBuilder *b)
+{
+	g_autoptr(JsonGenerator) gen = json_generator_new();
+	g_autoptr(JsonNode) root = json_builder_get_root(b);
+	g_autofree char *text = NULL;
+
+	json_generator_set_root(gen, root);
+	text = json_generator_to_data(gen, NULL);
+	puts(text);
 }
 
 #endif
