@@ -241,7 +241,6 @@ static int step_initrd(struct pk_lab *lab, GError **err)
 	g_autofree char *spec_path = g_build_filename(guest, "initramfs.list", NULL);
 	g_autofree char *partial = g_strconcat(lab->initrd, ".partial", NULL);
 	g_autofree char *spec = NULL;
-	g_autoptr(GString) cpio = g_string_new(NULL);
 	const char *cc_init[] = { "cc", "-static", "-Os", "-Wall", "-o", init_bin, init_src, NULL };
 	const char *cc_gen[] = { "cc", "-O2", "-o", gen_bin, gen_src, NULL };
 	const char *gen[] = { gen_bin, spec_path, NULL };
