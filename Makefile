@@ -3,7 +3,7 @@
 
 PREFIX   ?= /usr/local
 CC       ?= cc
-PKGS      = glib-2.0 gio-2.0 gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0
+PKGS      = glib-2.0 gio-2.0 gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 template-glib-1.0
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
 	    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
@@ -14,7 +14,7 @@ VERSION   = 0.1.0
 # Debian packages the bot and its tests need (make deps installs them).
 DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
-	    libjson-glib-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
+	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3
 
 BOT_SRCS  = $(filter-out bot/main.c,$(wildcard bot/*.c))
