@@ -1,0 +1,27 @@
+/*
+ * review.h - the report stage: a review is a JSON model (the data of one
+ * tested patch: verdict, static findings, console and index changes, base,
+ * config, how to reproduce) rendered through a template of templates/.
+ *
+ * The model is the single source of a review: `test` builds it, the store
+ * keeps it, and `report ID` renders the stored model again, so a re-render
+ * is byte-identical to the first one.  Rendering is pure (the template file
+ * is read from the source tree or the installed data dir).
+ */
+#ifndef PK_REVIEW_H
+#define PK_REVIEW_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+/*
+ * Render model (a JSON object, borrowed) through templates/<name>
+ * ("review.txt" for the plain-text review).  Returns a new string, or NULL
+ * with err set when the template is missing or does not parse.
+ */
+char *pk_review_render(JsonNode *model, const char *name, GError **err);
+
+/* Same, from the model serialised as JSON text (what the store keeps). */
+char *pk_review_render_json(const char *model_json, const char *name, GError **err);
+
+#endif
