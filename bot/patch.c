@@ -52,6 +52,9 @@ void pk_patch_free(struct pk_patch *p)
 	g_free(p->subject);
 	g_free(p->message_id);
 	g_free(p->author);
+	g_free(p->date);
+	g_free(p->description);
+	g_free(p->diff);
 	g_free(p->error);
 	if (p->files)
 		g_ptr_array_unref(p->files);
@@ -227,6 +230,8 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 {
 	struct diff_parser dp = { .patch = patch_new() };
 	g_autofree char *copy = g_strndup(buf, len);
+
+	dp.patch->diff = g_strndup(buf, len);
 	g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
 
 	for (int i = 0; lines[i]; i++) {
@@ -322,6 +327,24 @@ static char *message_diff(GMimeMessage *msg)
 	return NULL;
 }
 
+/*
+ * The commit message of a mail: the body up to the "---" line that
+ * git format-patch puts before the diffstat (or up to the diff itself).
+ */
+static char *commit_message(const char *body, const char *diff)
+{
+	const char *end = diff;
+
+	for (const char *s = body; s && s < diff; s = strchr(s, '\n'), s = s ? s + 1 : NULL)
+		if (g_str_has_prefix(s, "---\n") || g_str_has_prefix(s, "---\r\n")) {
+			end = s;
+			break;
+		}
+	g_autofree char *msg = g_strndup(body, end - body);
+	g_strstrip(msg);
+	return *msg ? g_steal_pointer(&msg) : NULL;
+}
+
 static struct pk_patch *patch_from_message(GMimeMessage *msg)
 {
 	g_autofree char *text = message_diff(msg);
@@ -338,6 +361,9 @@ static struct pk_patch *patch_from_message(GMimeMessage *msg)
 		p->message_id = g_strdup(v);
 	if ((v = g_mime_object_get_header(obj, "From")))
 		p->author = g_strdup(v);
+	if ((v = g_mime_object_get_header(obj, "Date")))
+		p->date = g_strdup(v);
+	p->description = commit_message(text, diff);
 	return p;
 }
 

@@ -37,6 +37,9 @@ struct pk_patch {
 	char *subject;      /* NULL for a plain diff */
 	char *message_id;
 	char *author;
+	char *date;         /* the mail's Date header, NULL for a plain diff */
+	char *description;  /* the commit message: the body before the diff, or NULL */
+	char *diff;         /* the diff text as read (what apply applies) */
 	GPtrArray *files;   /* struct pk_diff_file* */
 	char *error;        /* why the diff was only partly read, or NULL */
 };
