@@ -52,6 +52,8 @@ void pk_patch_free(struct pk_patch *p)
 	g_free(p->subject);
 	g_free(p->message_id);
 	g_free(p->author);
+	g_free(p->author_name);
+	g_free(p->author_email);
 	g_free(p->date);
 	g_free(p->description);
 	g_free(p->diff);
@@ -345,6 +347,26 @@ static char *commit_message(const char *body, const char *diff)
 	return *msg ? g_steal_pointer(&msg) : NULL;
 }
 
+/* The From: mailbox and the Date of a mail, decoded, for the commit apply makes. */
+static void message_author_and_time(GMimeMessage *msg, struct pk_patch *p)
+{
+	InternetAddressList *from = g_mime_message_get_from(msg);
+	GDateTime *date = g_mime_message_get_date(msg);
+
+	if (from && internet_address_list_length(from) > 0) {
+		InternetAddress *a = internet_address_list_get_address(from, 0);
+		if (INTERNET_ADDRESS_IS_MAILBOX(a)) {
+			const char *name = internet_address_get_name(a);
+			p->author_name = g_strdup(name && *name ? name : NULL);
+			p->author_email = g_strdup(internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a)));
+		}
+	}
+	if (date) {
+		p->time = g_date_time_to_unix(date);
+		p->tz_minutes = (int)(g_date_time_get_utc_offset(date) / G_TIME_SPAN_MINUTE);
+	}
+}
+
 static struct pk_patch *patch_from_message(GMimeMessage *msg)
 {
 	g_autofree char *text = message_diff(msg);
@@ -363,6 +385,7 @@ static struct pk_patch *patch_from_message(GMimeMessage *msg)
 		p->author = g_strdup(v);
 	if ((v = g_mime_object_get_header(obj, "Date")))
 		p->date = g_strdup(v);
+	message_author_and_time(msg, p);
 	p->description = commit_message(text, diff);
 	return p;
 }

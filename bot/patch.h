@@ -37,7 +37,11 @@ struct pk_patch {
 	char *subject;      /* NULL for a plain diff */
 	char *message_id;
 	char *author;
+	char *author_name;  /* From: decoded into name and address, or NULL */
+	char *author_email;
 	char *date;         /* the mail's Date header, NULL for a plain diff */
+	gint64 time;        /* Date as seconds since the epoch, 0 when unknown */
+	int tz_minutes;     /* Date's offset from UTC */
 	char *description;  /* the commit message: the body before the diff, or NULL */
 	char *diff;         /* the diff text as read (what apply applies) */
 	GPtrArray *files;   /* struct pk_diff_file* */
