@@ -5,7 +5,8 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 PKGS      = glib-2.0 gio-2.0 gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 template-glib-1.0
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
+# -Wno-missing-field-initializers: libgit2's *_INIT macros set only the version field
+CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror=implicit-function-declaration \
 	    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 	    -DPK_SRCDIR='"$(CURDIR)"' -DPK_VERSION='"$(VERSION)"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
