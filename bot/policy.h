@@ -1,0 +1,31 @@
+/*
+ * policy.h - what the bot agrees to build.  A patch is code from a stranger
+ * and the kernel build runs programs from the tree, so before anything is
+ * applied a patch is checked here: unsafe paths (absolute, "..", symlinks)
+ * and binary diffs are always refused; the build system (Makefile, Kbuild,
+ * Kconfig, scripts/, tools/) and files other than C sources and headers are
+ * refused unless the configuration allows them; size limits apply.
+ */
+#ifndef PK_POLICY_H
+#define PK_POLICY_H
+
+#include <stdbool.h>
+
+#include "patch.h"
+
+struct pk_policy {
+	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */
+	bool allow_other_files;   /* anything but *.c and *.h */
+	unsigned max_files;       /* files one patch may touch */
+	unsigned max_lines;       /* diff lines one patch may carry */
+};
+
+#define PK_POLICY_DEFAULT { false, false, 200, 20000 }
+
+/*
+ * Whether patch may be applied and built.  Returns true, or false with
+ * *reason set to one sentence naming the file and the rule (caller frees).
+ */
+bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *patch, char **reason);
+
+#endif

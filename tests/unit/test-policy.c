@@ -1,0 +1,81 @@
+/* test-policy.c - which patches the bot agrees to apply and build. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "policy.h"
+
+struct policy_case {
+	const char *name;
+	const char *diff;
+	bool allow_build_system;
+	bool allowed;
+	const char *reason_has;   /* a fragment the refusal must name */
+};
+
+#define HUNK "@@ -1,1 +1,1 @@\n-a\n+b\n"
+#define FILE_DIFF(path) "diff --git a/" path " b/" path "\n--- a/" path "\n+++ b/" path "\n" HUNK
+
+static const struct policy_case cases[] = {
+	{ "a C file", FILE_DIFF("kernel/sched/core.c"), false, true, NULL },
+	{ "a header", FILE_DIFF("include/linux/printk.h"), false, true, NULL },
+	{ "a Makefile", FILE_DIFF("kernel/Makefile"), false, false, "kernel/Makefile: the patch changes the build system" },
+	{ "a Makefile, allowed", FILE_DIFF("kernel/Makefile"), true, true, NULL },
+	{ "Kconfig", FILE_DIFF("init/Kconfig"), false, false, "build system" },
+	{ "Kbuild", FILE_DIFF("arch/x86/Kbuild"), false, false, "build system" },
+	{ "scripts/", FILE_DIFF("scripts/kallsyms.c"), false, false, "scripts/kallsyms.c" },
+	{ "tools/", FILE_DIFF("tools/objtool/check.c"), false, false, "tools/objtool/check.c" },
+	{ "documentation", FILE_DIFF("Documentation/admin-guide/README.rst"), true, false, "only C sources" },
+	{ "a .. path", FILE_DIFF("kernel/../../etc/passwd.c"), true, false, "leaves the kernel tree" },
+	{ "an absolute path", "--- /etc/x.c\n+++ /etc/x.c\n" HUNK, true, false, "leaves the kernel tree" },
+	{ "a binary diff", "diff --git a/fw.c b/fw.c\nindex 1..2 100644\nGIT binary patch\nliteral 3\nabc\n",
+	  true, false, "binary" },
+	{ "a symlink", "diff --git a/l.h b/l.h\nnew file mode 120000\n--- /dev/null\n+++ b/l.h\n@@ -0,0 +1 @@\n+/etc/shadow\n",
+	  true, false, "symbolic link" },
+};
+
+static void test_policy_table(void **state)
+{
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct policy_case *c = &cases[i];
+		struct pk_policy policy = PK_POLICY_DEFAULT;
+		g_autoptr(pk_patch) patch = pk_patch_parse_diff(c->diff, strlen(c->diff));
+		g_autofree char *reason = NULL;
+		bool allowed;
+
+		policy.allow_build_system = c->allow_build_system;
+		allowed = pk_policy_allows(&policy, patch, &reason);
+		print_message("%s: %s\n", c->name, allowed ? "allowed" : reason);
+		assert_int_equal(allowed, c->allowed);
+		if (c->reason_has)
+			assert_non_null(strstr(reason, c->reason_has));
+	}
+}
+
+static void test_limits(void **state)
+{
+	struct pk_policy policy = PK_POLICY_DEFAULT;
+	const char *two = FILE_DIFF("a.c") FILE_DIFF("b.c");
+	g_autoptr(pk_patch) patch = pk_patch_parse_diff(two, strlen(two));
+	g_autofree char *reason = NULL;
+
+	policy.max_files = 1;
+	assert_false(pk_policy_allows(&policy, patch, &reason));
+	assert_non_null(strstr(reason, "2 files"));
+	g_clear_pointer(&reason, g_free);
+	policy.max_files = 0;
+	policy.max_lines = 3;
+	assert_false(pk_policy_allows(&policy, patch, &reason));
+	assert_non_null(strstr(reason, "4 lines"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_table),
+		cmocka_unit_test(test_limits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
