@@ -8,7 +8,7 @@ CFLAGS   ?= -O2 -g
 # -Wno-missing-field-initializers: libgit2's *_INIT macros set only the version field
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror=implicit-function-declaration \
 	    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
-	    -DPK_SRCDIR='"$(CURDIR)"' -DPK_VERSION='"$(VERSION)"'
+	    -DPK_SRCDIR='"$(CURDIR)"' -DPK_DATADIR='"$(PREFIX)/share/printkbot"' -DPK_VERSION='"$(VERSION)"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION   = 0.1.0
 
@@ -23,7 +23,7 @@ BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-.PHONY: all deps check unit e2e demo install clean bench
+.PHONY: all deps check unit e2e demo install clean bench bench-store
 
 all: printkbot
 
@@ -32,6 +32,13 @@ bot/libprintkbot.a: $(BOT_OBJS)
 
 bot/%.o: bot/%.c bot/*.h
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The SQL is compiled in as C strings so the installed binary needs no data
+# dir (awk, not GResource: a few text files need no bundle or extra tool).
+DB_MIGRATIONS = $(sort $(wildcard db/[0-9][0-9][0-9]-*.sql))
+bot/store-sql.inc: db/embed.awk db/schema.sql $(DB_MIGRATIONS)
+	awk -f db/embed.awk db/schema.sql $(DB_MIGRATIONS) > $@.tmp && mv $@.tmp $@
+bot/store.o: bot/store-sql.inc
 
 printkbot: bot/main.o bot/libprintkbot.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -67,8 +74,14 @@ demo: deps
 bench: printkbot
 	bash bench/kernel-lab.sh
 
+bench-store: printkbot bot/libprintkbot.a
+	bash bench/store.sh
+
 install: printkbot
 	install -D -m 0755 printkbot $(DESTDIR)$(PREFIX)/bin/printkbot
+	install -d $(DESTDIR)$(PREFIX)/share/printkbot/templates $(DESTDIR)$(PREFIX)/share/printkbot/qemu
+	install -m 0644 templates/* $(DESTDIR)$(PREFIX)/share/printkbot/templates
+	install -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
 
 clean:
-	rm -f printkbot bot/*.o bot/*.a $(UNIT_BINS)
+	rm -f printkbot bot/*.o bot/*.a bot/store-sql.inc bench/store-fill $(UNIT_BINS)

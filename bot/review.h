@@ -14,6 +14,25 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "patch.h"
+#include "test.h"
+
+/* What the model says about where and how the test ran. */
+struct pk_review_info {
+	const char *source;       /* the patch file or mailbox as the user named it */
+	unsigned index, total;    /* position in a series or mbox (1-based), total patches */
+	const char *base;         /* the base as the user named it (tag, commit) */
+	const char *config_hash;  /* the lab's kernel config */
+};
+
+/*
+ * The review model of one tested patch (a new JSON object, caller
+ * unrefs).  Prose in it is already wrapped for a 72-column mail; console
+ * lines are kept whole, as the kernel printed them.
+ */
+JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_result *res,
+			  const struct pk_review_info *info);
+
 /*
  * Render model (a JSON object, borrowed) through templates/<name>
  * ("review.txt" for the plain-text review).  Returns a new string, or NULL

@@ -135,3 +135,27 @@ void pk_info(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 }
+
+char *pk_wrap(const char *text, unsigned width, const char *indent)
+{
+	g_auto(GStrv) words = g_strsplit_set(text ? text : "", " \n", -1);
+	GString *out = g_string_new(NULL);
+	unsigned col = 0, ind = g_utf8_strlen(indent, -1);
+
+	for (char **w = words; *w; w++) {
+		unsigned len = g_utf8_strlen(*w, -1);
+
+		if (!len)
+			continue;
+		if (col && col + 1 + len > width) {
+			g_string_append_printf(out, "\n%s", indent);
+			col = ind;
+		} else if (col) {
+			g_string_append_c(out, ' ');
+			col++;
+		}
+		g_string_append(out, *w);
+		col += len;
+	}
+	return g_string_free(out, FALSE);
+}

@@ -56,4 +56,11 @@ void pk_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* A log line for a stage's progress that always goes to stderr. */
 void pk_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
+/*
+ * Fill text into lines of at most width columns (counting UTF-8
+ * characters), breaking at spaces; each line after the first starts with
+ * indent.  A word longer than a line stays whole.  Caller frees.
+ */
+char *pk_wrap(const char *text, unsigned width, const char *indent);
+
 #endif
