@@ -1,0 +1,256 @@
+-- 001-initial.sql - the first schema: what came in (sources, series,
+-- patches, static findings), what the lab did (builds, boots, records,
+-- printk index), what the diff found (tests, console and index changes),
+-- the reviews, and the daemon's job queue.
+--
+-- Times are Unix seconds (UTC).  Blobs named raw or console are gzip.
+-- Records and printk index entries are stored once and shared: a boot
+-- points at rows that every boot printing the same line, or building the
+-- same index, points at too.
+
+CREATE TABLE sources (
+	id          INTEGER PRIMARY KEY,
+	kind        TEXT NOT NULL CHECK (kind IN ('mbox', 'maildir', 'imap', 'public-inbox', 'git')),
+	name        TEXT NOT NULL,          -- a list, a mailbox, a repository and branch
+	url         TEXT,
+	UNIQUE (kind, name)
+);
+
+CREATE TABLE series (
+	id               INTEGER PRIMARY KEY,
+	source_id        INTEGER REFERENCES sources(id),
+	cover_message_id TEXT UNIQUE,
+	cover_subject    TEXT,
+	version          INTEGER NOT NULL DEFAULT 1,
+	total            INTEGER NOT NULL DEFAULT 1,
+	created          INTEGER NOT NULL
+);
+
+CREATE TABLE patches (
+	id            INTEGER PRIMARY KEY,
+	source_id     INTEGER REFERENCES sources(id),
+	series_id     INTEGER REFERENCES series(id),
+	message_id    TEXT UNIQUE,          -- without <>; NULL for a commit
+	commit_id     TEXT,                 -- the commit, for git sources
+	subject       TEXT,
+	author        TEXT,                 -- From: as written
+	author_name   TEXT,
+	author_email  TEXT,
+	date          TEXT,                 -- Date: as written
+	time          INTEGER,              -- Date: as Unix time, NULL when unknown
+	tz_minutes    INTEGER,
+	version       INTEGER NOT NULL DEFAULT 1,   -- [PATCH vN n/m]
+	number        INTEGER NOT NULL DEFAULT 1,
+	total         INTEGER NOT NULL DEFAULT 1,
+	raw           BLOB,                 -- gzip of the commit message and the diff
+	raw_size      INTEGER,
+	raw_ref       TEXT,                 -- or where the raw patch can be read again
+	scan_verdict  TEXT,
+	calls_changed INTEGER,
+	created       INTEGER NOT NULL
+);
+CREATE INDEX patches_series ON patches(series_id);
+CREATE INDEX patches_commit ON patches(commit_id);
+
+-- struct pk_finding (scan.h), in the scan's order.
+CREATE TABLE findings (
+	id        INTEGER PRIMARY KEY,
+	patch_id  INTEGER NOT NULL REFERENCES patches(id) ON DELETE CASCADE,
+	seq       INTEGER NOT NULL,
+	file      TEXT,
+	line      INTEGER,
+	kind      TEXT NOT NULL,
+	old_call  TEXT,
+	new_call  TEXT,
+	old_level TEXT,
+	new_level TEXT,
+	old_text  TEXT,
+	new_text  TEXT,
+	message   TEXT,
+	UNIQUE (patch_id, seq)
+);
+
+CREATE TABLE builds (
+	id          INTEGER PRIMARY KEY,
+	tree_commit TEXT NOT NULL,          -- what was built
+	base_commit TEXT,                   -- the base it was applied on (= tree_commit for the base)
+	config_hash TEXT NOT NULL,
+	status      TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+	seconds     REAL,
+	errors      TEXT,                   -- the compiler's first error lines
+	log_path    TEXT,
+	noise_boots INTEGER NOT NULL DEFAULT 0,   -- boots the noise mask was learnt from
+	created     INTEGER NOT NULL
+);
+CREATE INDEX builds_key ON builds(tree_commit, config_hash);
+
+-- Run-to-run noise of a build's kernel: pk_noise_keys() lines (kdiff.h).
+CREATE TABLE noise_keys (
+	build_id INTEGER NOT NULL REFERENCES builds(id) ON DELETE CASCADE,
+	key      TEXT NOT NULL,
+	PRIMARY KEY (build_id, key)
+) WITHOUT ROWID;
+
+-- struct pk_index_entry (kmsg.h), one row per distinct entry of any build.
+CREATE TABLE index_entries (
+	id     INTEGER PRIMARY KEY,
+	digest BLOB NOT NULL UNIQUE,        -- of (level, cont, file, line, func, format)
+	level  INTEGER NOT NULL,
+	cont   INTEGER NOT NULL,
+	file   TEXT NOT NULL,
+	line   INTEGER NOT NULL,
+	func   TEXT NOT NULL,
+	format TEXT NOT NULL
+);
+
+-- A whole printk index, in the kernel's order; boots with the same index
+-- share the set.  A set is a list of items: one entry, or the run
+-- [parent_from, parent_to) of the parent set's list, so the index of a
+-- patched kernel costs only what the patch changed.
+CREATE TABLE index_sets (
+	id        INTEGER PRIMARY KEY,
+	digest    BLOB NOT NULL UNIQUE,     -- of the entry digests in order
+	parent_id INTEGER REFERENCES index_sets(id),
+	count     INTEGER NOT NULL
+);
+CREATE TABLE index_set_items (
+	set_id      INTEGER NOT NULL REFERENCES index_sets(id) ON DELETE CASCADE,
+	seq         INTEGER NOT NULL,
+	entry_id    INTEGER REFERENCES index_entries(id),
+	parent_from INTEGER,
+	parent_to   INTEGER,
+	PRIMARY KEY (set_id, seq),
+	CHECK ((entry_id IS NULL) <> (parent_from IS NULL))
+) WITHOUT ROWID;
+CREATE INDEX index_set_items_entry ON index_set_items(entry_id);
+
+CREATE TABLE boots (
+	id               INTEGER PRIMARY KEY,
+	build_id         INTEGER NOT NULL REFERENCES builds(id),
+	status           TEXT NOT NULL CHECK (status IN ('ok', 'panic', 'timeout', 'failed')),
+	seconds          REAL,
+	accel            TEXT,
+	cmdline          TEXT,
+	console          BLOB,              -- gzip of ttyS0
+	console_size     INTEGER,
+	detail           TEXT,
+	index_set_id     INTEGER REFERENCES index_sets(id),
+	record_count     INTEGER NOT NULL DEFAULT 0,
+	lost             INTEGER NOT NULL DEFAULT 0,
+	complete         INTEGER NOT NULL DEFAULT 0,
+	problems         TEXT,
+	created          INTEGER NOT NULL
+);
+CREATE INDEX boots_build ON boots(build_id);
+CREATE INDEX boots_index_set ON boots(index_set_id);
+
+-- The distinct records of any boot (struct pk_record without seq and time).
+CREATE TABLE record_lines (
+	id       INTEGER PRIMARY KEY,
+	digest   BLOB NOT NULL UNIQUE,      -- of (level, facility, cont, caller, text, dict)
+	level    INTEGER NOT NULL,
+	facility INTEGER NOT NULL,
+	cont     INTEGER NOT NULL,
+	caller   TEXT,
+	text     TEXT NOT NULL,
+	dict     BLOB                       -- "KEY=value" strings, each NUL-terminated
+);
+-- A boot's records in order: a shared line plus what is the boot's own.
+CREATE TABLE boot_records (
+	boot_id INTEGER NOT NULL REFERENCES boots(id) ON DELETE CASCADE,
+	pos     INTEGER NOT NULL,
+	line_id INTEGER NOT NULL REFERENCES record_lines(id),
+	seq     INTEGER NOT NULL,
+	ts_usec INTEGER NOT NULL,
+	PRIMARY KEY (boot_id, pos)
+) WITHOUT ROWID;
+CREATE INDEX boot_records_line ON boot_records(line_id);
+
+CREATE TABLE tests (
+	id             INTEGER PRIMARY KEY,
+	patch_id       INTEGER NOT NULL REFERENCES patches(id),
+	before_build   INTEGER REFERENCES builds(id),
+	after_build    INTEGER REFERENCES builds(id),
+	before_boot    INTEGER REFERENCES boots(id),
+	after_boot     INTEGER REFERENCES boots(id),
+	verdict        TEXT NOT NULL CHECK (verdict IN ('no-churn', 'no-visible-change',
+	                     'console-changed', 'does-not-apply', 'build-failed',
+	                     'boot-failed', 'refused')),
+	reason         TEXT,
+	seconds        REAL,
+	records_before INTEGER,
+	records_after  INTEGER,
+	noise_dropped  INTEGER,
+	created        INTEGER NOT NULL
+);
+CREATE INDEX tests_patch ON tests(patch_id);
+
+-- struct pk_change (kdiff.h), in after-boot order; file..format is the origin.
+CREATE TABLE console_changes (
+	id        INTEGER PRIMARY KEY,
+	test_id   INTEGER NOT NULL REFERENCES tests(id) ON DELETE CASCADE,
+	seq       INTEGER NOT NULL,
+	kind      TEXT NOT NULL,
+	old_level INTEGER,
+	new_level INTEGER,
+	old_text  TEXT,
+	new_text  TEXT,
+	file      TEXT,
+	line      INTEGER,
+	func      TEXT,
+	format    TEXT,
+	message   TEXT,
+	UNIQUE (test_id, seq)
+);
+
+-- struct pk_index_change (kdiff.h).
+CREATE TABLE index_changes (
+	id         INTEGER PRIMARY KEY,
+	test_id    INTEGER NOT NULL REFERENCES tests(id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,
+	kind       TEXT NOT NULL,
+	old_level  INTEGER,
+	new_level  INTEGER,
+	old_format TEXT,
+	new_format TEXT,
+	file       TEXT,
+	line       INTEGER,
+	func       TEXT,
+	format     TEXT,
+	UNIQUE (test_id, seq)
+);
+
+-- How each static finding showed up in the test's boots.
+CREATE TABLE finding_checks (
+	test_id      INTEGER NOT NULL REFERENCES tests(id) ON DELETE CASCADE,
+	finding_id   INTEGER NOT NULL REFERENCES findings(id) ON DELETE CASCADE,
+	confirmation TEXT NOT NULL CHECK (confirmation IN ('seen-at-boot', 'in-index-only', 'not-confirmed')),
+	PRIMARY KEY (test_id, finding_id)
+) WITHOUT ROWID;
+
+-- The review model (review.h) is the source; body is its first rendering.
+CREATE TABLE reviews (
+	id               INTEGER PRIMARY KEY,
+	test_id          INTEGER REFERENCES tests(id),
+	model            TEXT NOT NULL,
+	body             TEXT NOT NULL,
+	created          INTEGER NOT NULL,
+	posted_to        TEXT,              -- a list address, a file, stdout
+	posted_at        INTEGER,
+	reply_message_id TEXT
+);
+CREATE INDEX reviews_test ON reviews(test_id);
+
+-- The daemon's queue.  state is written by pk_store_job_set_state() only.
+CREATE TABLE jobs (
+	id       INTEGER PRIMARY KEY,
+	kind     TEXT NOT NULL,             -- "test", "run", ...
+	payload  TEXT,                      -- what to do, as the kind defines it (JSON)
+	state    TEXT NOT NULL DEFAULT 'queued'
+	         CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+	detail   TEXT,                      -- why it failed, what it produced
+	attempts INTEGER NOT NULL DEFAULT 0,
+	created  INTEGER NOT NULL,
+	updated  INTEGER NOT NULL
+);
+CREATE INDEX jobs_state ON jobs(state, id);
