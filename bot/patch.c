@@ -11,6 +11,7 @@
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeFilter, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimePartIter, g_mime_part_iter_free)
 
 static void diff_line_free(gpointer p)
@@ -30,6 +31,7 @@ static void hunk_free(gpointer p)
 	if (!h)
 		return;
 	g_ptr_array_unref(h->lines);
+	g_free(h->section);
 	g_free(h);
 }
 
@@ -132,7 +134,11 @@ static struct pk_hunk *parse_hunk_header(const char *line)
 	if (!parse_range(&s, '-', &h.old_start, &h.old_count) || *s++ != ' ' ||
 	    !parse_range(&s, '+', &h.new_start, &h.new_count) || strncmp(s, " @@", 3))
 		return NULL;
+	s += 3;
+	if (*s == ' ')
+		s++;
 	struct pk_hunk *out = g_memdup2(&h, sizeof(h));
+	out->section = *s ? g_strdup(s) : NULL;
 	out->lines = g_ptr_array_new_with_free_func(diff_line_free);
 	return out;
 }
@@ -261,6 +267,66 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 	return dp.patch;
 }
 
+/* Whether the hunk's pre-image (context and removed lines) is at old[at]. */
+static gboolean hunk_matches_at(char **old, guint n_old, const struct pk_hunk *h, guint at)
+{
+	for (guint i = 0; i < h->lines->len; i++) {
+		const struct pk_diff_line *l = h->lines->pdata[i];
+
+		if (l->kind == '+')
+			continue;
+		if (at >= n_old || strcmp(old[at], l->text))
+			return FALSE;
+		at++;
+	}
+	return TRUE;
+}
+
+/* Where the hunk's pre-image starts: want, else the nearest line >= from. */
+static int hunk_find(char **old, guint n_old, const struct pk_hunk *h, guint from, guint want)
+{
+	want = CLAMP(want, from, n_old);
+	for (guint d = 0; want + d <= n_old || want >= from + d; d++) {
+		if (want + d <= n_old && hunk_matches_at(old, n_old, h, want + d))
+			return (int)(want + d);
+		if (d && want >= from + d && hunk_matches_at(old, n_old, h, want - d))
+			return (int)(want - d);
+	}
+	return -1;
+}
+
+char *pk_diff_file_apply(const struct pk_diff_file *f, const char *old_text)
+{
+	g_auto(GStrv) old = g_strsplit(old_text, "\n", -1);
+	guint n_old = g_strv_length(old), at = 0;
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	if (n_old && !*old[n_old - 1])
+		n_old--;   /* the empty string after the final newline is not a line */
+	for (guint i = 0; i < f->hunks->len; i++) {
+		const struct pk_hunk *h = f->hunks->pdata[i];
+		/* "-5,0" inserts after line 5; "-5,3" starts at line 5 */
+		int want = h->old_count ? h->old_start - 1 : h->old_start;
+		int start = hunk_find(old, n_old, h, at, (guint)MAX(want, 0));
+
+		if (start < 0)
+			return NULL;
+		for (; at < (guint)start; at++)
+			g_string_append_printf(out, "%s\n", old[at]);
+		for (guint j = 0; j < h->lines->len; j++) {
+			const struct pk_diff_line *l = h->lines->pdata[j];
+
+			if (l->kind != '-')
+				g_string_append_printf(out, "%s\n", l->kind == ' ' ? old[at] : l->text);
+			if (l->kind != '+')
+				at++;
+		}
+	}
+	for (; at < n_old; at++)
+		g_string_append_printf(out, "%s\n", old[at]);
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
 /* Whether text holds a unified diff: a file header line pair or git's. */
 static const char *find_diff(const char *text)
 {
@@ -276,19 +342,93 @@ static const char *find_diff(const char *text)
 	return NULL;
 }
 
-/* The decoded content of a MIME part (transfer encoding undone). */
-static char *part_text(GMimePart *part)
+/* The bytes of a stream from its start, as a NUL-terminated string. */
+static char *stream_text(GMimeStream *src, size_t *out_len)
 {
-	GMimeDataWrapper *content = g_mime_part_get_content(part);
-	g_autoptr(GMimeStream) mem = NULL;
+	g_autoptr(GMimeStream) mem = g_mime_stream_mem_new();
 	GByteArray *bytes;
 
-	if (!content)
-		return NULL;
-	mem = g_mime_stream_mem_new();
-	if (g_mime_data_wrapper_write_to_stream(content, mem) < 0)
+	if (g_mime_stream_reset(src) < 0 || g_mime_stream_write_to_stream(src, mem) < 0)
 		return NULL;
 	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
+	*out_len = bytes->len;
+	return g_strndup((const char *)bytes->data, bytes->len);
+}
+
+/*
+ * mboxrd quoting undone: a writer puts one more '>' before every line that
+ * matches ^>*From, so readers take one away.  It is undone on the part's
+ * encoded bytes, where the writer added it, before any decoding.
+ */
+static char *mboxrd_unquote(char *raw, size_t *len)
+{
+	static GRegex *re;
+	static gsize once;
+	char *out;
+
+	if (g_once_init_enter(&once)) {
+		re = g_regex_new("^>(>*From )", G_REGEX_MULTILINE | G_REGEX_RAW | G_REGEX_OPTIMIZE,
+				 0, NULL);
+		g_once_init_leave(&once, 1);
+	}
+	if (!strstr(raw, ">From "))
+		return raw;
+	out = g_regex_replace(re, raw, (gssize)*len, 0, "\\1", 0, NULL);
+	if (!out)
+		return raw;
+	g_free(raw);
+	*len = strlen(out);
+	return out;
+}
+
+/* Whether a charset name means UTF-8 or its ASCII subset. */
+static gboolean charset_is_utf8(const char *charset)
+{
+	const char *canon = g_mime_charset_canon_name(charset);
+
+	return !g_ascii_strcasecmp(canon, "utf-8") || !g_ascii_strcasecmp(canon, "us-ascii") ||
+	       !g_ascii_strcasecmp(canon, "ascii");
+}
+
+/*
+ * The content of a MIME part as UTF-8 text: mboxrd quoting undone (for a
+ * part read from an mbox), the transfer encoding decoded, and the charset
+ * converted, through one GMime filter stream.
+ */
+static char *part_text(GMimePart *part, gboolean mboxrd)
+{
+	GMimeDataWrapper *content = g_mime_part_get_content(part);
+	GMimeContentEncoding enc;
+	const char *charset;
+	g_autoptr(GMimeStream) out = NULL, filtered = NULL;
+	g_autofree char *raw = NULL;
+	size_t len = 0;
+	GByteArray *bytes;
+
+	if (!content || !(raw = stream_text(g_mime_data_wrapper_get_stream(content), &len)))
+		return NULL;
+	if (mboxrd)
+		raw = mboxrd_unquote(raw, &len);
+	out = g_mime_stream_mem_new();
+	filtered = g_mime_stream_filter_new(out);
+	enc = g_mime_data_wrapper_get_encoding(content);
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
+	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+		g_autoptr(GMimeFilter) dec = g_mime_filter_basic_new(enc, FALSE);
+		g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), dec);
+	}
+	charset = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "charset");
+	if (charset && !charset_is_utf8(charset)) {
+		/* NULL when iconv knows no such charset: the fallback below guesses */
+		g_autoptr(GMimeFilter) conv = g_mime_filter_charset_new(charset, "UTF-8");
+		if (conv)
+			g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), conv);
+	}
+	if (g_mime_stream_write(filtered, raw, len) < 0 || g_mime_stream_flush(filtered) < 0)
+		return NULL;
+	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
+	if (!g_utf8_validate((const char *)bytes->data, bytes->len, NULL))
+		return g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
 	return g_strndup((const char *)bytes->data, bytes->len);
 }
 
@@ -304,7 +444,7 @@ static gboolean part_may_hold_diff(GMimeObject *obj)
 }
 
 /* The first part that carries a diff, decoded; NULL when none does. */
-static char *message_diff(GMimeMessage *msg)
+static char *message_diff(GMimeMessage *msg, gboolean mboxrd)
 {
 	GMimeObject *top = g_mime_message_get_mime_part(msg);
 	g_autoptr(GMimePartIter) iter = NULL;
@@ -312,7 +452,7 @@ static char *message_diff(GMimeMessage *msg)
 	if (!top)
 		return NULL;
 	if (GMIME_IS_PART(top)) {
-		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top)) : NULL;
+		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top), mboxrd) : NULL;
 		return text && find_diff(text) ? g_steal_pointer(&text) : NULL;
 	}
 	if (!GMIME_IS_MULTIPART(top))
@@ -322,7 +462,7 @@ static char *message_diff(GMimeMessage *msg)
 		GMimeObject *obj = g_mime_part_iter_get_current(iter);
 		if (!obj || !GMIME_IS_PART(obj) || !part_may_hold_diff(obj))
 			continue;
-		g_autofree char *text = part_text(GMIME_PART(obj));
+		g_autofree char *text = part_text(GMIME_PART(obj), mboxrd);
 		if (text && find_diff(text))
 			return g_steal_pointer(&text);
 	} while (g_mime_part_iter_next(iter));
@@ -367,9 +507,9 @@ static void message_author_and_time(GMimeMessage *msg, struct pk_patch *p)
 	}
 }
 
-static struct pk_patch *patch_from_message(GMimeMessage *msg)
+static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd)
 {
-	g_autofree char *text = message_diff(msg);
+	g_autofree char *text = message_diff(msg, mboxrd);
 	GMimeObject *obj = GMIME_OBJECT(msg);
 	const char *diff, *v;
 	struct pk_patch *p;
@@ -438,7 +578,7 @@ int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,
 		if (!msg)
 			break;
 		read++;
-		if ((p = patch_from_message(msg)))
+		if ((p = patch_from_message(msg, format == GMIME_FORMAT_MBOX)))
 			g_ptr_array_add(patches, p);
 		else
 			skipped++;

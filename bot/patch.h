@@ -24,6 +24,8 @@ struct pk_diff_line {
 
 struct pk_hunk {
 	int old_start, old_count, new_start, new_count;
+	char *section;      /* the text after the second "@@" (diff -p's enclosing
+			       function, as git writes it), or NULL */
 	GPtrArray *lines;   /* struct pk_diff_line* */
 };
 
@@ -59,10 +61,28 @@ const char *pk_diff_file_path(const struct pk_diff_file *f);
 struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len);
 
 /*
+ * The post-image of one file of a diff: old_text (the file the diff was made
+ * against, NUL-terminated; "" for a new file) with f's hunks applied.  A hunk
+ * whose context and removed lines are not at its stated line are looked for
+ * elsewhere in the file, nearest first, as patch(1) does without fuzz.
+ * Returns a new string (caller frees), or NULL when a hunk matches nowhere.
+ */
+char *pk_diff_file_apply(const struct pk_diff_file *f, const char *old_text);
+
+/*
  * Read every patch in buf: an mbox (git format-patch output, a list
  * archive), a single mail, or a plain diff.  Mails are decoded (MIME parts,
  * quoted-printable, base64) and the diff is taken from the body or from an
  * attachment; mails without a diff are counted in *out_skipped and dropped.
+ *
+ * An mbox is read as mboxrd, the format of public-inbox and lore archives:
+ * a body line ">From " becomes "From " and ">>From " becomes ">From ".  On
+ * an mboxo file this also unquotes a line that was written as ">From " in
+ * the first place; mboxo cannot tell the two apart anyway.  A text part in
+ * another charset is converted to UTF-8 (GMime's charset filter); one that
+ * declares none and is not valid UTF-8 is guessed with GMime's fallback
+ * charsets, so every string of a patch is valid UTF-8.
+ *
  * On success *out is a new array of struct pk_patch* (freeing the array
  * frees them).  Returns -1 with err set when buf cannot be read at all.
  */

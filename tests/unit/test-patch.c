@@ -1,0 +1,219 @@
+/* test-patch.c - mail decoding (mboxrd, charsets), hunk sections, post-images. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "patch.h"
+
+/* A one-file diff of x.c whose hunk adds one line, for mail bodies. */
+#define BODY_DIFF "---\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n a\n+b\n"
+
+/* Read buf as mails; exactly `want` patches are expected. */
+static GPtrArray *read_mails(const char *buf, size_t len, guint want)
+{
+	GPtrArray *patches = NULL;
+	g_autoptr(GError) err = NULL;
+	unsigned skipped = 0;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, buf, len, &err), 0);
+	assert_int_equal(patches->len, want);
+	return patches;
+}
+
+struct from_case {
+	const char *name;
+	const char *mail;       /* headers and body, without the mbox "From " line */
+	gboolean mbox;          /* prefix an mbox separator line */
+	const char *want;       /* the commit message as read */
+};
+
+static const struct from_case from_cases[] = {
+	{ "mboxrd: one '>' comes off",
+	  "Subject: a\n\nFirst line.\n>From here on it is new.\n" BODY_DIFF,
+	  TRUE, "First line.\nFrom here on it is new." },
+	{ "mboxrd: a quoted From keeps one '>'",
+	  "Subject: a\n\nHe wrote:\n>>From the start\n>>>From deeper\n" BODY_DIFF,
+	  TRUE, "He wrote:\n>From the start\n>>From deeper" },
+	{ "mboxrd: '>From' without a space and '> From' are text",
+	  "Subject: a\n\n>Fromage\n> From x\n" BODY_DIFF,
+	  TRUE, ">Fromage\n> From x" },
+	{ "mboxrd: quoted-printable body is unquoted before decoding",
+	  "Subject: a\nContent-Transfer-Encoding: quoted-printable\n\n"
+	  ">From the caf=C3=A9\n" BODY_DIFF,
+	  TRUE, "From the café" },
+	{ "a single mail is not an mbox: nothing to undo",
+	  "Subject: a\n\n>From here on\n" BODY_DIFF,
+	  FALSE, ">From here on" },
+};
+
+static void test_mboxrd_from(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(from_cases); i++) {
+		const struct from_case *c = &from_cases[i];
+		g_autofree char *buf = g_strconcat(c->mbox ? "From x@y Mon Jan  1 00:00:00 2024\n" : "",
+						   "From: A <a@x>\nMessage-Id: <1@x>\n", c->mail, NULL);
+		g_autoptr(GPtrArray) patches = NULL;
+		const struct pk_patch *p;
+
+		print_message("case: %s\n", c->name);
+		patches = read_mails(buf, strlen(buf), 1);
+		p = patches->pdata[0];
+		assert_string_equal(p->description, c->want);
+	}
+}
+
+/* The escaped line must not split the mbox, and the mail after it is read. */
+static void test_mboxrd_two_mails(void **state)
+{
+	const char *buf =
+		"From x@y Mon Jan  1 00:00:00 2024\nSubject: one\n\n"
+		">From 0fc61b6877e9beb20429effc599bc4bc6ec3a475 Mon Sep 17 00:00:00 2001\n"
+		"From: B <b@x>\n" BODY_DIFF "\n"
+		"From x@y Mon Jan  1 00:00:00 2024\nSubject: two\n\nsecond\n" BODY_DIFF;
+	g_autoptr(GPtrArray) patches = read_mails(buf, strlen(buf), 2);
+	const struct pk_patch *p = patches->pdata[0];
+
+	assert_string_equal(p->subject, "one");
+	assert_true(g_str_has_prefix(p->description, "From 0fc61b6877e9"));
+	assert_string_equal(((struct pk_patch *)patches->pdata[1])->subject, "two");
+}
+
+struct charset_case {
+	const char *name;
+	const char *headers;    /* Content-Type and -Transfer-Encoding lines */
+	const char *body;       /* the encoded commit message line */
+	const char *want;       /* the message as UTF-8 */
+};
+
+static const struct charset_case charset_cases[] = {
+	{ "iso-8859-1, quoted-printable",
+	  "Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n",
+	  "Signed-off-by: J=F6rg M=FCller", "Signed-off-by: Jörg Müller" },
+	{ "ISO-8859-15, 8bit: the euro sign is 0xa4",
+	  "Content-Type: text/plain; CHARSET=ISO-8859-15\nContent-Transfer-Encoding: 8bit\n",
+	  "costs 5 \xa4", "costs 5 €" },
+	{ "gbk, base64",
+	  "Content-Type: text/plain; charset=gbk\nContent-Transfer-Encoding: base64\n",
+	  NULL, "中文" },
+	{ "windows-1252 quotes",
+	  "Content-Type: text/plain; charset=windows-1252\nContent-Transfer-Encoding: 8bit\n",
+	  "\x93quoted\x94", "\u201cquoted\u201d" },
+	{ "utf-8, base64: unchanged",
+	  "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n",
+	  NULL, "naïve" },
+	{ "no charset, 8bit latin-1: guessed, valid UTF-8",
+	  "Content-Transfer-Encoding: 8bit\n",
+	  "caf\xe9", "café" },
+	{ "unknown charset, UTF-8 bytes: kept",
+	  "Content-Type: text/plain; charset=x-no-such-charset\n",
+	  "naïve", "naïve" },
+};
+
+/* Base64 bodies are built here: GBK and UTF-8 bytes of the wanted text. */
+static char *charset_body(const struct charset_case *c)
+{
+	g_autofree char *bytes = NULL, *b64 = NULL;
+	gsize n = 0;
+
+	if (c->body)
+		return g_strdup(c->body);
+	if (strstr(c->headers, "gbk"))
+		bytes = g_convert(c->want, -1, "GBK", "UTF-8", NULL, &n, NULL);
+	else
+		bytes = g_strdup(c->want), n = strlen(c->want);
+	assert_non_null(bytes);
+	g_autofree char *text = g_strdup_printf("%.*s\n" BODY_DIFF, (int)n, bytes);
+	b64 = g_base64_encode((const guchar *)text, strlen(text));
+	return g_steal_pointer(&b64);
+}
+
+static void test_charsets(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(charset_cases); i++) {
+		const struct charset_case *c = &charset_cases[i];
+		g_autofree char *body = charset_body(c);
+		g_autofree char *buf = g_strconcat(
+			"From: A <a@x>\nSubject: s\nMIME-Version: 1.0\n", c->headers, "\n",
+			body, c->body ? "\n" BODY_DIFF : "\n", NULL);
+		g_autoptr(GPtrArray) patches = NULL;
+		const struct pk_patch *p;
+
+		print_message("case: %s\n", c->name);
+		patches = read_mails(buf, strlen(buf), 1);
+		p = patches->pdata[0];
+		assert_non_null(p->description);
+		assert_true(g_utf8_validate(p->description, -1, NULL));
+		assert_string_equal(p->description, c->want);
+		assert_true(g_utf8_validate(p->diff, -1, NULL));
+		assert_int_equal(p->files->len, 1);
+	}
+}
+
+static void test_hunk_section(void **state)
+{
+	const char *diff = "--- a/x.c\n+++ b/x.c\n"
+			   "@@ -10,2 +10,2 @@ static int foo_probe(struct device *dev)\n-a\n+b\n c\n"
+			   "@@ -20 +20 @@\n-d\n+e\n";
+	g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+	const struct pk_diff_file *f = p->files->pdata[0];
+
+	assert_null(p->error);
+	assert_int_equal(f->hunks->len, 2);
+	assert_string_equal(((struct pk_hunk *)f->hunks->pdata[0])->section,
+			    "static int foo_probe(struct device *dev)");
+	assert_null(((struct pk_hunk *)f->hunks->pdata[1])->section);
+}
+
+struct apply_case {
+	const char *name;
+	const char *old;        /* the pre-image file */
+	const char *hunks;      /* the diff's hunks for x.c */
+	const char *want;       /* the post-image, NULL when it must not apply */
+};
+
+static const struct apply_case apply_cases[] = {
+	{ "at its line", "a\nb\nc\nd\n", "@@ -2,2 +2,2 @@\n b\n-c\n+C\n", "a\nb\nC\nd\n" },
+	{ "three lines further down", "x\ny\nz\na\nb\nc\nd\n", "@@ -2,2 +2,2 @@\n b\n-c\n+C\n",
+	  "x\ny\nz\na\nb\nC\nd\n" },
+	{ "insertion after line 1", "a\nb\n", "@@ -1,0 +2 @@\n+new\n", "a\nnew\nb\n" },
+	{ "insertion at the top", "a\n", "@@ -0,0 +1 @@\n+top\n", "top\na\n" },
+	{ "new file", "", "@@ -0,0 +1,2 @@\n+one\n+two\n", "one\ntwo\n" },
+	{ "two hunks", "1\n2\n3\n4\n5\n6\n7\n8\n",
+	  "@@ -1,2 +1,2 @@\n-1\n+one\n 2\n@@ -7,2 +7,3 @@\n 7\n+7.5\n 8\n",
+	  "one\n2\n3\n4\n5\n6\n7\n7.5\n8\n" },
+	{ "context that is nowhere", "a\nb\nc\n", "@@ -2,2 +2,2 @@\n b\n-x\n+y\n", NULL },
+	{ "no final newline", "a\nb", "@@ -2 +2 @@\n-b\n+B\n", "a\nB\n" },
+};
+
+static void test_apply(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(apply_cases); i++) {
+		const struct apply_case *c = &apply_cases[i];
+		g_autofree char *diff = g_strconcat("--- a/x.c\n+++ b/x.c\n", c->hunks, NULL);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autofree char *got = NULL;
+
+		print_message("case: %s\n", c->name);
+		assert_null(p->error);
+		got = pk_diff_file_apply(p->files->pdata[0], c->old);
+		if (!c->want)
+			assert_null(got);
+		else
+			assert_string_equal(got, c->want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mboxrd_from),
+		cmocka_unit_test(test_mboxrd_two_mails),
+		cmocka_unit_test(test_charsets),
+		cmocka_unit_test(test_hunk_section),
+		cmocka_unit_test(test_apply),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
