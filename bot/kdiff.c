@@ -42,7 +42,7 @@ static const struct norm_rule {
 	{ "^(Linux version .*? #)\\d+", "\\1<N>" },
 	/* clock and BogoMIPS figures: measured at boot, they race the host under TCG */
 	{ "\\b\\d+(?:\\.\\d+)?(?= ?(?:[kKMG]Hz|BogoMIPS)\\b)", "<N>" },
-	{ "\\b(lpj=|max_cycles: (?:0x)?|max_idle_ns: )[0-9a-fA-F]+", "\\1<N>" },
+	{ "\\b(lpj=|max_cycles: (?:0x)?|max_idle_ns: )[0-9a-fA-F]+\\b", "\\1<N>" },
 	/* durations are wall-clock measurements */
 	{ "\\b\\d+(?:\\.\\d+)?(?= ?(?:ns|us|usecs?|ms|msecs?)\\b)", "<N>" },
 	/* sched_clock's raw and adjusted clock pairs */
