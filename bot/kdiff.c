@@ -252,8 +252,12 @@ static int compare_strings(const void *a, const void *b)
 char **pk_noise_keys(const struct pk_noise *noise)
 {
 	guint n = 0;
-	char **keys = (char **)g_hash_table_get_keys_as_array(noise->keys, &n);
-	char **out = g_new0(char *, n + 1);
+	char **keys, **out;
+
+	if (!noise)
+		return g_new0(char *, 1);
+	keys = (char **)g_hash_table_get_keys_as_array(noise->keys, &n);
+	out = g_new0(char *, n + 1);
 
 	qsort(keys, n, sizeof(*keys), compare_strings);
 	for (guint i = 0; i < n; i++)

@@ -12,7 +12,18 @@
  * keeping level, facility and the continuation flag; then the before and
  * after record lists are aligned with libgit2's diff of buffers, and each
  * change is classified with the dynamic kinds of DESIGN.md and attributed
- * to the printk index entry whose format matches it.
+ * to the printk index entry whose format matches it.  Records that only
+ * moved (same key, another place: concurrent initcalls) are no change.
+ *
+ * Attribution turns every index format of a capture into a matcher: the
+ * conversions (%d, %llx, %*pbl, %pS, ...) become what they can print, an
+ * unknown "prefix: " may come first, a format without a trailing newline
+ * may go on with pr_cont() text, and the match with the most literal text
+ * wins.  Formats with no letter or digit of their own ("%s\n") attribute
+ * nothing: they would match any record.
+ *
+ * libgit2 is initialised and shut down around each diff (its init is
+ * reference-counted), so callers need not know it is there.
  */
 #ifndef PK_KDIFF_H
 #define PK_KDIFF_H
@@ -42,11 +53,20 @@ struct pk_change {
 	                       prefix-changed, level-changed, line-split, lines-merged */
 	int old_level, new_level;
 	char *old_text, *new_text;      /* as printed (not normalised) */
-	struct pk_origin origin;        /* after side's origin, the before side's when removed */
-	char *message;                  /* one sentence: "kernel/...c:NN f(): text changed: `a` → `b`" */
+	struct pk_origin origin;        /* the after side's origin; the before side's when the
+	                                   after side has none (a removed message) */
+	char *message;                  /* one sentence: "kernel/...c:NN f(): text changed: `a` → `b`";
+	                                   without "file:line f(): " when unattributed */
 };
 
-/* One change in the printk index (messages the kernel can print). */
+/*
+ * One change in the printk index (messages the kernel can print).  Entries
+ * are paired by file, function and format whatever their line, so an entry
+ * a patch only moved is no change (or level-changed when its level or
+ * continuation flag differs); the rest pair by file and function at about
+ * the same line, after the shift of nearby unchanged entries, as
+ * text-changed; what is left was added or removed.
+ */
 struct pk_index_change {
 	const char *kind;   /* static: message-added, message-removed, level-changed, text-changed */
 	int old_level, new_level;       /* -1 for "<c>" or a side that does not exist */
@@ -73,14 +93,19 @@ struct pk_kdiff {
 
 /*
  * The normalised form of a record's text: what is compared.  Caller frees.
- * Stable: the same input always gives the same output.
+ * Stable: the same input always gives the same output, and normalising
+ * twice changes nothing more.  Masked numbers read "<N>" ("0x<N>" keeps
+ * its prefix, "<N>K" its unit), dates "<date>": "BIOS-e820: [mem
+ * 0x<N>-0x<N>] usable", "tsc: Detected <N> MHz processor".
  */
 char *pk_kdiff_normalise(const char *text);
 
 /*
  * Learn run-to-run noise from n >= 2 captures of the same kernel: every
  * normalised record that is not present in all of them (same count, same
- * level) is noise.  Returns a new mask (pk_noise_free()).
+ * level) is noise.  With n < 2 nothing is noise.  Returns a new mask
+ * (pk_noise_free(), which accepts NULL).  Keys are "level,facility,flag;"
+ * and the normalised text, as /dev/kmsg writes a record.
  */
 struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n);
 void pk_noise_free(struct pk_noise *noise);
@@ -89,7 +114,11 @@ char **pk_noise_keys(const struct pk_noise *noise);
 /* Rebuild a mask from pk_noise_keys() output. */
 struct pk_noise *pk_noise_from_keys(const char *const *keys);
 
-/* Diff two boots; noise may be NULL.  Never fails. */
+/*
+ * Diff two boots; noise may be NULL.  Never fails.  records_before and
+ * records_after count every record of each capture, noise_dropped the
+ * records of both that the mask left out.
+ */
 struct pk_kdiff *pk_kdiff_captures(const struct pk_capture *before,
 				   const struct pk_capture *after,
 				   const struct pk_noise *noise);
@@ -97,7 +126,14 @@ void pk_kdiff_free(struct pk_kdiff *d);
 typedef struct pk_kdiff pk_kdiff;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_kdiff, pk_kdiff_free)
 
-/* Relate a static finding to the dynamic results. */
+/*
+ * Relate a static finding (borrowed) to the dynamic results: seen at boot
+ * when a console change is attributed to the finding's file, at a line
+ * within a few of the finding's or with the finding's old or new text
+ * (unescaped; the index format may carry a pr_fmt() prefix before it) as
+ * its format; in the index only when just an index change matches that
+ * way.  A pr_fmt-* finding matches any change in its file.
+ */
 enum pk_confirmation pk_kdiff_confirm(const struct pk_kdiff *d,
 				      const struct pk_finding *f);
 /* "seen-at-boot", "in-index-only", "not-confirmed". */
