@@ -20,10 +20,18 @@ G_STATIC_ASSERT(G_N_ELEMENTS(pk_sql_migrations) == PK_STORE_SCHEMA_VERSION);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(sqlite3_stmt, sqlite3_finalize)
 
+struct base_cache;
+
 struct pk_store {
 	sqlite3 *db;
 	char *path;
 	int depth;          /* open transaction levels: BEGIN, then SAVEPOINTs */
+	/*
+	 * The last base index set read: every patch on a base is stored
+	 * against it.  Sets never change once written, but a rollback may undo
+	 * one (and its id be used again), so a rollback empties the cache.
+	 */
+	struct base_cache *base;
 };
 
 /* ---- SQL plumbing ------------------------------------------------------ */
@@ -148,6 +156,8 @@ static int query_int(struct pk_store *s, const char *sql, gint64 *out, GError **
 
 /* ---- transactions ------------------------------------------------------ */
 
+static void base_cache_free(struct base_cache *c);
+
 /*
  * The outermost level is BEGIN IMMEDIATE (the write lock is taken at once,
  * so a WAL reader never has to upgrade and fail); inner levels, including
@@ -179,6 +189,7 @@ static void tx_rollback(struct pk_store *s)
 {
 	if (!s->depth)
 		return;
+	g_clear_pointer(&s->base, base_cache_free);
 	if (s->depth > 1) {
 		exec1(s, "ROLLBACK TO pk", NULL);
 		exec1(s, "RELEASE pk", NULL);
@@ -332,6 +343,7 @@ void pk_store_close(struct pk_store *store)
 	while (store->depth)
 		tx_rollback(store);
 	sqlite3_close_v2(store->db);
+	base_cache_free(store->base);
 	g_free(store->path);
 	g_free(store);
 }
@@ -398,10 +410,11 @@ static void digest_str(GChecksum *c, const char *v)
 
 static void digest_int(GChecksum *c, gint64 v)
 {
-	char num[32];
+	guint8 b[9] = { 'I' };
 
-	g_snprintf(num, sizeof(num), "%" G_GINT64_FORMAT, v);
-	digest_str(c, num);
+	for (int i = 0; i < 8; i++)     /* little-endian, whatever the host */
+		b[1 + i] = (guint8)((guint64)v >> (8 * i));
+	g_checksum_update(c, b, sizeof(b));
 }
 
 #define DIGEST_LEN 16   /* the first 128 bits of SHA-256 */
@@ -1010,27 +1023,15 @@ static GArray *set_delta(const GArray *parent, const GArray *child)
 }
 
 /* Store the set of entry ids (found by digest, or added, possibly as a delta). */
+/* Add the set of entry ids, as a delta from parent (its ids, or NULL) when that is smaller. */
 static int store_set(struct pk_store *s, gint64 *out, const GArray *ids, const guint8 d[DIGEST_LEN],
-		     gint64 parent_id, GError **err)
+		     gint64 parent_id, const GArray *parent, GError **err)
 {
-	g_autoptr(sqlite3_stmt) find = prep(s, "SELECT id FROM index_sets WHERE digest = ?1", err);
 	g_autoptr(sqlite3_stmt) head = NULL;
 	g_autoptr(sqlite3_stmt) ins = NULL;
-	g_autoptr(GArray) parent = NULL;
 	g_autoptr(GArray) items = NULL;
 	gint64 set_id;
-	int rc;
 
-	if (!find)
-		return -1;
-	sqlite3_bind_blob(find, 1, d, DIGEST_LEN, SQLITE_STATIC);
-	if ((rc = step(s, find, err)) != 0) {
-		if (rc > 0)
-			*out = sqlite3_column_int64(find, 0);
-		return rc < 0 ? -1 : 0;
-	}
-	if (parent_id && load_set_ids(s, parent_id, 0, &parent, err) < 0)
-		return -1;
 	if (parent)
 		items = set_delta(parent, ids);
 	if (items && items->len * 2 > ids->len) {
@@ -1075,10 +1076,9 @@ static int store_set(struct pk_store *s, gint64 *out, const GArray *ids, const g
 	return 0;
 }
 
-static void index_entry_digest(const struct pk_index_entry *e, guint8 d[DIGEST_LEN])
+static void index_entry_digest(const struct pk_index_entry *e, GChecksum *c, guint8 d[DIGEST_LEN])
 {
-	g_autoptr(GChecksum) c = g_checksum_new(G_CHECKSUM_SHA256);
-
+	g_checksum_reset(c);
 	digest_int(c, e->level);
 	digest_int(c, e->cont);
 	digest_str(c, e->file);
@@ -1086,6 +1086,63 @@ static void index_entry_digest(const struct pk_index_entry *e, guint8 d[DIGEST_L
 	digest_str(c, e->func);
 	digest_str(c, e->format);
 	digest_end(c, d);
+}
+
+/* A base set's entry ids in order, and entry digest -> id for its entries. */
+struct base_cache {
+	gint64 set_id;
+	GArray *ids;
+	GHashTable *by_digest;  /* GBytes -> gint64* */
+};
+
+static void base_cache_free(struct base_cache *c)
+{
+	if (!c)
+		return;
+	g_array_unref(c->ids);
+	g_hash_table_unref(c->by_digest);
+	g_free(c);
+}
+
+/* The cache for set_id, reading the set and its entries' digests when it is another. */
+static int base_cache_get(struct pk_store *s, gint64 set_id, struct base_cache **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	struct base_cache *c;
+
+	if (s->base && s->base->set_id == set_id) {
+		*out = s->base;
+		return 0;
+	}
+	c = g_new0(struct base_cache, 1);
+	c->set_id = set_id;
+	c->by_digest = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+					     (GDestroyNotify)g_bytes_unref, g_free);
+	if (load_set_ids(s, set_id, 0, &c->ids, err) < 0 ||
+	    !(st = prep(s, "SELECT digest FROM index_entries WHERE id = ?1", err))) {
+		if (!c->ids)
+			c->ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+		base_cache_free(c);
+		return -1;
+	}
+	for (guint i = 0; i < c->ids->len; i++) {
+		gint64 id = g_array_index(c->ids, gint64, i);
+
+		sqlite3_bind_int64(st, 1, id);
+		if (step(s, st, err) <= 0) {
+			base_cache_free(c);
+			return pk_error(err, PK_ERROR_INPUT, "%s: index set %" G_GINT64_FORMAT
+					" names a missing entry", s->path, set_id);
+		}
+		g_hash_table_insert(c->by_digest,
+				    g_bytes_new(sqlite3_column_blob(st, 0), (gsize)sqlite3_column_bytes(st, 0)),
+				    g_memdup2(&id, sizeof(id)));
+		sqlite3_reset(st);
+	}
+	base_cache_free(s->base);
+	s->base = c;
+	*out = c;
+	return 0;
 }
 
 /*
@@ -1111,39 +1168,79 @@ static int base_set(struct pk_store *s, gint64 build_id, gint64 *out, GError **e
 	return 0;
 }
 
+/* The id of the set whose digest is d: 1 found, 0 not. */
+static int find_set(struct pk_store *s, const guint8 d[DIGEST_LEN], gint64 *out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT id FROM index_sets WHERE digest = ?1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_blob(st, 1, d, DIGEST_LEN, SQLITE_STATIC);
+	if ((rc = step(s, st, err)) > 0)
+		*out = sqlite3_column_int64(st, 0);
+	return rc;
+}
+
+/*
+ * Store a boot's index: digests first, so an index already stored (the
+ * same kernel booted again) costs one lookup; then entry ids, from the
+ * base's cache where the entry is the base's and from the table otherwise.
+ */
 static int store_index(struct pk_store *s, gint64 *out_set, gint64 build_id,
 		       const GPtrArray *index, GError **err)
 {
-	g_autoptr(sqlite3_stmt) find = prep(s, "SELECT id FROM index_entries WHERE digest = ?1", err);
-	g_autoptr(sqlite3_stmt) ins = prep(s, "INSERT INTO index_entries (digest, level, cont, file, "
-					   "line, func, format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
+	g_autoptr(sqlite3_stmt) find = NULL;
+	g_autoptr(sqlite3_stmt) ins = NULL;
 	g_autoptr(GChecksum) whole = g_checksum_new(G_CHECKSUM_SHA256);
+	g_autoptr(GChecksum) one = g_checksum_new(G_CHECKSUM_SHA256);
+	g_autofree guint8 *digests = g_malloc((gsize)index->len * DIGEST_LEN + 1);
 	g_autoptr(GArray) ids = g_array_sized_new(FALSE, FALSE, sizeof(gint64), index->len);
+	struct base_cache *base = NULL;
 	guint8 d[DIGEST_LEN];
 	gint64 parent = 0;
+	int rc;
 
+	for (guint i = 0; i < index->len; i++) {
+		index_entry_digest(index->pdata[i], one, digests + (gsize)i * DIGEST_LEN);
+		g_checksum_update(whole, digests + (gsize)i * DIGEST_LEN, DIGEST_LEN);
+	}
+	digest_end(whole, d);
+	if ((rc = find_set(s, d, out_set, err)) != 0)
+		return rc < 0 ? -1 : 0;
+	if (base_set(s, build_id, &parent, err) < 0 ||
+	    (parent && base_cache_get(s, parent, &base, err) < 0))
+		return -1;
+	find = prep(s, "SELECT id FROM index_entries WHERE digest = ?1", err);
+	ins = prep(s, "INSERT INTO index_entries (digest, level, cont, file, line, func, format) "
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
 	if (!find || !ins)
 		return -1;
 	for (guint i = 0; i < index->len; i++) {
 		const struct pk_index_entry *e = index->pdata[i];
-		gint64 id;
+		const guint8 *ed = digests + (gsize)i * DIGEST_LEN;
+		gint64 id, *known = NULL;
 
-		index_entry_digest(e, d);
-		g_checksum_update(whole, d, DIGEST_LEN);
+		if (base) {
+			g_autoptr(GBytes) key = g_bytes_new_static(ed, DIGEST_LEN);
+
+			known = g_hash_table_lookup(base->by_digest, key);
+		}
+		if (known) {
+			g_array_append_val(ids, *known);
+			continue;
+		}
 		sqlite3_bind_int(ins, 2, e->level);
 		sqlite3_bind_int(ins, 3, e->cont);
 		bind_text(ins, 4, e->file ? e->file : "");
 		sqlite3_bind_int(ins, 5, e->line);
 		bind_text(ins, 6, e->func ? e->func : "");
 		bind_text(ins, 7, e->format ? e->format : "");
-		if (find_or_insert(s, find, ins, d, &id, err) < 0)
+		if (find_or_insert(s, find, ins, ed, &id, err) < 0)
 			return -1;
 		g_array_append_val(ids, id);
 	}
-	digest_end(whole, d);
-	if (base_set(s, build_id, &parent, err) < 0)
-		return -1;
-	return store_set(s, out_set, ids, d, parent, err);
+	return store_set(s, out_set, ids, d, parent, base ? base->ids : NULL, err);
 }
 
 /* ---- boots and records ------------------------------------------------- */
