@@ -567,7 +567,7 @@ static const struct pk_index_entry *attributor_match(struct attributor *a, const
 
 /* One record as it is compared. */
 struct rec {
-	const struct pk_record *r;          /* borrowed from the capture */
+	const struct pk_record *kmsg;       /* borrowed from the capture */
 	char *norm;                         /* pk_kdiff_normalise() of its text */
 	char *key;                          /* record_key(): one diff line */
 	guint pos;                          /* index among its side's compared records */
@@ -600,9 +600,9 @@ static void side_init(struct side *s, const struct pk_capture *cap, const struct
 	for (guint i = 0; i < cap->records->len; i++) {
 		struct rec *r = g_new0(struct rec, 1);
 
-		r->r = cap->records->pdata[i];
-		r->norm = normaliser_apply(n, r->r->text);
-		r->key = record_key(r->r, r->norm);
+		r->kmsg = cap->records->pdata[i];
+		r->norm = normaliser_apply(n, r->kmsg->text);
+		r->key = record_key(r->kmsg, r->norm);
 		if (noise && g_hash_table_contains(noise->keys, r->key)) {
 			s->dropped++;
 			rec_free(r);
@@ -623,7 +623,7 @@ static void side_clear(struct side *s)
 static const struct pk_index_entry *rec_origin(struct side *s, struct rec *r)
 {
 	if (!r->attributed) {
-		r->origin = attributor_match(s->attr, r->r);
+		r->origin = attributor_match(s->attr, r->kmsg);
 		r->attributed = true;
 	}
 	return r->origin;
@@ -784,7 +784,7 @@ static char *join_texts(struct rec *const *recs, guint n)
 	for (guint i = 0; i < n; i++) {
 		if (i)
 			g_string_append_c(s, '\n');
-		g_string_append(s, recs[i]->r->text);
+		g_string_append(s, recs[i]->kmsg->text);
 	}
 	return g_strdup(s->str);
 }
@@ -806,8 +806,8 @@ static void emit(struct kdiff_ctx *x, const struct hunk *hk, const char *kind,
 	for (guint i = 0; i < n_new; i++)
 		news[i]->used = true;
 	c->kind = kind;
-	c->old_level = n_old ? olds[0]->r->level : -1;
-	c->new_level = n_new ? news[0]->r->level : -1;
+	c->old_level = n_old ? olds[0]->kmsg->level : -1;
+	c->new_level = n_new ? news[0]->kmsg->level : -1;
 	c->old_text = n_old ? join_texts(olds, n_old) : NULL;
 	c->new_text = n_new ? join_texts(news, n_new) : NULL;
 	if (n_new)
@@ -840,7 +840,7 @@ static void pair_same_text(struct kdiff_ctx *x, struct hunk *hk)
 			struct rec *n = hk->news->pdata[j];
 
 			if (!n->used && strcmp(o->norm, n->norm) == 0)
-				emit_pair(x, hk, o->r->level != n->r->level ? "level-changed" : "text-changed",
+				emit_pair(x, hk, o->kmsg->level != n->kmsg->level ? "level-changed" : "text-changed",
 					  o, n);
 		}
 	}
@@ -1348,20 +1348,33 @@ static int index_candidate_compare(const void *pa, const void *pb)
 static void index_pair_near(GPtrArray *out, GPtrArray *olds, GPtrArray *news, GHashTable *shifts)
 {
 	g_autoptr(GArray) cands = g_array_new(FALSE, FALSE, sizeof(struct index_candidate));
+	g_autoptr(GHashTable) by_func = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+							      (GDestroyNotify)g_array_unref);
 	g_autofree bool *old_used = g_new0(bool, olds->len + 1);
 	g_autofree bool *new_used = g_new0(bool, news->len + 1);
 
+	/* the added entries by file and function, as indexes into news */
+	for (guint j = 0; j < news->len; j++) {
+		char *key = entry_func_key(news->pdata[j]);
+		GArray *list = g_hash_table_lookup(by_func, key);
+
+		if (!list)
+			g_hash_table_insert(by_func, g_strdup(key), list = g_array_new(FALSE, FALSE, sizeof(guint)));
+		g_array_append_val(list, j);
+		g_free(key);
+	}
 	for (guint i = 0; i < olds->len; i++) {
 		const struct pk_index_entry *o = olds->pdata[i];
-		g_autofree char *fk = entry_func_key(o);
+		g_autofree char *key = entry_func_key(o);
+		GArray *list = g_hash_table_lookup(by_func, key);
 		int expect = o->line + shift_at(shifts, o);
 
-		for (guint j = 0; j < news->len; j++) {
+		for (guint k = 0; list && k < list->len; k++) {
+			guint j = g_array_index(list, guint, k);
 			const struct pk_index_entry *n = news->pdata[j];
-			g_autofree char *nk = entry_func_key(n);
 			struct index_candidate c = { abs(n->line - expect), i, j };
 
-			if (strcmp(fk, nk) == 0 && c.distance <= INDEX_LINE_SLACK)
+			if (c.distance <= INDEX_LINE_SLACK)
 				g_array_append_val(cands, c);
 		}
 	}

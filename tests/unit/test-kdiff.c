@@ -622,6 +622,28 @@ static void test_confirm_table(void **state)
 
 /* ---------------------------------------------------------------- real boots */
 
+/* Replace the first record whose text is from with to (and level), as a patch would. */
+static void patch_record(struct pk_capture *cap, const char *from, const char *to, int level)
+{
+	for (guint i = 0; i < cap->records->len; i++) {
+		struct pk_record *r = cap->records->pdata[i];
+
+		if (strcmp(r->text, from) == 0) {
+			g_free(r->text);
+			r->text = g_strdup(to);
+			r->level = level;
+			return;
+		}
+	}
+	fail_msg("no record `%s`", from);
+}
+
+static void set_index(struct pk_capture *cap, const char *text)
+{
+	g_ptr_array_set_size(cap->index, 0);
+	pk_index_parse(cap->index, text, strlen(text), cap->problems);
+}
+
 /*
  * Three boots of one kernel under TCG (see tests/data/kdiff/README): in one
  * the TSC could not be calibrated against the PIT, the other two are alike
@@ -633,9 +655,13 @@ static void test_real_same_kernel(void **state)
 	g_autoptr(pk_capture) odd = capture_load("boot-uncalibrated.capture");
 	g_autoptr(pk_capture) a = capture_load("boot-a.capture");
 	g_autoptr(pk_capture) b = capture_load("boot-b.capture");
+	g_autofree char *index = data_text("index-excerpt.txt");
 	const struct pk_capture *learn[] = { odd, a };
 	struct pk_noise *noise = pk_noise_learn(learn, 2), *stored;
 	g_auto(GStrv) keys = pk_noise_keys(noise);
+
+	set_index(odd, index);
+	set_index(b, index);
 
 	{
 		g_autoptr(pk_kdiff) d = pk_kdiff_captures(a, b, NULL);
@@ -659,28 +685,6 @@ static void test_real_same_kernel(void **state)
 	assert_true(g_strv_length(keys) < 20);
 	pk_noise_free(stored);
 	pk_noise_free(noise);
-}
-
-/* Replace the first record whose text is from with to (and level), as a patch would. */
-static void patch_record(struct pk_capture *cap, const char *from, const char *to, int level)
-{
-	for (guint i = 0; i < cap->records->len; i++) {
-		struct pk_record *r = cap->records->pdata[i];
-
-		if (strcmp(r->text, from) == 0) {
-			g_free(r->text);
-			r->text = g_strdup(to);
-			r->level = level;
-			return;
-		}
-	}
-	fail_msg("no record `%s`", from);
-}
-
-static void set_index(struct pk_capture *cap, const char *text)
-{
-	g_ptr_array_set_size(cap->index, 0);
-	pk_index_parse(cap->index, text, strlen(text), cap->problems);
 }
 
 /*
