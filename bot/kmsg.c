@@ -206,6 +206,8 @@ static struct pk_index_entry *index_line_parse(const char *s, const char *end)
 		return NULL;
 	if (s[1] == 'c') {
 		e.cont = true;
+	} else if (p - s == 3 && s[1] == '-' && s[2] == '1') {
+		/* "<-1>": printk() without a KERN_ level, printed at the default level */
 	} else {
 		if (s[1] < '0' || s[1] > '7')
 			return NULL;

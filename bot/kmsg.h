@@ -29,7 +29,8 @@ struct pk_record {
 
 /* One line of /sys/kernel/debug/printk/index/vmlinux. */
 struct pk_index_entry {
-	int level;          /* 0..7, or -1 for "<c>": continues at the previous level */
+	int level;          /* 0..7, or -1: "<c>" (cont set, continues at the previous
+	                       level) or "<-1>" (no KERN_ level: the default level) */
 	bool cont;          /* KERN_CONT */
 	char *file;
 	int line;

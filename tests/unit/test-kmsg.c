@@ -94,7 +94,9 @@ static const char index_text[] =
 	"<c> kernel/printk/printk.c:100 foo \" done\\n\"\n"
 	"<4,c> lib/x.c:7 bar \"quote \\\" back\\\\slash tab\\t oct\\001\"\n"
 	"<6> kernel/rcu/tree.c:5000 rcu_init \"rcu: Hierarchical RCU implementation.\\n\"\n"
-	"garbage line\n";
+	"garbage line\n"
+	"<-1> mm/percpu.c:3000 pcpu_dump_alloc_info \"%spcpu-alloc: \"\n"
+	"<-2> bad/level.c:1 f \"x\"\n";
 
 static void test_index(void **state)
 {
@@ -103,7 +105,7 @@ static void test_index(void **state)
 	struct pk_index_entry *e;
 
 	pk_index_parse(out, index_text, strlen(index_text), problems);
-	assert_int_equal(out->len, 4);
+	assert_int_equal(out->len, 5);
 	e = out->pdata[0];
 	assert_int_equal(e->level, 5);
 	assert_false(e->cont);
@@ -120,7 +122,12 @@ static void test_index(void **state)
 	assert_string_equal(e->format, "quote \" back\\slash tab\t oct\001");
 	e = out->pdata[3];
 	assert_string_equal(e->format, "rcu: Hierarchical RCU implementation.\n");
+	e = out->pdata[4];   /* printk() without a KERN_ level */
+	assert_int_equal(e->level, -1);
+	assert_false(e->cont);
+	assert_string_equal(e->func, "pcpu_dump_alloc_info");
 	assert_non_null(strstr(problems->str, "line 6"));
+	assert_non_null(strstr(problems->str, "line 8"));
 }
 
 static void test_capture_complete(void **state)
@@ -131,7 +138,7 @@ static void test_capture_complete(void **state)
 
 	assert_true(cap->complete);
 	assert_int_equal(cap->records->len, 2);
-	assert_int_equal(cap->index->len, 4);
+	assert_int_equal(cap->index->len, 5);
 	assert_string_equal(((struct pk_record *)cap->records->pdata[1])->text, "two");
 }
 
