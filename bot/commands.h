@@ -9,5 +9,8 @@
 int cmd_setup(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_db(int argc, char **argv);
 
 #endif

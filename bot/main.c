@@ -19,6 +19,9 @@ static const struct command commands[] = {
 	{ "setup", cmd_setup, "prepare the kernel tree, config and initramfs (cached, idempotent)" },
 	{ "boot",  cmd_boot,  "build a kernel revision, boot it in QEMU, print its records" },
 	{ "scan",  cmd_scan,  "static logging-churn findings of patches (no build)" },
+	{ "history", cmd_history, "stored changes to kernel messages: by file, text, author, date..." },
+	{ "report", cmd_report, "render a stored review again" },
+	{ "db",    cmd_db,    "check the database (integrity, schema version)" },
 };
 
 static void usage(FILE *to)

@@ -2057,13 +2057,13 @@ int pk_store_check_file(struct pk_store_check *out, const char *path, GError **e
 	}
 	sqlite3_busy_timeout(s.db, STORE_BUSY_MS);
 	if (query_int(&s, "PRAGMA user_version", &version, NULL) < 0) {
-		pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", path,
-			 sqlite3_errmsg(s.db));
-		sqlite3_close_v2(s.db);
-		return -1;
+		/* not a database, or one too damaged to read its schema: the answer */
+		g_ptr_array_add(problems, g_strdup(sqlite3_errmsg(s.db)));
+		version = -1;
+	} else {
+		check_pragma(&s, "PRAGMA integrity_check", problems);
+		check_pragma(&s, "PRAGMA foreign_key_check", problems);
 	}
-	check_pragma(&s, "PRAGMA integrity_check", problems);
-	check_pragma(&s, "PRAGMA foreign_key_check", problems);
 	sqlite3_close_v2(s.db);
 	if (version == 0)
 		g_ptr_array_add(problems, g_strdup("no schema version: not a printkbot database"));

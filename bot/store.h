@@ -264,16 +264,17 @@ int pk_store_job_state(struct pk_store *store, gint64 job_id, const char **out_s
 
 /* What pk_store_check_file() found. */
 struct pk_store_check {
-	int version;                /* PRAGMA user_version of the file */
-	GPtrArray *problems;        /* char*: integrity and foreign key problems */
+	int version;                /* PRAGMA user_version of the file, -1 when unreadable */
+	GPtrArray *problems;        /* char*: what is wrong; empty when healthy */
 };
 void pk_store_check_clear(struct pk_store_check *check);
 
 /*
  * Check a database file without changing it (read-only, no migration):
- * integrity_check, foreign_key_check and the schema version, which is a
- * problem when it is not PK_STORE_SCHEMA_VERSION.  Returns -1 only when
- * the file cannot be read as SQLite at all.
+ * integrity_check, foreign_key_check and the schema version (a problem
+ * when it is newer than PK_STORE_SCHEMA_VERSION or missing).  A file that
+ * is not SQLite, or too damaged to read its schema, is a problem too.
+ * Returns -1 only when the file does not exist or cannot be opened.
  */
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err);
 

@@ -10,13 +10,18 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include <sqlite3.h>
 
+#include "commands.h"
+#include "review.h"
 #include "store.h"
+#include "test.h"
 #include "util.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -369,8 +374,13 @@ static void test_random_bytes(void **state)
 	assert_null(s);
 	assert_non_null(strstr(err->message, path));
 	assert_non_null(strstr(err->message, "not a database"));
-	assert_int_equal(pk_store_check_file(&check, path, &err2), -1);
-	assert_non_null(strstr(err2->message, "not a database"));
+	assert_int_equal(pk_store_check_file(&check, path, &err2), 0);
+	assert_int_equal(check.version, -1);
+	assert_int_equal(check.problems->len, 1);
+	assert_non_null(strstr(check.problems->pdata[0], "not a database"));
+	pk_store_check_clear(&check);
+	assert_int_equal(pk_store_check_file(&check, "/nonexistent/printkbot.db", &err2), -1);
+	assert_non_null(strstr(err2->message, "no database at"));
 }
 
 /* Fill a database with enough rows to span many pages. */
@@ -951,6 +961,171 @@ static void test_confirmation_mismatch(void **state)
 	assert_int_equal(count(s, "tests"), tests);
 }
 
+/* Run a command with its standard output in a file; returns its exit status. */
+static int run_captured(int (*cmd)(int, char **), int argc, char **argv, char **out)
+{
+	g_autofree char *file = g_build_filename(tmpdir, "stdout", NULL);
+	int saved, fd, rc;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	rc = cmd(argc, argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	assert_int_equal(pk_read_file(out, NULL, file, 0, NULL), 0);
+	return rc;
+}
+
+static const char report_mail[] =
+	"From: Jane Doe <jane@example.org>\n"
+	"Subject: [PATCH] sched: convert printk to pr_err\n"
+	"Message-ID: <report@example.org>\n"
+	"Date: Tue, 1 Dec 2026 10:00:00 +0000\n"
+	"\n"
+	"Convert.\n"
+	"---\n"
+	"diff --git a/kernel/sched/core.c b/kernel/sched/core.c\n"
+	"--- a/kernel/sched/core.c\n"
+	"+++ b/kernel/sched/core.c\n"
+	"@@ -10,3 +10,3 @@ void f(void)\n"
+	" {\n"
+	"-\tprintk(KERN_ERR \"BUG: scheduling while atomic: %s\\n\", comm);\n"
+	"+\tpr_err(\"BUG: scheduling while atomic: %s\", comm);\n"
+	" }\n";
+
+/*
+ * `report ID` renders the stored model again: the same bytes as the body
+ * rendered when the review was made, and the stored review is found by id.
+ */
+static void test_report(void **state)
+{
+	g_autofree char *path = db_path("report.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *model_json = NULL, *body = NULL, *out = NULL, *id = NULL;
+	const struct pk_review_info info = { "report.mbox", 1, 2, "printkbot-base", "427fcf303d87" };
+	struct pk_test_result res = { 0 };
+	struct pk_store_test t = { .verdict = "does-not-apply" };
+	const struct pk_patch *p;
+	unsigned skipped;
+	gint64 review, stale;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, report_mail, strlen(report_mail), NULL), 0);
+	p = patches->pdata[0];
+	res.scan = pk_scan(p);
+	res.verdict = "does-not-apply";
+	res.reason = g_strdup("kernel/sched/core.c: hunk 1 does not apply");
+	res.before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");
+	model = pk_review_model(p, &res, &info);
+	model_json = json_to_string(model, FALSE);
+	body = pk_review_render(model, "review.txt", &err);
+	if (!body)
+		fail_msg("render: %s", err->message);
+	assert_int_equal(pk_store_add_patch(s, &t.patch_id, NULL, p, NULL, &err), 0);
+	assert_int_equal(pk_store_add_findings(s, t.patch_id, res.scan, &err), 0);
+	assert_int_equal(pk_store_add_test(s, &t.patch_id, &t, &err), 0);
+	assert_int_equal(pk_store_add_review(s, &review, t.patch_id, model_json, body, &err), 0);
+	/* a review whose stored body is stale: report renders the model, not the body */
+	assert_int_equal(pk_store_add_review(s, &stale, t.patch_id, model_json, "stale body\n", &err), 0);
+	pk_store_close(g_steal_pointer(&s));
+
+	id = g_strdup_printf("%" G_GINT64_FORMAT, review);
+	{
+		char *argv[] = { "report", "--db", path, id, NULL };
+
+		assert_int_equal(run_captured(cmd_report, 4, argv, &out), 0);
+		assert_string_equal(out, body);
+		assert_non_null(strstr(out, "does-not-apply"));
+	}
+	g_clear_pointer(&out, g_free);
+	g_free(id);
+	id = g_strdup_printf("%" G_GINT64_FORMAT, stale);
+	{
+		char *argv[] = { "report", "--db", path, id, NULL };
+
+		assert_int_equal(run_captured(cmd_report, 4, argv, &out), 0);
+		assert_string_equal(out, body);
+	}
+	g_clear_pointer(&out, g_free);
+	{
+		char *argv[] = { "report", "--db", path, "99", NULL };
+
+		assert_int_equal(run_captured(cmd_report, 4, argv, &out), 1);
+		assert_string_equal(out, "");
+	}
+	pk_test_result_clear(&res);
+}
+
+/* history and db check through the commands: exit codes and output forms. */
+static void test_commands(void **state)
+{
+	g_autoptr(pk_store) s = history_fixture("commands.db");
+	g_autofree char *path = g_strdup(pk_store_path(s));
+	g_autofree char *out = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	pk_store_close(g_steal_pointer(&s));
+	{
+		char *argv[] = { "history", "--db", path, "--json", "--file=kernel/sched/topology.c", NULL };
+		g_autoptr(JsonParser) parser = json_parser_new();
+
+		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 0);
+		lines = g_strsplit(out, "\n", -1);
+		assert_int_equal(g_strv_length(lines), 5);   /* 4 rows and the last newline */
+		assert_true(json_parser_load_from_data(parser, lines[1], -1, NULL));
+		assert_string_equal(json_object_get_string_member(
+			json_node_get_object(json_parser_get_root(parser)), "link"),
+			"https://lore.kernel.org/r/p1@x");
+	}
+	g_clear_pointer(&out, g_free);
+	{
+		char *argv[] = { "history", "--db", path, "--grep", "scheduling while atomic",
+				 "--until", "2025-12-15", NULL };
+
+		/* --until includes the day it names */
+		assert_int_equal(run_captured(cmd_history, 7, argv, &out), 0);
+		assert_non_null(strstr(out, "PATCH"));
+		assert_non_null(strstr(out, "S1 scheduling while atomic → S1 new"));
+		assert_non_null(strstr(out, "[PATCH v2 1/3] sched: tidy topology messages"));
+		assert_null(strstr(out, "B3"));
+	}
+	g_clear_pointer(&out, g_free);
+	{
+		char *argv[] = { "history", "--db", path, "--author", "nobody", NULL };
+
+		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 1);
+	}
+	g_clear_pointer(&out, g_free);
+	{
+		char *argv[] = { "history", "--db", path, "--since", "last week", NULL };
+
+		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 2);
+	}
+	g_clear_pointer(&out, g_free);
+	{
+		char *argv[] = { "db", "check", "--db", path, NULL };
+
+		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 0);
+		assert_non_null(strstr(out, "integrity ok, foreign keys ok"));
+	}
+	g_clear_pointer(&out, g_free);
+	{
+		g_autofree char *bad = db_path("bad.db");
+		char *argv[] = { "db", "check", "--db", bad, NULL };
+
+		assert_int_equal(pk_write_file(bad, "SQLite format 3\0garbage", 24, NULL), 0);
+		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 1);
+		assert_non_null(strstr(out, "problem"));
+	}
+}
+
 static int setup(void **state)
 {
 	tmpdir = g_dir_make_tmp("test-store-XXXXXX", NULL);
@@ -993,6 +1168,8 @@ int main(void)
 		cmocka_unit_test(test_history_filters),
 		cmocka_unit_test(test_history_rows),
 		cmocka_unit_test(test_confirmation_mismatch),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_commands),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
