@@ -1,0 +1,1 @@
+#define pr_fmt(fmt) "%s: " fmt, __func__

@@ -1,0 +1,7 @@
+#include "foo.h"
+
+static int foo_probe(void)
+{
+	pr_info("foo up\n");
+	return 0;
+}

@@ -1,0 +1,6 @@
+#include "sched.h"
+
+void sched_core(void)
+{
+	pr_info("core\n");
+}

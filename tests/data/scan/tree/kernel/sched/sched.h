@@ -1,0 +1,2 @@
+/* sched.h: included by several units, so no one unit */
+#include <linux/printk.h>
