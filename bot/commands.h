@@ -12,5 +12,6 @@ int cmd_scan(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_test(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "history", cmd_history, "stored changes to kernel messages: by file, text, author, date..." },
 	{ "report", cmd_report, "render a stored review again" },
 	{ "db",    cmd_db,    "check the database (integrity, schema version)" },
+	{ "test",  cmd_test,  "apply, build and boot before/after, diff what the kernel prints, review" },
 };
 
 static void usage(FILE *to)

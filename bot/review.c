@@ -262,8 +262,11 @@ static TmplScope *scope_from_model(JsonObject *model)
 		JsonNode *v = json_object_get_member(model, m->data);
 		GValue value = G_VALUE_INIT;
 
-		if (JSON_NODE_HOLDS_NULL(v))
+		if (JSON_NODE_HOLDS_NULL(v)) {
+			/* a NULL string: false in {{if}}, empty when printed */
+			tmpl_scope_set_string(scope, m->data, NULL);
 			continue;
+		}
 		g_value_init(&value, member_type(v));
 		fill_value(&value, v);
 		tmpl_scope_set_value(scope, m->data, &value);
@@ -454,6 +457,8 @@ static void add_findings(JsonBuilder *b, const struct pk_test_result *res)
 		add_str(b, "message", f->message);
 		add_wrapped(b, "message_wrapped", f->message, "    ");
 		add_str(b, "confirmation", conf);
+		g_autofree char *note = conf ? g_strdup_printf(" (%s)", conf) : g_strdup("");
+		add_str(b, "confirmation_note", note);
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);
@@ -543,6 +548,29 @@ static void add_side(JsonBuilder *b, const char *name, const struct pk_test_side
 	json_builder_end_object(b);
 }
 
+/* Where and how it was tested, the figures a maintainer may want to trust the result. */
+static char *tested_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
+{
+	g_autofree char *base = short_id(res->before.commit);
+	GString *s = g_string_new(NULL);
+	const struct pk_test_side *b = &res->before, *a = &res->after;
+
+	g_string_append_printf(s, "Tested on %s (%s) with the bot's kernel config %s.", info->base,
+			       base ? base : "?", info->config_hash);
+	if (!res->diff)
+		return g_string_free(s, FALSE);
+	if (b->cached)
+		g_string_append(s, " Before: the stored boot of the base;");
+	else
+		g_string_append_printf(s, " Before: build %.1f s, boot %.1f s;", b->build.seconds, b->boot.seconds);
+	g_string_append_printf(s, " after: build %.1f s, boot %.1f s (%s).", a->build.seconds, a->boot.seconds,
+			       a->boot.accel ? a->boot.accel : "?");
+	g_string_append_printf(s, " The base was booted %u times to learn run-to-run noise; %u varying "
+			       "record%s left out of the comparison.", res->noise_boots, res->diff->noise_dropped,
+			       res->diff->noise_dropped == 1 ? " was" : "s were");
+	return g_string_free(s, FALSE);
+}
+
 JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_result *res,
 			  const struct pk_review_info *info)
 {
@@ -552,6 +580,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	g_autofree char *reason = res->reason ? g_strstrip(g_strdup(res->reason)) : NULL;
 	g_autofree char *position = info->total > 1 ? g_strdup_printf("%u/%u", info->index, info->total) : NULL;
 	const struct pk_kdiff *d = res->diff;
+	g_autofree char *tested = tested_sentence(res, info);
 
 	json_builder_begin_object(b);
 	add_str(b, "tool", "printkbot " PK_VERSION);
@@ -565,6 +594,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "summary", summary);
 	add_wrapped(b, "summary_wrapped", summary, "");
 	add_str(b, "reason", reason);
+	add_wrapped(b, "reason_wrapped", reason, "");
 	add_str(b, "base", info->base);
 	add_str(b, "base_short", base_short);
 	add_str(b, "config_hash", info->config_hash);
@@ -581,6 +611,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_bool(b, "has_index", d && d->index_changes->len > 0);
 	add_index_changes(b, d);
 	add_bool(b, "compared", d != NULL);
+	add_wrapped(b, "tested_wrapped", tested, "");
 	json_builder_end_object(b);
 	return json_builder_get_root(b);
 }

@@ -1,0 +1,84 @@
+/*
+ * test.h - test one patch: scan, policy, apply, build and boot before and
+ * after, diff, and the verdict.  This is the pipeline of DESIGN.md for one
+ * patch; `printkbot test` runs it over a patch or a series, `run` over the
+ * commits of a branch.
+ *
+ * The before side (the parent's build and boots) is looked up in the store
+ * first: a second patch on the same base and config never rebuilds or
+ * reboots it.  The base is booted more than once to learn its run-to-run
+ * noise, and the mask is stored with it.
+ *
+ * A patch that does not apply, a build that fails and a boot that panics
+ * are verdicts in the result; pk_test_patch() returns -1 only when the bot
+ * itself cannot work (no lab, no store, QEMU missing).  store may be NULL:
+ * then nothing is cached or kept.
+ */
+#ifndef PK_TEST_H
+#define PK_TEST_H
+
+#include <stdbool.h>
+
+#include "boot.h"
+#include "build.h"
+#include "kdiff.h"
+#include "lab.h"
+#include "patch.h"
+#include "policy.h"
+#include "scan.h"
+
+struct pk_store;
+
+struct pk_test_opts {
+	struct pk_policy policy;
+	double boot_timeout;      /* seconds per boot, 0 = 60 */
+	bool build_without_churn; /* build and boot no-churn patches too (run --all) */
+};
+
+/* One side of the comparison: a commit, its build and its boot. */
+struct pk_test_side {
+	char *commit;
+	bool cached;              /* taken from the store, not built or booted now */
+	bool build_tried;
+	struct pk_build_result build;  /* build.ok, seconds, errors */
+	bool booted;              /* a boot was attempted */
+	struct pk_boot_result boot;    /* status, seconds, console, detail, capture;
+	                                  a cached side has the capture only */
+	char *console_tail;       /* last console lines of a failed boot */
+	gint64 build_id, boot_id; /* in the store, 0 when not stored */
+};
+
+struct pk_test_result {
+	const char *verdict;      /* static: one of DESIGN.md's verdicts */
+	char *reason;             /* why refused / did not apply / failed, or NULL */
+	struct pk_scan *scan;
+	struct pk_test_side before, after;
+	unsigned noise_boots;     /* base boots the noise mask was learnt from */
+	struct pk_kdiff *diff;    /* NULL unless both sides booted */
+	GArray *confirmations;    /* enum pk_confirmation, one per scan finding; NULL without diff */
+	double seconds;
+};
+
+/*
+ * Test patch on parent (a revision of the lab's tree).  On success *out
+ * holds the result (pk_test_result_clear()) and, when the patch applied,
+ * out->after.commit is the commit a following patch of a series goes on.
+ */
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err);
+void pk_test_result_clear(struct pk_test_result *res);
+
+/*
+ * Store a tested patch (the patch, its findings, the after side's build
+ * and boot, the test with its changes); the before side was stored when it
+ * was made.  The caller wraps this and the review in one transaction.
+ */
+int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_patch *patch,
+		  gint64 source_id, const struct pk_test_result *res, const char *config_hash,
+		  GError **err);
+
+/* Whether a verdict means the console (or the kernel) is not as before. */
+bool pk_verdict_is_bad(const char *verdict);
+
+#endif

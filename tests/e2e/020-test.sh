@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# End to end: `printkbot test` on fixture patches against the real kernel:
+# each boot-visible change is found with its kind and file:line, a pure
+# conversion is no-visible-change, a printk(KERN_DEBUG -> pr_debug is
+# message-removed, a broken build and a patch that does not apply are
+# verdicts; the base is built and booted once for all of them; two boots of
+# the same kernel diff to nothing; a review is stored and re-rendered
+# byte for byte.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bot=./printkbot
+data=tests/data/test
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PRINTKBOT_DB=$work/printkbot.db
+
+$bot setup >/dev/null
+
+run() {  # name: test one fixture, keep its JSON model and exit status
+	local rc=0
+	$bot test --json "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
+	echo "$rc" >"$work/$name.rc"
+}
+for name in text-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure; do
+	run "$data/$name.patch"
+done
+name=comment-only
+run "$data/comment-only.patch"
+name=comment-only-all
+run --all "$data/comment-only.patch"
+name=noapply
+if [ -f ../shared/corpus/patches/NOAPPLY-x86-fpu-log-xsave-disablement.patch ]; then
+	run ../shared/corpus/patches/NOAPPLY-x86-fpu-log-xsave-disablement.patch
+fi
+name=text-change-text
+$bot test "$data/text-change.patch" >"$work/text-change.txt" 2>/dev/null || true
+
+python3 - "$work" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+fails = []
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond: fails.append(what)
+def load(name):
+    return json.load(open(os.path.join(work, name + ".json"))), int(open(os.path.join(work, name + ".rc")).read())
+def console(m, kind):
+    return [c for c in m["console"] if c["kind"] == kind]
+
+m, rc = load("text-change")
+check(m["verdict"] == "console-changed" and rc == 1, "text-change: console-changed, exit 1 (%s, %d)" % (m["verdict"], rc))
+tc = console(m, "text-changed")
+check(len(tc) == 1 and tc[0]["file"] == "arch/x86/kernel/e820.c" and tc[0]["func"] == "e820__setup_pci_gap",
+      "text-change: one text-changed attributed to e820__setup_pci_gap (%s)" % [c["where"] for c in m["console"]])
+check(tc and "available for PCI devices" in tc[0]["old_text"] and "free for PCI devices" in tc[0]["new_text"],
+      "text-change: old and new text")
+check(any(c["kind"] == "text-changed" for c in m["index"]), "text-change: the printk index entry changed too")
+check(m["before"]["commit"] and m["after"]["commit"] and m["before"]["commit"] != m["after"]["commit"],
+      "text-change: before and after commits")
+
+m, rc = load("level-change")
+lc = console(m, "level-changed")
+check(m["verdict"] == "console-changed" and len(lc) == 1 and lc[0]["old_level"] == 6 and lc[0]["new_level"] == 5,
+      "level-change: info -> notice seen at boot (%s)" % [(c["kind"], c["where"]) for c in m["console"]])
+check(lc and lc[0]["file"] == "drivers/base/devtmpfs.c", "level-change: attributed to drivers/base/devtmpfs.c")
+check(m["before"]["cached"], "level-change: the base came from the store, not rebuilt")
+
+m, rc = load("pr_fmt-added")
+pc = console(m, "prefix-changed")
+check(m["verdict"] == "console-changed" and pc, "pr_fmt-added: prefix-changed (%s)" % [c["kind"] for c in m["console"]])
+check(any("Run /init as init process" in (c["new_text"] or "") and c["new_text"].startswith("init: ") for c in pc),
+      "pr_fmt-added: 'init: Run /init as init process'")
+check(all(c["file"] == "init/main.c" for c in pc), "pr_fmt-added: every prefix change from init/main.c")
+check(any(f["kind"] == "pr_fmt-added" and f["confirmation"] == "seen-at-boot" for f in m["findings"]),
+      "pr_fmt-added: the static finding is confirmed at boot")
+
+m, rc = load("pure-conversion")
+check(m["verdict"] == "no-visible-change" and rc == 0 and not m["console"] and not m["index"],
+      "pure-conversion: no-visible-change, exit 0 (%s %s)" % (m["verdict"], m["console"] + m["index"]))
+check(any(f["kind"] == "call-converted" for f in m["findings"]), "pure-conversion: call-converted finding")
+
+m, rc = load("debug-compiled-out")
+mr = console(m, "message-removed")
+check(m["verdict"] == "console-changed" and len(mr) == 1 and "attaching NULL sched-domain" in mr[0]["old_text"],
+      "debug-compiled-out: message-removed (%s)" % [(c["kind"], c["old_text"]) for c in m["console"]])
+check(any(c["kind"] == "message-removed" for c in m["index"]), "debug-compiled-out: gone from the printk index")
+
+m, rc = load("build-failure")
+check(m["verdict"] == "build-failed" and rc == 1, "build-failure: build-failed (%s)" % m["verdict"])
+check("init/main.c:" in (m["after"]["build_errors"] or "") and "error" in m["after"]["build_errors"],
+      "build-failure: names the compiler error line")
+
+if os.path.exists(os.path.join(work, "noapply.json")):
+    m, rc = load("noapply")
+    check(m["verdict"] == "does-not-apply" and "arch/x86/kernel/fpu/xstate.c" in m["reason"] and "hunk" in m["reason"],
+          "NOAPPLY: does-not-apply naming the file and hunk (%s)" % m["reason"])
+    check(m["has_findings"], "NOAPPLY: static findings still reported")
+
+m, rc = load("comment-only")
+check(m["verdict"] == "no-churn" and rc == 0 and m["after"]["build_seconds"] is None,
+      "comment-only: no-churn and not built")
+m, rc = load("comment-only-all")
+check(m["verdict"] == "no-visible-change" and m["compared"] and not m["console"] and not m["index"],
+      "same kernel booted again (--all on a comment-only patch): no change at all (%s)" % (m["console"] + m["index"]))
+
+text = open(os.path.join(work, "text-change.txt")).read()
+check("verdict: console-changed" in text and "e820__setup_pci_gap" in text, "text review names the verdict and function")
+long = [l for l in text.splitlines() if len(l) > 72 and not l.startswith("    ")]
+check(not long, "review prose fits 72 columns (%s)" % long[:2])
+sys.exit(1 if fails else 0)
+PY
+
+# The base was built once: one base build stored, whatever the number of patches.
+builds=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from builds where tree_commit = base_commit")
+echo "base builds stored: $builds"
+[ "$builds" = 1 ] || { echo "FAIL: the base was built $builds times"; exit 1; }
+
+# A stored review renders again byte for byte.
+id=$(sqlite3 "$PRINTKBOT_DB" "select max(id) from reviews")
+sqlite3 "$PRINTKBOT_DB" "select body from reviews where id = $id" >"$work/stored.txt"
+$bot report "$id" >"$work/report.txt"
+if ! cmp -s <(sed -e '$a\' "$work/stored.txt") <(sed -e '$a\' "$work/report.txt"); then
+	echo "FAIL: report $id differs from the stored review"; diff "$work/stored.txt" "$work/report.txt" | head; exit 1
+fi
+echo "ok   report $id re-renders the stored review byte for byte"

@@ -1,0 +1,124 @@
+/* test-review.c - the review model and its rendering through templates/review.txt. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "review.h"
+#include "util.h"
+
+static const char fixture[] =
+	"From: Jane Doe <jane@example.org>\n"
+	"Subject: [PATCH v2 1/3] sched: convert printk to pr_err\n"
+	"Message-ID: <20261201.jane@example.org>\n"
+	"Date: Tue, 1 Dec 2026 10:00:00 +0000\n"
+	"\n"
+	"Convert.\n"
+	"---\n"
+	"diff --git a/kernel/sched/core.c b/kernel/sched/core.c\n"
+	"--- a/kernel/sched/core.c\n"
+	"+++ b/kernel/sched/core.c\n"
+	"@@ -10,3 +10,3 @@ void f(void)\n"
+	" {\n"
+	"-\tprintk(KERN_ERR \"BUG: scheduling while atomic: %s\\n\", comm);\n"
+	"+\tpr_err(\"BUG: scheduling while atomic: %s\", comm);\n"
+	" }\n";
+
+/* A does-not-apply result: scan findings but no boots. */
+static void make_result(struct pk_test_result *res, struct pk_patch **out_patch)
+{
+	g_autoptr(GPtrArray) patches = NULL;
+	unsigned skipped;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, fixture, strlen(fixture), NULL), 0);
+	assert_int_equal(patches->len, 1);
+	*out_patch = g_ptr_array_steal_index(patches, 0);
+	memset(res, 0, sizeof *res);
+	res->scan = pk_scan(*out_patch);
+	res->verdict = "does-not-apply";
+	res->reason = g_strdup("kernel/sched/core.c: hunk 1 (@@ -10,3 +10,3 @@) does not apply: "
+			       "its pre-image is nowhere in the file");
+	res->before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");
+}
+
+static const struct pk_review_info info = {
+	"0001-sched.patch", 1, 3, "printkbot-base", "427fcf303d87",
+};
+
+static void test_render_does_not_apply(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	make_result(&res, &patch);
+	model = pk_review_model(patch, &res, &info);
+	text = pk_review_render(model, "review.txt", &err);
+	assert_non_null(text);
+	print_message("%s", text);
+	assert_non_null(strstr(text, "[1/3] [PATCH v2 1/3] sched: convert printk to pr_err"));
+	assert_non_null(strstr(text, "verdict: does-not-apply"));
+	assert_non_null(strstr(text, "hunk 1 (@@ -10,3 +10,3 @@)"));
+	assert_non_null(strstr(text, "kernel/sched/core.c:11: newline-lost"));
+	assert_non_null(strstr(text, "printkbot test 0001-sched.patch"));
+	assert_null(strstr(text, "Boot log"));   /* nothing was booted */
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++)
+		if (g_utf8_strlen(*l, -1) > 72 && strncmp(*l, "    ", 4))
+			fail_msg("line over 72 columns: %s", *l);
+	pk_test_result_clear(&res);
+}
+
+/* What the store keeps (the model as JSON text) renders to the same bytes. */
+static void test_render_from_json_is_identical(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *first = NULL, *json = NULL, *again = NULL;
+
+	make_result(&res, &patch);
+	model = pk_review_model(patch, &res, &info);
+	first = pk_review_render(model, "review.txt", NULL);
+	json = json_to_string(model, FALSE);
+	again = pk_review_render_json(json, "review.txt", NULL);
+	assert_non_null(first);
+	assert_string_equal(first, again);
+	pk_test_result_clear(&res);
+}
+
+static void test_bad_inputs(void **state)
+{
+	g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
+
+	assert_null(pk_review_render_json("{not json", "review.txt", &e1));
+	assert_non_null(strstr(e1->message, "stored review model"));
+	assert_null(pk_review_render_json("[1,2]", "review.txt", &e2));
+	assert_non_null(strstr(e2->message, "not a JSON object"));
+	assert_null(pk_review_render_json("{}", "no-such-template.txt", &e3));
+	assert_non_null(strstr(e3->message, "no-such-template.txt"));
+}
+
+static void test_wrap(void **state)
+{
+	g_autofree char *w = pk_wrap("aaa bbb ccc ddd", 7, "  ");
+	g_autofree char *long_word = pk_wrap("x verylongword y", 5, "");
+
+	assert_string_equal(w, "aaa bbb\n  ccc\n  ddd");
+	assert_string_equal(long_word, "x\nverylongword\ny");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render_does_not_apply),
+		cmocka_unit_test(test_render_from_json_is_identical),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_wrap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
