@@ -9,9 +9,12 @@
 #include "patch.h"
 #include "commands.h"
 #include "scan.h"
+#include "tree.h"
 #include "util.h"
 
 #define CORPUS "../shared/corpus/patches/"
+#define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"
+#define TREE "tests/data/scan/tree"
 
 /*
  * A one-hunk diff of drivers/x.c from hunk body lines (each starting with
@@ -28,7 +31,8 @@ static char *mkdiff(const char *body)
 	}
 	return g_strdup_printf("diff --git a/drivers/x.c b/drivers/x.c\n"
 			       "--- a/drivers/x.c\n+++ b/drivers/x.c\n"
-			       "@@ -10,%d +10,%d @@ static int probe(void)\n%s", old, new, body);
+			       "@@ -10,%d +10,%d @@ static int x_probe(struct device *dev)\n%s",
+			       old, new, body);
 }
 
 static int kind_cmp(gconstpointer a, gconstpointer b)
@@ -145,6 +149,89 @@ static const struct scan_case scan_cases[] = {
 	  "-\t/* printk(KERN_ERR \"old\\n\"); */\n"
 	  "+\t/* see below */\n",
 	  "", "no-churn" },
+	/* the WARN family: a format at the default level, and a backtrace */
+	{ "WARN to pr_err",
+	  "-\tWARN(ret, \"x: reset failed %d\\n\", ret);\n"
+	  "+\tpr_err(\"x: reset failed %d\\n\", ret);\n",
+	  "level-changed,warn-converted", "console-changed" },
+	{ "WARN_ONCE text changed",
+	  "-\tWARN_ONCE(1, \"x: queue %d stalled\\n\", q);\n"
+	  "+\tWARN_ONCE(1, \"x: queue %d is stalled\\n\", q);\n",
+	  "text-changed", "console-changed" },
+	{ "WARN_TAINT's format is its third argument",
+	  "+\tWARN_TAINT(bad, TAINT_FIRMWARE_WORKAROUND, \"x: firmware bug\\n\");\n",
+	  "message-added", "console-changed" },
+	{ "WARN_ON has no format",
+	  "+\tWARN_ON(!dev);\n",
+	  "", "no-churn" },
+	{ "pr_warn to WARN_RATELIMIT",
+	  "-\tpr_warn(\"x: lost %d events\\n\", n);\n"
+	  "+\tWARN_RATELIMIT(1, \"x: lost %d events\\n\", n);\n",
+	  "level-changed,warn-converted", "console-changed" },
+	/* what checkpatch.pl warns about on added lines */
+	{ "added pr_cont",
+	  " \tpr_info(\"ports:\");\n"
+	  "+\tpr_cont(\" %d\", port);\n",
+	  "logging-continuation,message-added", "console-changed" },
+	{ "added printk KERN_CONT",
+	  "+\tprintk(KERN_CONT \" %d\", port);\n",
+	  "logging-continuation,message-added,prefer-pr-level", "console-changed" },
+	{ "pr_info to pr_cont is cont-added only",
+	  "-\tpr_info(\"x: done\\n\");\n"
+	  "+\tpr_cont(\"x: done\\n\");\n",
+	  "cont-added", "console-changed" },
+	{ "printk with a level, text changed",
+	  "-\tprintk(KERN_ERR \"x: bad cable\\n\");\n"
+	  "+\tprintk(KERN_ERR \"x: bad cable detected\\n\");\n",
+	  "prefer-pr-level,text-changed", "console-changed" },
+	{ "printk without a level before and after: nothing visible",
+	  "-\tprintk(\"x: ready %d\\n\", a);\n"
+	  "+\tprintk(\"x: ready %d\\n\", b);\n",
+	  "level-missing", "no-visible-change" },
+	{ "the hunk's function spelt in the format",
+	  "+\tpr_err(\"x_probe: no memory\\n\");\n",
+	  "embedded-function-name,message-added", "console-changed" },
+	{ "the function's name alone is an argument, not the format",
+	  "+\tpr_err(\"%s: no memory\\n\", \"x_probe\");\n",
+	  "message-added", "console-changed" },
+	{ "a longer identifier is not the function's name",
+	  "+\tpr_err(\"x_probe_one failed\\n\");\n",
+	  "message-added", "console-changed" },
+	{ "a function the hunk defines",
+	  " }\n"
+	  "+\n"
+	  "+static void x_reset(struct x *x)\n"
+	  "+{\n"
+	  "+\tpr_info(\"x_reset: done\\n\");\n"
+	  "+}\n",
+	  "embedded-function-name,message-added", "console-changed" },
+	{ "after a closing brace the hunk's function is over",
+	  " }\n"
+	  "+DEFINE_X(\"x_probe: table\");\n",
+	  "", "no-churn" },
+	{ "a blank before the newline",
+	  "+\tdev_info(dev, \"x: link up \\n\");\n",
+	  "message-added,whitespace-before-newline", "console-changed" },
+	{ "a split after a \\n is not un-greppable",
+	  "+\tpr_info(\"x: line one\\n\"\n"
+	  "+\t\t\"x: line two\\n\");\n",
+	  "message-added", "console-changed" },
+	{ "a string split over three lines: two split points",
+	  "+\tpr_info(\"x: a message that \"\n"
+	  "+\t\t\"goes on and \"\n"
+	  "+\t\t\"on\\n\");\n",
+	  "message-added,string-split,string-split", "console-changed" },
+	{ "an already split string whose second half changes",
+	  " \tpr_err(\"x: could not map the \"\n"
+	  "-\t       \"register region\\n\");\n"
+	  "+\t       \"register regions\\n\");\n",
+	  "string-split,text-changed", "console-changed" },
+	{ "an already split string whose arguments change: still split, nothing visible",
+	  "-\tpr_err(\"x: could not map the \"\n"
+	  "-\t       \"register region %d\\n\", a);\n"
+	  "+\tpr_err(\"x: could not map the \"\n"
+	  "+\t       \"register region %d\\n\", b);\n",
+	  "string-split", "no-visible-change" },
 };
 
 static void test_scan_cases(void **state)
@@ -186,6 +273,54 @@ static void test_finding_fields(void **state)
 	assert_string_equal(f->new_call, "dev_err(&pdev->dev, \"irq %d busy\\n\", irq)");
 	assert_string_equal(f->new_text, "irq %d busy\\n");
 	assert_non_null(strstr(f->message, "warn to err"));
+}
+
+struct line_case {
+	const char *name;
+	const char *body;
+	const char *kind;
+	int line;               /* where checkpatch.pl would put its warning */
+};
+
+/* Hunks start at line 10: a split is found on the line that continues it. */
+static const struct line_case line_cases[] = {
+	{ "string-split on the continuation line",
+	  " \tint ret;\n"
+	  "+\tpr_info(\"x: a message that \"\n"
+	  "+\t\t\"goes on\\n\");\n",
+	  "string-split", 12 },
+	{ "embedded-function-name on the literal's line",
+	  "+\tdev_err(dev,\n"
+	  "+\t\t\"x_probe failed\\n\");\n",
+	  "embedded-function-name", 11 },
+	{ "whitespace-before-newline on the literal's line",
+	  "+\tpr_info(\"x: %d\",\n"
+	  "+\t\tn); pr_cont(\"done \\n\");\n",
+	  "whitespace-before-newline", 11 },
+	{ "level-missing on the printk line",
+	  " \tint ret;\n"
+	  " \n"
+	  "+\tprintk(\"x\\n\");\n",
+	  "level-missing", 12 },
+};
+
+static void test_finding_lines(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(line_cases); i++) {
+		const struct line_case *c = &line_cases[i];
+		g_autofree char *diff = mkdiff(c->body);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+		int line = 0;
+
+		print_message("case: %s\n", c->name);
+		for (guint j = 0; j < s->findings->len; j++) {
+			const struct pk_finding *f = s->findings->pdata[j];
+			if (!strcmp(f->kind, c->kind))
+				line = f->line;
+		}
+		assert_int_equal(line, c->line);
+	}
 }
 
 static void test_diff_lines(void **state)
@@ -319,6 +454,10 @@ static const struct corpus_case corpus_cases[] = {
 	  "console-changed" },
 	{ "clocksource-sync-durations-pr_info.patch", "level-changed", "console-changed" },
 	{ "x86-fpu-xstate-print-features-loop.patch", "", "no-visible-change" },
+	{ "sched-debug-need_resched-WARN-to-pr_err.patch", "level-changed,warn-converted",
+	  "console-changed" },
+	{ "NOAPPLY-x86-fpu-log-xsave-disablement.patch",
+	  "message-added,text-changed,text-changed,text-changed", "console-changed" },
 };
 
 static void test_corpus(void **state)
@@ -343,6 +482,282 @@ static void test_corpus(void **state)
 		g_autofree char *got = kinds(s);
 		assert_string_equal(got, c->kinds);
 		assert_string_equal(s->verdict, c->verdict);
+	}
+}
+
+/* The whole linux-serial mbox, decompressed with xz(1). */
+static char *read_mbox(size_t *len)
+{
+	const char *argv[] = { "xz", "-dc", MBOX, NULL };
+	g_autoptr(GError) err = NULL;
+	char *out = NULL;
+	int status = 0;
+	gsize n;
+
+	assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+				 &out, NULL, &status, &err));
+	assert_true(g_spawn_check_wait_status(status, NULL));
+	n = strlen(out);
+	*len = n;
+	return out;
+}
+
+struct mbox_spot {
+	const char *message_id;
+	const char *kinds;      /* sorted, comma-joined */
+	const char *verdict;
+};
+
+static const struct mbox_spot mbox_spots[] = {
+	{ "<20251210063543.2185727-1-Wenhua.Lin@unisoc.com>", "level-changed,level-changed,level-changed",
+	  "console-changed" },
+	{ "<20260306015022.1940986-4-jim.cromie@gmail.com>", "text-changed", "console-changed" },
+	{ "<20251216193726.55449-4-gerhard@engleder-embedded.com>", "", "no-visible-change" },
+	{ "<20260129075200.38060-1-enelsonmoore@gmail.com>", NULL, "console-changed" },
+	{ "<20260309142836.95514-1-dev-Felipe.Jensen@duagon.com>", "", "no-churn" },
+};
+
+/*
+ * The 1,500 mails of linux-serial: how many carry a diff, how many of those
+ * touch printk-family lines, a few by Message-ID, and the mboxrd-quoted
+ * "From " line of a patch quoted in a reply.
+ */
+static void test_mbox_corpus(void **state)
+{
+	size_t len = 0;
+	g_autofree char *buf = read_mbox(&len);
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	unsigned skipped = 0, churn = 0, spotted = 0;
+	gboolean quoted_from = FALSE;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, buf, len, &err), 0);
+	assert_int_equal(patches->len + skipped, 1500);
+	assert_int_equal(patches->len, 545);
+	for (guint i = 0; i < patches->len; i++) {
+		const struct pk_patch *p = patches->pdata[i];
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+
+		assert_true(!p->description || g_utf8_validate(p->description, -1, NULL));
+		churn += strcmp(s->verdict, "no-churn") != 0;
+		if (p->message_id && !strcmp(p->message_id, "<aXDYEVlkFgxdSVSG@pathway.suse.cz>")) {
+			assert_non_null(strstr(p->description, "\nFrom 0fc61b6877e9beb20429effc599bc4bc6ec3a475 Mon Sep"));
+			assert_null(strstr(p->description, ">From 0fc61b"));
+			quoted_from = TRUE;
+		}
+		for (size_t j = 0; p->message_id && j < G_N_ELEMENTS(mbox_spots); j++) {
+			const struct mbox_spot *m = &mbox_spots[j];
+			if (strcmp(p->message_id, m->message_id))
+				continue;
+			g_autofree char *got = kinds(s);
+			print_message("spot: %s: %s\n", m->message_id, got);
+			if (m->kinds)
+				assert_string_equal(got, m->kinds);
+			else
+				assert_non_null(strstr(got, "message-removed"));
+			assert_string_equal(s->verdict, m->verdict);
+			spotted++;
+		}
+	}
+	print_message("%u patches, %u with printk churn, %u mails skipped\n", patches->len, churn, skipped);
+	assert_int_equal(churn, 41);
+	assert_int_equal(spotted, G_N_ELEMENTS(mbox_spots));
+	assert_true(quoted_from);
+}
+
+struct describe_case {
+	const char *path;
+	const char *unit, *modname, *pr_fmt_file, *prefix;
+};
+
+/* The miniature tree of tests/data/scan/tree, one rule of tree.h per row. */
+static const struct describe_case describe_cases[] = {
+	/* built inside the file that #includes it */
+	{ "kernel/sched/topology.c", "kernel/sched/build_utility.c", "build_utility", NULL, "" },
+	{ "kernel/sched/core.c", "kernel/sched/core.c", "core", NULL, "" },
+	/* included by several units: none */
+	{ "kernel/sched/sched.h", NULL, NULL, NULL, "" },
+	/* the includer's pr_fmt(), defined before its #include */
+	{ "kernel/rcu/tree_plugin.h", "kernel/rcu/tree.c", "tree", "kernel/rcu/tree.c", "rcu: " },
+	/* composite objects, a continuation line, a string macro */
+	{ "drivers/tty/serial/8250/8250_core.c", "drivers/tty/serial/8250/8250_core.c", "8250",
+	  "drivers/tty/serial/8250/8250_core.c", "serial8250: " },
+	{ "drivers/tty/serial/8250/8250_pnp.c", "drivers/tty/serial/8250/8250_pnp.c", "8250",
+	  "drivers/tty/serial/8250/8250_pnp.c", "8250: " },
+	{ "drivers/tty/serial/8250/8250_exar.c", "drivers/tty/serial/8250/8250_exar.c", "8250_exar",
+	  NULL, "" },
+	/* Kbuild before Makefile, -objs, '-' made '_', pr_fmt() from a local header */
+	{ "drivers/foo/foo-main.c", "drivers/foo/foo-main.c", "foo", "drivers/foo/foo.h", "foo: " },
+	{ "drivers/foo/foo-hw.c", "drivers/foo/foo-hw.c", "foo", NULL, "" },
+	/* a list obj-y reuses is not a composite */
+	{ "mm/memory.c", "mm/memory.c", "memory", NULL, "" },
+	/* a macro the tree does not define */
+	{ "mm/page_alloc.c", "mm/page_alloc.c", "page_alloc", "mm/page_alloc.c", NULL },
+	/* $(BITS), and a conversion in the prefix kept as written */
+	{ "arch/x86/kernel/head64.c", "arch/x86/kernel/head64.c", "head64",
+	  "arch/x86/kernel/head64.c", "%s: " },
+	/* named by the parent's makefile as cpu/bugs.o */
+	{ "arch/x86/kernel/cpu/bugs.c", "arch/x86/kernel/cpu/bugs.c", "bugs",
+	  "arch/x86/kernel/cpu/bugs.c", "bugs: " },
+	{ "drivers/none/x.c", NULL, NULL, NULL, "" },
+};
+
+static void assert_str_or_null(const char *got, const char *want)
+{
+	if (!want)
+		assert_null(got);
+	else
+		assert_non_null(got), assert_string_equal(got, want);
+}
+
+static void test_tree_describe(void **state)
+{
+	g_autoptr(pk_tree) t = NULL;
+	g_autoptr(GError) err = NULL;
+
+	assert_int_equal(pk_tree_open(&t, "tests/data", &err), -1);   /* no Makefile, no scripts/ */
+	g_clear_error(&err);
+	assert_int_equal(pk_tree_open(&t, TREE, &err), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(describe_cases); i++) {
+		const struct describe_case *c = &describe_cases[i];
+		g_autoptr(pk_tree_file) f = pk_tree_describe(t, c->path, NULL);
+
+		print_message("describe: %s\n", c->path);
+		assert_str_or_null(f->unit, c->unit);
+		assert_str_or_null(f->modname, c->modname);
+		assert_str_or_null(f->pr_fmt_file, c->pr_fmt_file);
+		assert_str_or_null(f->prefix, c->prefix);
+	}
+}
+
+struct tree_case {
+	const char *name;
+	const char *file;       /* of the miniature tree */
+	const char *hunks;      /* the diff's hunks */
+	const char *kinds, *verdict;
+	const char *kind;       /* the finding whose fields are checked */
+	const char *old_prefix, *new_prefix;
+	unsigned affected;      /* for pr_fmt-* */
+	const char *verdict_without_tree;
+};
+
+static const struct tree_case tree_cases[] = {
+	{ "pr_fmt() added to a file built inside another: the includer's modname",
+	  "kernel/sched/topology.c",
+	  "@@ -1,3 +1,4 @@\n"
+	  " // SPDX-License-Identifier: GPL-2.0\n"
+	  "+#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  " /*\n"
+	  "  * Scheduler topology setup/handling methods\n",
+	  "pr_fmt-added", "console-changed", "pr_fmt-added", "", "build_utility: ", 3,
+	  "console-changed" },
+	{ "pr_fmt() added to the includer: its calls and the included file's",
+	  "kernel/sched/build_utility.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  " // SPDX-License-Identifier: GPL-2.0-only\n"
+	  "+#define pr_fmt(fmt) \"sched: \" fmt\n"
+	  " #include \"sched.h\"\n",
+	  "pr_fmt-added", "console-changed", "pr_fmt-added", "", "sched: ", 4, "console-changed" },
+	{ "pr_fmt() rewritten to the same prefix: nothing visible",
+	  "drivers/tty/serial/8250/8250_pnp.c",
+	  "@@ -1,3 +1,3 @@\n"
+	  "-#define pr_fmt(fmt) \"8250: \" fmt\n"
+	  "+#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  " \n"
+	  " #include <linux/module.h>\n",
+	  "pr_fmt-changed", "no-visible-change", "pr_fmt-changed", "8250: ", "8250: ", 1,
+	  "console-changed" },
+	{ "pr_fmt() changed through a macro to the modname",
+	  "drivers/tty/serial/8250/8250_core.c",
+	  "@@ -1,4 +1,4 @@\n"
+	  " #define DRV_NAME \"serial8250\"\n"
+	  "-#define pr_fmt(fmt) DRV_NAME \": \" fmt\n"
+	  "+#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  " \n"
+	  " #include <linux/module.h>\n",
+	  "pr_fmt-changed", "console-changed", "pr_fmt-changed", "serial8250: ", "8250: ", 2,
+	  "console-changed" },
+	{ "pr_fmt() removed, and a patch that does not apply: the tree's count adjusted",
+	  "drivers/tty/serial/8250/8250_core.c",
+	  "@@ -1,4 +1,3 @@\n"
+	  " #define DRV_NAME \"serial8250\"\n"
+	  "-#define pr_fmt(fmt) DRV_NAME \": \" fmt\n"
+	  " \n"
+	  " #include <linux/modules.h>\n"
+	  "@@ -8,2 +7,3 @@ static int serial8250_probe(void)\n"
+	  " \tpr_info(\"probing\\n\");\n"
+	  "+\tpr_info(\"probed\\n\");\n"
+	  " \tpr_warn(\"no ports\\n\");\n",
+	  "message-added,pr_fmt-removed", "console-changed", "pr_fmt-removed", "serial8250: ", NULL, 3,
+	  "console-changed" },
+	{ "printk(KERN_INFO to pr_info() where pr_fmt() applies: the prefix comes",
+	  "drivers/tty/serial/8250/8250_core.c",
+	  "@@ -9,4 +9,4 @@ static int serial8250_probe(void)\n"
+	  " \tpr_warn(\"no ports\\n\");\n"
+	  "-\tprintk(KERN_INFO \"registered\\n\");\n"
+	  "+\tpr_info(\"registered\\n\");\n"
+	  " \treturn 0;\n"
+	  " }\n",
+	  "call-converted", "console-changed", "call-converted", "", "serial8250: ", 0,
+	  "no-visible-change" },
+	{ "printk(KERN_DEBUG to pr_debug() without pr_fmt(): the prefix stays empty",
+	  "kernel/sched/topology.c",
+	  "@@ -10,3 +10,3 @@ static void sched_domain_debug(int cpu)\n"
+	  " \tpr_err(\"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  "-\tprintk(KERN_DEBUG \"CPU%d attaching sched-domain(s):\\n\", cpu);\n"
+	  "+\tpr_debug(\"CPU%d attaching sched-domain(s):\\n\", cpu);\n",
+	  "debug-compiled-out", "console-changed", "debug-compiled-out", "", "", 0, "console-changed" },
+	{ "dev_info() to pr_info(): the device name goes, pr_fmt()'s prefix comes",
+	  "drivers/foo/foo-main.c",
+	  "@@ -4,3 +4,3 @@ static int foo_probe(void)\n"
+	  " {\n"
+	  "-\tdev_info(dev, \"foo up\\n\");\n"
+	  "+\tpr_info(\"foo up\\n\");\n"
+	  " \treturn 0;\n",
+	  "device-prefix-lost", "console-changed", "device-prefix-lost", NULL, "foo: ", 0,
+	  "console-changed" },
+	{ "an added message says how it prints",
+	  "kernel/rcu/tree_plugin.h",
+	  "@@ -2,3 +2,4 @@ static void rcu_bootup_announce(void)\n"
+	  " {\n"
+	  " \tpr_info(\"Preemptible hierarchical RCU implementation.\\n\");\n"
+	  "+\tpr_info(\"\\tRCU event tracing is enabled.\\n\");\n"
+	  " }\n",
+	  "message-added", "console-changed", "message-added", NULL, "rcu: ", 0, "console-changed" },
+};
+
+static void test_tree_scan(void **state)
+{
+	g_autoptr(pk_tree) t = NULL;
+	g_autoptr(GError) err = NULL;
+
+	assert_int_equal(pk_tree_open(&t, TREE, &err), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(tree_cases); i++) {
+		const struct tree_case *c = &tree_cases[i];
+		g_autofree char *diff = g_strdup_printf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s",
+							c->file, c->file, c->file, c->file, c->hunks);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autoptr(pk_scan_result) s = pk_scan_tree(p, t);
+		g_autoptr(pk_scan_result) plain = pk_scan(p);
+		g_autofree char *got = kinds(s);
+		const struct pk_finding *f = NULL;
+
+		print_message("case: %s\n", c->name);
+		assert_null(p->error);
+		assert_string_equal(got, c->kinds);
+		assert_string_equal(s->verdict, c->verdict);
+		assert_string_equal(plain->verdict, c->verdict_without_tree);
+		for (guint j = 0; j < s->findings->len && !f; j++)
+			if (!strcmp(((struct pk_finding *)s->findings->pdata[j])->kind, c->kind))
+				f = s->findings->pdata[j];
+		assert_non_null(f);
+		print_message("  %s\n", f->message);
+		assert_str_or_null(f->old_prefix, c->old_prefix);
+		assert_str_or_null(f->new_prefix, c->new_prefix);
+		if (g_str_has_prefix(c->kind, "pr_fmt-")) {
+			assert_true(f->affected_whole_file);
+			assert_int_equal(f->affected, c->affected);
+		}
 	}
 }
 
@@ -371,12 +786,18 @@ static void test_cmd_scan_exit(void **state)
 	char *argv_bad[] = { "scan", bad_path, NULL };
 	char *argv_missing[] = { "scan", "/nonexistent/x.patch", NULL };
 	char *argv_opt[] = { "scan", "--frobnicate", NULL };
+	char *argv_notree[] = { "scan", "--tree", "tests/data", clean_path, NULL };
+	char *argv_describe[] = { "scan", "--describe", "kernel/sched/topology.c", NULL };
+	char *argv_tree[] = { "scan", "--tree", TREE, "--json", churn_path, NULL };
 
 	assert_int_equal(cmd_scan(2, argv_clean), 0);
 	assert_int_equal(cmd_scan(4, argv_churn), 1);
 	assert_int_equal(cmd_scan(2, argv_bad), 2);
 	assert_int_equal(cmd_scan(2, argv_missing), 2);
 	assert_int_equal(cmd_scan(2, argv_opt), 2);
+	assert_int_equal(cmd_scan(4, argv_notree), 2);
+	assert_int_equal(cmd_scan(3, argv_describe), 2);
+	assert_int_equal(cmd_scan(5, argv_tree), 1);
 	unlink(clean_path);
 	unlink(churn_path);
 	unlink(bad_path);
@@ -395,10 +816,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_cases),
 		cmocka_unit_test(test_finding_fields),
+		cmocka_unit_test(test_finding_lines),
 		cmocka_unit_test(test_diff_lines),
 		cmocka_unit_test(test_diff_malformed),
 		cmocka_unit_test(test_mbox),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_mbox_corpus),
+		cmocka_unit_test(test_tree_describe),
+		cmocka_unit_test(test_tree_scan),
 		cmocka_unit_test(test_cmd_scan_exit),
 		cmocka_unit_test(test_free_null),
 	};
