@@ -30,23 +30,54 @@ void pk_build_result_clear(struct pk_build_result *res)
 static bool is_error_line(const char *line)
 {
 	return strstr(line, ": error: ") || strstr(line, ": fatal error: ") ||
-	       strstr(line, ": undefined reference to ") ||
-	       (g_str_has_prefix(line, "make") && strstr(line, "***"));
+	       strstr(line, ": undefined reference to ");
 }
 
-char *pk_build_errors(const char *log, unsigned max_lines)
+/*
+ * The lines a reviewer needs from a failed build: each error with the
+ * function it is in and, when it comes out of a macro (every pr_*() is
+ * one), the last "in expansion of macro" note after it, which points at
+ * the caller's own line; then the first make line naming the object that
+ * failed.  Paths under tree are made relative to it.
+ */
+char *pk_build_errors(const char *log, unsigned max_lines, const char *tree)
 {
 	g_auto(GStrv) lines = g_strsplit(log, "\n", -1);
 	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree char *prefix = tree ? g_strconcat(tree, "/", NULL) : NULL;
+	const char *function = NULL, *expansion = NULL, *make_line = NULL;
 	unsigned n = 0;
 
 	for (char **l = lines; *l && n < max_lines; l++) {
-		if (!is_error_line(*l))
-			continue;
-		g_string_append_printf(out, "%s\n", *l);
-		n++;
+		if (strstr(*l, ": In function ")) {
+			function = *l;
+		} else if (is_error_line(*l)) {
+			if (expansion && n < max_lines)
+				g_string_append_printf(out, "%s\n", expansion), n++;
+			expansion = NULL;
+			if (function && n + 1 < max_lines)
+				g_string_append_printf(out, "%s\n", function), n++;
+			function = NULL;
+			g_string_append_printf(out, "%s\n", *l);
+			n++;
+		} else if (n && strstr(*l, ": note: in expansion of macro ")) {
+			expansion = *l;
+		} else if (!make_line && g_str_has_prefix(*l, "make") && strstr(*l, "***")) {
+			make_line = *l;
+		}
 	}
-	return n ? g_string_free(g_steal_pointer(&out), FALSE) : NULL;
+	if (expansion && n < max_lines)
+		g_string_append_printf(out, "%s\n", expansion), n++;
+	if (make_line && n < max_lines)
+		g_string_append_printf(out, "%s\n", make_line), n++;
+	if (!n)
+		return NULL;
+	if (prefix) {
+		g_autoptr(GString) rel = g_string_new(out->str);
+		g_string_replace(rel, prefix, "", 0);
+		return g_string_free(g_steal_pointer(&rel), FALSE);
+	}
+	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
 int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err)
@@ -74,7 +105,7 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	res.log_path = g_steal_pointer(&log_path);
 	res.vmlinux = g_build_filename(lab->build_dir, "vmlinux", NULL);
 	if (!res.ok) {
-		res.errors = pk_build_errors(log->str, 20);
+		res.errors = pk_build_errors(log->str, 20, lab->tree);
 		if (!res.errors) {
 			g_autofree char *how = pk_proc_describe(&pr);
 

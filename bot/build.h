@@ -25,7 +25,12 @@ struct pk_build_result {
 int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err);
 void pk_build_result_clear(struct pk_build_result *res);
 
-/* The first error lines of a make log (at most max_lines); caller frees, NULL if none. */
-char *pk_build_errors(const char *log, unsigned max_lines);
+/*
+ * The error lines of a make log (at most max_lines): errors with their
+ * function and the macro expansion site, and the make line of the failed
+ * object; paths under tree (may be NULL) made relative.  Caller frees;
+ * NULL when the log holds no error line.
+ */
+char *pk_build_errors(const char *log, unsigned max_lines, const char *tree);
 
 #endif

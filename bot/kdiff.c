@@ -38,15 +38,16 @@ static const struct norm_rule {
 	{ "\\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 	  " +\\d+ \\d\\d:\\d\\d:\\d\\d(?: [A-Z]{3,4})? \\d{4}\\b",
 	  "<date>" },
-	/* the build counter of "Linux version ... #12 SMP": every build bumps it */
-	{ "^(Linux version .*? #)\\d+", "\\1<N>" },
+	/* the build counter of "Linux version ... #12 SMP": every build bumps it
+	 * (not anchored: a pr_fmt() may put a prefix before the banner) */
+	{ "\\b(Linux version .*? #)\\d+", "\\1<N>" },
 	/* clock and BogoMIPS figures: measured at boot, they race the host under TCG */
 	{ "\\b\\d+(?:\\.\\d+)?(?= ?(?:[kKMG]Hz|BogoMIPS)\\b)", "<N>" },
 	{ "\\b(lpj=|max_cycles: (?:0x)?|max_idle_ns: )[0-9a-fA-F]+\\b", "\\1<N>" },
 	/* durations are wall-clock measurements */
 	{ "\\b\\d+(?:\\.\\d+)?(?= ?(?:ns|us|usecs?|ms|msecs?)\\b)", "<N>" },
 	/* sched_clock's raw and adjusted clock pairs */
-	{ "^(sched_clock: Marking (?:un)?stable) .*", "\\1 <N>" },
+	{ "\\b(sched_clock: Marking (?:un)?stable) .*", "\\1 <N>" },
 	/*
 	 * Memory sizes ("Memory: 239476K/261624K available (4096K kernel code,
 	 * ...", "Freeing unused kernel image ... memory: 744K"): the image

@@ -536,13 +536,15 @@ static void add_side(JsonBuilder *b, const char *name, const struct pk_test_side
 	add_bool(b, "cached", s->cached);
 	add_bool(b, "built", s->build.ok);
 	add_seconds(b, "build_seconds", s->build_tried && !s->cached, s->build.seconds);
-	add_str(b, "build_errors", s->build.errors);
+	g_autofree char *errors = s->build.errors ? g_strchomp(g_strdup(s->build.errors)) : NULL;
+	g_autofree char *tail = s->console_tail ? g_strchomp(g_strdup(s->console_tail)) : NULL;
+	add_str(b, "build_errors", errors);
 	add_bool(b, "booted", s->booted);
 	add_str(b, "boot_status", s->booted ? pk_boot_status_name(s->boot.status) : NULL);
 	add_seconds(b, "boot_seconds", s->booted && !s->cached, s->boot.seconds);
 	add_str(b, "accel", s->boot.accel);
 	add_str(b, "boot_detail", s->boot.detail);
-	add_str(b, "console_tail", s->console_tail);
+	add_str(b, "console_tail", tail);
 	add_int(b, "records", s->boot.capture ? s->boot.capture->records->len : 0);
 	add_int(b, "index_entries", s->boot.capture ? s->boot.capture->index->len : 0);
 	json_builder_end_object(b);

@@ -269,7 +269,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	if (prepare_after(res, lab, opts, err) < 0)
 		goto out;
 	if (!res->after.build.ok) {
-		set_verdict(res, "build-failed", g_strdup(res->after.build.errors));
+		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
 	} else if (res->after.boot.status != PK_BOOT_OK) {
 		set_verdict(res, "boot-failed",
 			    g_strdup_printf("the patched kernel's boot ended: %s%s%s",
