@@ -218,6 +218,23 @@ static int prepare_after(struct pk_test_result *res, const struct pk_lab *lab,
 	return 0;
 }
 
+/*
+ * One line on why a boot failed: the panic message itself (the whole
+ * panic is in the console tail of the review), or the status and detail.
+ */
+static char *boot_failure(const struct pk_boot_result *boot)
+{
+	const char *panic = boot->detail ? strstr(boot->detail, "Kernel panic - ") : NULL;
+
+	if (boot->status == PK_BOOT_PANIC && panic)
+		return g_strdup_printf("The patched kernel panicked: %.*s", (int)strcspn(panic, "\n"), panic);
+	if (boot->status == PK_BOOT_TIMEOUT)
+		return g_strdup_printf("The patched kernel did not finish booting within %.0f s.", boot->seconds);
+	return g_strdup_printf("The patched kernel's boot failed (%s)%s%.*s", pk_boot_status_name(boot->status),
+			       boot->detail ? ": " : ".", boot->detail ? (int)strcspn(boot->detail, "\n") : 0,
+			       boot->detail ? boot->detail : "");
+}
+
 /* Verdict from the diff: any console or index change is a visible change. */
 static const char *diff_verdict(const struct pk_kdiff *d)
 {
@@ -271,11 +288,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	if (!res->after.build.ok) {
 		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
 	} else if (res->after.boot.status != PK_BOOT_OK) {
-		set_verdict(res, "boot-failed",
-			    g_strdup_printf("the patched kernel's boot ended: %s%s%s",
-					    pk_boot_status_name(res->after.boot.status),
-					    res->after.boot.detail ? ": " : "",
-					    res->after.boot.detail ? res->after.boot.detail : ""));
+		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
 	} else {
 		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
 		confirm_findings(res);

@@ -21,7 +21,7 @@ run() {  # name: test one fixture, keep its JSON model and exit status
 	$bot test --json "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
 	echo "$rc" >"$work/$name.rc"
 }
-for name in text-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure; do
+for name in text-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure boot-panic; do
 	run "$data/$name.patch"
 done
 name=comment-only
@@ -87,8 +87,12 @@ check(any(c["kind"] == "message-removed" for c in m["index"]), "debug-compiled-o
 
 m, rc = load("build-failure")
 check(m["verdict"] == "build-failed" and rc == 1, "build-failure: build-failed (%s)" % m["verdict"])
-check("init/main.c:" in (m["after"]["build_errors"] or "") and "error" in m["after"]["build_errors"],
-      "build-failure: names the compiler error line")
+check("init/main.c:1354:9: note: in expansion of macro" in (m["after"]["build_errors"] or "")
+      and "error:" in m["after"]["build_errors"], "build-failure: names the error and the patched line")
+
+m, rc = load("boot-panic")
+check(m["verdict"] == "boot-failed" and "Kernel panic - not syncing: printkbot fixture" in m["reason"]
+      and "Kernel panic" in (m["after"]["console_tail"] or ""), "boot-panic: boot-failed with the panic and the console tail")
 
 if os.path.exists(os.path.join(work, "noapply.json")):
     m, rc = load("noapply")
