@@ -24,7 +24,7 @@ int cmd_setup(int argc, char **argv)
 		fprintf(stderr, "printkbot setup: unexpected argument '%s'\n", argv[1]);
 		return 2;
 	}
-	if (pk_lab_open(&lab, &err) < 0 || pk_lab_setup(&lab, &err) < 0) {
+	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 || pk_lab_setup(&lab, &err) < 0) {
 		fprintf(stderr, "printkbot setup: %s\n", err->message);
 		pk_lab_clear(&lab);
 		return 1;

@@ -184,6 +184,8 @@ int cmd_test(int argc, char **argv)
 		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
 		goto fail;
 	}
+	if (pk_lab_lock(&run.lab, &err) < 0)
+		goto fail;
 	if (!no_store && pk_store_open(&run.store, db ? db : config.db, &err) < 0)
 		goto fail;
 	for (int i = optind; i < argc; i++) {

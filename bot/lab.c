@@ -4,9 +4,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #define KERNEL_TARBALL "/usr/src/linux-source-6.12.tar.xz"
@@ -22,7 +24,7 @@ static const char *const git_env[] = {
 
 int pk_lab_open(struct pk_lab *out, GError **err)
 {
-	struct pk_lab lab = { 0 };
+	struct pk_lab lab = { .lock_fd = -1 };
 	g_autofree char *fragment = NULL;
 	g_autofree char *frag_path = NULL;
 	size_t len;
@@ -51,11 +53,42 @@ void pk_lab_clear(struct pk_lab *lab)
 {
 	g_free(lab->cache);
 	g_free(lab->srcdir);
-	g_free(lab->tree);
 	g_free(lab->build_dir);
 	g_free(lab->initrd);
 	g_free(lab->config_hash);
+	/* tree is set only by a successful pk_lab_open(): a zeroed lab holds no fd 0 */
+	if (lab->tree && lab->lock_fd >= 0)
+		close(lab->lock_fd);
+	g_free(lab->tree);
 	memset(lab, 0, sizeof(*lab));
+	lab->lock_fd = -1;
+}
+
+int pk_lab_lock(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *path = g_build_filename(lab->cache, "lock", NULL);
+	int fd;
+
+	if (lab->lock_fd >= 0)
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			close(fd);
+			return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
+		}
+		pk_info("waiting for another printkbot using %s", lab->cache);
+		while (flock(fd, LOCK_EX) < 0) {
+			if (errno != EINTR) {
+				close(fd);
+				return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
+			}
+		}
+	}
+	lab->lock_fd = fd;
+	return 0;
 }
 
 /* Run a setup child; a non-zero exit is an error quoting the log's tail. */

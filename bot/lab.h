@@ -24,11 +24,20 @@ struct pk_lab {
 	char *build_dir;  /* cache/build/<cfg> */
 	char *initrd;     /* cache/guest/initrd.cpio */
 	char *config_hash;/* first 12 hex of sha256(fragment) */
+	int lock_fd;      /* held by pk_lab_lock(), -1 when not */
 };
 
 /* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
 int pk_lab_open(struct pk_lab *out, GError **err);
 void pk_lab_clear(struct pk_lab *lab);
+
+/*
+ * Take the lab for this process: one tree and one build dir cannot serve
+ * two builds at once, so a second printkbot on the same cache waits here
+ * (saying so on stderr) until the first is done.  Released by
+ * pk_lab_clear() or process exit (it is a flock).
+ */
+int pk_lab_lock(struct pk_lab *lab, GError **err);
 
 /* Prepare tree, git base, kernel config and initramfs; idempotent. */
 int pk_lab_setup(struct pk_lab *lab, GError **err);
