@@ -73,7 +73,7 @@ int pk_tree_open(struct pk_tree **out, const char *dir, GError **err)
 		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a kernel source tree", dir);
 	regexes_init();
 	t = g_new0(struct pk_tree, 1);
-	t->dir = g_strdup(dir);
+	t->dir = g_canonicalize_filename(dir, NULL);
 	t->texts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	t->makefiles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, makefile_free);
 	t->includers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -273,8 +273,8 @@ static struct makefile *makefile_of(struct pk_tree *t, const char *dir)
 	if (g_hash_table_lookup_extended(t->makefiles, dir, NULL, &v))
 		return v;
 	g_autofree char *kbuild = join_path(dir, "Kbuild"), *makefile = join_path(dir, "Makefile");
-	text = pk_tree_read(t, kbuild);
-	if (!text)
+	text = kbuild ? pk_tree_read(t, kbuild) : NULL;
+	if (!text && makefile)
 		text = pk_tree_read(t, makefile);
 	mk = text ? makefile_parse(text) : NULL;
 	/* a NULL value is kept too: a directory without a makefile is asked once */
@@ -607,13 +607,36 @@ char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const
 	return eval_in(t, f, NULL, body);
 }
 
-struct pk_tree_file *pk_tree_describe(struct pk_tree *t, const char *path, const char *text)
+/* path relative to the tree, "." and ".." folded; NULL when it is outside. */
+static char *tree_path(const struct pk_tree *t, const char *path)
+{
+	size_t n = strlen(t->dir);
+
+	if (g_path_is_absolute(path)) {
+		while (n > 1 && t->dir[n - 1] == '/')
+			n--;
+		if (strncmp(path, t->dir, n) || path[n] != '/')
+			return NULL;
+		path += n + 1;
+	}
+	return join_path("", path);
+}
+
+struct pk_tree_file *pk_tree_describe(struct pk_tree *t, const char *asked, const char *text)
 {
 	struct pk_tree_file *f = g_new0(struct pk_tree_file, 1);
 	struct fmt_search s = { 0 };
 	g_autoptr(GPtrArray) chain = NULL;
+	g_autofree char *path = tree_path(t, asked);
 	int found;
 
+	if (!path || !*path) {
+		/* outside the tree: nothing is known, not even that no pr_fmt() applies */
+		f->path = g_strdup(asked);
+		f->includes = g_ptr_array_new_with_free_func(g_free);
+		f->scope = g_ptr_array_new_with_free_func(g_free);
+		return f;
+	}
 	s.scope = g_ptr_array_new_with_free_func(g_free);
 	s.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (!text)

@@ -35,7 +35,7 @@ struct pk_tree;
 
 /* What the tree says about one file; every field may be NULL (unknown). */
 struct pk_tree_file {
-	char *path;         /* relative to the tree, as asked */
+	char *path;         /* relative to the tree (as asked when outside it) */
 	char *unit;         /* the .c file compiled for it (itself, or its includer) */
 	char *modname;      /* KBUILD_MODNAME of the unit */
 	char *pr_fmt;       /* the pr_fmt() body in effect, its parameter named fmt
@@ -72,10 +72,12 @@ const char *pk_tree_dir(const struct pk_tree *t);
 const char *pk_tree_read(struct pk_tree *t, const char *path);
 
 /*
- * Describe path.  text is the file's content to use instead of the tree's
- * (the post-image of a patch), or NULL to read it from the tree; a file the
- * tree does not hold yet can be described from its text.  Never fails: what
- * cannot be worked out is NULL.  Free with pk_tree_file_free().
+ * Describe path (relative to the tree, or absolute inside it).  text is the
+ * file's content to use instead of the tree's (the post-image of a patch),
+ * or NULL to read it from the tree; a file the tree does not hold yet can be
+ * described from its text.  Never fails: what cannot be worked out is NULL,
+ * and for a path outside the tree everything but path is.  Free with
+ * pk_tree_file_free().
  */
 struct pk_tree_file *pk_tree_describe(struct pk_tree *t, const char *path, const char *text);
 void pk_tree_file_free(struct pk_tree_file *f);

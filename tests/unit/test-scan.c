@@ -600,6 +600,11 @@ static const struct describe_case describe_cases[] = {
 	{ "arch/x86/kernel/cpu/bugs.c", "arch/x86/kernel/cpu/bugs.c", "bugs",
 	  "arch/x86/kernel/cpu/bugs.c", "bugs: " },
 	{ "drivers/none/x.c", NULL, NULL, NULL, "" },
+	/* folded to kernel/sched/topology.c */
+	{ "./kernel/rcu/../sched/topology.c", "kernel/sched/build_utility.c", "build_utility", NULL, "" },
+	/* outside the tree: nothing is known */
+	{ "../outside.c", NULL, NULL, NULL, NULL },
+	{ "/elsewhere/kernel/sched/topology.c", NULL, NULL, NULL, NULL },
 };
 
 static void assert_str_or_null(const char *got, const char *want)
@@ -628,6 +633,11 @@ static void test_tree_describe(void **state)
 		assert_str_or_null(f->pr_fmt_file, c->pr_fmt_file);
 		assert_str_or_null(f->prefix, c->prefix);
 	}
+	/* an absolute path inside the tree is the same file */
+	g_autofree char *abs = g_canonicalize_filename(TREE "/kernel/rcu/tree_plugin.h", NULL);
+	g_autoptr(pk_tree_file) f = pk_tree_describe(t, abs, NULL);
+	assert_string_equal(f->path, "kernel/rcu/tree_plugin.h");
+	assert_string_equal(f->prefix, "rcu: ");
 }
 
 struct tree_case {
