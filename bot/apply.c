@@ -52,14 +52,60 @@ static int resolve_commit(git_commit **out, git_repository *repo, const char *re
 	return rc;
 }
 
-/* Forced checkout of a commit, HEAD detached at it. */
+/*
+ * The paths that differ between HEAD and target: a tree-to-tree diff, fast
+ * because unchanged subtrees share ids.  NULL when HEAD cannot be read.
+ */
+static GPtrArray *paths_changed_from_head(git_repository *repo, git_commit *target)
+{
+	git_object *head = NULL;
+	git_tree *from = NULL, *to = NULL;
+	git_diff *diff = NULL;
+	GPtrArray *paths = NULL;
+
+	if (git_revparse_single(&head, repo, "HEAD^{tree}") < 0 ||
+	    git_tree_lookup(&from, repo, git_object_id(head)) < 0 ||
+	    git_commit_tree(&to, target) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, from, to, NULL) < 0)
+		goto cleanup;
+	paths = g_ptr_array_new_with_free_func(g_free);
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		g_ptr_array_add(paths, g_strdup(d->old_file.path));
+		if (strcmp(d->old_file.path, d->new_file.path))
+			g_ptr_array_add(paths, g_strdup(d->new_file.path));
+	}
+cleanup:
+	git_diff_free(diff);
+	git_tree_free(to);
+	git_tree_free(from);
+	git_object_free(head);
+	return paths;
+}
+
+/*
+ * Forced checkout of a commit, HEAD detached at it.  The tree is the bot's
+ * own, so only the paths that differ between HEAD and the target are
+ * written: a whole-tree checkout stats all 80,000 files of the kernel
+ * (about a second each time), this takes milliseconds.  When HEAD cannot
+ * be read, the whole tree is checked out.
+ */
 static int checkout_commit(git_repository *repo, git_commit *commit, GError **err)
 {
 	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	g_autoptr(GPtrArray) paths = paths_changed_from_head(repo, commit);
 
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (paths) {
+		if (!paths->len)
+			goto detach;
+		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		opts.paths.strings = (char **)paths->pdata;
+		opts.paths.count = paths->len;
+	}
 	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0)
 		return git_fail(err, "checkout");
+detach:
 	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0)
 		return git_fail(err, "detaching HEAD");
 	return 0;
