@@ -45,7 +45,7 @@
 #include "scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 2
+#define PK_STORE_SCHEMA_VERSION 3
 
 struct pk_store;
 
@@ -259,6 +259,111 @@ int pk_store_job_next(struct pk_store *store, gint64 *out_id, char **out_kind,
 /* A job's state (static string) — 1 found, 0 no such job. */
 int pk_store_job_state(struct pk_store *store, gint64 job_id, const char **out_state,
 		       GError **err);
+
+/* ---- the daemon: sources, mails, replies, the queue ------------------ */
+
+/*
+ * How far a source was read, as the backend names it ("uidvalidity",
+ * "last_uid", "commit:<epoch>"...).  Getting: *out is new, 1 found, 0 not.
+ */
+int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const char *key,
+			      char **out, GError **err);
+int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const char *key,
+			      const char *value, GError **err);
+
+/*
+ * A mail the daemon read.  state is "pending" (a patch or cover letter
+ * waiting for its series), "queued" (in job_id) or "skipped" (reason says
+ * why).  Strings are owned by the struct when it comes from the store
+ * (pk_store_mail_free()), borrowed when passed in.
+ */
+struct pk_store_mail {
+	gint64 id, source_id, job_id;
+	char *message_id;         /* without <> */
+	char *in_reply_to;        /* without <>, or NULL */
+	char *refs;               /* References without <>, space-separated, or NULL */
+	char *subject, *author_email;
+	int version, number, total;
+	char *state, *reason;
+	gint64 received;          /* Unix time it was read; 0 = now when added */
+};
+void pk_store_mail_free(struct pk_store_mail *m);
+
+/*
+ * Add a mail unless its Message-ID is known: *out_existed (may be NULL)
+ * says which, and a known mail is left as it was.  raw (len bytes, may be
+ * NULL) is kept gzip-compressed, for the job that tests it.
+ */
+int pk_store_mail_add(struct pk_store *store, gint64 *out_id, bool *out_existed,
+		      const struct pk_store_mail *mail, const char *raw, size_t len,
+		      GError **err);
+/* The mail with that Message-ID (with or without <>): 1 found, 0 not. */
+int pk_store_mail_find(struct pk_store *store, const char *message_id, gint64 *out_id,
+		       GError **err);
+/* Mails in state (NULL: all), oldest first: a new array of struct pk_store_mail*. */
+int pk_store_mails(struct pk_store *store, const char *state, GPtrArray **out, GError **err);
+/* One mail by id: 1 found (*out new), 0 not. */
+int pk_store_mail_get(struct pk_store *store, gint64 mail_id, struct pk_store_mail **out,
+		      GError **err);
+/* The mail as received (NUL-terminated, *out_len bytes); caller frees.  1 found, 0 none kept. */
+int pk_store_mail_raw(struct pk_store *store, gint64 mail_id, char **out, size_t *out_len,
+		      GError **err);
+/* Move a mail to state with reason (may be NULL) and job (0 = none). */
+int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *state,
+			    const char *reason, gint64 job_id, GError **err);
+
+/*
+ * The reply to one tested mail.  It is rendered once with its Message-ID
+ * and stored in the same transaction as the review, so a resend after a
+ * crash sends these very bytes.  text is NULL when no mail is to be sent
+ * (reply_on); the row still says the mail was tested.
+ */
+struct pk_store_reply {
+	gint64 id, mail_id, review_id, job_id;
+	char *after_commit;       /* the tested commit, where a following patch goes */
+	char *message_id;         /* the reply's, without <> */
+	char *sender;             /* envelope sender */
+	char *recipients;         /* envelope recipients, one a line */
+	char *text;               /* the whole mail (CRLF line ends), or NULL */
+	gint64 sent;              /* Unix time it was sent, 0 while not */
+};
+void pk_store_reply_free(struct pk_store_reply *r);
+/* Add a reply (mail_id unique: a second reply to one mail is refused). */
+int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_store_reply *reply,
+		       GError **err);
+/* A reply by id or by the mail it answers: 1 found (*out new), 0 not. */
+int pk_store_reply_get(struct pk_store *store, gint64 reply_id, struct pk_store_reply **out,
+		       GError **err);
+int pk_store_reply_for_mail(struct pk_store *store, gint64 mail_id, struct pk_store_reply **out,
+			    GError **err);
+/* The reply went out at time (0 = now); its review is marked posted too. */
+int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
+
+/* A job as `printkbot queue` lists it. */
+struct pk_store_job {
+	gint64 id;
+	char *kind, *payload, *state, *detail;
+	int attempts;
+	gint64 created, updated, not_before;
+};
+void pk_store_job_free(struct pk_store_job *job);
+/* Jobs in state (NULL: all), oldest first: a new array of struct pk_store_job*. */
+int pk_store_jobs(struct pk_store *store, const char *state, GPtrArray **out, GError **err);
+/*
+ * The oldest queued job of kind (NULL: any) whose not_before has come
+ * (<= now): 1 found (kind and payload new), 0 none.  *out_wait (may be
+ * NULL) is set to the seconds until the next queued job of that kind is
+ * due, -1 when none is queued.
+ */
+int pk_store_job_next_due(struct pk_store *store, const char *kind, gint64 now, gint64 *out_id,
+			  char **out_kind, char **out_payload, gint64 *out_wait, GError **err);
+/*
+ * Put a running job back in the queue, not to run before not_before (Unix
+ * time): the move running -> queued of pk_store_job_set_state(), with the
+ * retry time written in the same transaction.
+ */
+int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
+			  const char *detail, GError **err);
 
 /* ---- maintenance ------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 2, kept in PRAGMA user_version).  A new database is made from
+-- version 3, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -253,7 +253,8 @@ CREATE TABLE jobs (
 	detail   TEXT,                      -- why it failed, what it produced
 	attempts INTEGER NOT NULL DEFAULT 0,
 	created  INTEGER NOT NULL,
-	updated  INTEGER NOT NULL
+	updated  INTEGER NOT NULL,
+	not_before INTEGER NOT NULL DEFAULT 0   -- a retried job waits until then (003-daemon.sql)
 );
 CREATE INDEX jobs_state ON jobs(state, id);
 
@@ -264,3 +265,47 @@ CREATE INDEX console_changes_file ON console_changes(file);
 CREATE INDEX console_changes_func ON console_changes(func);
 CREATE INDEX index_changes_file ON index_changes(file);
 CREATE INDEX index_changes_func ON index_changes(func);
+
+-- The daemon (003-daemon.sql).
+CREATE TABLE source_state (
+	source_id INTEGER NOT NULL REFERENCES sources(id),
+	key       TEXT NOT NULL,
+	value     TEXT,
+	PRIMARY KEY (source_id, key)
+) WITHOUT ROWID;
+
+-- Every mail the daemon read.  A patch or cover letter waits as 'pending'
+-- until its series is complete (or waited for long enough), then is
+-- 'queued' in a job; anything else is 'skipped' with the reason.
+CREATE TABLE mails (
+	id           INTEGER PRIMARY KEY,
+	source_id    INTEGER REFERENCES sources(id),
+	message_id   TEXT NOT NULL UNIQUE,  -- without <>
+	in_reply_to  TEXT,
+	refs         TEXT,                  -- References, space-separated, without <>
+	subject      TEXT,
+	author_email TEXT,
+	version      INTEGER NOT NULL DEFAULT 1,
+	number       INTEGER NOT NULL DEFAULT 1,
+	total        INTEGER NOT NULL DEFAULT 1,
+	state        TEXT NOT NULL CHECK (state IN ('pending', 'queued', 'skipped')),
+	reason       TEXT,
+	raw          BLOB,                  -- gzip of the mail as received; NULL when skipped
+	job_id       INTEGER REFERENCES jobs(id),
+	received     INTEGER NOT NULL
+);
+CREATE INDEX mails_state ON mails(state);
+
+-- The reply to one tested mail: rendered once, sent (maybe again) as is.
+CREATE TABLE replies (
+	id           INTEGER PRIMARY KEY,
+	mail_id      INTEGER NOT NULL UNIQUE REFERENCES mails(id),
+	review_id    INTEGER REFERENCES reviews(id),
+	job_id       INTEGER REFERENCES jobs(id),   -- the job that tested the mail
+	after_commit TEXT,                  -- where the next patch of the series goes
+	message_id   TEXT UNIQUE,           -- the reply's own, without <>
+	sender       TEXT,                  -- envelope sender
+	recipients   TEXT,                  -- envelope recipients, one a line
+	text         TEXT,                  -- the whole mail; NULL when none is sent
+	sent         INTEGER                -- when it was sent, NULL while not
+);

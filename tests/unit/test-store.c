@@ -337,7 +337,10 @@ static void test_newer_refused(void **state)
 	assert_int_equal(pk_store_open(&s, path, &err), -1);
 	assert_null(s);
 	assert_non_null(strstr(err->message, "version 99"));
-	assert_non_null(strstr(err->message, "(2)"));
+	{
+		g_autofree char *ours = g_strdup_printf("(%d)", PK_STORE_SCHEMA_VERSION);
+		assert_non_null(strstr(err->message, ours));
+	}
 	assert_int_equal(pk_store_check_file(&check, path, NULL), 0);
 	assert_int_equal(check.version, 99);
 	assert_int_equal(check.problems->len, 1);
