@@ -66,10 +66,12 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) e2e
 
+# The bundled example changes a boot message, so `test` exits 1 (console
+# changed) by design; only 2 (the bot failed) fails the demo.
 demo: deps
 	$(MAKE) all
 	./printkbot setup
-	./printkbot boot
+	./printkbot test tests/data/test/text-change.patch || [ $$? -eq 1 ]
 
 bench: printkbot
 	bash bench/kernel-lab.sh
