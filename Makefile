@@ -75,6 +75,7 @@ demo: deps
 
 bench: printkbot
 	bash bench/kernel-lab.sh
+	bash bench/test.sh
 
 bench-store: printkbot bot/libprintkbot.a
 	bash bench/store.sh
