@@ -251,11 +251,25 @@ static int refuse_newer(struct pk_store *s, gint64 version, GError **err)
 			PK_STORE_SCHEMA_VERSION);
 }
 
+/* A file without a schema version is ours only while it is empty. */
+static int refuse_foreign(struct pk_store *s, GError **err)
+{
+	gint64 objects;
+
+	if (query_int(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+		      &objects, err) < 0)
+		return -1;
+	if (objects)
+		return pk_error(err, PK_ERROR_INPUT, "%s: not a printkbot database (it has tables "
+				"but no schema version)", s->path);
+	return 0;
+}
+
 /* Bring the database to the current schema; runs inside the write lock. */
 static int migrate_locked(struct pk_store *s, GError **err)
 {
 	g_autofree char *set_version = NULL;
-	gint64 version, objects;
+	gint64 version;
 
 	if (query_int(s, "PRAGMA user_version", &version, err) < 0)
 		return -1;
@@ -264,14 +278,8 @@ static int migrate_locked(struct pk_store *s, GError **err)
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
 	if (version == 0) {
-		if (query_int(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
-			      &objects, err) < 0)
-			return -1;
-		if (objects)
-			return pk_error(err, PK_ERROR_INPUT,
-					"%s: not a printkbot database (it has tables but no "
-					"schema version)", s->path);
-		if (exec_script(s, pk_sql_schema, "schema.sql", err) < 0)
+		if (refuse_foreign(s, err) < 0 ||
+		    exec_script(s, pk_sql_schema, "schema.sql", err) < 0)
 			return -1;
 	} else {
 		for (size_t i = (size_t)version; i < G_N_ELEMENTS(pk_sql_migrations); i++)
@@ -303,8 +311,11 @@ static int store_setup(struct pk_store *s, GError **err)
 	if (query_int(s, "PRAGMA user_version", &version, &local) < 0)
 		return pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", s->path,
 				sqlite3_errmsg(s->db));
+	/* refused before anything below changes the file (WAL is a change) */
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
+	if (version == 0 && refuse_foreign(s, err) < 0)
+		return -1;
 	if (exec1(s, "PRAGMA foreign_keys = ON", err) < 0 ||
 	    exec1(s, "PRAGMA journal_mode = WAL", err) < 0 ||
 	    exec1(s, "PRAGMA synchronous = NORMAL", err) < 0)
@@ -1769,14 +1780,21 @@ static void history_arm_sql(GString *q, const struct history_arm *a, int order,
 		g_string_append(q, " AND c.kind = :kind");
 	if (f->verdict)
 		g_string_append_printf(q, " AND %s = :verdict", a->verdict);
+	/*
+	 * likelihood(): these match few patches, and saying so makes SQLite
+	 * walk the patches first and their changes by index, instead of every
+	 * change and its patch.
+	 */
 	if (f->author)
-		g_string_append(q, " AND (instr(lower(p.author_name), :author) > 0 OR "
-				"instr(lower(p.author_email), :author) > 0 OR "
-				"instr(lower(p.author), :author) > 0)");
+		g_string_append(q, " AND likelihood(instr(lower(ifnull(p.author, '') || ' ' || "
+				"ifnull(p.author_name, '') || ' ' || ifnull(p.author_email, '')), "
+				":author) > 0, 0.01)");
 	if (f->source)
-		g_string_append(q, " AND (s.name = :source OR s.url = :source OR s.kind = :source)");
+		g_string_append(q, " AND likelihood(s.name = :source OR s.url = :source OR "
+				"s.kind = :source, 0.1)");
 	if (f->commit)
-		g_string_append(q, " AND substr(p.commit_id, 1, length(:commit)) = :commit");
+		g_string_append(q, " AND likelihood(substr(p.commit_id, 1, length(:commit)) = "
+				":commit, 0.01)");
 	if (f->message_id)
 		g_string_append(q, " AND p.message_id = :mid");
 	if (f->since)

@@ -45,7 +45,7 @@
 #include "scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 3
+#define PK_STORE_SCHEMA_VERSION 4
 
 struct pk_store;
 

@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 3, kept in PRAGMA user_version).  A new database is made from
+-- version 4, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -166,7 +166,6 @@ CREATE TABLE boot_records (
 	ts_usec INTEGER NOT NULL,
 	PRIMARY KEY (boot_id, pos)
 ) WITHOUT ROWID;
-CREATE INDEX boot_records_line ON boot_records(line_id);
 
 CREATE TABLE tests (
 	id             INTEGER PRIMARY KEY,

@@ -358,6 +358,21 @@ static void test_foreign_refused(void **state)
 	raw_exec(path, "CREATE TABLE mine (x)");
 	assert_int_equal(pk_store_open(&s, path, &err), -1);
 	assert_non_null(strstr(err->message, "not a printkbot database"));
+	/* and left alone: still in its own journal mode, no tables of ours */
+	{
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT journal_mode FROM "
+						    "pragma_journal_mode), count(*) FROM sqlite_master",
+						    -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), "delete");
+		assert_int_equal(sqlite3_column_int(st, 1), 1);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
 }
 
 static void test_random_bytes(void **state)
