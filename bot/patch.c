@@ -393,7 +393,8 @@ static gboolean charset_is_utf8(const char *charset)
 /*
  * The content of a MIME part as UTF-8 text: mboxrd quoting undone (for a
  * part read from an mbox), the transfer encoding decoded, and the charset
- * converted, through one GMime filter stream.
+ * converted, through one GMime filter stream.  NULL for a part that cannot
+ * hold a diff, which is most of a mailing list, without decoding it.
  */
 static char *part_text(GMimePart *part, gboolean mboxrd)
 {
@@ -407,11 +408,19 @@ static char *part_text(GMimePart *part, gboolean mboxrd)
 
 	if (!content || !(raw = stream_text(g_mime_data_wrapper_get_stream(content), &len)))
 		return NULL;
+	enc = g_mime_data_wrapper_get_encoding(content);
+	/*
+	 * A diff's "--- " or "diff --git" starts a line that no encoding but
+	 * base64 changes (quoted-printable may wrap it, not alter its start).
+	 */
+	if (enc != GMIME_CONTENT_ENCODING_BASE64 && enc != GMIME_CONTENT_ENCODING_UUENCODE &&
+	    !g_str_has_prefix(raw, "--- ") && !strstr(raw, "\n--- ") && !strstr(raw, "diff --git ") &&
+	    !strstr(raw, "Index: "))
+		return NULL;
 	if (mboxrd)
 		raw = mboxrd_unquote(raw, &len);
 	out = g_mime_stream_mem_new();
 	filtered = g_mime_stream_filter_new(out);
-	enc = g_mime_data_wrapper_get_encoding(content);
 	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
 	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
 		g_autoptr(GMimeFilter) dec = g_mime_filter_basic_new(enc, FALSE);

@@ -192,12 +192,17 @@ static void side_build(struct side *s, const struct pk_hunk *h, char which)
 		const struct pk_diff_line *l = h->lines->pdata[i];
 		int idx = (int)i;
 
+		size_t n, at;
+
 		if (l->kind != ' ' && l->kind != which)
 			continue;
-		g_string_append(s->buf, l->text);
+		n = strlen(l->text);
+		g_string_append_len(s->buf, l->text, (gssize)n);
 		g_string_append_c(s->buf, '\n');
-		for (size_t k = 0; k <= strlen(l->text); k++)
-			g_array_append_val(s->line_of, idx);
+		at = s->line_of->len;
+		g_array_set_size(s->line_of, at + n + 1);
+		for (size_t k = 0; k <= n; k++)
+			g_array_index(s->line_of, int, at + k) = idx;
 	}
 }
 
@@ -924,11 +929,24 @@ static GPtrArray *changed_only(struct scan_ctx *x, GPtrArray *all, gboolean post
 	return out;
 }
 
+/* Whether a hunk has a line that may be (part of) a printk-family call. */
+static gboolean hunk_may_log(const struct pk_hunk *h)
+{
+	for (guint i = 0; i < h->lines->len; i++) {
+		const char *t = ((const struct pk_diff_line *)h->lines->pdata[i])->text;
+		if (strstr(t, "pr_") || strstr(t, "printk") || strstr(t, "dev_") || strstr(t, "WARN"))
+			return TRUE;
+	}
+	return FALSE;
+}
+
 static void scan_hunk(struct scan_ctx *x, const struct pk_hunk *h)
 {
 	struct side o, n;
 	g_autoptr(GPtrArray) oall = NULL, nall = NULL, olds = NULL, news = NULL;
 
+	if (!hunk_may_log(h))
+		return;
 	side_build(&o, h, '-');
 	side_build(&n, h, '+');
 	oall = side_calls(&o);
