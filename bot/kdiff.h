@@ -115,9 +115,12 @@ char **pk_noise_keys(const struct pk_noise *noise);
 struct pk_noise *pk_noise_from_keys(const char *const *keys);
 
 /*
- * Diff two boots; noise may be NULL.  Never fails.  records_before and
+ * Diff two boots; noise may be NULL.  Never fails.  With a mask, the
+ * records it names and those whose presence follows the host's timing
+ * under TCG (tsc:, clocksource:, sched_clock:, the delay loop) are left
+ * out; without one every record is compared.  records_before and
  * records_after count every record of each capture, noise_dropped the
- * records of both that the mask left out.
+ * records of both that were left out.
  */
 struct pk_kdiff *pk_kdiff_captures(const struct pk_capture *before,
 				   const struct pk_capture *after,
