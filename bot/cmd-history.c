@@ -128,6 +128,7 @@ static const char *const col_names[N_COLS] = {
 static void print_table(const GPtrArray *rows, gboolean tty)
 {
 	g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(unsigned)); /* each cell's width */
 	unsigned width[N_COLS];
 
 	for (int c = 0; c < N_COLS; c++)
@@ -149,8 +150,11 @@ static void print_table(const GPtrArray *rows, gboolean tty)
 		};
 
 		for (int c = 0; c < N_COLS; c++) {
-			width[c] = MAX(width[c], (unsigned)g_utf8_strlen(row[c], -1));
+			unsigned w = (unsigned)g_utf8_strlen(row[c], -1);
+
+			width[c] = MAX(width[c], w);
 			g_ptr_array_add(cells, row[c]);
+			g_array_append_val(cols, w);
 		}
 	}
 	for (guint i = 0; i <= rows->len; i++) {
@@ -158,28 +162,36 @@ static void print_table(const GPtrArray *rows, gboolean tty)
 
 		for (int c = 0; c < N_COLS; c++) {
 			const char *cell = i ? cells->pdata[(i - 1) * N_COLS + c] : col_names[c];
+			unsigned w = i ? g_array_index(cols, unsigned, (i - 1) * N_COLS + c)
+				       : (unsigned)strlen(cell);
 
 			g_string_append(line, cell);
 			if (c + 1 < N_COLS)   /* pad by characters, not bytes */
-				for (long k = g_utf8_strlen(cell, -1); k < (long)width[c] + 2; k++)
+				for (; w < width[c] + 2; w++)
 					g_string_append_c(line, ' ');
 		}
 		puts(line->str);
 	}
 }
 
+/* A string member, made valid UTF-8 (kernel text may hold any byte). */
 static void json_text(JsonBuilder *b, const char *name, const char *value)
 {
-	g_autofree char *valid = value ? g_utf8_make_valid(value, -1) : NULL;
+	g_autofree char *valid = NULL;
 
-	pk_json_str(b, name, valid);
+	if (value && !g_utf8_validate(value, -1, NULL))
+		value = valid = g_utf8_make_valid(value, -1);
+	pk_json_str(b, name, value);
 }
 
-static void print_json(const struct pk_history_row *r)
+/* One JSON Lines row; b and gen are reused from row to row. */
+static void print_json(JsonBuilder *b, JsonGenerator *gen, const struct pk_history_row *r)
 {
-	g_autoptr(JsonBuilder) b = json_builder_new();
 	g_autofree char *date = r->time ? date_cell(r->time, "%FT%TZ") : NULL;
+	g_autoptr(JsonNode) root = NULL;
+	g_autofree char *text = NULL;
 
+	json_builder_reset(b);
 	json_builder_begin_object(b);
 	pk_json_int(b, "patch_id", r->patch_id);
 	json_builder_set_member_name(b, "test_id");
@@ -203,7 +215,10 @@ static void print_json(const struct pk_history_row *r)
 	json_text(b, "source", r->source);
 	json_text(b, "link", r->link);
 	json_builder_end_object(b);
-	pk_json_print(b);
+	root = json_builder_get_root(b);
+	json_generator_set_root(gen, root);
+	text = json_generator_to_data(gen, NULL);
+	puts(text);
 }
 
 /* "--name VALUE" or "--name=VALUE": the value, advancing *i past it; NULL if not this option. */
@@ -283,10 +298,13 @@ int cmd_history(int argc, char **argv)
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;
 	}
-	if (json)
+	if (json) {
+		g_autoptr(JsonBuilder) b = json_builder_new();
+		g_autoptr(JsonGenerator) gen = json_generator_new();
+
 		for (guint i = 0; i < rows->len; i++)
-			print_json(rows->pdata[i]);
-	else if (rows->len)
+			print_json(b, gen, rows->pdata[i]);
+	} else if (rows->len)
 		print_table(rows, isatty(STDOUT_FILENO));
 	return rows->len ? 0 : 1;
 }

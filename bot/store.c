@@ -1761,6 +1761,8 @@ static const struct history_arm history_arms[] = {
  * One arm's SELECT.  Only the clauses of the filters that are set are
  * written; every value is a named parameter bound later, never text.
  */
+static gboolean history_has_patch_filter(const struct pk_history_filter *f);
+
 static void history_arm_sql(GString *q, const struct history_arm *a, int order,
 			    const struct pk_history_filter *f)
 {
@@ -1780,27 +1782,39 @@ static void history_arm_sql(GString *q, const struct history_arm *a, int order,
 		g_string_append(q, " AND c.kind = :kind");
 	if (f->verdict)
 		g_string_append_printf(q, " AND %s = :verdict", a->verdict);
-	/*
-	 * likelihood(): these match few patches, and saying so makes SQLite
-	 * walk the patches first and their changes by index, instead of every
-	 * change and its patch.
-	 */
+	if (history_has_patch_filter(f))
+		g_string_append(q, " AND p.id IN sel");
+}
+
+/*
+ * The filters on the patch rather than the change select the patches once,
+ * in a CTE that each arm then walks by index, instead of each arm testing
+ * every one of its changes' patches.
+ */
+static gboolean history_has_patch_filter(const struct pk_history_filter *f)
+{
+	return f->author || f->source || f->commit || f->message_id || f->since || f->until;
+}
+
+static void history_patch_sql(GString *q, const struct pk_history_filter *f)
+{
+	g_string_append(q, "WITH sel(id) AS MATERIALIZED (SELECT p.id FROM patches p LEFT JOIN "
+			"sources s ON s.id = p.source_id WHERE 1");
 	if (f->author)
-		g_string_append(q, " AND likelihood(instr(lower(ifnull(p.author, '') || ' ' || "
+		g_string_append(q, " AND instr(lower(ifnull(p.author, '') || ' ' || "
 				"ifnull(p.author_name, '') || ' ' || ifnull(p.author_email, '')), "
-				":author) > 0, 0.01)");
+				":author) > 0");
 	if (f->source)
-		g_string_append(q, " AND likelihood(s.name = :source OR s.url = :source OR "
-				"s.kind = :source, 0.1)");
+		g_string_append(q, " AND (s.name = :source OR s.url = :source OR s.kind = :source)");
 	if (f->commit)
-		g_string_append(q, " AND likelihood(substr(p.commit_id, 1, length(:commit)) = "
-				":commit, 0.01)");
+		g_string_append(q, " AND substr(p.commit_id, 1, length(:commit)) = :commit");
 	if (f->message_id)
 		g_string_append(q, " AND p.message_id = :mid");
 	if (f->since)
 		g_string_append(q, " AND p.time >= :since");
 	if (f->until)
 		g_string_append(q, " AND p.time < :until");
+	g_string_append(q, ") ");
 }
 
 static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
@@ -1849,7 +1863,7 @@ static struct pk_history_row *history_row(sqlite3_stmt *st)
 int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *f, GError **err)
 {
-	g_autoptr(GString) q = g_string_new("SELECT * FROM (");
+	g_autoptr(GString) q = g_string_new(NULL);
 	g_autoptr(sqlite3_stmt) st = NULL;
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_history_row_free);
 	g_autofree char *mid = bare_msgid(f->message_id);
@@ -1857,6 +1871,9 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 	g_autofree char *commit = f->commit ? g_ascii_strdown(f->commit, -1) : NULL;
 	int arms = 0, rc;
 
+	if (history_has_patch_filter(f))
+		history_patch_sql(q, f);
+	g_string_append(q, "SELECT * FROM (");
 	for (size_t i = 0; i < G_N_ELEMENTS(history_arms); i++) {
 		const struct history_arm *a = &history_arms[i];
 
