@@ -121,9 +121,12 @@ echo "base builds stored: $builds"
 
 # A stored review renders again byte for byte.
 id=$(sqlite3 "$PRINTKBOT_DB" "select max(id) from reviews")
-sqlite3 "$PRINTKBOT_DB" "select body from reviews where id = $id" >"$work/stored.txt"
 $bot report "$id" >"$work/report.txt"
-if ! cmp -s <(sed -e '$a\' "$work/stored.txt") <(sed -e '$a\' "$work/report.txt"); then
-	echo "FAIL: report $id differs from the stored review"; diff "$work/stored.txt" "$work/report.txt" | head; exit 1
-fi
-echo "ok   report $id re-renders the stored review byte for byte"
+python3 - "$PRINTKBOT_DB" "$id" "$work/report.txt" <<'PY'
+import sqlite3, sys
+body = sqlite3.connect(sys.argv[1]).execute("select body from reviews where id = ?", (int(sys.argv[2]),)).fetchone()[0]
+again = open(sys.argv[3], encoding="utf-8").read()
+if body != again:
+    print("FAIL: report %s differs from the stored review" % sys.argv[2]); sys.exit(1)
+print("ok   report %s re-renders the stored review byte for byte (%d bytes)" % (sys.argv[2], len(body)))
+PY
