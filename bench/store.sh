@@ -5,9 +5,12 @@
 # the typical history queries, and report the database size per stored
 # patch.  Target: every query under 50 ms.
 #
-# Each query is timed three ways, best of five: the query alone in one
-# process (pk_store_history(), what the target is about), and the whole
-# command with its table and with --json (process start, open, output).
+# Each query is timed, best of five: the query alone in one process
+# (pk_store_history(), what the target is about), as wall and as CPU time,
+# and the whole command with its table and with --json (process start,
+# open, output).  The target is checked on the query's CPU time, which
+# other work on a shared machine does not inflate; the load average is
+# printed so that wall times can be read.
 # Usage: bench/store.sh [PATCHES] [CHANGES]  (`make bench-store`); set
 # PRINTKBOT_BENCH_DB=FILE to keep (or reuse) the filled database.
 set -euo pipefail
@@ -44,18 +47,17 @@ best() {
 }
 
 query() {
-	local r q table json verdict=ok
-	r=$(bench/store-fill --query "$db" "$@")
-	q=${r% *}
+	local wall cpu rows table json verdict=ok
+	read -r wall cpu rows < <(bench/store-fill --query "$db" "$@")
 	table=$(best ./printkbot history --db "$db" "$@")
 	json=$(best ./printkbot history --db "$db" --json "$@")
-	awk -v q="$q" -v t="$target_ms" 'BEGIN { exit !(q < t) }' || verdict=SLOW
-	printf '  %-50s %6.1f ms %5d rows | command: %4d ms table, %4d ms json  %s\n' \
-		"history $*" "$q" "${r#* }" "$table" "$json" "$verdict"
+	awk -v q="$cpu" -v t="$target_ms" 'BEGIN { exit !(q < t) }' || verdict=SLOW
+	printf '  %-52s %5.1f ms cpu %5.1f ms wall %5d rows | command: %3d ms table, %3d ms json  %s\n' \
+		"history $*" "$cpu" "$wall" "$rows" "$table" "$json" "$verdict"
 	[ "$verdict" = ok ]
 }
 
-n=$(bench/store-fill --query "$db" | cut -d' ' -f2)
+n=$(bench/store-fill --query "$db" | cut -d' ' -f3)
 size=$(stat -c %s "$db")
 echo "store bench: $patches patches, $n stored changes, filled in $fill_ms ms; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  database: $size bytes, $(( size / patches )) bytes per stored patch" \
