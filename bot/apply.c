@@ -277,20 +277,55 @@ static int find_preimage(GPtrArray *file, const struct pk_hunk *h, int want)
 	return -1;
 }
 
+/* Lines of a hunk still to come after its header (old and new side counts). */
+struct hunk_left {
+	int old, new;
+};
+
+static void hunk_left_take(struct hunk_left *left, const char *line)
+{
+	if (line[0] == ' ' || line[0] == '\0')
+		left->old--, left->new--;
+	else if (line[0] == '-')
+		left->old--;
+	else if (line[0] == '+')
+		left->new--;
+}
+
 /*
- * libgit2 applies a hunk only at the line its header names (no offset
- * search; pygit2 issue #1235), while a mailed patch is made against another
- * tree and nearly always lands some lines away.  So each hunk is first
- * located the way git apply does it (the exact pre-image, nearest to where
- * the header says, no fuzz) and its header rewritten; libgit2 then applies
- * and still checks every line.  Returns the diff to apply (caller frees).
+ * libgit2 reads only git's diff format: a file starts with "diff --git".
+ * For a plain unified diff (diff -u, quilt), the header line is made from
+ * the parsed paths, with the mode line a new or deleted file needs.
  */
-static char *relocate_hunks(git_repository *repo, git_tree *tree, const struct pk_patch *patch)
+static void add_git_header(GString *out, const struct pk_diff_file *f)
+{
+	const char *a = f->old_path ? f->old_path : f->new_path;
+	const char *b = f->new_path ? f->new_path : f->old_path;
+
+	g_string_append_printf(out, "diff --git a/%s b/%s\n", a, b);
+	if (!f->old_path)
+		g_string_append(out, "new file mode 100644\n");
+	else if (!f->new_path)
+		g_string_append(out, "deleted file mode 100644\n");
+}
+
+/*
+ * The diff as libgit2 will apply it.  libgit2 applies a hunk only at the
+ * line its header names (no offset search; pygit2 issue #1235), while a
+ * mailed patch is made against another tree and nearly always lands some
+ * lines away.  So each hunk is first located the way git apply does it
+ * (the exact pre-image, nearest to where the header says, no fuzz) and its
+ * header rewritten; libgit2 then applies and still checks every line.
+ * Plain unified diffs get git's file header.  Caller frees.
+ */
+static char *prepare_diff(git_repository *repo, git_tree *tree, const struct pk_patch *patch)
 {
 	g_auto(GStrv) raw = g_strsplit(patch->diff, "\n", -1);
 	GString *out = g_string_sized_new(strlen(patch->diff) + 64);
-	guint file_i = 0, hunk_i = 0;
+	gboolean git_format = strstr(patch->diff, "\ndiff --git ") || g_str_has_prefix(patch->diff, "diff --git ");
+	guint file_i = 0, hunk_i = 0, header_i = 0;
 	g_autoptr(GPtrArray) lines = NULL;
+	struct hunk_left left = { 0 };
 	int offset = 0;
 
 	if (patch->error)
@@ -298,6 +333,13 @@ static char *relocate_hunks(git_repository *repo, git_tree *tree, const struct p
 	for (char **l = raw; *l; l++) {
 		const struct pk_diff_file *f = file_i < patch->files->len ? patch->files->pdata[file_i] : NULL;
 
+		if (left.old > 0 || left.new > 0) {
+			hunk_left_take(&left, *l);
+			goto copy;
+		}
+		if (!git_format && g_str_has_prefix(*l, "--- ") && l[1] && g_str_has_prefix(l[1], "+++ ") &&
+		    header_i < patch->files->len)
+			add_git_header(out, patch->files->pdata[header_i++]);
 		if (g_str_has_prefix(*l, "@@ -") && f) {
 			while (f && hunk_i >= f->hunks->len) {
 				f = ++file_i < patch->files->len ? patch->files->pdata[file_i] : NULL;
@@ -308,6 +350,8 @@ static char *relocate_hunks(git_repository *repo, git_tree *tree, const struct p
 			if (!f)
 				goto copy;
 			const struct pk_hunk *h = f->hunks->pdata[hunk_i++];
+			left.old = h->old_count;
+			left.new = h->new_count;
 			if (hunk_i == 1 && f->old_path)
 				lines = tree_file_lines(repo, tree, f->old_path);
 			int at = lines && h->old_count ? find_preimage(lines, h, h->old_start - 1 + offset) : -1;
@@ -376,7 +420,7 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	    git_commit_tree(&parent_tree, parent) < 0)
 		goto cleanup;
 
-	text = patch->diff ? relocate_hunks(repo, parent_tree, patch) : NULL;
+	text = patch->diff ? prepare_diff(repo, parent_tree, patch) : NULL;
 	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0) {
 		const git_error *e = git_error_last();
 		res.failure = g_strdup_printf("the diff does not parse: %s",

@@ -1,0 +1,192 @@
+/* test-apply.c - patches become commits in a git tree: offsets, failures, authorship. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apply.h"
+#include "proc.h"
+#include "util.h"
+
+/* A scratch repository with one commit, tagged base, holding f.c of 40 numbered lines. */
+struct fixture {
+	char *dir;
+	struct pk_lab lab;
+};
+
+static void run_git(const char *dir, const char *const *args)
+{
+	const char *argv[16] = { "git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t" };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+	unsigned n = 7;
+
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_true(pk_proc_ok(&r));
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = g_new0(struct fixture, 1);
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_autofree char *path = NULL;
+
+	f->dir = g_dir_make_tmp("printkbot-apply-XXXXXX", NULL);
+	for (int i = 1; i <= 40; i++)
+		g_string_append_printf(text, "line %d\n", i);
+	path = g_build_filename(f->dir, "f.c", NULL);
+	assert_true(g_file_set_contents(path, text->str, -1, NULL));
+	g_free(path);
+	path = g_build_filename(f->dir, "other.c", NULL);
+	assert_true(g_file_set_contents(path, "untouched\n", -1, NULL));
+	run_git(f->dir, (const char *[]){ "init", "-q", NULL });
+	run_git(f->dir, (const char *[]){ "add", ".", NULL });
+	run_git(f->dir, (const char *[]){ "commit", "-q", "-m", "base", NULL });
+	run_git(f->dir, (const char *[]){ "tag", "base", NULL });
+	f->lab.tree = g_strdup(f->dir);
+	f->lab.lock_fd = -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	const char *argv[] = { "rm", "-rf", f->dir, NULL };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+
+	pk_proc_run(&r, argv, &o, NULL);
+	g_free(f->lab.tree);
+	g_free(f->dir);
+	g_free(f);
+	return 0;
+}
+
+static char *read_tree_file(struct fixture *f, const char *name)
+{
+	g_autofree char *path = g_build_filename(f->dir, name, NULL);
+	char *text = NULL;
+
+	assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	return text;
+}
+
+/* The header says line 5, the text is at line 25: applied there, as git apply would. */
+static const char offset_mail[] =
+	"From: Jane Doe <jane@example.org>\n"
+	"Subject: [PATCH v3 2/5] f: change line 25\n"
+	"Date: Tue, 1 Dec 2026 10:00:00 +0100\n"
+	"Message-ID: <offset@example.org>\n"
+	"\n"
+	"Change the twenty-fifth line.\n"
+	"\n"
+	"Signed-off-by: Jane Doe <jane@example.org>\n"
+	"---\n"
+	"diff --git a/f.c b/f.c\n"
+	"--- a/f.c\n"
+	"+++ b/f.c\n"
+	"@@ -4,3 +4,3 @@\n"
+	" line 24\n"
+	"-line 25\n"
+	"+line twenty-five\n"
+	" line 26\n"
+	"-- \n"
+	"2.39.5\n";
+
+static void test_offset_and_authorship(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GPtrArray) patches = NULL;
+	struct pk_apply_result r;
+	g_autofree char *text = NULL, *base = NULL;
+	g_autoptr(GString) log = g_string_new(NULL);
+	unsigned skipped;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, offset_mail, strlen(offset_mail), NULL), 0);
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", patches->pdata[0], NULL), 0);
+	assert_true(r.applied);
+	assert_null(r.failure);
+	text = read_tree_file(f, "f.c");
+	assert_non_null(strstr(text, "line 24\nline twenty-five\nline 26\n"));
+	/* the commit carries the mail's author, date and message, not the [PATCH] tag */
+	{
+		const char *argv[] = { "git", "-C", f->dir, "log", "-1", "--format=%an <%ae>|%ad|%s|%b",
+				       "--date=iso", "HEAD", NULL };
+		struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+		struct pk_proc_result pr;
+
+		o.capture = log;
+		assert_int_equal(pk_proc_run(&pr, argv, &o, NULL), 0);
+	}
+	assert_non_null(strstr(log->str, "Jane Doe <jane@example.org>|2026-12-01 10:00:00 +0100|f: change line 25|"));
+	assert_non_null(strstr(log->str, "Signed-off-by: Jane Doe"));
+	assert_int_equal(strlen(r.commit), 40);
+	/* back to the base: only the changed file is rewritten, the tree is the base again */
+	assert_int_equal(pk_apply_checkout(&f->lab, "base", NULL), 0);
+	base = read_tree_file(f, "f.c");
+	assert_non_null(strstr(base, "line 24\nline 25\nline 26\n"));
+	pk_apply_result_clear(&r);
+}
+
+static const char bad_second_hunk[] =
+	"--- a/f.c\n"
+	"+++ b/f.c\n"
+	"@@ -2,1 +2,1 @@\n"
+	"-line 2\n"
+	"+line two\n"
+	"@@ -30,3 +30,3 @@\n"
+	" line 30\n"
+	"-line thirty-one\n"
+	"+line 31, again\n"
+	" line 32\n";
+
+static void test_failure_names_file_and_hunk(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(pk_patch) p = pk_patch_parse_diff(bad_second_hunk, strlen(bad_second_hunk));
+	struct pk_apply_result r;
+	g_autofree char *text = NULL;
+	g_autoptr(GError) err = NULL;
+
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", p, NULL), 0);
+	assert_false(r.applied);
+	assert_null(r.commit);
+	print_message("%s\n", r.failure);
+	assert_non_null(strstr(r.failure, "f.c: hunk 2 (@@ -30,3 +30,3 @@) does not apply"));
+	/* nothing half-applied: the tree is at the parent */
+	text = read_tree_file(f, "f.c");
+	assert_non_null(strstr(text, "\nline 2\n"));
+	pk_apply_result_clear(&r);
+	/* a revision that does not exist is an error, not a result */
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "no-such-rev", p, &err), -1);
+	assert_non_null(strstr(err->message, "no-such-rev"));
+}
+
+static void test_unparsable_diff(void **state)
+{
+	struct fixture *f = *state;
+	static const char junk[] = "--- a/f.c\n+++ b/f.c\n@@ -1,1 +1,1 @@\n";
+	g_autoptr(pk_patch) p = pk_patch_parse_diff(junk, strlen(junk));
+	struct pk_apply_result r;
+
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", p, NULL), 0);
+	assert_false(r.applied);
+	assert_non_null(r.failure);
+	pk_apply_result_clear(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_offset_and_authorship, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_names_file_and_hunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unparsable_diff, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
