@@ -518,7 +518,7 @@ static void test_dedupe(void **state)
 	g_autoptr(GError) err = NULL;
 	g_autoptr(GArray) boots = NULL;
 	gint64 base = add_build(s, "base", "base", "cfg");
-	gint64 boot1, boot2, boot3, patched;
+	gint64 boot1, boot2, boot3, boot4, patched;
 
 	/* the second base boot printed its lines at other times */
 	for (guint i = 0; i < b->records->len; i++)
@@ -539,15 +539,29 @@ static void test_dedupe(void **state)
 	assert_int_equal(count(s, "index_set_items"), 503);
 	assert_int_equal(count(s, "record_lines"), 4);
 
+	/* a record that differs only in its caller is a line of its own */
+	{
+		g_autoptr(pk_capture) d = mkcapture(500, NULL);
+		struct pk_record *r = d->records->pdata[1];
+
+		g_free(r->caller);
+		r->caller = g_strdup("C1");
+		boot4 = add_boot(s, base, d);
+		assert_int_equal(count(s, "record_lines"), 5);
+		assert_int_equal(pk_store_load_capture(s, boot4, &back, &err), 0);
+		assert_captures_equal(d, back);
+		g_clear_pointer(&back, pk_capture_free);
+	}
 	assert_int_equal(pk_store_load_capture(s, boot3, &back, &err), 0);
 	assert_captures_equal(c, back);
 	g_clear_pointer(&back, pk_capture_free);
 	assert_int_equal(pk_store_load_capture(s, boot2, &back, &err), 0);
 	assert_captures_equal(b, back);
 	assert_int_equal(pk_store_build_boots(s, base, &boots, &err), 0);
-	assert_int_equal(boots->len, 2);
+	assert_int_equal(boots->len, 3);
 	assert_int_equal(g_array_index(boots, gint64, 0), boot1);
 	assert_int_equal(g_array_index(boots, gint64, 1), boot2);
+	assert_int_equal(g_array_index(boots, gint64, 2), boot4);
 }
 
 /* A reordered index is still rebuilt exactly, whatever the delta costs. */
@@ -885,6 +899,7 @@ static void test_history_filters(void **state)
 		{ "no filter, newest first", { 0 }, "S4,S3,B3,S2,I2,S1,B1,I1" },
 		{ "file", { .file = "kernel/sched/topology.c" }, "S4,S1,B1,I1" },
 		{ "file nothing", { .file = "kernel/sched" }, "" },
+		{ "file is exact", { .file = "Kernel/sched/topology.c" }, "" },
 		{ "func", { .func = "build_sched_domains" }, "B1,I1" },
 		{ "grep old or new text", { .grep = "scheduling while atomic" }, "S3,B3,S1,B1" },
 		{ "grep is case-sensitive", { .grep = "Scheduling While" }, "" },
