@@ -15,6 +15,13 @@
 #define DEFAULT_CAP (16u << 20)
 #define KILL_GRACE 2.0 /* seconds between SIGTERM and SIGKILL */
 
+static volatile sig_atomic_t *default_cancel;
+
+void pk_proc_set_cancel(volatile sig_atomic_t *flag)
+{
+	default_cancel = flag;
+}
+
 bool pk_proc_have(const char *name)
 {
 	g_autofree char *path = g_find_program_in_path(name);
@@ -86,6 +93,7 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 {
 	static const struct pk_proc_opts defaults = PK_PROC_OPTS_INIT;
 	const struct pk_proc_opts *o = opts ? opts : &defaults;
+	volatile sig_atomic_t *cancel = o->cancel ? o->cancel : default_cancel;
 	struct sink sink = { .log_fd = -1, .capture = o->capture,
 			     .cap = o->output_cap ? o->output_cap : DEFAULT_CAP };
 	struct pk_proc_result res = { 0 };
@@ -126,7 +134,7 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 		double now = pk_now(), wake = 0;
 		int ms = -1, r;
 
-		if (o->cancel && *o->cancel && res.end == PK_PROC_EXITED) {
+		if (cancel && *cancel && res.end == PK_PROC_EXITED) {
 			res.end = PK_PROC_CANCELED;
 			kill(-pid, SIGTERM);
 			kill_at = now + KILL_GRACE;
@@ -166,13 +174,13 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 	/* The pipe is closed; the leader may still run (a grandchild closed it). */
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (res.end == PK_PROC_EXITED && !(deadline && pk_now() >= deadline) &&
-		    !(o->cancel && *o->cancel)) {
+		    !(cancel && *cancel)) {
 			if (waitpid(pid, &status, 0) == pid)
 				break;
 			continue;
 		}
 		if (res.end == PK_PROC_EXITED)
-			res.end = (o->cancel && *o->cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
+			res.end = (cancel && *cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
 		kill(-pid, SIGTERM);
 		g_usleep((gulong)(KILL_GRACE * 1e6)); /* grace for a clean exit, then force it */
 		kill(-pid, SIGKILL);

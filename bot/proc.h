@@ -61,6 +61,15 @@ bool pk_proc_ok(const struct pk_proc_result *res);
 /* "exited with status 2", "killed by signal 9", "terminated; timeout after 30 s"... caller frees. */
 char *pk_proc_describe(const struct pk_proc_result *res);
 
+/*
+ * A process-wide cancel flag for every child whose opts->cancel is NULL:
+ * the daemon sets it from its SIGTERM handler, so a make or a QEMU started
+ * deep inside a stage is ended and reaped without each stage passing the
+ * flag along.  The handler must be installed without SA_RESTART, so that
+ * the signal interrupts the wait.  NULL turns it off.
+ */
+void pk_proc_set_cancel(volatile sig_atomic_t *flag);
+
 /* Whether an executable of that name is in PATH. */
 bool pk_proc_have(const char *name);
 
