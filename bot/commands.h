@@ -13,5 +13,7 @@ int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
 
 #endif

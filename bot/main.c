@@ -23,6 +23,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "render a stored review again" },
 	{ "db",    cmd_db,    "check the database (integrity, schema version)" },
 	{ "test",  cmd_test,  "apply, build and boot before/after, diff what the kernel prints, review" },
+	{ "daemon", cmd_daemon, "read patch mail, test each series, reply in the thread" },
+	{ "queue", cmd_queue, "the daemon's jobs: waiting, running, done, failed" },
 };
 
 static void usage(FILE *to)

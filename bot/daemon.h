@@ -1,0 +1,40 @@
+/*
+ * daemon.h - the mailing-list bot: read patch mail from the configured
+ * sources, group it into series, queue a job per series, test each patch
+ * of it, and reply in the thread.
+ *
+ * The queue is the store's jobs table; two kinds of jobs run here:
+ *   "series"  {"key", "version", "total", "subject", "cover", "mails": [ids]}:
+ *             test the patches in order, each on the previous one, store
+ *             test, review and rendered reply in one transaction per patch,
+ *             and queue a "reply" job for each reply to send;
+ *   "reply"   {"reply": id}: send a stored reply; when the server is down
+ *             the job goes back to the queue with a growing delay (retry_min
+ *             doubling up to retry_max), so a reply is never lost and is
+ *             always sent with the Message-ID it was rendered with.
+ * A job found "running" at start was interrupted (a crash, kill -9) and is
+ * queued again; a patch of it whose reply was already stored is not
+ * tested again.  One daemon per database (a lock file beside it).
+ *
+ * Signals: SIGTERM and SIGINT end the current child (make, QEMU) through
+ * proc.h's cancel flag, put the running job back in the queue, and return;
+ * SIGHUP reloads the configuration (a bad new one is logged and the old
+ * one kept).  Every event is one line on stderr naming the job and the
+ * Message-ID.
+ */
+#ifndef PK_DAEMON_H
+#define PK_DAEMON_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+struct pk_daemon_opts {
+	const char *config_path;  /* NULL: $PRINTKBOT_CONFIG, else /etc/printkbot.conf */
+	const char *db;           /* NULL: the config's, else the default */
+	bool once;                /* read what is there, run what is due, and return */
+};
+
+/* Run until a signal ends it (or, with once, until nothing is due).  -1 with err on failure. */
+int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err);
+
+#endif
