@@ -275,6 +275,24 @@ static TmplScope *scope_from_model(JsonObject *model)
 	return scope;
 }
 
+/* Replace every string value under node by its HTML-escaped form. */
+static void escape_strings(JsonNode *node)
+{
+	if (JSON_NODE_HOLDS_OBJECT(node)) {
+		JsonObject *obj = json_node_get_object(node);
+		g_autoptr(GList) members = json_object_get_members(obj);
+		for (GList *m = members; m; m = m->next)
+			escape_strings(json_object_get_member(obj, m->data));
+	} else if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *arr = json_node_get_array(node);
+		for (guint i = 0; i < json_array_get_length(arr); i++)
+			escape_strings(json_array_get_element(arr, i));
+	} else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING) {
+		g_autofree char *e = g_markup_escape_text(json_node_get_string(node), -1);
+		json_node_set_string(node, e);
+	}
+}
+
 /* templates/<name> from the source dir, or from the installed data dir. */
 static char *template_path(const char *name)
 {
@@ -311,7 +329,14 @@ char *pk_review_render(JsonNode *model, const char *name, GError **err)
 		g_prefix_error(err, "%s: ", path);
 		return NULL;
 	}
-	scope = scope_from_model(json_node_get_object(model));
+	if (g_str_has_suffix(name, ".html")) {
+		/* every string the HTML template inserts is escaped, so none can add markup */
+		g_autoptr(JsonNode) escaped = json_node_copy(model);
+		escape_strings(escaped);
+		scope = scope_from_model(json_node_get_object(escaped));
+	} else {
+		scope = scope_from_model(json_node_get_object(model));
+	}
 	text = tmpl_template_expand_string(tmpl, scope, err);
 	if (!text)
 		g_prefix_error(err, "%s: ", path);
@@ -425,6 +450,18 @@ static void add_side_lines(JsonBuilder *b, char sign, int level, const char *tex
 	}
 }
 
+/* One side of a change as one text, each record with its level ("<6>text"), or null. */
+static void add_side_text(JsonBuilder *b, const char *name, int level, const char *text)
+{
+	g_auto(GStrv) lines = text ? g_strsplit(text, "\n", -1) : NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	char tag[8];
+
+	for (char **l = lines; l && *l; l++)
+		g_string_append_printf(out, "%s%s%s", out->len ? "\n" : "", level_tag(level, tag), *l);
+	add_str(b, name, text ? out->str : NULL);
+}
+
 static char *origin_where(const struct pk_origin *o)
 {
 	if (!o->file)
@@ -490,6 +527,8 @@ static void add_console_changes(JsonBuilder *b, const struct pk_kdiff *d)
 		add_side_lines(b, '-', c->old_level, c->old_text);
 		add_side_lines(b, '+', c->new_level, c->new_text);
 		json_builder_end_array(b);
+		add_side_text(b, "old_side", c->old_level, c->old_text);
+		add_side_text(b, "new_side", c->new_level, c->new_text);
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);
@@ -520,6 +559,8 @@ static void add_index_changes(JsonBuilder *b, const struct pk_kdiff *d)
 		add_side_lines(b, '-', c->old_level, old_fmt);
 		add_side_lines(b, '+', c->new_level, new_fmt);
 		json_builder_end_array(b);
+		add_side_text(b, "old_side", c->old_level, old_fmt);
+		add_side_text(b, "new_side", c->new_level, new_fmt);
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);

@@ -6,7 +6,8 @@
  * The model is the single source of a review: `test` builds it, the store
  * keeps it, and `report ID` renders the stored model again, so a re-render
  * is byte-identical to the first one.  Rendering is pure (the template file
- * is read from the source tree or the installed data dir).
+ * is read from the source tree or the installed data dir).  For a template
+ * whose name ends in .html every string inserted is HTML-escaped first.
  */
 #ifndef PK_REVIEW_H
 #define PK_REVIEW_H
@@ -35,7 +36,8 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 
 /*
  * Render model (a JSON object, borrowed) through templates/<name>
- * ("review.txt" for the plain-text review).  Returns a new string, or NULL
+ * ("review.txt" for the plain-text review, "review.html" for a page with a
+ * side-by-side console diff).  Returns a new string, or NULL
  * with err set when the template is missing or does not parse.
  */
 char *pk_review_render(JsonNode *model, const char *name, GError **err);

@@ -130,3 +130,25 @@ if body != again:
     print("FAIL: report %s differs from the stored review" % sys.argv[2]); sys.exit(1)
 print("ok   report %s re-renders the stored review byte for byte (%d bytes)" % (sys.argv[2], len(body)))
 PY
+
+# Every tested patch can be found again: by file, by message text, by author.
+$bot history --json --file arch/x86/kernel/e820.c >"$work/h-file.json"
+$bot history --json --grep 'attaching NULL sched-domain' >"$work/h-grep.json"
+$bot history --json --author 'Printk Bot Fixture' >"$work/h-author.json"
+python3 - "$work" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+def ids(name):
+    return {json.loads(l)["message_id"] for l in open(os.path.join(work, name)) if l.strip()}
+fails = []
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond: fails.append(what)
+f, g, a = ids("h-file.json"), ids("h-grep.json"), ids("h-author.json")
+check(f == {"text-change@printkbot.invalid"}, "history --file finds the e820 patch only (%s)" % sorted(f))
+check(g == {"debug-compiled-out@printkbot.invalid"}, "history --grep finds the pr_debug patch only (%s)" % sorted(g))
+want = {n + "@printkbot.invalid" for n in ["text-change", "level-change", "pr_fmt-added", "pure-conversion",
+                                           "debug-compiled-out", "boot-panic"]}
+check(want <= a, "history --author finds every fixture patch with a change (%s)" % sorted(want - a))
+sys.exit(1 if fails else 0)
+PY
