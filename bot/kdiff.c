@@ -276,6 +276,17 @@ struct pk_noise *pk_noise_from_keys(const char *const *keys)
 	return noise;
 }
 
+bool pk_noise_has(const struct pk_noise *noise, const struct pk_record *r)
+{
+	g_autofree char *norm = NULL, *key = NULL;
+
+	if (!noise || !g_hash_table_size(noise->keys))
+		return false;
+	norm = pk_kdiff_normalise(r->text);
+	key = record_key(r, norm);
+	return g_hash_table_contains(noise->keys, key);
+}
+
 /* ---------------------------------------------------------------- attribution */
 
 /* One printk index entry as a regex over record texts. */
@@ -592,11 +603,13 @@ static void rec_free(gpointer p)
  * tsc: and clocksource: lines a boot prints, and what the delay loop and
  * sched_clock report.  No number of base boots is sure to have seen every
  * variant (a busy host brings out new ones), so with a noise mask they
- * are never compared in the boot log.  A patch that changes one of them still shows in the
+ * are never compared in the boot log.  The same goes for the APIC timer
+ * check, which fails when the host stalls the guest during calibration.  A patch that changes one of them still shows in the
  * printk index diff.
  */
 static const char *const timing_noise[] = {
 	"tsc: ", "clocksource: ", "sched_clock: ", "Calibrating delay loop",
+	"APIC timer disabled due to verification failure",
 };
 
 static bool is_timing_noise(const char *norm)
