@@ -113,6 +113,8 @@ void pk_noise_free(struct pk_noise *noise);
 char **pk_noise_keys(const struct pk_noise *noise);
 /* Rebuild a mask from pk_noise_keys() output. */
 struct pk_noise *pk_noise_from_keys(const char *const *keys);
+/* Whether the mask says record r varies between boots (false for a NULL mask). */
+bool pk_noise_has(const struct pk_noise *noise, const struct pk_record *r);
 
 /*
  * Diff two boots; noise may be NULL.  Never fails.  With a mask, the

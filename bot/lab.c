@@ -212,11 +212,10 @@ static int step_git_base(struct pk_lab *lab, GError **err)
 	return 0;
 }
 
-/* Check that every CONFIG_ line of the fragment is in the final .config. */
-static int verify_config(const char *fragment, const char *config, GError **err)
+/* The CONFIG_ lines of the fragment that are not in the final .config, as " CONFIG_X=y" words. */
+static void missing_options(GString *out, const char *fragment, const char *config)
 {
 	g_auto(GStrv) lines = g_strsplit(fragment, "\n", -1);
-	g_autoptr(GString) missing = g_string_new(NULL);
 
 	for (char **l = lines; *l; l++) {
 		g_autofree char *want = g_strstrip(g_strdup(*l));
@@ -225,31 +224,23 @@ static int verify_config(const char *fragment, const char *config, GError **err)
 		if (!g_str_has_prefix(want, "CONFIG_"))
 			continue;
 		if (!strstr(config, needle))
-			g_string_append_printf(missing, " %s", want);
+			g_string_append_printf(out, " %s", want);
 	}
-	if (missing->len)
-		return pk_error(err, PK_ERROR_FAILED,
-				"kernel config: options that did not take:%s", missing->str);
-	return 0;
 }
 
-/* Step 3: tinyconfig + qemu/kernel.config in the build dir. */
-static int step_config(struct pk_lab *lab, GError **err)
+int pk_lab_configure(const struct pk_lab *lab, GString *missing, GError **err)
 {
 	g_autofree char *frag = g_build_filename(lab->srcdir, "qemu", "kernel.config", NULL);
 	g_autofree char *dotconfig = g_build_filename(lab->build_dir, ".config", NULL);
-	g_autofree char *stamp = g_build_filename(lab->build_dir, ".printkbot-config", NULL);
 	g_autofree char *odir = g_strconcat("O=", lab->build_dir, NULL);
 	g_autofree char *fragment = NULL, *config = NULL;
+	g_autoptr(GString) lost = g_string_new(NULL);
 	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
 	const char *merge[] = { "scripts/kconfig/merge_config.sh", "-m", "-O", lab->build_dir,
 				dotconfig, frag, NULL };
 	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };
 	size_t len;
 
-	if (g_file_test(stamp, G_FILE_TEST_EXISTS))
-		return 0;
-	pk_info("setup: writing the kernel config (tinyconfig + qemu/kernel.config)");
 	g_mkdir_with_parents(lab->build_dir, 0755);
 	if (run_step("tinyconfig", tiny, lab->tree, NULL, NULL, err) < 0 ||
 	    run_step("merging qemu/kernel.config", merge, lab->tree, NULL, NULL, err) < 0 ||
@@ -258,7 +249,26 @@ static int step_config(struct pk_lab *lab, GError **err)
 	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0 ||
 	    pk_read_file(&config, &len, dotconfig, 16 << 20, err) < 0)
 		return -1;
-	if (verify_config(fragment, config, err) < 0)
+	missing_options(lost, fragment, config);
+	if (missing) {
+		g_string_append(missing, lost->str);
+		return 0;
+	}
+	if (lost->len)
+		return pk_error(err, PK_ERROR_FAILED,
+				"kernel config: options that did not take:%s", lost->str);
+	return 0;
+}
+
+/* Step 3: tinyconfig + qemu/kernel.config in the build dir. */
+static int step_config(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *stamp = g_build_filename(lab->build_dir, ".printkbot-config", NULL);
+
+	if (g_file_test(stamp, G_FILE_TEST_EXISTS))
+		return 0;
+	pk_info("setup: writing the kernel config (tinyconfig + qemu/kernel.config)");
+	if (pk_lab_configure(lab, NULL, err) < 0)
 		return -1;
 	return pk_write_file(stamp, lab->config_hash, strlen(lab->config_hash), err);
 }

@@ -42,6 +42,19 @@ int pk_lab_lock(struct pk_lab *lab, GError **err);
 /* Prepare tree, git base, kernel config and initramfs; idempotent. */
 int pk_lab_setup(struct pk_lab *lab, GError **err);
 
+/*
+ * Write the build dir's kernel config for the tree as it is checked out:
+ * tinyconfig, qemu/kernel.config merged on top, olddefconfig.  The config
+ * is a function of the tree's Kconfig and the fragment only (not of the
+ * config before), so a commit's build is the same whatever was built
+ * before it.  Options of the fragment the tree does not have (an older
+ * kernel without PRINTK_INDEX) are an error, or, when missing is not
+ * NULL, appended to it as " CONFIG_X=y" words.  Setup does this once, at
+ * the base; range.h's pk_range_sync_config() again for a tree whose
+ * Kconfig differs.
+ */
+int pk_lab_configure(const struct pk_lab *lab, GString *missing, GError **err);
+
 /* True when setup has been completed (tree, base commit, config, initrd). */
 gboolean pk_lab_ready(struct pk_lab *lab);
 

@@ -7,6 +7,7 @@
 
 #include "apply.h"
 #include "build.h"
+#include "range.h"
 #include "store.h"
 #include "util.h"
 
@@ -23,7 +24,7 @@
 /* Console lines kept from a failed boot. */
 #define CONSOLE_TAIL_LINES 30
 
-static void side_clear(struct pk_test_side *s)
+void pk_test_side_clear(struct pk_test_side *s)
 {
 	g_free(s->commit);
 	pk_build_result_clear(&s->build);
@@ -36,11 +37,13 @@ void pk_test_result_clear(struct pk_test_result *res)
 {
 	g_free(res->reason);
 	pk_scan_free(res->scan);
-	side_clear(&res->before);
-	side_clear(&res->after);
+	pk_test_side_clear(&res->before);
+	pk_test_side_clear(&res->after);
 	pk_kdiff_free(res->diff);
 	if (res->confirmations)
 		g_array_unref(res->confirmations);
+	pk_patch_free(res->patch);
+	g_free(res->noise_commit);
 	memset(res, 0, sizeof *res);
 }
 
@@ -68,10 +71,24 @@ static char *console_tail(const char *console, unsigned n)
 	return g_strdup(p);
 }
 
-/* Build whatever is checked out in the lab, for side s. */
-static int build_side(struct pk_test_side *s, const struct pk_lab *lab, GError **err)
+/* Say which stage side s is in: through opts->progress, else on the progress line. */
+static void stage(const struct pk_test_opts *opts, const char *verb, const struct pk_test_side *s)
 {
-	pk_progress("building %.12s...", s->commit);
+	g_autofree char *what = g_strdup_printf("%s %.12s", verb, s->commit);
+
+	if (opts->progress)
+		opts->progress(opts->progress_data, what);
+	else
+		pk_progress("%s...", what);
+}
+
+/* Build whatever is checked out in the lab, for side s, its config made to fit the tree. */
+static int build_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		      GError **err)
+{
+	if (pk_range_sync_config(lab, s->commit, NULL, err) < 0)
+		return -1;
+	stage(opts, "building", s);
 	if (pk_build_kernel(&s->build, lab, err) < 0)
 		return -1;
 	s->build_tried = true;
@@ -81,14 +98,14 @@ static int build_side(struct pk_test_side *s, const struct pk_lab *lab, GError *
 }
 
 /* Boot side s's kernel once into *out. */
-static int boot_side(struct pk_test_side *s, const struct pk_lab *lab, double timeout,
+static int boot_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		     struct pk_boot_result *out, GError **err)
 {
 	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
 
 	bopts.vmlinux = s->build.vmlinux;
-	bopts.timeout = timeout;
-	pk_progress("booting %.12s...", s->commit);
+	bopts.timeout = opts->boot_timeout;
+	stage(opts, "booting", s);
 	if (pk_boot_kernel(out, lab, &bopts, err) < 0)
 		return -1;
 	s->booted = true;
@@ -106,11 +123,10 @@ static void side_take_boot(struct pk_test_side *s, struct pk_boot_result *boot)
 		s->console_tail = console_tail(s->boot.console, CONSOLE_TAIL_LINES);
 }
 
-/* The before side from the store: 1 when it was there, with its noise mask. */
-static int before_from_store(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
-			     struct pk_noise **out_noise, GError **err)
+/* Side s (s->commit set) from the store: 1 when it was there, with its noise mask if it has one. */
+static int side_from_store(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
+			   struct pk_noise **out_noise, unsigned *out_noise_boots, GError **err)
 {
-	struct pk_test_side *s = &res->before;
 	g_auto(GStrv) keys = NULL;
 	g_autoptr(GArray) boots = NULL;
 	int found;
@@ -126,11 +142,18 @@ static int before_from_store(struct pk_test_result *res, const struct pk_lab *la
 	s->cached = s->build_tried = s->build.ok = s->booted = true;
 	s->boot.status = PK_BOOT_OK;
 	*out_noise = keys ? pk_noise_from_keys((const char *const *)keys) : NULL;
-	res->noise_boots = boots->len;
+	*out_noise_boots = boots->len;
 	return 1;
 }
 
-/* Store the base's build and every boot of it, and the mask learnt from them. */
+/* The before side from the store: 1 when it was there, with its noise mask. */
+static int before_from_store(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			     struct pk_noise **out_noise, GError **err)
+{
+	return side_from_store(&res->before, lab, store, out_noise, &res->noise_boots, err);
+}
+
+/* Store a side's build (the base's, or a commit's as it is) and every boot of it, and the mask learnt from them. */
 static int before_to_store(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
 			   struct pk_boot_result *boots, unsigned n, const struct pk_noise *noise,
 			   GError **err)
@@ -145,7 +168,8 @@ static int before_to_store(struct pk_test_side *s, const struct pk_lab *lab, str
 		gint64 id;
 		if (pk_store_add_boot(store, &id, s->build_id, &boots[i], err) < 0)
 			goto fail;
-		if (i == 0)
+		/* the boot the side keeps: the first, or the one that failed */
+		if (i == 0 || (i == n - 1 && boots[i].status != PK_BOOT_OK))
 			s->boot_id = id;
 	}
 	if (keys && pk_store_set_noise(store, s->build_id, (const char *const *)keys, n, err) < 0)
@@ -157,6 +181,52 @@ fail:
 }
 
 /*
+ * Check out s->commit, build it and boot it n times (at most NOISE_BOOTS;
+ * the boots end at the first that fails); with n >= 2 boots that all
+ * went well, the noise mask is learnt from them.  Everything is stored
+ * when store is not NULL.  s keeps the first boot, or the one that failed.
+ */
+static int build_and_boot(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
+			  const struct pk_test_opts *opts, unsigned n_boots, struct pk_noise **out_noise,
+			  unsigned *out_noise_boots, GError **err)
+{
+	struct pk_boot_result boots[NOISE_BOOTS] = { 0 };
+	struct pk_noise *noise = NULL;
+	unsigned n = 0;
+	int rc = -1;
+
+	if (pk_apply_checkout(lab, s->commit, err) < 0 || build_side(s, lab, opts, err) < 0)
+		goto out;
+	while (s->build.ok && n < MIN(n_boots, NOISE_BOOTS)) {
+		if (boot_side(s, lab, opts, &boots[n], err) < 0)
+			goto out;
+		if (boots[n++].status != PK_BOOT_OK)
+			break;
+	}
+	if (n >= 2 && boots[n - 1].status == PK_BOOT_OK) {
+		const struct pk_capture *caps[NOISE_BOOTS];
+		for (unsigned i = 0; i < n; i++)
+			caps[i] = boots[i].capture;
+		noise = pk_noise_learn(caps, n);
+	}
+	if (store && before_to_store(s, lab, store, boots, n, noise, err) < 0)
+		goto out;
+	/* compare against the first boot; report the one that failed, if any did */
+	if (n)
+		side_take_boot(s, &boots[boots[n - 1].status != PK_BOOT_OK ? n - 1 : 0]);
+	if (noise) {
+		*out_noise = g_steal_pointer(&noise);
+		*out_noise_boots = n;
+	}
+	rc = 0;
+out:
+	for (unsigned i = 0; i < n; i++)
+		pk_boot_result_clear(&boots[i]);
+	pk_noise_free(noise);
+	return rc;
+}
+
+/*
  * The before side: from the store when this commit was built and booted
  * with this config before, else built, booted NOISE_BOOTS times (the noise
  * mask learnt from those boots) and stored.
@@ -164,41 +234,11 @@ fail:
 static int prepare_before(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 			  const struct pk_test_opts *opts, struct pk_noise **out_noise, GError **err)
 {
-	struct pk_test_side *s = &res->before;
-	struct pk_boot_result boots[NOISE_BOOTS] = { 0 };
-	unsigned n = 0;
-	int rc = -1, found;
+	int found;
 
 	if (store && (found = before_from_store(res, lab, store, out_noise, err)) != 0)
 		return found < 0 ? -1 : 0;
-	if (pk_apply_checkout(lab, s->commit, err) < 0 || build_side(s, lab, err) < 0)
-		goto out;
-	if (!s->build.ok) {
-		rc = 0;
-		goto out;
-	}
-	while (n < NOISE_BOOTS) {
-		if (boot_side(s, lab, opts->boot_timeout, &boots[n], err) < 0)
-			goto out;
-		if (boots[n++].status != PK_BOOT_OK)
-			break;
-	}
-	if (boots[n - 1].status == PK_BOOT_OK) {
-		const struct pk_capture *caps[NOISE_BOOTS];
-		for (unsigned i = 0; i < n; i++)
-			caps[i] = boots[i].capture;
-		*out_noise = pk_noise_learn(caps, n);
-		res->noise_boots = n;
-		if (store && before_to_store(s, lab, store, boots, n, *out_noise, err) < 0)
-			goto out;
-	}
-	/* compare against the first boot; report the one that failed, if any did */
-	side_take_boot(s, &boots[boots[n - 1].status != PK_BOOT_OK ? n - 1 : 0]);
-	rc = 0;
-out:
-	for (unsigned i = 0; i < n; i++)
-		pk_boot_result_clear(&boots[i]);
-	return rc;
+	return build_and_boot(&res->before, lab, store, opts, NOISE_BOOTS, out_noise, &res->noise_boots, err);
 }
 
 /* The after side: the patched commit is checked out already; build and boot it once. */
@@ -208,11 +248,11 @@ static int prepare_after(struct pk_test_result *res, const struct pk_lab *lab,
 	struct pk_test_side *s = &res->after;
 	struct pk_boot_result boot = { 0 };
 
-	if (build_side(s, lab, err) < 0)
+	if (build_side(s, lab, opts, err) < 0)
 		return -1;
 	if (!s->build.ok)
 		return 0;
-	if (boot_side(s, lab, opts->boot_timeout, &boot, err) < 0)
+	if (boot_side(s, lab, opts, &boot, err) < 0)
 		return -1;
 	side_take_boot(s, &boot);
 	return 0;
@@ -330,6 +370,149 @@ fail:
 	return -1;
 }
 
+int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		       const char *commit, bool learn_noise, GError **err)
+{
+	struct pk_test_side s = { 0 };
+	struct pk_noise *noise = NULL;
+	unsigned noise_boots = 0;
+	int found = 0;
+
+	s.commit = g_strdup(commit);
+	if (store && (found = side_from_store(&s, lab, store, &noise, &noise_boots, err)) < 0)
+		goto fail;
+	if (found && learn_noise && !noise) {
+		/* stored without a mask (an after side): boot it again, several times */
+		pk_test_side_clear(&s);
+		s.commit = g_strdup(commit);
+		found = 0;
+	}
+	if (!found && build_and_boot(&s, lab, store, opts, learn_noise ? NOISE_BOOTS : 1, &noise,
+				     &noise_boots, err) < 0)
+		goto fail;
+	*out = s;
+	if (out_noise)
+		*out_noise = g_steal_pointer(&noise);
+	if (out_noise_boots)
+		*out_noise_boots = out_noise && *out_noise ? noise_boots : 0;
+	pk_noise_free(noise);
+	return 0;
+fail:
+	pk_test_side_clear(&s);
+	pk_noise_free(noise);
+	return -1;
+}
+
+/* The stored noise mask of commit's build (a revision of the lab): 1 found, 0 not. */
+static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
+		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err)
+{
+	g_autofree char *id = pk_apply_resolve(lab, commit, NULL);
+	g_auto(GStrv) keys = NULL;
+	g_autoptr(GArray) boots = NULL;
+	gint64 build_id;
+	int found;
+
+	if (!id)
+		return 0;
+	if ((found = pk_store_find_build(store, id, lab->config_hash, &build_id, err)) <= 0 ||
+	    (found = pk_store_get_noise(store, build_id, &keys, err)) <= 0)
+		return found;
+	if (pk_store_build_boots(store, build_id, &boots, err) < 0)
+		return -1;
+	*out = pk_noise_from_keys((const char *const *)keys);
+	*out_boots = boots->len;
+	*out_commit = g_steal_pointer(&id);
+	return 1;
+}
+
+/* Both sides of a commit and their diff; the verdicts are those of run_dynamic(). */
+static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			  const struct pk_test_opts *opts, GError **err)
+{
+	g_autofree char *parent = g_steal_pointer(&res->before.commit);
+	g_autofree char *commit = g_steal_pointer(&res->after.commit);
+	struct pk_noise *noise = NULL, *own = NULL;
+	unsigned own_boots = 0;
+	int rc = -1, found = 0;
+
+	/* a mask learnt once serves every parent: noise comes from the machine, not the commit */
+	if (store && opts->noise_base)
+		found = stored_mask(store, lab, opts->noise_base, &noise, &res->noise_boots, &res->noise_commit, err);
+	if (store && found == 0)
+		found = stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err);
+	if (found < 0 ||
+	    pk_test_build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
+		goto out;
+	if (own) {
+		pk_noise_free(noise);
+		noise = g_steal_pointer(&own);
+		res->noise_boots = own_boots;
+		g_free(res->noise_commit);
+		res->noise_commit = g_strdup(parent);
+	}
+	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
+		res->after.commit = g_steal_pointer(&commit);
+		set_verdict(res, res->before.build.ok ? "boot-failed" : "build-failed",
+			    g_strdup_printf("the parent %.12s itself does not %s, so nothing can be compared",
+					    parent, res->before.build.ok ? "boot" : "build"));
+		rc = 0;
+		goto out;
+	}
+	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0)
+		goto out;
+	if (!res->after.build.ok) {
+		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
+	} else if (res->after.boot.status != PK_BOOT_OK) {
+		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
+	} else {
+		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
+		confirm_findings(res);
+		set_verdict(res, diff_verdict(res->diff), NULL);
+	}
+	rc = 0;
+out:
+	if (!res->before.commit)
+		res->before.commit = g_steal_pointer(&parent);
+	if (!res->after.commit)
+		res->after.commit = g_steal_pointer(&commit);
+	pk_noise_free(noise);
+	pk_noise_free(own);
+	return rc;
+}
+
+int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		   const struct pk_test_opts *opts, const char *commit, GError **err)
+{
+	struct pk_test_result res = { 0 };
+	double start = pk_now();
+	char *reason = NULL;
+
+	res.after.commit = pk_apply_resolve(lab, commit, err);
+	if (!res.after.commit ||
+	    !(res.patch = pk_range_commit_patch(lab, res.after.commit, &res.before.commit, err)))
+		goto fail;
+	res.scan = pk_scan(res.patch);
+	if (!strcmp(res.scan->verdict, "no-churn") && !opts->build_without_churn) {
+		set_verdict(&res, "no-churn", NULL);
+	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
+		set_verdict(&res, "refused", reason);
+	} else if (commit_dynamic(&res, lab, store, opts, err) < 0) {
+		goto fail;
+	}
+	if (!opts->progress)
+		pk_progress("%s", "");
+	res.seconds = pk_now() - start;
+	*out = res;
+	return 0;
+fail:
+	if (!opts->progress)
+		pk_progress("%s", "");
+	pk_test_result_clear(&res);
+	return -1;
+}
+
 int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_patch *patch,
 		  gint64 source_id, const struct pk_test_result *res, const char *config_hash,
 		  GError **err)
@@ -341,17 +524,21 @@ int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_p
 	gint64 patch_id;
 
 	popts.source_id = source_id;
+	popts.commit = res->patch ? a->commit : NULL;   /* a commit tested by pk_test_commit() */
 	if (pk_store_add_patch(store, &patch_id, NULL, patch, &popts, err) < 0 ||
 	    pk_store_add_findings(store, patch_id, res->scan, err) < 0)
 		return -1;
 	test.patch_id = patch_id;
 	test.before_build = res->before.build_id;
 	test.before_boot = res->before.boot_id;
-	if (a->build_tried &&
+	test.after_build = a->build_id;
+	test.after_boot = a->boot_id;
+	if (a->build_tried && !a->build_id &&
 	    pk_store_add_build(store, &test.after_build, a->commit, res->before.commit, config_hash,
 			       &a->build, err) < 0)
 		return -1;
-	if (a->booted && pk_store_add_boot(store, &test.after_boot, test.after_build, &a->boot, err) < 0)
+	if (a->booted && !a->boot_id &&
+	    pk_store_add_boot(store, &test.after_boot, test.after_build, &a->boot, err) < 0)
 		return -1;
 	test.verdict = res->verdict;
 	test.reason = res->reason;
