@@ -11,9 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A mailbox larger than this is refused rather than read into memory. */
-#define TEST_MAX_INPUT (64u << 20)
-
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
 	"                      [--db FILE | --no-store] [--allow-build-system] [--all]\n"
@@ -92,7 +89,8 @@ static int test_input(struct test_run *run, const char *path)
 	size_t len = 0;
 	int status = 0;
 
-	if (pk_read_file(&buf, &len, path, TEST_MAX_INPUT, &err) < 0 ||
+	/* larger than [policy] max_mail_mb: refused rather than read into memory */
+	if (pk_read_file(&buf, &len, path, run->opts.policy.max_mail_size, &err) < 0 ||
 	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
@@ -116,9 +114,13 @@ static int test_input(struct test_run *run, const char *path)
 		pk_info("%s: testing %u/%u: %s", path, i + 1, patches->len, p->subject ? p->subject : "(diff)");
 		if (pk_test_patch(&res, &run->lab, run->store, &run->opts, p, parent, &err) < 0 ||
 		    review_one(run, p, source_id, &res, &info, &err) < 0) {
-			fprintf(stderr, "printkbot test: %s: %s\n", path, err->message);
+			/* the bot failed on this patch; the next ones still get their turn */
+			fprintf(stderr, "printkbot test: %s: patch %u/%u: %s\n", path, i + 1, patches->len,
+				err->message);
+			g_clear_error(&err);
 			pk_test_result_clear(&res);
-			return 2;
+			status = 2;
+			continue;
 		}
 		if (res.after.commit) {
 			g_free(parent);
