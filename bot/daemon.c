@@ -8,6 +8,7 @@
 #include "proc.h"
 #include "reply.h"
 #include "review.h"
+#include "scan.h"
 #include "series.h"
 #include "smtp.h"
 #include "store.h"
@@ -182,6 +183,11 @@ static int on_mail(void *data, const char *raw, size_t len, GError **err)
 	row.version = sm.version;
 	row.number = sm.number;
 	row.total = sm.total;
+	if (kind == PK_SERIES_PATCH) {
+		/* the static scan, in milliseconds: a series without churn is never built */
+		g_autoptr(pk_scan_result) scan = pk_scan(mail->patch);
+		row.churn = (int)scan->calls_changed;
+	}
 	row.state = kind == PK_SERIES_SKIP ? "skipped" : "pending";
 	row.reason = (char *)reason;
 	if (pk_store_mail_add(d->store, &id, &existed, &row, kind == PK_SERIES_SKIP ? NULL : raw,
@@ -325,6 +331,17 @@ fail:
 	return -1;
 }
 
+/* Calls changed by the patches 1..prefix of a series, from the scan at intake. */
+static unsigned series_churn(const struct pk_series *s, GHashTable *churn)
+{
+	unsigned n = 0;
+
+	for (guint i = 0; i < s->prefix; i++)
+		n += GPOINTER_TO_INT(g_hash_table_lookup(churn, GINT_TO_POINTER(
+			(gint)((struct pk_series_mail *)s->patches->pdata[i])->id)));
+	return n;
+}
+
 /*
  * Turn pending mails into jobs: a complete series at once, an incomplete
  * one after series_wait seconds without a new mail of it.  *out_wait gets
@@ -335,6 +352,7 @@ static int assemble(struct daemon *d, double *out_wait, GError **err)
 	g_autoptr(GPtrArray) rows = NULL, groups = NULL;
 	g_autoptr(GPtrArray) mails = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+	g_autoptr(GHashTable) churn = g_hash_table_new(g_direct_hash, g_direct_equal);
 	gint64 now = now_s();
 
 	*out_wait = -1;
@@ -360,6 +378,7 @@ static int assemble(struct daemon *d, double *out_wait, GError **err)
 		m->total = r->total;
 		m->has_patch = r->number > 0;
 		g_ptr_array_add(mails, m);
+		g_hash_table_insert(churn, GINT_TO_POINTER((gint)r->id), GINT_TO_POINTER(r->churn));
 	}
 	pk_series_group(&groups, mails);
 	for (guint i = 0; i < groups->len; i++) {
@@ -385,6 +404,11 @@ static int assemble(struct daemon *d, double *out_wait, GError **err)
 		if (!s->prefix) {
 			if (skip_series(d, s, s->patches->len ? "patch 1 of the series never arrived"
 							      : "no patch of the series arrived", err) < 0)
+				return -1;
+			continue;
+		}
+		if (!series_churn(s, churn)) {
+			if (skip_series(d, s, "no logging churn (scan): nothing to build", err) < 0)
 				return -1;
 			continue;
 		}
@@ -828,6 +852,8 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		first = false;
 		if (assemble(&d, &series_wait, err) < 0)
 			goto out;
+		if (opts->queue_only)
+			break;
 		if ((ran = run_next_job(&d, &job_wait, err)) < 0)
 			goto out;
 		if (ran)

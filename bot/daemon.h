@@ -32,6 +32,7 @@ struct pk_daemon_opts {
 	const char *config_path;  /* NULL: $PRINTKBOT_CONFIG, else /etc/printkbot.conf */
 	const char *db;           /* NULL: the config's, else the default */
 	bool once;                /* read what is there, run what is due, and return */
+	bool queue_only;          /* with once: read and queue, run no job (fill the queue for later) */
 };
 
 /* Run until a signal ends it (or, with once, until nothing is due).  -1 with err on failure. */

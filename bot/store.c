@@ -2210,8 +2210,8 @@ static int insert_mail(struct pk_store *s, gint64 *out_id, const struct pk_store
 	if (raw && !(blob = gzip_bytes(raw, len, err)))
 		return -1;
 	st = prep(s, "INSERT INTO mails (source_id, message_id, in_reply_to, refs, subject, "
-		  "author_email, version, number, total, state, reason, raw, job_id, received) "
-		  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", err);
+		  "author_email, version, number, total, state, reason, raw, job_id, received, churn) "
+		  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", err);
 	if (!st)
 		return -1;
 	bind_id(st, 1, m->source_id);
@@ -2228,6 +2228,7 @@ static int insert_mail(struct pk_store *s, gint64 *out_id, const struct pk_store
 	bind_blob(st, 12, blob);
 	bind_id(st, 13, m->job_id);
 	sqlite3_bind_int64(st, 14, m->received ? m->received : now());
+	sqlite3_bind_int(st, 15, m->churn);
 	if (run(s, st, err) < 0)
 		return -1;
 	*out_id = sqlite3_last_insert_rowid(s->db);
@@ -2261,7 +2262,7 @@ int pk_store_mail_add(struct pk_store *store, gint64 *out_id, bool *out_existed,
 }
 
 #define MAIL_COLUMNS "id, source_id, job_id, message_id, in_reply_to, refs, subject, " \
-		     "author_email, version, number, total, state, reason, received"
+		     "author_email, version, number, total, state, reason, received, churn"
 
 static struct pk_store_mail *mail_row(sqlite3_stmt *st)
 {
@@ -2281,6 +2282,7 @@ static struct pk_store_mail *mail_row(sqlite3_stmt *st)
 	m->state = col_text(st, 11);
 	m->reason = col_text(st, 12);
 	m->received = sqlite3_column_int64(st, 13);
+	m->churn = sqlite3_column_int(st, 14);
 	return m;
 }
 

@@ -287,6 +287,7 @@ CREATE TABLE mails (
 	version      INTEGER NOT NULL DEFAULT 1,
 	number       INTEGER NOT NULL DEFAULT 1,
 	total        INTEGER NOT NULL DEFAULT 1,
+	churn        INTEGER NOT NULL DEFAULT 0,   -- printk-family calls the patch changes (scan)
 	state        TEXT NOT NULL CHECK (state IN ('pending', 'queued', 'skipped')),
 	reason       TEXT,
 	raw          BLOB,                  -- gzip of the mail as received; NULL when skipped
