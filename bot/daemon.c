@@ -193,13 +193,14 @@ static int on_mail(void *data, const char *raw, size_t len, GError **err)
 	if (pk_store_mail_add(d->store, &id, &existed, &row, kind == PK_SERIES_SKIP ? NULL : raw,
 			      kind == PK_SERIES_SKIP ? 0 : len, err) < 0)
 		return -1;
-	if (kind == PK_SERIES_SKIP)
+	if (kind == PK_SERIES_SKIP) {
 		logf_event(0, mail->message_id, "skipped: %s", reason);
-	else
-		logf_event(0, mail->message_id, "%s v%d %d/%d from %s: waiting for its series",
+		return 0;
+	}
+	logf_event(0, mail->message_id, "%s v%d %d/%d from %s: waiting for its series",
 			   kind == PK_SERIES_COVER ? "cover letter" : "patch", sm.version, sm.number,
 			   sm.total, mail->from_addr ? mail->from_addr : "?");
-	dl->kept++;
+	dl->kept++;   /* a patch or cover letter: the rest is stored as skipped */
 	return 0;
 }
 
@@ -604,8 +605,8 @@ static enum job_end run_series(struct daemon *d, gint64 job_id, const char *payl
 			logf_event(job_id, m->message_id, "no patch in it any more; skipped");
 			continue;
 		}
-		logf_event(job_id, m->message_id, "testing %u/%u on %.12s: %s", i + 1, mails->len, parent,
-			   m->subject ? m->subject : "");
+		logf_event(job_id, m->message_id, "testing %u/%u on %s: %s", i + 1, mails->len,
+			   i ? parent : base_name, m->subject ? m->subject : "");
 		if (pk_test_patch(&res, &lab, d->store, &topts, m->patch, parent, &err) < 0) {
 			pk_test_result_clear(&res);
 			if (stop_flag) {
@@ -684,7 +685,8 @@ static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *paylo
 	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, r->text, &permanent, &err) == 0) {
 		if (pk_store_reply_sent(d->store, r->id, 0, &err) < 0)
 			logf_event(job_id, r->message_id, "sent, but not recorded: %s", err->message);
-		*detail = g_strdup_printf("<%s> sent to %s", r->message_id, r->recipients);
+		g_autofree char *to = g_strjoinv(", ", rcpts);
+		*detail = g_strdup_printf("<%s> sent to %s", r->message_id, to);
 		end = JOB_DONE;
 	} else if (permanent) {
 		*detail = g_strdup_printf("<%s> refused by the server: %s", r->message_id, err->message);

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# End to end: the mailing-list bot against a real Postfix and a real Dovecot
+# on loopback, both started by this test (tests/e2e/mailservers.sh).
+#
+# A developer's 2-patch series (one patch changes a boot message, one is a
+# pure printk -> pr_info conversion), made with git format-patch
+# --cover-letter --base, is sent with git send-email through Postfix to the
+# list's mailbox.  Then:
+#   1. Postfix is stopped and `printkbot daemon --once` reads the list over
+#      IMAP, tests both patches and renders both replies, which cannot be
+#      sent: they wait in the queue;
+#   2. Postfix is back and a second --once sends them (STARTTLS, AUTH) with
+#      the Message-IDs they were rendered with;
+#   3. the author's mailbox has exactly one reply per patch, threaded under
+#      it (Subject, In-Reply-To, References), To the author and Cc the list,
+#      with the right verdict, the base-commit note and the footer;
+#   4. a third --once, which now finds the bot's own replies in the list's
+#      mailbox, sends nothing (loop guard, Message-IDs seen before).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+src=$PWD
+bot=$PWD/printkbot
+work=$(mktemp -d)
+source tests/e2e/mailservers.sh
+trap 'mail_stop; rm -rf "$work"' EXIT
+export PRINTKBOT_DB=$work/printkbot.db
+cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
+
+mail_need
+$bot setup >/dev/null
+mail_start
+echo "postfix smtp :$smtp_port, submission :$sub_port, dovecot imap :$imap_port"
+
+# The developer's tree: the two files from the bot's base, one commit per fixture.
+dev=$work/dev
+git init -q "$dev"
+export GIT_AUTHOR_NAME="Jane Dev" GIT_AUTHOR_EMAIL=jane@example.org
+export GIT_COMMITTER_NAME="Jane Dev" GIT_COMMITTER_EMAIL=jane@example.org
+for f in arch/x86/kernel/e820.c init/initramfs.c; do
+	mkdir -p "$dev/$(dirname "$f")"
+	git -C "$cache/linux" show "printkbot-base:$f" >"$dev/$f"
+done
+git -C "$dev" add -A
+git -C "$dev" commit -qm "base"
+for fix in text-change pure-conversion; do
+	git -C "$dev" apply "$src/tests/data/test/$fix.patch"
+	git -C "$dev" commit -qam "$(sed -n 's/^Subject: \[PATCH\] //p' "tests/data/test/$fix.patch")" \
+		-m "A fixture of printkbot's tests." -m "Signed-off-by: Jane Dev <jane@example.org>"
+done
+git -C "$dev" format-patch -q --cover-letter --thread=shallow --base=HEAD~2 -o "$work/series" HEAD~2
+sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/printk: two logging changes/' \
+	-e 's/\*\*\* BLURB HERE \*\*\*/One message changes, one call is converted./' "$work/series/0000-cover-letter.patch"
+git -C "$dev" send-email --quiet --confirm=never --suppress-cc=all --no-validate \
+	--smtp-server=127.0.0.1 --smtp-server-port="$smtp_port" \
+	--from="Jane Dev <jane@example.org>" --to=list@example.org "$work/series"/*.patch >"$work/send-email.log" 2>&1 ||
+	{ echo "FAIL: git send-email"; cat "$work/send-email.log"; exit 1; }
+wait_mail list 3
+
+echo pw >"$work/bot-password"
+export PK_TEST_IMAP_PASSWORD=pw
+cat >"$work/printkbot.conf" <<EOF
+[test]
+boot_timeout = 120
+
+[daemon]
+from = printkbot <bot@example.org>
+reply_on = always
+series_wait = 600
+retry_min = 1
+retry_max = 1
+
+[smtp]
+url = smtp://127.0.0.1:$sub_port
+user = bot
+password_file = $work/bot-password
+starttls = always
+ca_file = $work/tls.crt
+
+[source linux-serial]
+type = imap
+url = imap://127.0.0.1:$imap_port/INBOX
+user = list
+password_env = PK_TEST_IMAP_PASSWORD
+list = list@example.org
+EOF
+
+fail=0
+check() {  # what cond...: one line per check
+	local what=$1; shift
+	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fail=1; fi
+}
+
+# 1. SMTP down: both patches tested, both replies wait.
+postfix_stop
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run1.log" || { cat "$work/run1.log"; exit 1; }
+$bot queue --config "$work/printkbot.conf" >"$work/queue1.txt"
+check "run 1: the series was one job of 2 patches" grep -q "done: 2 patches: console-changed, no-visible-change" "$work/run1.log"
+check "run 1: both replies wait in the queue (SMTP down)" \
+	test "$(grep -c '^[0-9]* *reply *queued' "$work/queue1.txt")" = 2
+check "run 1: and say why" grep -q "not sent (attempt 1)" "$work/queue1.txt"
+check "run 1: the author got nothing" test -z "$(ls "$work/mail/jane/Maildir/new")"
+
+# 2. SMTP back: the replies go out as rendered.
+postfix_start
+sleep 1.1   # retry_min
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run2.log" || { cat "$work/run2.log"; exit 1; }
+check "run 2: two replies sent" test "$(grep -c 'done: <printkbot-.*> sent to' "$work/run2.log")" = 2
+wait_mail jane 2 || fail=1
+wait_mail list 5 || fail=1
+
+# 3. One reply per patch, threaded, with the verdicts.
+python3 - "$work" <<'PY' || fail=1
+import email, email.policy, glob, os, sys
+work = sys.argv[1]
+def load(user):
+    out = []
+    for p in sorted(glob.glob(os.path.join(work, "mail", user, "Maildir", "new", "*")) +
+                    glob.glob(os.path.join(work, "mail", user, "Maildir", "cur", "*"))):
+        out.append(email.message_from_binary_file(open(p, "rb"), policy=email.policy.default))
+    return out
+fails = []
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond: fails.append(what)
+posted = {m["Message-ID"].strip(): m for m in load("list") if not m["X-Printkbot"]}
+cover = [m for m in posted.values() if "0/2" in m["Subject"]][0]
+patches = {m["Message-ID"].strip(): m for m in posted.values() if "0/2" not in m["Subject"]}
+replies = load("jane")
+check(len(replies) == 2, "the author got exactly 2 replies (%d)" % len(replies))
+byparent = {}
+for r in replies:
+    byparent.setdefault(r["In-Reply-To"].strip(), []).append(r)
+check(sorted(byparent) == sorted(patches), "one reply In-Reply-To each patch")
+for mid, p in patches.items():
+    r = byparent.get(mid, [None])[0]
+    if r is None:
+        continue
+    body = r.get_content()
+    subj = p["Subject"]
+    check(r["Subject"] == "Re: " + subj, "Subject: Re: %s (%s)" % (subj, r["Subject"]))
+    refs = r["References"].split()
+    check(refs[-1] == mid and cover["Message-ID"].strip() in refs, "References end with the patch, hold the cover")
+    check("jane@example.org" in r["To"] and "list@example.org" in (r["Cc"] or ""), "To the author, Cc the list")
+    check(r["From"].addresses[0].addr_spec == "bot@example.org" and r["X-Printkbot"], "From the bot, X-Printkbot set")
+    check(r["Message-ID"].startswith("<printkbot-") and r.get_content_charset() == "utf-8" and
+          r.get_content_type() == "text/plain", "a fixed printkbot Message-ID, plain UTF-8 text")
+    want = "console-changed" if "PCI gap" in subj else "no-visible-change"
+    check("verdict: " + want in body, "%s: verdict %s in the body" % (subj, want))
+    check("base-commit" in body and "tested on printkbot-base instead" in body.replace("\n", " "),
+          "the unknown base-commit is named, and the base used instead")
+    check("This is an automated review" in body and "printkbot test" in body, "the automated-review footer says how to reproduce")
+    long = [l for l in body.splitlines() if len(l) > 72 and not l.startswith(("    ", "| "))]
+    check(not long, "prose within 72 columns (%s)" % long[:1])
+    check(("Reported-by:" in body) == False, "no Reported-by: block: nothing to fix")
+sys.exit(1 if fails else 0)
+PY
+
+# 4. The bot's own replies are now in the list's mailbox: nothing happens.
+before=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs")
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || { cat "$work/run3.log"; exit 1; }
+check "run 3: the bot's replies are skipped by the loop guard" \
+	test "$(grep -c 'skipped: our own mail (loop guard)' "$work/run3.log")" = 2
+check "run 3: no job queued" test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs")" = "$before"
+sleep 2
+check "run 3: the author still has 2 mails" test "$(ls "$work/mail/jane/Maildir/new" | wc -l)" = 2
+check "IMAP position kept: run 3 read only the 2 new mails" grep -q "linux-serial: 2 new mail(s), 0 kept" "$work/run3.log"
+
+if [ "$fail" != 0 ]; then
+	for f in run1 run2 run3; do echo "--- $f.log"; cat "$work/$f.log"; done
+	exit 1
+fi

@@ -1,0 +1,203 @@
+# mailservers.sh - sourced by the daemon's end-to-end tests: a real Postfix
+# and a real Dovecot on loopback, configured under $work and started by the
+# test itself (no system configuration is touched; the daemons run as the
+# test's own instances and are stopped by mail_stop).
+#
+#   mail_need          install postfix, dovecot-imapd and git-email, or exit 0 with SKIP
+#   mail_start         Postfix SMTP on $smtp_port (plain, for git send-email),
+#                      submission on $sub_port (STARTTLS + AUTH, for the bot),
+#                      Dovecot IMAP on $imap_port; users list, jane, bot (password pw)
+#                      in the domain example.org, mail in $work/mail/<user>/Maildir
+#   postfix_stop / postfix_start   the SMTP server down and up again
+#   mail_stop          both down (the test's EXIT trap calls it)
+
+mail_need() {
+	local missing=
+	for p in postfix dovecot-imapd git-email openssl sqlite3; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "installing:$missing"
+	echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections 2>/dev/null || true
+	if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing; } >"$work/apt.log" 2>&1; then
+		echo "SKIP: cannot install$missing (apt-get failed, see below); the mail servers are needed"
+		tail -5 "$work/apt.log"
+		exit 0
+	fi
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+mail_start() {
+	smtp_port=$(free_port); sub_port=$(free_port); imap_port=$(free_port)
+	mail_uid=$(id -u nobody); mail_gid=$(id -g nobody)
+	chmod 755 "$work"
+	mkdir -p "$work/mail" "$work/postfix" "$work/pfq" "$work/pfdata" "$work/dovecot/run" "$work/dovecot/state"
+	for u in list jane bot; do
+		mkdir -p "$work/mail/$u/Maildir/"{new,cur,tmp}
+	done
+	chown -R "$mail_uid:$mail_gid" "$work/mail"
+	chown postfix "$work/pfdata"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1
+	chmod 644 "$work/tls.key"
+
+	cat >"$work/dovecot/passwd" <<EOF
+list:{PLAIN}pw
+jane:{PLAIN}pw
+bot:{PLAIN}pw
+EOF
+	cat >"$work/dovecot/dovecot.conf" <<EOF
+base_dir = $work/dovecot/run
+state_dir = $work/dovecot/state
+log_path = $work/dovecot/log
+protocols = imap
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:$work/mail/%n/Maildir
+first_valid_uid = 1
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%n $work/dovecot/passwd
+}
+userdb {
+  driver = static
+  args = uid=$mail_uid gid=$mail_gid home=$work/mail/%n
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = $imap_port
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+service auth {
+  unix_listener $work/dovecot/auth-postfix {
+    mode = 0666
+  }
+}
+EOF
+	dovecot -c "$work/dovecot/dovecot.conf"
+
+	cat >"$work/postfix/main.cf" <<EOF
+compatibility_level = 3.6
+queue_directory = $work/pfq
+data_directory = $work/pfdata
+mail_owner = postfix
+setgid_group = postdrop
+maillog_file = $work/postfix.log
+maillog_file_prefixes = $work
+inet_interfaces = 127.0.0.1
+inet_protocols = ipv4
+myhostname = mail.example.org
+mydomain = example.org
+myorigin = example.org
+mydestination =
+mynetworks = 127.0.0.0/8
+alias_maps =
+alias_database =
+local_recipient_maps =
+virtual_mailbox_domains = example.org
+virtual_mailbox_base = $work/mail
+virtual_mailbox_maps = texthash:$work/postfix/vmailbox
+virtual_uid_maps = static:$mail_uid
+virtual_gid_maps = static:$mail_gid
+virtual_minimum_uid = 1
+smtpd_recipient_restrictions = permit_mynetworks, permit_sasl_authenticated, reject_unauth_destination
+smtpd_tls_cert_file = $work/tls.crt
+smtpd_tls_key_file = $work/tls.key
+smtpd_tls_security_level = may
+smtpd_sasl_type = dovecot
+smtpd_sasl_path = $work/dovecot/auth-postfix
+smtpd_banner = mail.example.org ESMTP printkbot test
+message_size_limit = 20000000
+EOF
+	for u in list jane bot; do
+		echo "$u@example.org $u/Maildir/"
+	done >"$work/postfix/vmailbox"
+	cat >"$work/postfix/master.cf" <<EOF
+127.0.0.1:$smtp_port inet n - n - - smtpd
+127.0.0.1:$sub_port inet n - n - - smtpd
+  -o smtpd_tls_security_level=encrypt
+  -o smtpd_sasl_auth_enable=yes
+  -o smtpd_tls_auth_only=yes
+  -o smtpd_client_restrictions=permit_sasl_authenticated,reject
+  -o smtpd_recipient_restrictions=permit_sasl_authenticated,reject
+pickup    unix  n       -       n       60      1       pickup
+cleanup   unix  n       -       n       -       0       cleanup
+qmgr      unix  n       -       n       300     1       qmgr
+tlsmgr    unix  -       -       n       1000?   1       tlsmgr
+rewrite   unix  -       -       n       -       -       trivial-rewrite
+bounce    unix  -       -       n       -       0       bounce
+defer     unix  -       -       n       -       0       bounce
+trace     unix  -       -       n       -       0       bounce
+verify    unix  -       -       n       -       1       verify
+flush     unix  n       -       n       1000?   0       flush
+proxymap  unix  -       -       n       -       -       proxymap
+smtp      unix  -       -       n       -       -       smtp
+relay     unix  -       -       n       -       -       smtp
+showq     unix  n       -       n       -       -       showq
+error     unix  -       -       n       -       -       error
+retry     unix  -       -       n       -       -       error
+discard   unix  -       -       n       -       -       discard
+virtual   unix  -       n       n       -       -       virtual
+anvil     unix  -       -       n       -       1       anvil
+scache    unix  -       -       n       -       1       scache
+postlog   unix-dgram n  -       n       -       1       postlogd
+EOF
+	postfix_start
+	mail_started=1
+}
+
+postfix_start() {
+	postfix -c "$work/postfix" start >>"$work/postfix-ctl.log" 2>&1 ||
+		{ echo "FAIL: postfix does not start:"; cat "$work/postfix-ctl.log"; exit 1; }
+	wait_port "$smtp_port" && wait_port "$sub_port"
+}
+
+postfix_stop() {
+	postfix -c "$work/postfix" stop >>"$work/postfix-ctl.log" 2>&1 || true
+	# stop returns before the master is gone: wait until the port is closed
+	for _ in $(seq 50); do
+		port_open "$sub_port" || return 0
+		sleep 0.2
+	done
+}
+
+port_open() {
+	python3 -c 'import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(("127.0.0.1",int(sys.argv[1]))))' "$1"
+}
+
+wait_port() {
+	for _ in $(seq 100); do
+		port_open "$1" && return 0
+		sleep 0.1
+	done
+	echo "FAIL: nothing listens on 127.0.0.1:$1"
+	exit 1
+}
+
+mail_stop() {
+	[ -n "${mail_started:-}" ] || return 0
+	postfix_stop
+	doveadm -c "$work/dovecot/dovecot.conf" stop >/dev/null 2>&1 ||
+		kill "$(cat "$work/dovecot/run/master.pid" 2>/dev/null)" 2>/dev/null || true
+}
+
+# Wait until user's Maildir holds n mails (Postfix delivers asynchronously).
+wait_mail() {
+	local user=$1 n=$2
+	for _ in $(seq 150); do
+		[ "$(ls "$work/mail/$user/Maildir/new" "$work/mail/$user/Maildir/cur" | grep -vc -e '^$' -e ':$')" -ge "$n" ] && return 0
+		sleep 0.2
+	done
+	echo "FAIL: $user has $(ls "$work/mail/$user/Maildir/new" | wc -l) mail(s), not $n"
+	tail -20 "$work/postfix.log"
+	return 1
+}
