@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -116,27 +117,105 @@ static unsigned long copy_kmsg(void)
 	return records;
 }
 
+/* Append n bytes to a growing buffer; 0, or -1 when memory ran out. */
+static int append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+{
+	if (*len + n > *cap) {
+		size_t want = *cap ? *cap : 65536;
+		char *grown;
+
+		while (want < *len + n)
+			want *= 2;
+		if (!(grown = realloc(*buf, want)))
+			return -1;
+		*buf = grown;
+		*cap = want;
+	}
+	memcpy(*buf + *len, p, n);
+	*len += n;
+	return 0;
+}
+
+/* Read once at offset at (-1: where the file is) into buf; the byte count, or <= 0. */
+static ssize_t read_at(int fd, off_t at, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (at >= 0 && lseek(fd, at, SEEK_SET) != at)
+		return -1;
+	do
+		n = read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/*
+ * The printk index, whole.  The kernel's seq_file iterator for it
+ * (kernel/printk/index.c, as of 6.12) restarts one entry too far:
+ * pi_start(pos) returns entry[pos], where seq_file expects the entry that
+ * next() returned when it set pos, entry[pos - 1].  A read(2) ends when the
+ * kernel's page-sized buffer is full, and the entry that did not fit is
+ * the one the next read's restart skips: plain reads of a 130 KB index
+ * lose about one entry in 60, and which ones depends on the length of
+ * everything printed before them, so two kernels that differ in one early
+ * message would seem to differ all over.
+ *
+ * An lseek() is exact (seq_file walks the entries from the start to find
+ * the offset, without restarts), and a read from inside entry k returns
+ * the rest of entry k, skips entry k + 1 and goes on with k + 2.  So each
+ * read after the first starts at the last byte of the line before the
+ * last line we have: the skipped entry is the one we have, and what
+ * follows is new.  A kernel without the bug repeats our last line there
+ * instead, which is dropped.
+ */
 static unsigned long copy_index(void)
 {
 	static char buf[65536];
+	char *idx = NULL;
+	size_t len = 0, cap = 0;
 	unsigned long total = 0;
+	ssize_t n;
 	int fd = open(INDEX_PATH, O_RDONLY);
 
 	if (fd < 0) {
 		report("open " INDEX_PATH);
 		return 0;
 	}
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+	n = read_at(fd, -1, buf, sizeof(buf));
+	while (n > 0) {
+		size_t last, prev_end;
+		const char *p = buf;
+		size_t plen = (size_t)n;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		if (append(&idx, &len, &cap, p, plen) < 0) {
+			report("reading the printk index");
 			break;
-		frame('I', buf, (size_t)n);
-		total += (unsigned long)n;
+		}
+		if (idx[len - 1] != '\n')
+			break;                     /* a cut line: nothing sane follows */
+		for (last = len - 1; last > 0 && idx[last - 1] != '\n'; last--)
+			;                          /* the start of our last line */
+		if (last == 0)
+			break;
+		prev_end = last - 1;               /* the '\n' ending the line before it */
+		n = read_at(fd, (off_t)prev_end, buf, sizeof(buf));
+		if (n <= 1 || buf[0] != '\n')
+			break;                     /* the end of the index */
+		/* what follows the '\n' is new; a fixed kernel repeats our last line first */
+		memmove(buf, buf + 1, (size_t)--n);
+		if ((size_t)n >= len - last && !memcmp(buf, idx + last, len - last)) {
+			memmove(buf, buf + (len - last), (size_t)n - (len - last));
+			n -= (ssize_t)(len - last);
+		}
+	}
+	for (size_t off = 0; off < len; off += sizeof(buf)) {
+		size_t k = len - off < sizeof(buf) ? len - off : sizeof(buf);
+
+		frame('I', idx + off, k);
+		total += (unsigned long)k;
 	}
 	close(fd);
+	free(idx);
 	return total;
 }
 
