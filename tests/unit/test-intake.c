@@ -1,0 +1,213 @@
+/*
+ * test-intake.c - the mbox and Maildir backends and the store's queue:
+ * mail appended to an mbox is read from where the last fetch stopped (and
+ * once only, across a reopen, as after a restart), a Maildir's new mail is
+ * seen through inotify and moved to cur/, a failing deliver leaves the
+ * position where it was, and a reply job that is retried waits its turn.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "intake.h"
+#include "store.h"
+
+#define MAIL(id) "From x@y Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: m\nMessage-ID: <" id ">\n\nbody\n>From quoted\n\n"
+
+struct fixture {
+	char *dir;
+	struct pk_store *store;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = g_new0(struct fixture, 1);
+	g_autofree char *db = NULL;
+
+	f->dir = g_dir_make_tmp("pk-intake-XXXXXX", NULL);
+	db = g_build_filename(f->dir, "t.db", NULL);
+	assert_int_equal(pk_store_open(&f->store, db, NULL), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
+
+	pk_store_close(f->store);
+	g_assert(system(cmd) == 0);
+	g_free(f->dir);
+	g_free(f);
+	return 0;
+}
+
+struct got {
+	GPtrArray *mails;
+	int fail_at;          /* deliver fails on this mail (1-based), 0 never */
+};
+
+static int collect(void *data, const char *raw, size_t len, GError **err)
+{
+	struct got *g = data;
+
+	if (g->fail_at && (int)g->mails->len + 1 == g->fail_at) {
+		g_set_error(err, g_quark_from_static_string("test"), 1, "deliver failed");
+		return -1;
+	}
+	g_ptr_array_add(g->mails, g_strndup(raw, len));
+	return 0;
+}
+
+/* Append in place, as a delivery agent does (same inode). */
+static void append(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "a");
+
+	assert_non_null(fp);
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static unsigned fetch(struct pk_intake *in, struct got *g, int rc_want)
+{
+	g_autoptr(GError) err = NULL;
+	unsigned n = 0;
+
+	assert_int_equal(in->ops->fetch(in->state, collect, g, &n, &err), rc_want);
+	return n;
+}
+
+static void test_mbox(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *path = g_build_filename(f->dir, "list.mbox", NULL);
+	struct pk_source_config cfg = { .name = "t", .type = "mbox", .path = path, .poll_interval = 1 };
+	struct got g = { g_ptr_array_new_with_free_func(g_free), 0 };
+	struct pk_intake *in = NULL;
+	struct pollfd p;
+
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch(in, &g, 0), 0);          /* no file yet */
+	append(path, MAIL("1@x") MAIL("2@x"));
+	p = (struct pollfd){ in->ops->watch_fd(in->state), POLLIN, 0 };
+	assert_int_equal(poll(&p, 1, 1000), 1);         /* the writer closed it: inotify says so */
+	assert_int_equal(fetch(in, &g, 0), 2);
+	assert_non_null(strstr(g.mails->pdata[0], "Message-ID: <1@x>"));
+	assert_non_null(strstr(g.mails->pdata[1], "Message-ID: <2@x>"));
+	assert_int_equal(fetch(in, &g, 0), 0);          /* nothing new */
+	append(path, MAIL("3@x") MAIL("4@x"));
+	g.fail_at = 4;                                   /* the second new one fails */
+	assert_int_equal(fetch(in, &g, -1), 0);
+	assert_int_equal(g.mails->len, 3);
+	pk_intake_close(in);
+	/* reopened, as after a restart: the failed mail comes again, nothing else */
+	g.fail_at = 0;
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch(in, &g, 0), 1);
+	assert_non_null(strstr(g.mails->pdata[3], "Message-ID: <4@x>"));
+	/* a file replaced by a shorter one is read from its start */
+	g_unlink(path);
+	append(path, MAIL("5@x"));
+	assert_int_equal(fetch(in, &g, 0), 1);
+	assert_non_null(strstr(g.mails->pdata[4], "Message-ID: <5@x>"));
+	pk_intake_close(in);
+	g_ptr_array_unref(g.mails);
+}
+
+static void test_maildir(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *md = g_build_filename(f->dir, "Maildir", NULL);
+	g_autofree char *tmp = g_build_filename(md, "tmp", "1.x", NULL);
+	g_autofree char *newp = g_build_filename(md, "new", "1.x", NULL);
+	g_autofree char *cur = g_build_filename(md, "cur", NULL);
+	struct pk_source_config cfg = { .name = "m", .type = "maildir", .path = md, .poll_interval = 1 };
+	struct got g = { g_ptr_array_new_with_free_func(g_free), 0 };
+	struct pk_intake *in = NULL;
+	struct pollfd p;
+	g_autoptr(GDir) dir = NULL;
+
+	for (const char *const *s = (const char *const[]){ "tmp", "new", "cur", NULL }; *s; s++) {
+		g_autofree char *d = g_build_filename(md, *s, NULL);
+		g_mkdir_with_parents(d, 0755);
+	}
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch(in, &g, 0), 0);
+	/* a delivery: written in tmp/, renamed into new/ */
+	assert_true(g_file_set_contents(tmp, "From: a@b\nMessage-ID: <md@x>\n\nhi\n", -1, NULL));
+	assert_int_equal(g_rename(tmp, newp), 0);
+	p = (struct pollfd){ in->ops->watch_fd(in->state), POLLIN, 0 };
+	assert_int_equal(poll(&p, 1, 1000), 1);
+	assert_int_equal(fetch(in, &g, 0), 1);
+	assert_non_null(strstr(g.mails->pdata[0], "<md@x>"));
+	assert_false(g_file_test(newp, G_FILE_TEST_EXISTS));
+	dir = g_dir_open(cur, 0, NULL);
+	assert_string_equal(g_dir_read_name(dir), "1.x:2,S");
+	assert_int_equal(fetch(in, &g, 0), 0);
+	pk_intake_close(in);
+	g_ptr_array_unref(g.mails);
+}
+
+/* Mails by Message-ID, and the queue: next due job by kind, retries waiting. */
+static void test_queue(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_store_mail m = { .message_id = "<a@x>", .subject = "[PATCH] a", .state = "pending",
+				   .version = 1, .number = 1, .total = 1, .churn = 2 };
+	g_autoptr(GPtrArray) pending = NULL;
+	g_autofree char *kind = NULL, *payload = NULL, *raw = NULL;
+	gint64 id, again, job_s, job_r, next, wait;
+	bool existed;
+	size_t len;
+
+	assert_int_equal(pk_store_mail_add(f->store, &id, &existed, &m, "raw mail", 8, NULL), 0);
+	assert_false(existed);
+	m.message_id = "a@x";      /* the same mail without <>: found, not added */
+	assert_int_equal(pk_store_mail_add(f->store, &again, &existed, &m, "other", 5, NULL), 0);
+	assert_true(existed);
+	assert_int_equal(again, id);
+	assert_int_equal(pk_store_mail_raw(f->store, id, &raw, &len, NULL), 1);
+	assert_string_equal(raw, "raw mail");
+	assert_int_equal(pk_store_mails(f->store, "pending", &pending, NULL), 0);
+	assert_int_equal(pending->len, 1);
+	assert_int_equal(((struct pk_store_mail *)pending->pdata[0])->churn, 2);
+
+	assert_int_equal(pk_store_job_add(f->store, &job_s, "series", "{}", NULL), 0);
+	assert_int_equal(pk_store_job_add(f->store, &job_r, "reply", "{\"reply\":1}", NULL), 0);
+	assert_int_equal(pk_store_job_next_due(f->store, "reply", 1000, &next, &kind, &payload, &wait, NULL), 1);
+	assert_int_equal(next, job_r);
+	g_clear_pointer(&kind, g_free);
+	g_clear_pointer(&payload, g_free);
+	/* the reply could not be sent: back in the queue until t=2000 */
+	assert_int_equal(pk_store_job_set_state(f->store, job_r, "running", NULL, NULL), 0);
+	assert_int_equal(pk_store_job_retry_at(f->store, job_r, 2000, "server down", NULL), 0);
+	assert_int_equal(pk_store_job_next_due(f->store, "reply", 1000, &next, &kind, &payload, &wait, NULL), 0);
+	assert_int_equal(wait, 1000);
+	assert_int_equal(pk_store_job_next_due(f->store, NULL, 1000, &next, &kind, &payload, &wait, NULL), 1);
+	assert_int_equal(next, job_s);    /* the other job is due meanwhile */
+	g_clear_pointer(&kind, g_free);
+	g_clear_pointer(&payload, g_free);
+	assert_int_equal(pk_store_job_next_due(f->store, "reply", 2000, &next, &kind, &payload, &wait, NULL), 1);
+	assert_int_equal(next, job_r);
+	/* a retry is only a move the state machine allows: a queued job is not running */
+	assert_int_equal(pk_store_job_retry_at(f->store, job_r, 3000, "x", NULL), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_mbox, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_maildir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
