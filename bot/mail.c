@@ -111,8 +111,23 @@ static char *find_base_commit(const char *buf, size_t len)
 	return g_match_info_fetch(mi, 1);
 }
 
+/* A copy of buf with CRLF line ends made LF (mail from IMAP or SMTP comes as CRLF). */
+static char *lf_only(const char *buf, size_t len, size_t *out_len)
+{
+	char *out = g_malloc(len + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (!(buf[i] == '\r' && i + 1 < len && buf[i + 1] == '\n'))
+			out[n++] = buf[i];
+	out[n] = '\0';
+	*out_len = n;
+	return out;
+}
+
 int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **err)
 {
+	g_autofree char *lf = NULL;
 	g_autoptr(GMimeStream) stream = NULL;
 	g_autoptr(GMimeParser) parser = NULL;
 	g_autoptr(GMimeMessage) msg = NULL;
@@ -124,6 +139,11 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 	const char *v;
 
 	gmime_init_once();
+	/* a diff read with CR line ends would match no line of the tree */
+	if (memchr(buf, '\r', len)) {
+		lf = lf_only(buf, len, &len);
+		buf = lf;
+	}
 	stream = g_mime_stream_mem_new_with_buffer(buf, len);
 	parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, len >= 5 && !strncmp(buf, "From ", 5)

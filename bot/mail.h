@@ -5,7 +5,8 @@
  * GMime; everything here is plain strings.
  *
  * Reading: pk_mail_parse() takes the bytes of one mail (with or without
- * an mbox "From " line; with one, mboxrd quoting is undone) and gives a
+ * an mbox "From " line; with one, mboxrd quoting is undone; CRLF line ends,
+ * as IMAP gives them, are read as LF) and gives a
  * struct pk_mail the caller frees with pk_mail_free() (NULL is fine).
  * Message-IDs are kept without their angle brackets.
  *

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# End to end: the daemon stopped in the middle of a build, cleanly and not.
+# A 2-patch series is delivered into a Maildir the daemon watches (inotify).
+#   1. SIGTERM while make runs: the daemon exits within seconds, its make is
+#      ended and reaped, the job is back in the queue;
+#   2. kill -9 while make runs (the test then ends the orphaned make by the
+#      process ids it saw, as systemd would end the unit's cgroup): the job
+#      is left "running";
+#   3. `daemon --once` queues it again, tests both patches, and renders
+#      exactly one reply per patch (SMTP is down: the replies wait, none is
+#      lost and none is rendered twice).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+src=$PWD
+bot=$PWD/printkbot
+work=$(mktemp -d)
+pids=
+trap 'for p in $pids; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+export PRINTKBOT_DB=$work/printkbot.db
+$bot setup >/dev/null
+
+md=$work/Maildir
+mkdir -p "$md"/{new,cur,tmp}
+cat >"$work/printkbot.conf" <<EOF
+[daemon]
+from = printkbot <bot@example.org>
+reply_on = always
+series_wait = 600
+
+[smtp]
+url = smtp://127.0.0.1:9
+
+[source local]
+type = maildir
+path = $md
+list = list@example.org
+EOF
+
+# The series as git send-email would thread it: 1/2 and 2/2 under 1/2.
+mk() {  # n subject fixture: a mail of the series into the Maildir
+	local n=$1 fix=$2 irt=
+	[ "$n" = 2 ] && irt="In-Reply-To: <p1@example.org>
+References: <p1@example.org>"
+	{
+		echo "From: Jane Dev <jane@example.org>"
+		echo "To: list@example.org"
+		echo "Subject: [PATCH $n/2] $(sed -n 's/^Subject: \[PATCH\] //p' "$src/tests/data/test/$fix.patch")"
+		echo "Message-ID: <p$n@example.org>"
+		[ -n "$irt" ] && echo "$irt"
+		echo "Date: Tue, 1 Dec 2026 10:00:0$n +0000"
+		echo
+		sed -n '/^$/,$p' "$src/tests/data/test/$fix.patch" | tail -n +2
+	} >"$md/tmp/$n.mail"
+	mv "$md/tmp/$n.mail" "$md/new/100$n.mail"
+}
+
+descendants() {  # pid: every process below it
+	local c
+	for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$c"; done
+}
+
+wait_make() {  # pid: until the daemon has a make below it
+	for _ in $(seq 600); do
+		descendants "$1" | xargs -r ps -o comm= -p 2>/dev/null | grep -q '^make$' && return 0
+		sleep 0.5
+	done
+	echo "FAIL: no make started"; exit 1
+}
+
+# 1. SIGTERM while building.
+$bot daemon --config "$work/printkbot.conf" 2>"$work/run1.log" &
+d=$!; pids="$pids $d"
+sleep 1
+mk 1 level-change
+mk 2 pure-conversion     # the daemon sees both through inotify
+wait_make "$d"
+makes=$(descendants "$d")
+t0=$(date +%s)
+kill -TERM "$d"
+wait "$d" || true
+t1=$(date +%s)
+echo "SIGTERM: the daemon exited after $((t1 - t0)) s"
+[ $((t1 - t0)) -le 15 ] || { echo "FAIL: SIGTERM took $((t1 - t0)) s"; exit 1; }
+for p in $makes; do
+	if kill -0 "$p" 2>/dev/null; then echo "FAIL: child $p still runs after SIGTERM"; exit 1; fi
+done
+echo "ok   SIGTERM: every child of the daemon ended and reaped"
+grep -q "interrupted by a signal: back in the queue" "$work/run1.log" ||
+	{ echo "FAIL: the job was not put back"; cat "$work/run1.log"; exit 1; }
+echo "ok   SIGTERM: the job is back in the queue"
+[ -z "$(ls "$md/new")" ] || { echo "FAIL: the Maildir's new mail was not taken"; exit 1; }
+
+# 2. kill -9 while building.
+$bot daemon --config "$work/printkbot.conf" 2>"$work/run2.log" &
+d=$!; pids="$pids $d"
+wait_make "$d"
+orphans=$(descendants "$d")
+kill -9 "$d"
+wait "$d" 2>/dev/null || true
+for p in $orphans; do kill -9 -- "-$p" 2>/dev/null || kill -9 "$p" 2>/dev/null || true; done
+[ "$(sqlite3 "$PRINTKBOT_DB" "select state from jobs where kind = 'series'")" = running ] ||
+	{ echo "FAIL: after kill -9 the job is not left running"; exit 1; }
+echo "ok   kill -9: the job is left running"
+
+# 3. Restart: the job is picked up again and finished, one reply per patch.
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || { cat "$work/run3.log"; exit 1; }
+fail=0
+check() { local what=$1; shift; if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fail=1; fi; }
+check "restart: the interrupted job was queued again" grep -q "was running when the daemon stopped: queued again" "$work/run3.log"
+check "restart: the series job is done" test "$(sqlite3 "$PRINTKBOT_DB" "select state from jobs where kind = 'series'")" = done
+check "one job for the series, however often it was interrupted" \
+	test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs where kind = 'series'")" = 1
+check "exactly one reply per patch" \
+	test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) || '/' || count(distinct mail_id) from replies")" = 2/2
+check "each reply waits in the queue (SMTP is down)" \
+	test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs where kind = 'reply' and state = 'queued'")" = 2
+check "verdicts: level-change changes the console, the conversion does not" \
+	grep -q "done: 2 patches: console-changed, no-visible-change" "$work/run3.log"
+if [ "$fail" != 0 ]; then
+	for f in run1 run2 run3; do echo "--- $f.log"; cat "$work/$f.log"; done
+	exit 1
+fi
