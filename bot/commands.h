@@ -13,6 +13,8 @@ int cmd_history(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 

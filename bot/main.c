@@ -23,6 +23,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "render a stored review again" },
 	{ "db",    cmd_db,    "check the database (integrity, schema version)" },
 	{ "test",  cmd_test,  "apply, build and boot before/after, diff what the kernel prints, review" },
+	{ "run",   cmd_run,   "test each commit of a branch against its parent, then a summary" },
+	{ "bisect", cmd_bisect, "the first commit of a branch that changed each message" },
 	{ "daemon", cmd_daemon, "read patch mail, test each series, reply in the thread" },
 	{ "queue", cmd_queue, "the daemon's jobs: waiting, running, done, failed" },
 };
