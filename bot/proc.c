@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,7 +30,41 @@ bool pk_proc_have(const char *name)
 	return path != NULL;
 }
 
-/* In the child: become a group leader, wire fds, exec.  Never returns. */
+/* Set one limit, soft and hard: the child cannot raise it again. */
+static int set_limit(int resource, rlim_t value)
+{
+	struct rlimit rl = { value, value };
+
+	return setrlimit(resource, &rl);
+}
+
+/*
+ * In the child, before exec.  RLIMIT_CPU's hard limit is a second above
+ * the soft one, so a process that ignores SIGXCPU is killed.  No core
+ * files: a crashing host program must not write hundreds of megabytes.
+ */
+static int apply_limits(const struct pk_limits *l)
+{
+	if (l->cpu_seconds > 0) {
+		struct rlimit rl = { (rlim_t)l->cpu_seconds, (rlim_t)l->cpu_seconds + 1 };
+		if (setrlimit(RLIMIT_CPU, &rl) < 0)
+			return -1;
+	}
+	if ((l->memory && set_limit(RLIMIT_AS, l->memory) < 0) ||
+	    (l->processes && set_limit(RLIMIT_NPROC, l->processes) < 0) ||
+	    set_limit(RLIMIT_CORE, 0) < 0)
+		return -1;
+	if (l->file_size) {
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+
+		/* ignored is kept across exec: a write past the limit fails with EFBIG */
+		if (set_limit(RLIMIT_FSIZE, l->file_size) < 0 || sigaction(SIGXFSZ, &ign, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* In the child: become a group leader, wire fds, set limits, exec.  Never returns. */
 static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
 		       int out_fd)
 {
@@ -41,6 +76,10 @@ static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
 		_exit(127);
 	if (o->cwd && chdir(o->cwd) < 0) {
 		dprintf(2, "printkbot: cannot chdir to %s: %s\n", o->cwd, strerror(errno));
+		_exit(127);
+	}
+	if (o->limits && apply_limits(o->limits) < 0) {
+		dprintf(2, "printkbot: cannot set resource limits: %s\n", strerror(errno));
 		_exit(127);
 	}
 	for (const char *const *e = o->env; e && *e; e++)

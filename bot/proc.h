@@ -20,6 +20,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * Resource limits set in the child before exec (setrlimit), so they hold
+ * for the child and everything it starts.  CPU time, address space and
+ * file size are per process; processes count every process of the
+ * child's real uid, which makes it a fork-bomb bound only for a dedicated
+ * unprivileged uid (root ignores it).  A file write past file_size fails
+ * with EFBIG (SIGXFSZ is ignored) instead of killing the writer, so a
+ * capture file is cut at the limit while it is written.  0 = no limit.
+ */
+struct pk_limits {
+	double cpu_seconds;       /* RLIMIT_CPU: SIGXCPU, then SIGKILL a second later */
+	guint64 memory;           /* RLIMIT_AS, bytes */
+	guint64 file_size;        /* RLIMIT_FSIZE, bytes */
+	unsigned processes;       /* RLIMIT_NPROC */
+};
+
 struct pk_proc_opts {
 	const char *cwd;            /* working directory, NULL = inherit */
 	const char *const *env;     /* extra "NAME=value" entries, NULL-terminated */
@@ -29,6 +45,7 @@ struct pk_proc_opts {
 	size_t output_cap;          /* bytes kept per destination, 0 = 16 MiB */
 	double timeout;             /* seconds, 0 = none */
 	volatile sig_atomic_t *cancel; /* set non-zero to end the child early */
+	const struct pk_limits *limits; /* set in the child, or NULL */
 };
 #define PK_PROC_OPTS_INIT { 0 }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <cmocka.h>
+#include <glib/gstdio.h>
 
 #include "proc.h"
 #include "util.h"
@@ -82,6 +83,62 @@ static void test_cancel(void **state)
 	assert_true(r.seconds < 10);
 }
 
+/* A write past the file size limit fails (EFBIG), the writer is not killed, the file is cut. */
+static void test_file_size_limit(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("printkbot-proc-XXXXXX", NULL);
+	g_autofree char *file = g_build_filename(dir, "out", NULL);
+	g_autofree char *script = g_strdup_printf("head -c 100000 /dev/zero > %s; echo rc=$?", file);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct pk_limits l = { .file_size = 4096 };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	g_autoptr(GString) cap = g_string_new(NULL);
+	struct pk_proc_result r;
+	GStatBuf st;
+
+	o.limits = &l;
+	o.capture = cap;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_true(pk_proc_ok(&r));
+	assert_non_null(strstr(cap->str, "rc=1"));
+	assert_int_equal(g_stat(file, &st), 0);
+	assert_int_equal(st.st_size, 4096);
+	g_unlink(file);
+	g_rmdir(dir);
+}
+
+/* A process that spins past its CPU limit is killed by SIGXCPU (or SIGKILL). */
+static void test_cpu_limit(void **state)
+{
+	const char *argv[] = { "sh", "-c", "while :; do :; done", NULL };
+	struct pk_limits l = { .cpu_seconds = 1 };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+
+	o.limits = &l;
+	o.timeout = 30;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_int_equal(r.end, PK_PROC_SIGNALED);
+	assert_true(r.signal == SIGXCPU || r.signal == SIGKILL);
+	assert_true(r.seconds < 20);
+}
+
+/* An allocation past the address space limit fails inside the child. */
+static void test_memory_limit(void **state)
+{
+	const char *argv[] = { "python3", "-c", "x = bytearray(512 << 20)", NULL };
+	struct pk_limits l = { .memory = 256u << 20 };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	g_autoptr(GString) cap = g_string_new(NULL);
+	struct pk_proc_result r;
+
+	o.limits = &l;
+	o.capture = cap;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_false(pk_proc_ok(&r));
+	assert_non_null(strstr(cap->str, "MemoryError"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +147,9 @@ int main(void)
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_signal_and_missing),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_file_size_limit),
+		cmocka_unit_test(test_cpu_limit),
+		cmocka_unit_test(test_memory_limit),
 	};
 
 	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
