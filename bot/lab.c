@@ -273,17 +273,18 @@ static int step_config(struct pk_lab *lab, GError **err)
 	return pk_write_file(stamp, lab->config_hash, strlen(lab->config_hash), err);
 }
 
-/* Step 4: the static guest init, packed with the tree's own gen_init_cpio. */
+/* Step 4: the static guest init, packed with the base tree's own gen_init_cpio. */
 static int step_initrd(struct pk_lab *lab, GError **err)
 {
 	g_autofree char *guest = g_build_filename(lab->cache, "guest", NULL);
 	g_autofree char *init_src = g_build_filename(lab->srcdir, "qemu", "init.c", NULL);
 	g_autofree char *init_bin = g_build_filename(guest, "init", NULL);
-	g_autofree char *gen_src = g_build_filename(lab->tree, "usr", "gen_init_cpio.c", NULL);
+	g_autofree char *gen_src = g_build_filename(guest, "gen_init_cpio.c", NULL);
 	g_autofree char *gen_bin = g_build_filename(guest, "gen_init_cpio", NULL);
 	g_autofree char *spec_path = g_build_filename(guest, "initramfs.list", NULL);
 	g_autofree char *partial = g_strconcat(lab->initrd, ".partial", NULL);
 	g_autofree char *spec = NULL;
+	g_autoptr(GString) gen_text = g_string_new(NULL);
 	const char *cc_init[] = { "cc", "-static", "-Os", "-Wall", "-o", init_bin, init_src, NULL };
 	const char *cc_gen[] = { "cc", "-O2", "-o", gen_bin, gen_src, NULL };
 	const char *gen[] = { gen_bin, spec_path, NULL };
@@ -296,6 +297,15 @@ static int step_initrd(struct pk_lab *lab, GError **err)
 		return 0;
 	pk_info("setup: building the guest init and initramfs");
 	g_mkdir_with_parents(guest, 0755);
+	/*
+	 * gen_init_cpio.c of the base commit, never of the tree as it is
+	 * checked out: that may hold a patch under test (usr/gen_init_cpio.c
+	 * is a plain .c file the policy lets through), and this program runs
+	 * as the bot, outside the sandbox.
+	 */
+	if (pk_lab_git(lab, gen_text, err, "show", PK_LAB_BASE_TAG ":usr/gen_init_cpio.c", NULL) < 0 ||
+	    pk_write_file(gen_src, gen_text->str, gen_text->len, err) < 0)
+		return -1;
 	if (run_step("building qemu/init.c", cc_init, NULL, NULL, NULL, err) < 0 ||
 	    run_step("building gen_init_cpio", cc_gen, NULL, NULL, NULL, err) < 0)
 		return -1;
