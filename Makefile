@@ -16,14 +16,15 @@ VERSION   = 0.1.0
 DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
-	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3
+	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 \
+	    bubblewrap
 
 BOT_SRCS  = $(filter-out bot/main.c,$(wildcard bot/*.c))
 BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-.PHONY: all deps check unit e2e demo install clean bench bench-store
+.PHONY: all deps check unit e2e demo install clean bench bench-store bench-sandbox
 
 all: printkbot
 
@@ -47,12 +48,20 @@ tests/unit/test-%: tests/unit/test-%.c bot/libprintkbot.a
 	$(CC) $(CFLAGS) -Ibot -o $@ $^ $(LDLIBS) -lcmocka
 
 # Installs only what is missing, so a warm machine skips apt entirely.
+# As root it also makes the unprivileged system user that sandboxed builds
+# and boots run as (bot/sandbox.h): no home, no shell, no password.
+SANDBOX_USER = printkbot-build
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
 		| grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && ! getent passwd $(SANDBOX_USER) >/dev/null; then \
+		echo "adding the sandbox user $(SANDBOX_USER)"; \
+		useradd --system --user-group --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin $(SANDBOX_USER); \
 	fi
 
 unit: $(UNIT_BINS)
@@ -77,6 +86,13 @@ bench: printkbot
 	bash bench/kernel-lab.sh
 	bash bench/test.sh
 
+bench/sandbox: bench/sandbox.c bot/libprintkbot.a
+	$(CC) $(CFLAGS) -Ibot -o $@ $^ $(LDLIBS)
+
+# The sandbox's cost on a one-file rebuild and a boot, side by side (needs a built lab).
+bench-sandbox: bench/sandbox
+	./bench/sandbox $(BENCH_ROUNDS)
+
 bench-store: printkbot bot/libprintkbot.a
 	bash bench/store.sh
 
@@ -87,4 +103,4 @@ install: printkbot
 	install -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
 
 clean:
-	rm -f printkbot bot/*.o bot/*.a bot/store-sql.inc bench/store-fill $(UNIT_BINS)
+	rm -f printkbot bot/*.o bot/*.a bot/store-sql.inc bench/store-fill bench/sandbox $(UNIT_BINS)

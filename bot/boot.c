@@ -1,17 +1,47 @@
 /* boot.c - QEMU boots with structured capture; see boot.h. */
 #include "boot.h"
 #include "proc.h"
+#include "sandbox.h"
 #include "util.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define QEMU "qemu-system-x86_64"
-#define CONSOLE_CAP (4u << 20)
-#define CAPTURE_CAP (64u << 20)
 #define BASE_CMDLINE "console=ttyS0 ignore_loglevel panic=-1 sched_verbose"
+
+/*
+ * QEMU's own seccomp filter: no obsolete syscalls, no set*uid, no fork or
+ * exec, no scheduler or resource changes.  Debian's QEMU is built with
+ * libseccomp; -sandbox is refused at start-up by one that is not.
+ */
+#define QEMU_SECCOMP "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
+
+/*
+ * Run a QEMU command line, inside the sandbox when it is active: the
+ * kernel and initramfs (ro) read-only, dir (may be NULL: the capture
+ * file's) writable, /dev/kvm when it is used, nothing else of the host.
+ */
+static int run_qemu(struct pk_proc_result *out, const char *const *argv, const char *const *ro,
+		    const char *dir, bool kvm, struct pk_proc_opts *opts, GError **err)
+{
+	const char *rw[] = { dir, NULL };
+	const char *dev[] = { "/dev/kvm", NULL };
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .dev = kvm ? dev : NULL,
+				 .group_of = kvm ? "/dev/kvm" : NULL };
+	g_autoptr(GPtrArray) wrapped = NULL;
+
+	if (!pk_sandbox_active())
+		return pk_proc_run(out, argv, opts, err);
+	if (dir && pk_sandbox_own(dir, err) < 0)
+		return -1;
+	if (!(wrapped = pk_sandbox_argv(&sb, argv, err)))
+		return -1;
+	return pk_proc_run(out, (const char *const *)wrapped->pdata, opts, err);
+}
 
 static const char *const status_names[] = { "ok", "panic", "timeout", "failed" };
 
@@ -39,8 +69,8 @@ static const char *probe_accel(const struct pk_lab *lab)
 	g_autofree char *stamp = g_build_filename(lab->cache, "accel", NULL);
 	g_autofree char *known = NULL;
 	const char *argv[] = { QEMU, "-accel", "kvm", "-machine", "q35", "-cpu", "host",
-			       "-nodefaults", "-no-user-config", "-display", "none",
-			       "-monitor", "none", "-S", NULL };
+			       "-sandbox", QEMU_SECCOMP, "-nodefaults", "-no-user-config",
+			       "-display", "none", "-monitor", "none", "-S", NULL };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_proc_result res;
 	const char *accel = "tcg";
@@ -52,7 +82,7 @@ static const char *probe_accel(const struct pk_lab *lab)
 	if (fd >= 0) {
 		close(fd);
 		opts.timeout = 6; /* still alive then: KVM works */
-		if (pk_proc_run(&res, argv, &opts, NULL) == 0 && res.end == PK_PROC_TIMEOUT)
+		if (run_qemu(&res, argv, NULL, NULL, true, &opts, NULL) == 0 && res.end == PK_PROC_TIMEOUT)
 			accel = "kvm";
 	}
 	g_file_set_contents(stamp, accel, -1, NULL);
@@ -85,9 +115,20 @@ char *pk_boot_find_panic(const char *console)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
+/* Whether QEMU hit the capture file's size limit: the file is as large as it. */
+static bool capture_cut(const char *path, guint64 cap)
+{
+	struct stat st;
+
+	return cap && stat(path, &st) == 0 && (guint64)st.st_size >= cap;
+}
+
 int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		   const struct pk_boot_opts *opts, GError **err)
 {
+	const struct pk_sandbox_config *sc = pk_sandbox_settings();
+	struct pk_limits limits = { .file_size = sc->capture_cap };
+	g_autoptr(GString) cut = g_string_new(NULL);
 	g_autofree char *tmpdir = NULL;
 	g_autofree char *cap_path = NULL, *chardev = NULL, *cmdline = NULL;
 	g_autofree char *cap_buf = NULL;
@@ -114,7 +155,7 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		bool kvm = strcmp(res.accel, "kvm") == 0;
 		const char *argv[] = {
 			QEMU, "-accel", res.accel, "-cpu", kvm ? "host" : "qemu64",
-			"-machine", "q35", "-m", "256", "-smp", "2",
+			"-machine", "q35", "-m", "256", "-smp", "2", "-sandbox", QEMU_SECCOMP,
 			"-nodefaults", "-no-user-config", "-display", "none",
 			"-no-reboot", "-nic", "none",
 			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
@@ -122,17 +163,27 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 			NULL,
 		};
 
+		const char *ro[] = { opts->vmlinux, lab->initrd, NULL };
+
 		popts.capture = console;
-		popts.output_cap = CONSOLE_CAP;
+		popts.output_cap = sc->console_cap;
 		popts.timeout = opts->timeout > 0 ? opts->timeout : 60;
-		if (pk_proc_run(&pr, argv, &popts, err) < 0) {
+		popts.limits = &limits;
+		if (run_qemu(&pr, argv, ro, tmpdir, kvm, &popts, err) < 0) {
+			g_unlink(cap_path);
 			g_rmdir(tmpdir);
 			return -1;
 		}
 	}
 	res.seconds = pr.seconds;
 	res.cmdline = g_steal_pointer(&cmdline);
-	if (pk_read_file(&cap_buf, &cap_len, cap_path, CAPTURE_CAP, &local) < 0) {
+	if (pr.truncated)
+		g_string_append_printf(cut, "the console was cut at its limit of %" G_GUINT64_FORMAT " bytes\n",
+				       sc->console_cap);
+	if (capture_cut(cap_path, sc->capture_cap))
+		g_string_append_printf(cut, "the capture port was cut at its limit of %" G_GUINT64_FORMAT
+				       " bytes\n", sc->capture_cap);
+	if (pk_read_file(&cap_buf, &cap_len, cap_path, sc->capture_cap ? sc->capture_cap : 0, &local) < 0) {
 		g_clear_error(&local);
 		cap_buf = g_strdup("");
 		cap_len = 0;
@@ -150,19 +201,21 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		size_t n = strlen(c);
 
 		res.status = PK_BOOT_TIMEOUT;
-		res.detail = g_strdup_printf("no power-off within %.0f s; console tail:\n%s",
-					     popts.timeout, n > 1500 ? c + n - 1500 : c);
+		res.detail = g_strdup_printf("no power-off within %.0f s; %sconsole tail:\n%s",
+					     popts.timeout, cut->str, n > 1500 ? c + n - 1500 : c);
 	} else if (!pk_proc_ok(&pr) || !res.capture->complete) {
 		g_autofree char *how = pk_proc_describe(&pr);
 		size_t n = strlen(res.console);
 
 		res.status = PK_BOOT_FAILED;
-		res.detail = g_strdup_printf("qemu %s; capture %s\n%s%s", how,
-					     res.capture->complete ? "complete" : "incomplete",
+		res.detail = g_strdup_printf("qemu %s; capture %s\n%s%s%s", how,
+					     res.capture->complete ? "complete" : "incomplete", cut->str,
 					     res.capture->problems->str,
 					     n > 1500 ? res.console + n - 1500 : res.console);
 	} else {
 		res.status = PK_BOOT_OK;
+		if (cut->len)
+			res.detail = g_strdup(cut->str);
 	}
 	*out = res;
 	return 0;

@@ -11,9 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A mailbox larger than this is refused rather than read into memory. */
-#define TEST_MAX_INPUT (64u << 20)
-
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
 	"                      [--db FILE | --no-store] [--allow-build-system] [--all]\n"
@@ -92,7 +89,8 @@ static int test_input(struct test_run *run, const char *path)
 	size_t len = 0;
 	int status = 0;
 
-	if (pk_read_file(&buf, &len, path, TEST_MAX_INPUT, &err) < 0 ||
+	/* larger than [policy] max_mail_mb: refused rather than read into memory */
+	if (pk_read_file(&buf, &len, path, run->opts.policy.max_mail_size, &err) < 0 ||
 	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;

@@ -15,10 +15,12 @@
  * A group name ending in a space is a prefix: "source " is every
  * [source NAME].
  */
-static const char *const known_keys[][16] = {
+static const char *const known_keys[][24] = {
 	{ "store", "path", NULL },
 	{ "test", "base", "boot_timeout", NULL },
-	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", NULL },
+	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
+	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
+	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", NULL },
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -317,9 +319,56 @@ static int load_sources(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return 0;
 }
 
+/* A size in MiB into bytes; absent keeps *out. */
+static int get_mib(GKeyFile *kf, const char *path, const char *group, const char *key, guint64 *out,
+		   GError **err)
+{
+	unsigned mib = (unsigned)(*out >> 20);
+
+	if (get_uint(kf, path, group, key, &mib, err) < 0)
+		return -1;
+	*out = (guint64)mib << 20;
+	return 0;
+}
+
+/* The sandbox and the limits of [policy]; see sandbox.h for what each does. */
+static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	static const char *const modes[] = { "on", "off", NULL };
+	struct pk_sandbox_config *sb = &c->sandbox;
+	g_autofree char *mode = NULL;
+	guint64 mail = c->policy.max_mail_size;
+
+	if (get_word(kf, path, "policy", "sandbox", modes, &mode, err) < 0 ||
+	    get_double(kf, path, "policy", "build_timeout", &sb->build_timeout, err) < 0 ||
+	    get_double(kf, path, "policy", "build_cpu_seconds", &sb->build.cpu_seconds, err) < 0 ||
+	    get_mib(kf, path, "policy", "build_memory_mb", &sb->build.memory, err) < 0 ||
+	    get_mib(kf, path, "policy", "build_file_mb", &sb->build.file_size, err) < 0 ||
+	    get_uint(kf, path, "policy", "build_processes", &sb->build.processes, err) < 0 ||
+	    get_mib(kf, path, "policy", "max_console_mb", &sb->console_cap, err) < 0 ||
+	    get_mib(kf, path, "policy", "max_capture_mb", &sb->capture_cap, err) < 0 ||
+	    get_mib(kf, path, "policy", "max_mail_mb", &mail, err) < 0)
+		return -1;
+	sb->mode = c->policy.sandbox = strcmp(mode, "off") ? PK_SANDBOX_ON : PK_SANDBOX_OFF;
+	c->policy.max_mail_size = (size_t)mail;
+	c->sandbox_user = get_string(kf, "policy", "sandbox_user", PK_SANDBOX_USER);
+	sb->user = c->sandbox_user;
+	return 0;
+}
+
+/*
+ * The sandbox settings are the process's, not a command's: every make and
+ * QEMU of every stage goes through them (sandbox.h), so a command that
+ * reads a config gets them in force without passing them down.
+ */
+static void take_sandbox_settings(const struct pk_config *c)
+{
+	pk_sandbox_configure(&c->sandbox);
+}
+
 int pk_config_load(struct pk_config *out, const char *path, GError **err)
 {
-	struct pk_config c = { .policy = PK_POLICY_DEFAULT };
+	struct pk_config c = { .policy = PK_POLICY_DEFAULT, .sandbox = PK_SANDBOX_CONFIG_INIT };
 	g_autoptr(GKeyFile) kf = g_key_file_new();
 	const char *env = g_getenv("PRINTKBOT_CONFIG");
 	g_autoptr(GError) e = NULL;
@@ -331,6 +380,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		load_smtp(NULL, NULL, &c, NULL);
 		load_sources(NULL, NULL, &c, NULL);
 		c.daemon.reply_on = g_strdup("changes");
+		take_sandbox_settings(&c);
 		*out = c;
 		return 0;
 	}
@@ -344,6 +394,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    get_bool(kf, path, "policy", "allow_other_files", &c.policy.allow_other_files, err) < 0 ||
 	    get_uint(kf, path, "policy", "max_files", &c.policy.max_files, err) < 0 ||
 	    get_uint(kf, path, "policy", "max_lines", &c.policy.max_lines, err) < 0 ||
+	    load_sandbox(kf, path, &c, err) < 0 ||
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
 	    load_sources(kf, path, &c, err) < 0) {
 		pk_config_clear(&c);
@@ -353,6 +404,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	c.db = g_key_file_get_string(kf, "store", "path", NULL);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
 	c.keys = g_steal_pointer(&kf);
+	take_sandbox_settings(&c);
 	*out = c;
 	return 0;
 }
@@ -362,6 +414,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->path);
 	g_free(config->db);
 	g_free(config->base);
+	g_free(config->sandbox_user);
 	g_free(config->daemon.from);
 	g_free(config->daemon.reply_on);
 	g_free(config->smtp.url);

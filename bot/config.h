@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "policy.h"
+#include "sandbox.h"
 
 /* One [source NAME] group: where patch mail comes from. */
 struct pk_source_config {
@@ -56,6 +57,8 @@ struct pk_config {
 	char *base;               /* [test] base revision, or NULL for printkbot-base */
 	double boot_timeout;      /* [test] boot_timeout seconds, 0 = default */
 	struct pk_policy policy;  /* [policy] */
+	struct pk_sandbox_config sandbox; /* [policy] sandbox and limits (user points into sandbox_user) */
+	char *sandbox_user;
 	struct pk_daemon_config daemon; /* [daemon], defaults filled in */
 	struct pk_smtp_config smtp;     /* [smtp], defaults filled in */
 	GPtrArray *sources;       /* struct pk_source_config*, one per [source NAME], in file order */
@@ -66,6 +69,8 @@ struct pk_config {
  * Read path (NULL: $PRINTKBOT_CONFIG, else /etc/printkbot.conf if it exists).
  * An unknown group or key, or a bad value, is an error naming the file,
  * the line, the group and the key.  Without a file, every default is set.
+ * A config loaded makes its sandbox settings the process's
+ * (pk_sandbox_configure()): every make and QEMU of every stage uses them.
  */
 int pk_config_load(struct pk_config *out, const char *path, GError **err);
 void pk_config_clear(struct pk_config *config);

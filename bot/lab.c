@@ -1,5 +1,6 @@
 /* lab.c - `printkbot setup` and the lab's paths; see lab.h. */
 #include "lab.h"
+#include "build.h"
 #include "proc.h"
 #include "util.h"
 
@@ -236,15 +237,22 @@ int pk_lab_configure(const struct pk_lab *lab, GString *missing, GError **err)
 	g_autofree char *fragment = NULL, *config = NULL;
 	g_autoptr(GString) lost = g_string_new(NULL);
 	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
-	const char *merge[] = { "scripts/kconfig/merge_config.sh", "-m", "-O", lab->build_dir,
-				dotconfig, frag, NULL };
+	g_autofree char *merge_sh = g_build_filename(lab->tree, "scripts", "kconfig", "merge_config.sh", NULL);
+	const char *merge[] = { merge_sh, "-m", "-O", lab->build_dir, dotconfig, frag, NULL };
 	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };
 	size_t len;
 
+	const char *fragment_ro[] = { frag, NULL };
+
+	/*
+	 * Each step runs the tree's kconfig programs and scripts: in the
+	 * sandbox, as builds are.  merge_config.sh writes its temporary
+	 * files where it runs, so it runs in the build dir.
+	 */
 	g_mkdir_with_parents(lab->build_dir, 0755);
-	if (run_step("tinyconfig", tiny, lab->tree, NULL, NULL, err) < 0 ||
-	    run_step("merging qemu/kernel.config", merge, lab->tree, NULL, NULL, err) < 0 ||
-	    run_step("olddefconfig", olddef, lab->tree, NULL, NULL, err) < 0)
+	if (pk_build_step(lab, "tinyconfig", NULL, tiny, NULL, err) < 0 ||
+	    pk_build_step(lab, "merging qemu/kernel.config", lab->build_dir, merge, fragment_ro, err) < 0 ||
+	    pk_build_step(lab, "olddefconfig", NULL, olddef, NULL, err) < 0)
 		return -1;
 	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0 ||
 	    pk_read_file(&config, &len, dotconfig, 16 << 20, err) < 0)

@@ -59,7 +59,14 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 {
 	const char *special;
 	unsigned lines = 0;
+	char *why = NULL;
 
+	if (policy->sandbox == PK_SANDBOX_ON && !pk_sandbox_usable(&why)) {
+		char *r = g_strdup_printf("the bot builds patches only in its sandbox, which cannot run here (%s); "
+					  "sandbox = off in [policy] builds without it", why);
+		g_free(why);
+		return refuse(reason, r);
+	}
 	if (patch->diff && (special = special_change(patch->diff)))
 		return refuse(reason, g_strdup_printf("the patch carries %s, which the bot never applies", special));
 	if (policy->max_files && patch->files->len > policy->max_files)

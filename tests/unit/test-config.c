@@ -43,7 +43,47 @@ struct bad_case {
 	const char *error_has;
 };
 
+/* [policy] sandbox and limits: parsed into the config, and made the process's settings. */
+static void test_sandbox_and_limits(void **state)
+{
+	g_autofree char *path = write_tmp("[policy]\nsandbox = off\nsandbox_user = builder\n"
+					  "build_timeout = 600\nbuild_cpu_seconds = 120\n"
+					  "build_memory_mb = 1024\nbuild_file_mb = 100\nbuild_processes = 64\n"
+					  "max_console_mb = 1\nmax_capture_mb = 2\nmax_mail_mb = 3\n");
+	g_autofree char *defaults = write_tmp("[policy]\nmax_files = 7\n");
+	const struct pk_sandbox_config *now;
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_int_equal(c.sandbox.mode, PK_SANDBOX_OFF);
+	assert_int_equal(c.policy.sandbox, PK_SANDBOX_OFF);
+	assert_string_equal(c.sandbox.user, "builder");
+	assert_true(c.sandbox.build_timeout == 600 && c.sandbox.build.cpu_seconds == 120);
+	assert_true(c.sandbox.build.memory == 1024ull << 20);
+	assert_true(c.sandbox.build.file_size == 100ull << 20);
+	assert_int_equal(c.sandbox.build.processes, 64);
+	assert_true(c.sandbox.console_cap == 1u << 20 && c.sandbox.capture_cap == 2u << 20);
+	assert_int_equal(c.policy.max_mail_size, 3u << 20);
+	pk_config_clear(&c);
+	now = pk_sandbox_settings();
+	assert_int_equal(now->mode, PK_SANDBOX_OFF);
+	assert_string_equal(now->user, "builder");   /* a copy: the config is cleared */
+
+	assert_int_equal(pk_config_load(&c, defaults, NULL), 0);
+	assert_int_equal(c.sandbox.mode, PK_SANDBOX_ON);
+	assert_int_equal(c.policy.sandbox, PK_SANDBOX_ON);
+	assert_string_equal(c.sandbox.user, PK_SANDBOX_USER);
+	assert_true(c.sandbox.build.memory == 4ull << 30);
+	assert_int_equal(c.policy.max_mail_size, 64u << 20);
+	pk_config_clear(&c);
+	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_ON);
+	unlink(path);
+	unlink(defaults);
+}
+
 static const struct bad_case bad[] = {
+	{ "[policy]\nsandbox = maybe\n", "[policy] sandbox: 'maybe' is not one of on, off" },
+	{ "[policy]\nbuild_memory_mb = lots\n", "[policy] build_memory_mb" },
 	{ "[policy]\nallow_build_sytem = true\n", "[policy]: unknown key 'allow_build_sytem'" },
 	{ "[policy]\nallow_build_system = maybe\n", "[policy] allow_build_system" },
 	{ "[policy]\nmax_files = lots\n", "[policy] max_files" },
@@ -88,6 +128,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_defaults),
+		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),
 		cmocka_unit_test(test_example_loads),

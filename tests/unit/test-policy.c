@@ -46,6 +46,7 @@ static void test_policy_table(void **state)
 		bool allowed;
 
 		policy.allow_build_system = c->allow_build_system;
+		policy.sandbox = PK_SANDBOX_OFF;   /* the path rules alone */
 		allowed = pk_policy_allows(&policy, patch, &reason);
 		print_message("%s: %s\n", c->name, allowed ? "allowed" : reason);
 		assert_int_equal(allowed, c->allowed);
@@ -61,6 +62,7 @@ static void test_limits(void **state)
 	g_autoptr(pk_patch) patch = pk_patch_parse_diff(two, strlen(two));
 	g_autofree char *reason = NULL;
 
+	policy.sandbox = PK_SANDBOX_OFF;
 	policy.max_files = 1;
 	assert_false(pk_policy_allows(&policy, patch, &reason));
 	assert_non_null(strstr(reason, "2 files"));
@@ -71,11 +73,38 @@ static void test_limits(void **state)
 	assert_non_null(strstr(reason, "4 lines"));
 }
 
+/*
+ * With the sandbox on and bubblewrap missing (an empty PATH), every patch
+ * is refused, naming the sandbox; sandbox = off lets the same patch by.
+ */
+static void test_sandbox_missing(void **state)
+{
+	const char *diff = FILE_DIFF("kernel/printk/printk.c");
+	g_autoptr(pk_patch) patch = pk_patch_parse_diff(diff, strlen(diff));
+	g_autofree char *path = g_strdup(g_getenv("PATH"));
+	struct pk_policy policy = PK_POLICY_DEFAULT;
+	g_autofree char *reason = NULL, *reason_off = NULL;
+	bool on, off;
+
+	g_setenv("PATH", "/nonexistent", TRUE);
+	on = pk_policy_allows(&policy, patch, &reason);
+	policy.sandbox = PK_SANDBOX_OFF;
+	off = pk_policy_allows(&policy, patch, &reason_off);
+	g_setenv("PATH", path, TRUE);
+	assert_false(on);
+	print_message("%s\n", reason);
+	assert_non_null(strstr(reason, "sandbox"));
+	assert_non_null(strstr(reason, "bubblewrap"));
+	assert_non_null(strstr(reason, "sandbox = off"));
+	assert_true(off);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_table),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_sandbox_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
