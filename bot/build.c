@@ -14,6 +14,9 @@
 	"KBUILD_BUILD_USER=printkbot", \
 	"KBUILD_BUILD_HOST=printkbot", \
 	"KBUILD_BUILD_VERSION=1", \
+	/* set, even empty, it stops setlocalversion asking git whether the \
+	 * tree is clean (a "+" on the banner that depends on where make ran) */ \
+	"LOCALVERSION=", \
 	"LC_ALL=C"
 
 static const char *const build_env[] = { BUILD_ENV, NULL };
