@@ -297,6 +297,9 @@ static void set_verdict(struct pk_test_result *res, const char *verdict, char *r
 	res->reason = reason;
 }
 
+static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
+		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err);
+
 /* Everything after the scan and the policy: apply, both sides, diff. */
 static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 		       const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
@@ -306,6 +309,14 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	int rc = -1;
 
 	if (prepare_before(res, lab, store, opts, &noise, err) < 0)
+		goto out;
+	/*
+	 * A later patch of a series stands on the previous one, booted once as
+	 * its after side, without a mask: the base's serves (noise comes from
+	 * the machine, not the commit).
+	 */
+	if (!noise && store &&
+	    stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err) < 0)
 		goto out;
 	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
 		set_verdict(res, res->before.build.ok ? "boot-failed" : "build-failed",
