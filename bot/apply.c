@@ -3,9 +3,9 @@
  */
 #include "apply.h"
 
-#include <git2.h>
 #include <string.h>
 
+#include "gitutil.h"
 #include "util.h"
 
 /* Where the apply got to, so a failure can name the file and the hunk. */
@@ -15,27 +15,11 @@ struct apply_progress {
 	char header[128];         /* "@@ -10,3 +10,4 @@" */
 };
 
-static int git_fail(GError **err, const char *what)
-{
-	const git_error *e = git_error_last();
-	return pk_error(err, PK_ERROR_FAILED, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
-
-static void libgit2_init_once(void)
-{
-	static gsize done;
-
-	if (g_once_init_enter(&done)) {
-		git_libgit2_init();
-		g_once_init_leave(&done, 1);
-	}
-}
-
 static int open_repo(git_repository **out, const struct pk_lab *lab, GError **err)
 {
-	libgit2_init_once();
+	pk_git_init();
 	if (git_repository_open(out, lab->tree) < 0)
-		return git_fail(err, lab->tree);
+		return pk_git_fail(err, lab->tree);
 	return 0;
 }
 
@@ -104,10 +88,10 @@ static int checkout_commit(git_repository *repo, git_commit *commit, GError **er
 		opts.paths.count = paths->len;
 	}
 	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0)
-		return git_fail(err, "checkout");
+		return pk_git_fail(err, "checkout");
 detach:
 	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0)
-		return git_fail(err, "detaching HEAD");
+		return pk_git_fail(err, "detaching HEAD");
 	return 0;
 }
 
@@ -213,12 +197,12 @@ static int commit_tree(git_oid *out, git_repository *repo, git_commit *parent, g
 	if (make_signature(&author, patch) < 0 ||
 	    git_signature_new(&committer, "printkbot", "printkbot@localhost",
 			      author->when.time, 0) < 0) {
-		git_fail(err, "making the commit signature");
+		pk_git_fail(err, "making the commit signature");
 		goto cleanup;
 	}
 	if (git_commit_create(out, repo, NULL, author, committer, "UTF-8", message,
 			      tree, 1, parents) < 0) {
-		git_fail(err, "committing the applied patch");
+		pk_git_fail(err, "committing the applied patch");
 		goto cleanup;
 	}
 	rc = 0;
@@ -437,7 +421,7 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	}
 	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
 	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
-		git_fail(err, "writing the patched tree");
+		pk_git_fail(err, "writing the patched tree");
 		goto cleanup;
 	}
 	if (commit_tree(&commit_id, repo, parent, tree, patch, err) < 0 ||

@@ -4,9 +4,9 @@
  */
 #include "range.h"
 
-#include <git2.h>
 #include <string.h>
 
+#include "gitutil.h"
 #include "util.h"
 
 /* The files whose change makes the kernel config stale (pk_range_sync_config()). */
@@ -14,22 +14,6 @@ static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/
 
 #define KCONFIG_STAMP ".printkbot-kconfig"
 #define RUN_REF_PREFIX "refs/printkbot/run/"
-
-static int git_fail(GError **err, const char *what)
-{
-	const git_error *e = git_error_last();
-	return pk_error(err, PK_ERROR_FAILED, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
-}
-
-static void libgit2_init_once(void)
-{
-	static gsize done;
-
-	if (g_once_init_enter(&done)) {
-		git_libgit2_init();
-		g_once_init_leave(&done, 1);
-	}
-}
 
 static void commit_free(gpointer p)
 {
@@ -81,7 +65,7 @@ static int open_user_repo(git_repository **out, const char *dir, GError **err)
 {
 	g_autofree char *abs = g_canonicalize_filename(dir ? dir : ".", NULL);
 
-	libgit2_init_once();
+	pk_git_init();
 	if (git_repository_open_ext(out, abs, 0, NULL) < 0)
 		return pk_error(err, PK_ERROR_INPUT, "%s: not a git repository (nor any parent directory)%s",
 				abs, dir ? "" : "; name one with --repo DIR");
@@ -90,9 +74,9 @@ static int open_user_repo(git_repository **out, const char *dir, GError **err)
 
 static int open_lab_repo(git_repository **out, const struct pk_lab *lab, GError **err)
 {
-	libgit2_init_once();
+	pk_git_init();
 	if (git_repository_open(out, lab->tree) < 0)
-		return git_fail(err, lab->tree);
+		return pk_git_fail(err, lab->tree);
 	return 0;
 }
 
@@ -238,7 +222,7 @@ static int walk_range(struct pk_range *range, git_repository *repo, const struct
 	int rc = -1, next;
 
 	if (git_revwalk_new(&walk, repo) < 0) {
-		git_fail(err, "revwalk");
+		pk_git_fail(err, "revwalk");
 		goto cleanup;
 	}
 	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
@@ -248,7 +232,7 @@ static int walk_range(struct pk_range *range, git_repository *repo, const struct
 		goto cleanup;
 	range->tip = g_strdup(git_oid_tostr_s(git_commit_id(tip)));
 	if (git_revwalk_push(walk, git_commit_id(tip)) < 0) {
-		git_fail(err, "revwalk");
+		pk_git_fail(err, "revwalk");
 		goto cleanup;
 	}
 	for (guint i = 0; i < w->hide->len; i++) {
@@ -275,7 +259,7 @@ static int walk_range(struct pk_range *range, git_repository *repo, const struct
 		git_commit *c = NULL;
 
 		if (git_commit_lookup(&c, repo, &id) < 0) {
-			git_fail(err, "reading a commit of the range");
+			pk_git_fail(err, "reading a commit of the range");
 			goto cleanup;
 		}
 		g_ptr_array_add(range->commits, range_commit_new(c));
@@ -283,7 +267,7 @@ static int walk_range(struct pk_range *range, git_repository *repo, const struct
 		git_commit_free(c);
 	}
 	if (next != GIT_ITEROVER) {
-		git_fail(err, "walking the range");
+		pk_git_fail(err, "walking the range");
 		goto cleanup;
 	}
 	if (!range->commits->len) {
@@ -401,7 +385,7 @@ int pk_range_check_kernel(const struct pk_range *range, char **out_version, GErr
 	if (lookup_rev(&tip, repo, range->tip, err) < 0)
 		goto cleanup;
 	if (git_commit_tree(&tree, tip) < 0) {
-		git_fail(err, "reading the tip's tree");
+		pk_git_fail(err, "reading the tip's tree");
 		goto cleanup;
 	}
 	if (!tree_has(tree, "Makefile") || !tree_has(tree, "Kconfig") || !tree_has(tree, "init/main.c") ||
@@ -497,10 +481,10 @@ static int copy_object(struct copier *c, const git_oid *id, GError **err)
 	if (git_odb_exists(c->to, id))
 		return 0;
 	if (git_odb_read(&obj, c->from, id) < 0)
-		return git_fail(err, "reading an object of the user's repository");
+		return pk_git_fail(err, "reading an object of the user's repository");
 	if (git_odb_write(&written, c->to, git_odb_object_data(obj), git_odb_object_size(obj),
 			  git_odb_object_type(obj)) < 0)
-		rc = git_fail(err, "writing an object into the lab's repository");
+		rc = pk_git_fail(err, "writing an object into the lab's repository");
 	else
 		c->copied++;
 	git_odb_object_free(obj);
@@ -516,7 +500,7 @@ static int copy_tree(struct copier *c, const git_oid *tree_id, GError **err)
 	if (git_odb_exists(c->to, tree_id))
 		return 0;
 	if (git_tree_lookup(&tree, c->src, tree_id) < 0)
-		return git_fail(err, "reading a tree of the user's repository");
+		return pk_git_fail(err, "reading a tree of the user's repository");
 	for (size_t i = 0; i < git_tree_entrycount(tree); i++) {
 		const git_tree_entry *e = git_tree_entry_byindex(tree, i);
 		git_object_t type = git_tree_entry_type(e);
@@ -540,7 +524,7 @@ static int copy_commit(struct copier *c, const char *hex, GError **err)
 	int rc = -1;
 
 	if (git_oid_fromstr(&id, hex) < 0 || git_commit_lookup(&commit, c->src, &id) < 0)
-		return git_fail(err, hex);
+		return pk_git_fail(err, hex);
 	if (copy_tree(c, git_commit_tree_id(commit), err) < 0 || copy_object(c, &id, err) < 0)
 		goto cleanup;
 	rc = 0;
@@ -580,7 +564,7 @@ static int keep_ref(git_repository *lab, const char *hex, GError **err)
 
 	if (git_oid_fromstr(&id, hex) < 0 ||
 	    git_reference_create(&ref, lab, name, &id, 1, "printkbot: a range under test") < 0)
-		return git_fail(err, name);
+		return pk_git_fail(err, name);
 	git_reference_free(ref);
 	return 0;
 }
@@ -598,7 +582,7 @@ int pk_range_import(const struct pk_range *range, const struct pk_lab *lab,
 	if (open_lab_repo(&lab_repo, lab, err) < 0)
 		goto cleanup;
 	if (git_repository_odb(&c.from, c.src) < 0 || git_repository_odb(&c.to, lab_repo) < 0) {
-		git_fail(err, "opening the object databases");
+		pk_git_fail(err, "opening the object databases");
 		goto cleanup;
 	}
 	/* the base first: then each commit's parent is in the lab before it */
@@ -704,7 +688,7 @@ static char *commit_diff_text(git_repository *repo, git_commit *commit, git_comm
 	    git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
 	    git_diff_find_similar(diff, &fopts) < 0 ||
 	    git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0)
-		git_fail(err, "diffing the commit against its parent");
+		pk_git_fail(err, "diffing the commit against its parent");
 	else
 		text = g_strndup(buf.ptr ? buf.ptr : "", buf.size);
 	git_buf_dispose(&buf);
@@ -731,7 +715,7 @@ struct pk_patch *pk_range_commit_patch(const struct pk_lab *lab, const char *com
 		goto cleanup;
 	}
 	if (git_commit_parent(&parent, c, 0) < 0) {
-		git_fail(err, "reading the commit's parent");
+		pk_git_fail(err, "reading the commit's parent");
 		goto cleanup;
 	}
 	if (!(text = commit_diff_text(repo, c, parent, err)))
@@ -805,12 +789,12 @@ static int kconfig_differs(bool *out, git_repository *repo, const char *from, co
 	dopts.flags = GIT_DIFF_SKIP_BINARY_CHECK;
 	if (git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
 	    git_diff_tree_to_tree(&diff, repo, ta, tb, &dopts) < 0) {
-		git_fail(err, "comparing the Kconfig files");
+		pk_git_fail(err, "comparing the Kconfig files");
 		goto cleanup;
 	}
 	walked = git_diff_foreach(diff, kconfig_delta, NULL, NULL, NULL, &differs);
 	if (walked < 0) {
-		git_fail(err, "comparing the Kconfig files");
+		pk_git_fail(err, "comparing the Kconfig files");
 		goto cleanup;
 	}
 	*out = differs;
