@@ -21,7 +21,7 @@ static const char *const known_keys[][24] = {
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
-	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", NULL },
+	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox", NULL },
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
@@ -242,6 +242,7 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->series_wait = 600;
 	d->retry_min = 60;
 	d->retry_max = 3600;
+	d->outbox = get_string(kf, "daemon", "outbox", NULL);
 	if (!kf)
 		return 0;
 	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
@@ -417,6 +418,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->sandbox_user);
 	g_free(config->daemon.from);
 	g_free(config->daemon.reply_on);
+	g_free(config->daemon.outbox);
 	g_free(config->smtp.url);
 	g_free(config->smtp.user);
 	if (config->smtp.password)

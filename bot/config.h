@@ -38,6 +38,7 @@ struct pk_daemon_config {
 	double series_wait;       /* seconds to wait for the rest of a series (default 600) */
 	double retry_min;         /* first retry of a failed reply, seconds (default 60) */
 	double retry_max;         /* longest wait between retries (default 3600) */
+	char *outbox;             /* the outbox Maildir; NULL: <cache dir>/outbox (outbox.h) */
 };
 
 /* [smtp]: how replies are sent. */
