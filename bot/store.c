@@ -2399,7 +2399,8 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 	return 0;
 }
 
-static int reply_query(struct pk_store *store, const char *where, gint64 id,
+/* key is bound as text when given, else id. */
+static int reply_query(struct pk_store *store, const char *where, gint64 id, const char *key,
 		       struct pk_store_reply **out, GError **err)
 {
 	g_autofree char *sql = g_strdup_printf("SELECT id, mail_id, review_id, job_id, after_commit, "
@@ -2411,7 +2412,10 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
+	if (key)
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
 	r = g_new0(struct pk_store_reply, 1);
@@ -2432,13 +2436,19 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id,
 int pk_store_reply_get(struct pk_store *store, gint64 reply_id, struct pk_store_reply **out,
 		       GError **err)
 {
-	return reply_query(store, "id", reply_id, out, err);
+	return reply_query(store, "id", reply_id, NULL, out, err);
 }
 
 int pk_store_reply_for_mail(struct pk_store *store, gint64 mail_id, struct pk_store_reply **out,
 			    GError **err)
 {
-	return reply_query(store, "mail_id", mail_id, out, err);
+	return reply_query(store, "mail_id", mail_id, NULL, out, err);
+}
+
+int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
+				 struct pk_store_reply **out, GError **err)
+{
+	return reply_query(store, "message_id", 0, message_id, out, err);
 }
 
 static int reply_sent_locked(struct pk_store *s, gint64 reply_id, gint64 when, GError **err)

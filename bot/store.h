@@ -337,6 +337,9 @@ int pk_store_reply_get(struct pk_store *store, gint64 reply_id, struct pk_store_
 		       GError **err);
 int pk_store_reply_for_mail(struct pk_store *store, gint64 mail_id, struct pk_store_reply **out,
 			    GError **err);
+/* The reply whose own Message-ID (without <>) is message_id: 1 found, 0 not. */
+int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
+				 struct pk_store_reply **out, GError **err);
 /* The reply went out at time (0 = now); its review is marked posted too. */
 int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
 
