@@ -127,8 +127,8 @@ static unsigned count_to_build(struct run *run)
 static int review_commit(struct run *run, struct run_row *row, const struct pk_test_result *res, GError **err)
 {
 	g_autofree char *source = g_strdup_printf("%s (commit %.12s)", run->range->repo, res->after.commit);
-	g_autofree char *base = g_strndup(res->before.commit, 12);
-	struct pk_review_info info = { source, run->index, run->total, base, run->lab.config_hash };
+	/* "Tested on its parent (1a2b3c4d5e6f) with ...": the model names the commit itself */
+	struct pk_review_info info = { source, run->index, run->total, "its parent", run->lab.config_hash };
 	g_autoptr(JsonNode) model = pk_review_model(res->patch, res, &info);
 	g_autofree char *model_json = NULL;
 	gint64 test_id, review_id;
