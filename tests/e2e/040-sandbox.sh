@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# End to end: patches whose host programs attack the machine that builds
+# them (tests/data/hostile/).  scripts/basic/fixdep changed to write files
+# outside the tree, or to connect to a listener on the host's loopback:
+# refused by the default policy; with --allow-build-system, built in the
+# sandbox, which stops both (the files are not written, nothing connects),
+# and the review says so.  usr/gen_init_cpio.c (a host program in a plain
+# .c file, which the default policy builds) does both too: stopped the
+# same way, and `setup` afterwards does not run it outside the sandbox.
+# The same patch with sandbox = off really writes and connects, which
+# shows the fixtures are not toothless.  With bubblewrap out of PATH,
+# every patch is refused.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bot=$PWD/printkbot
+data=tests/data/hostile
+work=$(mktemp -d)
+cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
+outside=("$cache/hostile-was-here" /tmp/printkbot-hostile-was-here)
+listener=
+cleanup() {
+	[ -n "$listener" ] && kill "$listener" 2>/dev/null
+	rm -f "${outside[@]}"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+export PRINTKBOT_DB=$work/printkbot.db
+
+$bot setup >/dev/null
+rm -f "${outside[@]}"
+
+# Everything that connects to 127.0.0.1:47123 is written down.
+python3 - "$work/connections" <<'PY' &
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 47123))
+s.listen(8)
+open(sys.argv[1], "w").close()
+while True:
+    c, a = s.accept()
+    with open(sys.argv[1], "a") as f:
+        f.write("%s %r\n" % (a[0], c.recv(200)))
+    c.close()
+PY
+listener=$!
+for _ in $(seq 50); do [ -f "$work/connections" ] && break; sleep 0.1; done
+
+run() {  # name [options] patch: keep the JSON model and the exit status
+	local name=$1 rc=0
+	shift
+	$bot test --json "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
+	echo "$rc" >"$work/$name.rc"
+	# what the outside looks like right after this one
+	for f in "${outside[@]}"; do [ -e "$f" ] && echo "$f"; done >"$work/$name.outside" || true
+	cp "$work/connections" "$work/$name.connections"
+}
+run write-default "$data/scripts-write-outside.patch"
+run network-default "$data/scripts-network.patch"
+run write-relaxed --allow-build-system "$data/scripts-write-outside.patch"
+run network-relaxed --allow-build-system "$data/scripts-network.patch"
+run hostprog-default "$data/hostprog-c-file.patch"
+
+# setup must not run the tree's (patched) gen_init_cpio outside the sandbox
+rm -f "$cache/guest/initrd.cpio"
+$bot setup >"$work/setup.out" 2>&1 || { cat "$work/setup.out"; exit 1; }
+for f in "${outside[@]}"; do [ -e "$f" ] && echo "$f"; done >"$work/setup.outside" || true
+
+printf '[policy]\nsandbox = off\n' >"$work/off.conf"
+run hostprog-off --config "$work/off.conf" "$data/hostprog-c-file.patch"
+rm -f "${outside[@]}"
+
+mkdir "$work/bin"   # a PATH without bwrap
+for p in cp git make gcc cc ccache qemu-system-x86_64 setpriv sh; do
+	command -v "$p" >/dev/null && ln -s "$(command -v "$p")" "$work/bin/$p"
+done
+PATH=$work/bin run no-bwrap "$data/hostprog-c-file.patch"
+
+id=$(sqlite3 "$PRINTKBOT_DB" "select r.id from reviews r join tests t on t.id = r.test_id
+	join patches p on p.id = t.patch_id where p.message_id = 'scripts-network@printkbot.invalid'
+	order by r.id desc limit 1" 2>/dev/null || true)
+[ -n "$id" ] && $bot report "$id" >"$work/network-review.txt"
+
+python3 - "$work" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+fails = []
+def flat(text):  # the review wraps the sandbox's note at 72 columns
+    return " ".join((text or "").split())
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond: fails.append(what)
+def load(name):
+    m = json.load(open(os.path.join(work, name + ".json")))
+    out = open(os.path.join(work, name + ".outside")).read().split()
+    conns = open(os.path.join(work, name + ".connections")).read().splitlines()
+    return m, out, conns
+
+for name in ("write-default", "network-default"):
+    m, out, conns = load(name)
+    check(m["verdict"] == "refused" and "scripts/basic/fixdep.c" in m["reason"] and "build system" in m["reason"],
+          "%s: refused by policy, naming scripts/basic/fixdep.c (%s: %s)" % (name, m["verdict"], m["reason"]))
+    check(m["after"]["build_seconds"] is None, "%s: nothing was built" % name)
+
+m, out, conns = load("write-relaxed")
+errors = flat(m["after"]["build_errors"])
+check(m["verdict"] == "build-failed", "write-relaxed: build-failed (%s)" % m["verdict"])
+check(not out, "write-relaxed: no file written outside the tree (%s)" % out)
+check("sandbox" in errors and "cannot write ../../hostile-was-here" in errors,
+      "write-relaxed: the review says the sandbox denied the write (%r)" % errors)
+
+m, out, conns = load("network-relaxed")
+errors = flat(m["after"]["build_errors"])
+check(m["verdict"] == "build-failed", "network-relaxed: build-failed (%s)" % m["verdict"])
+check(not conns, "network-relaxed: nothing connected to the host's listener (%s)" % conns)
+check("sandbox" in errors and "cannot connect to 127.0.0.1:47123" in errors,
+      "network-relaxed: the review says the connection failed in the sandbox (%r)" % errors)
+text = open(os.path.join(work, "network-review.txt")).read() if os.path.exists(os.path.join(work, "network-review.txt")) else ""
+check("verdict: build-failed" in text and "sandbox" in text and "cannot connect to 127.0.0.1:47123" in flat(text),
+      "network-relaxed: the text review shows the verdict and the denied connection")
+long = [l for l in text.splitlines()[1:] if len(l) > 72 and not l.startswith("    ") and "make[" not in l]
+check(not long, "network-relaxed: the sandbox note fits 72 columns (%s)" % long[:2])
+
+m, out, conns = load("hostprog-default")
+errors = flat(m["after"]["build_errors"])
+check(m["verdict"] == "build-failed" and "gen_init_cpio: hostile fixture" in errors and "sandbox" in errors,
+      "hostprog-default: a .c-only patch passes the policy, its host program is stopped by the sandbox (%s %r)"
+      % (m["verdict"], errors))
+check(not out and not conns, "hostprog-default: nothing written outside, nothing connected (%s %s)" % (out, conns))
+setup_out = open(os.path.join(work, "setup.outside")).read().split()
+check(not setup_out, "setup after it: the patched gen_init_cpio did not run outside the sandbox (%s)" % setup_out)
+
+m, out, conns = load("hostprog-off")
+check(m["verdict"] != "build-failed" and len(out) == 2 and conns,
+      "control, sandbox = off: the same patch writes outside and connects (%s, %s, %s)" % (m["verdict"], out, conns))
+
+m, out, conns = load("no-bwrap")
+check(m["verdict"] == "refused" and "sandbox" in m["reason"] and "bubblewrap" in m["reason"],
+      "no bwrap in PATH: refused, naming the sandbox (%s: %s)" % (m["verdict"], m["reason"]))
+sys.exit(1 if fails else 0)
+PY
