@@ -115,6 +115,28 @@ char *pk_boot_find_panic(const char *console)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
+/*
+ * What was cut (cuts, one per line) and what the guest's init said
+ * ("guest init: " lines of problems), at the end of the console, where a
+ * review's console tail shows them.
+ */
+static void say_at_console_end(GString *console, const char *cuts, const char *problems)
+{
+	g_auto(GStrv) lines = g_strsplit(cuts, "\n", -1);
+	g_auto(GStrv) said = g_strsplit(problems, "\n", -1);
+	bool first = true;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (char **l = pass ? said : lines; *l; l++) {
+			if (!**l || (pass && !g_str_has_prefix(*l, "guest init: ")))
+				continue;
+			if (first && console->len && console->str[console->len - 1] != '\n')
+				g_string_append_c(console, '\n');
+			first = false;
+			g_string_append_printf(console, "[printkbot: %s]\n", *l);
+		}
+}
+
 /* Whether QEMU hit the capture file's size limit: the file is as large as it. */
 static bool capture_cut(const char *path, guint64 cap)
 {
@@ -191,6 +213,7 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	g_unlink(cap_path);
 	g_rmdir(tmpdir);
 	res.capture = pk_capture_parse(cap_buf, cap_len);
+	say_at_console_end(console, cut->str, res.capture->problems->str);
 	res.console = g_string_free(g_steal_pointer(&console), FALSE);
 
 	if ((panic = pk_boot_find_panic(res.console))) {

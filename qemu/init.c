@@ -15,7 +15,9 @@
  *
  * Lengths make the frames self-delimiting, so no byte of the payload needs
  * escaping; the @E counts let the host tell a complete capture from one cut
- * short by a crash.  Then it reboots: QEMU runs with -no-reboot and exits.
+ * short by a crash, or by a log or index longer than its cap (KMSG_CAP,
+ * INDEX_CAP: then an @X frame says so and no @E follows).  Then it
+ * reboots: QEMU runs with -no-reboot and exits.
  *
  * Built static (no libc in the initramfs), by `printkbot setup`.
  */
@@ -31,6 +33,19 @@
 #include <unistd.h>
 
 #define INDEX_PATH "/sys/kernel/debug/printk/index/vmlinux"
+
+/*
+ * A kernel under test may log or index without end (a patch looping on
+ * printk, an index iterator that never stops).  Past these the copy stops,
+ * says so in an @X frame and sends no @E, so the host sees a capture cut
+ * short and why.  The lab's kernel logs ~30 KiB and indexes ~130 KiB; the
+ * index is read with a seek before each read (see copy_index()), which
+ * costs time quadratic in its length, so its cap is tight.
+ */
+#define KMSG_CAP (32ul << 20)
+#define INDEX_CAP (1ul << 20)
+
+static int cut;   /* a copy stopped at its cap: no @E trailer */
 
 static int out = -1;
 
@@ -66,6 +81,16 @@ static void report(const char *what)
 	frame('X', msg, (size_t)n);
 }
 
+/* A copy reached its cap: say so, and leave the stream without its trailer. */
+static void report_cut(const char *what, unsigned long cap)
+{
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg), "%s is longer than %lu bytes: cut there", what, cap);
+
+	frame('X', msg, (size_t)n);
+	cut = 1;
+}
+
 static void open_capture_port(void)
 {
 	struct termios t;
@@ -86,7 +111,7 @@ static void open_capture_port(void)
 static unsigned long copy_kmsg(void)
 {
 	static char buf[16384]; /* > the kernel's CONSOLE_EXT_LOG_MAX of 8 KiB */
-	unsigned long records = 0, lost = 0;
+	unsigned long records = 0, lost = 0, bytes = 0;
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 
 	if (fd < 0) {
@@ -96,8 +121,13 @@ static unsigned long copy_kmsg(void)
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 
+		if (n > 0 && bytes + (unsigned long)n > KMSG_CAP) {
+			report_cut("the kernel log", KMSG_CAP);
+			break;
+		}
 		if (n > 0) {
 			frame('K', buf, (size_t)n);
+			bytes += (unsigned long)n;
 			records++;
 		} else if (n < 0 && errno == EPIPE) {
 			lost++; /* the ring buffer wrapped under us: say so, go on */
@@ -187,6 +217,13 @@ static unsigned long copy_index(void)
 		const char *p = buf;
 		size_t plen = (size_t)n;
 
+		if (len + plen > INDEX_CAP) {
+			/* keep whole lines only */
+			while (len && idx[len - 1] != '\n')
+				len--;
+			report_cut("the printk index", INDEX_CAP);
+			break;
+		}
 		if (append(&idx, &len, &cap, p, plen) < 0) {
 			report("reading the printk index");
 			break;
@@ -233,9 +270,11 @@ int main(void)
 	open_capture_port();
 	write_all("@PKB 1\n", 7);
 	records = copy_kmsg();
-	index_bytes = copy_index();
-	n = snprintf(tail, sizeof(tail), "@E %lu %lu\n", records, index_bytes);
-	write_all(tail, (size_t)n);
+	index_bytes = cut ? 0 : copy_index();
+	if (!cut) {
+		n = snprintf(tail, sizeof(tail), "@E %lu %lu\n", records, index_bytes);
+		write_all(tail, (size_t)n);
+	}
 	if (out >= 0)
 		tcdrain(out);
 	sync();

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# End to end: every input the bot takes is cut at a configured limit and
+# the cut is reported -- a mail larger than max_mail_mb (refused unread),
+# a patch with more lines than max_lines (refused), a kernel whose console
+# never ends (tests/data/hostile/console-flood.patch: kept up to
+# max_console_mb, the boot ended at its timeout) and one whose printk
+# index never ends (index-endless.patch: the guest's init stops copying it
+# at its own cap and says so, and QEMU may write only max_capture_mb of
+# capture, cut while it is written, not when it is read).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bot=$PWD/printkbot
+data=tests/data
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PRINTKBOT_DB=$work/printkbot.db
+
+$bot setup >/dev/null
+printf '[policy]\nmax_mail_mb = 1\nmax_lines = 3\nmax_console_mb = 1\nmax_capture_mb = 2\n' >"$work/limits.conf"
+
+run() {  # name [options] patch: the JSON model, stderr, exit status
+	local name=$1 rc=0
+	shift
+	$bot test --json --config "$work/limits.conf" "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
+	echo "$rc" >"$work/$name.rc"
+}
+
+# a 2 MiB mail: a patch with a big attachment
+python3 - "$data/test/text-change.patch" "$work/big.mbox" <<'PY'
+import base64, sys
+patch = open(sys.argv[1]).read()
+head, body = patch.split("\n\n", 1)
+blob = base64.encodebytes(b"\0" * (3 << 19)).decode()
+open(sys.argv[2], "w").write(head + "\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\n"
+    "Content-Type: text/plain\n\n" + body + "\n--b\nContent-Type: application/octet-stream\n"
+    "Content-Transfer-Encoding: base64\n\n" + blob + "--b--\n")
+PY
+run big-mail "$work/big.mbox"
+run many-lines "$data/test/text-change.patch"
+printf '[policy]\nmax_console_mb = 1\nmax_capture_mb = 1\n' >"$work/limits.conf"
+run console-flood --timeout 30 "$data/hostile/console-flood.patch"
+run index-endless --all --timeout 60 "$data/hostile/index-endless.patch"
+
+python3 - "$work" <<'PY'
+import json, os, sys
+work = sys.argv[1]
+fails = []
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond: fails.append(what)
+def rd(name, ext):
+    return open(os.path.join(work, name + "." + ext)).read()
+
+check(rd("big-mail", "rc").strip() == "2" and "more than the limit of 1048576 bytes" in rd("big-mail", "err"),
+      "a 2 MiB mail over max_mail_mb = 1: refused unread, exit 2 (%s)" % rd("big-mail", "err").strip())
+m = json.loads(rd("many-lines", "json"))
+check(m["verdict"] == "refused" and "more than the limit of 3" in m["reason"],
+      "a diff over max_lines = 3: refused (%s)" % m["reason"])
+
+m = json.loads(rd("console-flood", "json"))
+tail = m["after"]["console_tail"] or ""
+detail = m["after"]["boot_detail"] or ""
+check(m["verdict"] == "boot-failed" and "did not finish booting" in (m["reason"] or ""),
+      "console-flood: boot-failed at the timeout (%s: %s)" % (m["verdict"], m["reason"]))
+check("the console was cut at its limit of 1048576 bytes" in tail and "cut at its limit" in detail,
+      "console-flood: the cut is in the console tail and the boot detail")
+check("a console that never ends" in tail, "console-flood: the tail shows what flooded it")
+
+m = json.loads(rd("index-endless", "json"))
+tail = m["after"]["console_tail"] or ""
+detail = m["after"]["boot_detail"] or ""
+check(m["verdict"] == "boot-failed" and "capture incomplete" in (m["reason"] or ""),
+      "index-endless: boot-failed, the capture incomplete (%s: %s)" % (m["verdict"], m["reason"]))
+check("guest init: the printk index is longer than 1048576 bytes: cut there" in tail,
+      "index-endless: the guest's init stopped at its cap and said so (in the console tail)")
+check("the capture port was cut at its limit of 1048576 bytes" in tail and "cut at its limit" in detail,
+      "index-endless: QEMU was stopped at max_capture_mb = 1 while writing (%r)" % detail[:300])
+
+sys.exit(1 if fails else 0)
+PY
