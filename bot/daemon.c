@@ -5,6 +5,7 @@
 #include "intake.h"
 #include "lab.h"
 #include "mail.h"
+#include "outbox.h"
 #include "proc.h"
 #include "reply.h"
 #include "review.h"
@@ -33,6 +34,7 @@ struct daemon {
 	struct pk_config config;
 	struct pk_store *store;
 	GPtrArray *sources;       /* struct pk_intake* */
+	struct pk_outbox *outbox; /* rendered replies waiting to be sent */
 	const struct pk_daemon_opts *opts;
 };
 
@@ -491,12 +493,15 @@ static int store_tested(struct daemon *d, gint64 job_id, const struct pk_store_m
 		reply_payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
 		if (pk_store_job_add(d->store, &send_job, "reply", reply_payload, err) < 0)
 			goto fail;
+		/* in the outbox before the commit: a crash between leaves a file the re-render finds */
+		if (pk_outbox_deliver(d->outbox, reply.message_id, reply.text, strlen(reply.text), NULL, err) < 0)
+			goto fail;
 	}
 	if (pk_store_commit(d->store, err) < 0)
 		goto fail;
 	if (wanted)
-		logf_event(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> queued as job %"
-			   G_GINT64_FORMAT, res->verdict, review_id, reply.message_id, send_job);
+		logf_event(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> in the outbox, "
+			   "sent by job %" G_GINT64_FORMAT, res->verdict, review_id, reply.message_id, send_job);
 	else
 		logf_event(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply (reply_on = %s)",
 			   res->verdict, review_id, d->config.daemon.reply_on);
@@ -658,6 +663,21 @@ static gint64 job_attempts(struct daemon *d, gint64 job_id)
 	return 1;
 }
 
+/* The backoff: retry_min after the first failure, doubling up to retry_max. */
+static double retry_wait(const struct daemon *d, gint64 attempts)
+{
+	return MIN(d->config.daemon.retry_min * (double)(1ull << MIN(MAX(attempts, 1) - 1, 20)),
+		   d->config.daemon.retry_max);
+}
+
+/*
+ * Send one reply from the outbox: the file in new/ is what goes out, with
+ * the envelope the store keeps.  Sent, it is recorded in the store, then
+ * moved to cur/; a crash between the two leaves a file in new/ of a reply
+ * the store says is sent, which is moved and not sent again (here and in
+ * reconcile_outbox()).  A reply stored before the outbox existed, or whose
+ * file was removed by hand, is delivered from the store's text first.
+ */
 static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *payload, char **detail,
 			      gint64 *out_retry)
 {
@@ -667,8 +687,10 @@ static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *paylo
 	struct pk_store_reply *r = NULL;
 	g_autoptr(GError) err = NULL;
 	g_auto(GStrv) rcpts = NULL;
+	g_autofree char *text = NULL;
 	bool permanent = false;
 	enum job_end end;
+	size_t len;
 
 	if (pk_store_reply_get(d->store, reply_id, &r, &err) <= 0 || !r->text) {
 		*detail = g_strdup_printf("reply %" G_GINT64_FORMAT " is not stored: %s", reply_id,
@@ -676,16 +698,56 @@ static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *paylo
 		pk_store_reply_free(r);
 		return JOB_FAILED;
 	}
+	switch (pk_outbox_state(d->outbox, r->message_id)) {
+	case PK_OUTBOX_SENT:
+		/* moved to cur/ but not recorded (the record failed, or a crash): it went out */
+		if (!r->sent && pk_store_reply_sent(d->store, r->id, 0, &err) < 0)
+			logf_event(job_id, r->message_id, "sent, but not recorded: %s", err->message);
+		*detail = g_strdup_printf("<%s> was sent already", r->message_id);
+		pk_store_reply_free(r);
+		return JOB_DONE;
+	case PK_OUTBOX_WAITING:
+		break;
+	case PK_OUTBOX_ABSENT:
+		if (r->sent)
+			break;
+		if (pk_outbox_deliver(d->outbox, r->message_id, r->text, strlen(r->text), NULL, &err) < 0) {
+			*detail = g_strdup_printf("<%s> cannot be put in the outbox: %s", r->message_id, err->message);
+			pk_store_reply_free(r);
+			return JOB_FAILED;
+		}
+		logf_event(job_id, r->message_id, "not in the outbox: delivered from the store");
+		break;
+	}
 	if (r->sent) {
+		if (pk_outbox_mark_sent(d->outbox, r->message_id, &err) < 0 &&
+		    pk_outbox_state(d->outbox, r->message_id) == PK_OUTBOX_WAITING)
+			logf_event(job_id, r->message_id, "sent, but still in the outbox: %s", err->message);
 		*detail = g_strdup_printf("<%s> was sent already", r->message_id);
 		pk_store_reply_free(r);
 		return JOB_DONE;
 	}
+	if (pk_outbox_read(d->outbox, r->message_id, &text, &len, &err) <= 0) {
+		double wait = retry_wait(d, job_attempts(d, job_id));
+
+		/* the file is there (it was checked): a read error is the disk's, try again later */
+		*out_retry = now_s() + (gint64)wait;
+		*detail = g_strdup_printf("<%s> cannot be read from the outbox: %s; next try in %.0f s",
+					  r->message_id, err ? err->message : "gone", wait);
+		pk_store_reply_free(r);
+		return JOB_RETRY;
+	}
 	rcpts = g_strsplit(r->recipients ? r->recipients : "", "\n", -1);
-	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, r->text, &permanent, &err) == 0) {
-		if (pk_store_reply_sent(d->store, r->id, 0, &err) < 0)
-			logf_event(job_id, r->message_id, "sent, but not recorded: %s", err->message);
+	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, &permanent, &err) == 0) {
 		g_autofree char *to = g_strjoinv(", ", rcpts);
+
+		if (pk_store_reply_sent(d->store, r->id, 0, &err) < 0) {
+			logf_event(job_id, r->message_id, "sent, but not recorded: %s", err->message);
+			g_clear_error(&err);
+		}
+		/* moved even when not recorded: cur/ alone is enough to never send it again */
+		if (pk_outbox_mark_sent(d->outbox, r->message_id, &err) < 0)
+			logf_event(job_id, r->message_id, "sent, but still in the outbox: %s", err->message);
 		*detail = g_strdup_printf("<%s> sent to %s", r->message_id, to);
 		end = JOB_DONE;
 	} else if (permanent) {
@@ -693,16 +755,52 @@ static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *paylo
 		end = JOB_FAILED;
 	} else {
 		gint64 attempts = job_attempts(d, job_id);
-		double wait = d->config.daemon.retry_min * (double)(1ull << MIN(attempts - 1, 20));
+		double wait = retry_wait(d, attempts);
 
-		wait = MIN(wait, d->config.daemon.retry_max);
 		*out_retry = now_s() + (gint64)wait;
-		*detail = g_strdup_printf("<%s> not sent (attempt %" G_GINT64_FORMAT "): %s; next try in %.0f s",
-					  r->message_id, attempts, err->message, wait);
+		*detail = g_strdup_printf("<%s> not sent (attempt %" G_GINT64_FORMAT "): %s; next try in %.0f s; "
+					  "waiting in the outbox", r->message_id, attempts, err->message, wait);
 		end = JOB_RETRY;
 	}
 	pk_store_reply_free(r);
 	return end;
+}
+
+/*
+ * At start-up: a reply in new/ that the store records as sent was sent
+ * just before a crash (between the record and the move): move it to cur/
+ * so it is never sent again.  The others wait for their reply jobs.
+ */
+static int reconcile_outbox(struct daemon *d, GError **err)
+{
+	g_autoptr(GPtrArray) waiting = NULL;
+	guint left = 0;
+
+	if (pk_outbox_waiting(d->outbox, &waiting, err) < 0)
+		return -1;
+	for (guint i = 0; i < waiting->len; i++) {
+		const char *mid = waiting->pdata[i];
+		struct pk_store_reply *r = NULL;
+		int rc = pk_store_reply_by_message_id(d->store, mid, &r, err);
+
+		if (rc < 0)
+			return -1;
+		left += rc == 0 || !r->sent;
+		if (rc == 0)
+			logf_event(0, mid, "in the outbox but not in the store: left in %s/new", d->outbox->dir);
+		else if (r->sent) {
+			if (pk_outbox_mark_sent(d->outbox, mid, err) < 0) {
+				pk_store_reply_free(r);
+				return -1;
+			}
+			logf_event(0, mid, "sent before the daemon stopped: moved to the outbox's cur/, not sent again");
+		}
+		pk_store_reply_free(r);
+	}
+	if (left)
+		logf_event(0, NULL, "outbox %s: %u repl%s waiting in new/", d->outbox->dir, left,
+			   left == 1 ? "y" : "ies");
+	return 0;
 }
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -782,6 +880,21 @@ static int daemon_lock(const char *db_path, GError **err)
 	return fd;
 }
 
+/* The outbox the config names (created when missing); the one open before is kept on failure. */
+static int open_outbox(struct daemon *d, GError **err)
+{
+	g_autofree char *dir = pk_outbox_default_dir(d->config.daemon.outbox);
+	struct pk_outbox *ob;
+
+	if (d->outbox && !strcmp(d->outbox->dir, dir))
+		return 0;
+	if (pk_outbox_open(&ob, dir, true, err) < 0)
+		return -1;
+	pk_outbox_free(d->outbox);
+	d->outbox = ob;
+	return 0;
+}
+
 static void reload(struct daemon *d)
 {
 	struct pk_config fresh = { 0 };
@@ -806,6 +919,10 @@ static void reload(struct daemon *d)
 		return;
 	}
 	pk_config_clear(&old);
+	if (open_outbox(d, &err) < 0 || reconcile_outbox(d, &err) < 0) {
+		logf_event(0, NULL, "SIGHUP: %s; the outbox %s is kept", err->message, d->outbox->dir);
+		g_clear_error(&err);
+	}
 	logf_event(0, NULL, "SIGHUP: configuration reloaded (%u source(s))", d->sources->len);
 }
 
@@ -821,6 +938,8 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		goto out;
 	if ((lock_fd = daemon_lock(pk_store_path(d.store), err)) < 0)
 		goto out;
+	if (open_outbox(&d, err) < 0 || reconcile_outbox(&d, err) < 0)
+		goto out;
 	if (recover_jobs(&d, err) < 0 || open_sources(&d, err) < 0)
 		goto out;
 	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -829,8 +948,8 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 	}
 	wake_fd = pipefd[1];
 	install_signals();
-	logf_event(0, NULL, "started: %u source(s), database %s%s", d.sources->len, pk_store_path(d.store),
-		   opts->once ? ", once" : "");
+	logf_event(0, NULL, "started: %u source(s), database %s, outbox %s%s", d.sources->len,
+		   pk_store_path(d.store), d.outbox->dir, opts->once ? ", once" : "");
 	while (!stop_flag) {
 		g_autoptr(GArray) fds = g_array_new(FALSE, TRUE, sizeof(struct pollfd));
 		double series_wait = -1, timeout = -1, now = pk_now();
@@ -895,6 +1014,7 @@ out:
 		close(pipefd[1]);
 	}
 	pk_store_close(d.store);
+	pk_outbox_free(d.outbox);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	pk_config_clear(&d.config);

@@ -7,11 +7,17 @@
  *   "series"  {"key", "version", "total", "subject", "cover", "mails": [ids]}:
  *             test the patches in order, each on the previous one, store
  *             test, review and rendered reply in one transaction per patch,
- *             and queue a "reply" job for each reply to send;
- *   "reply"   {"reply": id}: send a stored reply; when the server is down
- *             the job goes back to the queue with a growing delay (retry_min
- *             doubling up to retry_max), so a reply is never lost and is
- *             always sent with the Message-ID it was rendered with.
+ *             deliver the reply into the outbox Maildir's new/ (outbox.h)
+ *             before that transaction commits, and queue a "reply" job for
+ *             each reply to send;
+ *   "reply"   {"reply": id}: send the reply's file from outbox/new, record
+ *             the send, and move the file to outbox/cur; when the server is
+ *             down the file stays in new/ and the job goes back to the queue
+ *             with a growing delay (retry_min doubling up to retry_max), so a
+ *             reply is never lost and is always sent with the Message-ID it
+ *             was rendered with.
+ * At start, a file in outbox/new whose reply the store records as sent (a
+ * crash between the record and the move) is moved to cur/, not sent again.
  * A job found "running" at start was interrupted (a crash, kill -9) and is
  * queued again; a patch of it whose reply was already stored is not
  * tested again.  One daemon per database (a lock file beside it).
