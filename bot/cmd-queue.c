@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "config.h"
 #include "jsonout.h"
+#include "outbox.h"
 #include "store.h"
 
 #include <getopt.h>
@@ -13,7 +14,8 @@ static const char queue_usage[] =
 	"usage: printkbot queue [--json] [--state STATE] [--config FILE] [--db FILE]\n\n"
 	"List the daemon's jobs: a \"series\" job tests the patches of one series, a\n"
 	"\"reply\" job sends one reply (a reply whose SMTP server was down waits with\n"
-	"its next try).  Mails still waiting for the rest of their series are\n"
+	"its next try).  Mails still waiting for the rest of their series, and\n"
+	"replies waiting in the outbox Maildir's new/ ([daemon] outbox), are\n"
 	"counted at the end.\n\n"
 	"  --json         one JSON object per job\n"
 	"  --state STATE  only queued, running, done, failed or cancelled jobs\n"
@@ -89,7 +91,9 @@ int cmd_queue(int argc, char **argv)
 	static const char *const order[] = { "running", "queued", "failed", "done", "cancelled" };
 	struct pk_config config = { 0 };
 	g_autoptr(pk_store) store = NULL;
-	g_autoptr(GPtrArray) jobs = NULL, pending = NULL;
+	g_autoptr(GPtrArray) jobs = NULL, pending = NULL, waiting = NULL;
+	g_autoptr(pk_outbox) outbox = NULL;
+	g_autofree char *outbox_dir = NULL;
 	g_autoptr(GError) err = NULL;
 	const char *db = NULL, *config_path = NULL, *state = NULL;
 	bool json = false;
@@ -109,10 +113,16 @@ int cmd_queue(int argc, char **argv)
 		fputs(queue_usage, stderr);
 		return 2;
 	}
-	if (pk_config_load(&config, config_path, &err) < 0 ||
-	    pk_store_open(&store, db ? db : config.db, &err) < 0 ||
+	if (pk_config_load(&config, config_path, &err) < 0) {
+		fprintf(stderr, "printkbot queue: %s\n", err->message);
+		return 2;
+	}
+	outbox_dir = pk_outbox_default_dir(config.daemon.outbox);
+	if (pk_store_open(&store, db ? db : config.db, &err) < 0 ||
 	    pk_store_jobs(store, state, &jobs, &err) < 0 ||
-	    pk_store_mails(store, "pending", &pending, &err) < 0) {
+	    pk_store_mails(store, "pending", &pending, &err) < 0 ||
+	    pk_outbox_open(&outbox, outbox_dir, false, &err) < 0 ||
+	    pk_outbox_waiting(outbox, &waiting, &err) < 0) {
 		fprintf(stderr, "printkbot queue: %s\n", err->message);
 		status = 2;
 		goto out;
@@ -143,6 +153,9 @@ int cmd_queue(int argc, char **argv)
 		}
 	if (!json && pending->len)
 		printf("\n%u mail(s) wait for the rest of their series.\n", pending->len);
+	if (!json)
+		printf("\n%u repl%s waiting in the outbox %s/new.\n", waiting->len,
+		       waiting->len == 1 ? "y" : "ies", outbox_dir);
 out:
 	pk_config_clear(&config);
 	return status;
