@@ -8,14 +8,16 @@
 # list's mailbox.  Then:
 #   1. Postfix is stopped and `printkbot daemon --once` reads the list over
 #      IMAP, tests both patches and renders both replies, which cannot be
-#      sent: they wait in the queue;
+#      sent: they wait in the queue, each a file in the outbox Maildir's new/;
 #   2. Postfix is back and a second --once sends them (STARTTLS, AUTH) with
-#      the Message-IDs they were rendered with;
+#      the Message-IDs they were rendered with, and moves both files to cur/;
 #   3. the author's mailbox has exactly one reply per patch, threaded under
 #      it (Subject, In-Reply-To, References), To the author and Cc the list,
 #      with the right verdict, the base-commit note and the footer;
 #   4. a third --once, which now finds the bot's own replies in the list's
-#      mailbox, sends nothing (loop guard, Message-IDs seen before).
+#      mailbox, sends nothing (loop guard, Message-IDs seen before); one
+#      reply put back in new/ (a crash after the send was recorded, before
+#      the move) is moved to cur/ again, not sent a second time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 src=$PWD
@@ -68,6 +70,7 @@ reply_on = always
 series_wait = 600
 retry_min = 1
 retry_max = 1
+outbox = $work/outbox
 
 [smtp]
 url = smtp://127.0.0.1:$sub_port
@@ -99,12 +102,26 @@ check "run 1: both replies wait in the queue (SMTP down)" \
 	test "$(grep -c '^[0-9]* *reply *queued' "$work/queue1.txt")" = 2
 check "run 1: and say why" grep -q "not sent (attempt 1)" "$work/queue1.txt"
 check "run 1: the author got nothing" test -z "$(ls "$work/mail/jane/Maildir/new")"
+check "run 1: both replies are files in outbox/new" test "$(ls "$work/outbox/new" | wc -l)" = 2
+check "run 1: outbox/cur and tmp are empty" test -z "$(ls -A "$work/outbox/cur")$(ls -A "$work/outbox/tmp")"
+check "run 1: the queue counts them" grep -q "^2 replies waiting in the outbox $work/outbox/new" "$work/queue1.txt"
+for f in "$work/outbox/new"/*; do
+	mid=$(sed -n 's/^Message-ID: <\(.*\)>\r\?$/\1/Ip' "$f" | head -1)
+	check "run 1: $(basename "$f") is named after its Message-ID" test "$(basename "$f")" = "$mid"
+	check "run 1: and the store has that reply" \
+		test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from replies where message_id = '$mid' and sent is null")" = 1
+done
 
 # 2. SMTP back: the replies go out as rendered.
 postfix_start
 sleep 1.1   # retry_min
 $bot daemon --config "$work/printkbot.conf" --once 2>"$work/run2.log" || { cat "$work/run2.log"; exit 1; }
 check "run 2: two replies sent" test "$(grep -c 'done: <printkbot-.*> sent to' "$work/run2.log")" = 2
+check "run 2: outbox/new is empty" test -z "$(ls "$work/outbox/new")"
+check "run 2: both files are in outbox/cur, flagged seen" \
+	test "$(ls "$work/outbox/cur" | grep -c ':2,S$')" = 2
+check "run 2: the queue counts none waiting" \
+	sh -c "'$bot' queue --config '$work/printkbot.conf' | grep -q '^0 replies waiting in the outbox'"
 wait_mail jane 2 || fail=1
 wait_mail list 5 || fail=1
 
@@ -156,11 +173,19 @@ sys.exit(1 if fails else 0)
 PY
 
 # 4. The bot's own replies are now in the list's mailbox: nothing happens.
+# And one reply back in new/, as a crash between recording the send and the
+# move would leave it: moved to cur/ at start-up, not sent again.
+crashed=$(ls "$work/outbox/cur" | head -1)
+mv "$work/outbox/cur/$crashed" "$work/outbox/new/${crashed%:2,S}"
 before=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs")
 $bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || { cat "$work/run3.log"; exit 1; }
 check "run 3: the bot's replies are skipped by the loop guard" \
 	test "$(grep -c 'skipped: our own mail (loop guard)' "$work/run3.log")" = 2
 check "run 3: no job queued" test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs")" = "$before"
+check "run 3: the reply left in new/ by the crash is moved, not sent" \
+	grep -q "<${crashed%:2,S}>: sent before the daemon stopped: moved to the outbox's cur/" "$work/run3.log"
+check "run 3: outbox/new is empty, cur holds both" \
+	test -z "$(ls "$work/outbox/new")" -a "$(ls "$work/outbox/cur" | wc -l)" = 2
 sleep 2
 check "run 3: the author still has 2 mails" test "$(ls "$work/mail/jane/Maildir/new" | wc -l)" = 2
 check "IMAP position kept: run 3 read only the 2 new mails" grep -q "linux-serial: 2 new mail(s), 0 kept" "$work/run3.log"

@@ -26,6 +26,7 @@ cat >"$work/printkbot.conf" <<EOF
 from = printkbot <bot@example.org>
 reply_on = always
 series_wait = 600
+outbox = $work/outbox
 
 [smtp]
 url = smtp://127.0.0.1:9
@@ -114,6 +115,9 @@ check "exactly one reply per patch" \
 	test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) || '/' || count(distinct mail_id) from replies")" = 2/2
 check "each reply waits in the queue (SMTP is down)" \
 	test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs where kind = 'reply' and state = 'queued'")" = 2
+check "and is one file in the outbox's new/, under its Message-ID" \
+	test "$(ls "$work/outbox/new" | sort | tr '\n' ' ')" = \
+	     "$(sqlite3 "$PRINTKBOT_DB" "select message_id from replies order by message_id" | tr '\n' ' ')"
 # (the verdict of 2/2 is test.c's business: its before side is 1/2's single boot)
 check "both patches tested after the restart, the level change seen" \
 	grep -q "done: 2 patches: console-changed, " "$work/run3.log"
