@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,13 +65,60 @@ static int apply_limits(const struct pk_limits *l)
 	return 0;
 }
 
+/*
+ * Orphans of a child (a sandbox's processes, in a PID namespace that dies
+ * with its init, or a grandchild that left the group) are reparented to
+ * us rather than to the system's init, so that they can be reaped here.
+ */
+static void become_subreaper(void)
+{
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		g_once_init_leave(&done, 1);
+	}
+}
+
+/*
+ * Reap what the ended child left behind.  After a kill (cancel, timeout)
+ * this waits, up to ORPHAN_WAIT seconds, until no child at all is left, so
+ * that a caller told "ended" (the daemon on SIGTERM) knows every process
+ * under it is gone; the dying need a moment to be reparented and reaped,
+ * hence the short sleeps.  Otherwise only zombies already there are taken.
+ */
+#define ORPHAN_WAIT 5.0
+static void reap_orphans(bool wait_all)
+{
+	double until = pk_now() + ORPHAN_WAIT;
+
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p > 0)
+			continue;
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0 || !wait_all || pk_now() >= until)
+			return;   /* ECHILD: nothing left */
+		g_usleep(20000);
+	}
+}
+
 /* In the child: become a group leader, wire fds, set limits, exec.  Never returns. */
 static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
-		       int out_fd)
+		       int out_fd, pid_t parent)
 {
 	int in_fd;
 
 	setsid();
+	/*
+	 * Die with the bot, however it ends (kill -9 included): a make or QEMU
+	 * left running would hold the lab.  bwrap passes it on inside the
+	 * sandbox (--die-with-parent, and its PID namespace dies with it).
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
 	in_fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
 		_exit(127);
@@ -140,7 +188,7 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 	double kill_at = 0;
 	bool open_pipe = true;
 	int pipefd[2], status = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (o->log_path) {
 		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -153,6 +201,8 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 			close(sink.log_fd);
 		return pk_error(err, PK_ERROR_FAILED, "pipe: %s", strerror(errno));
 	}
+	become_subreaper();
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		close(pipefd[0]);
@@ -163,7 +213,7 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 				strerror(errno));
 	}
 	if (pid == 0)
-		child_exec(argv, o, pipefd[1]);
+		child_exec(argv, o, pipefd[1], parent);
 	close(pipefd[1]);
 	res.end = PK_PROC_EXITED;
 
@@ -227,6 +277,7 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 		break;
 	}
 	kill(-pid, SIGKILL); /* anything of the group that outlived its leader */
+	reap_orphans(res.end != PK_PROC_EXITED);
 
 	if (res.end == PK_PROC_EXITED) {
 		if (WIFEXITED(status)) {
