@@ -76,7 +76,10 @@ void pk_subject_parse(struct pk_subject *out, const char *subject)
 		}
 		break;
 	}
-	s.title = g_utf8_strdown(g_strstrip(g_strdup(p)), -1);
+	{
+		g_autofree char *title = g_strstrip(g_strdup(p));
+		s.title = g_utf8_strdown(title, -1);
+	}
 	*out = s;
 }
 
