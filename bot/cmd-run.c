@@ -69,6 +69,7 @@ struct run {
 	struct pk_range *range;
 	char *noise_base;       /* opts.noise_base's storage */
 	gint64 source_id;
+	gint64 first_review, last_review;   /* stored this run, 0 when none */
 	bool json;
 	GPtrArray *rows;        /* struct run_row* */
 	/* progress */
@@ -150,6 +151,9 @@ static int review_commit(struct run *run, struct run_row *row, const struct pk_t
 		pk_store_rollback(run->store);
 		return -1;
 	}
+	if (!run->first_review)
+		run->first_review = review_id;
+	run->last_review = review_id;
 	return 0;
 }
 
@@ -345,6 +349,9 @@ int cmd_run(int argc, char **argv)
 	pk_progress("%s", "");
 	if (!run.json)
 		print_summary(&run);
+	if (run.first_review)
+		pk_info("stored as reviews %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " (printkbot report ID)",
+			run.first_review, run.last_review);
 	status = run_status(&run);
 	goto out;
 fail:
