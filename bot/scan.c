@@ -334,11 +334,15 @@ static size_t parse_args(struct call *c, const struct side *s, size_t p, int fmt
 	return len;
 }
 
-/* A regular expression compiled once (GRegex matching is thread-safe). */
+/*
+ * A regular expression compiled once (GRegex matching is thread-safe).
+ * Raw bytes, not UTF-8: a plain diff's lines need not be valid UTF-8, and
+ * PCRE's JIT (G_REGEX_OPTIMIZE) crashes on invalid UTF-8 in UTF-8 mode.
+ */
 static GRegex *regex_once(GRegex **slot, gsize *once, const char *pattern)
 {
 	if (g_once_init_enter(once)) {
-		*slot = g_regex_new(pattern, G_REGEX_OPTIMIZE, 0, NULL);
+		*slot = g_regex_new(pattern, G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
 		g_once_init_leave(once, 1);
 	}
 	return *slot;
