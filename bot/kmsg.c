@@ -131,8 +131,10 @@ struct pk_record *pk_record_parse(const char *buf, size_t len, char **why)
 			rec->cont = memchr(field, 'c', (size_t)(p - field)) != NULL;
 			break;
 		default:
-			if (p - field > 7 && memcmp(field, "caller=", 7) == 0)
+			if (p - field > 7 && memcmp(field, "caller=", 7) == 0) {
+				g_free(rec->caller);   /* a second caller= wins, not leaks */
 				rec->caller = g_strndup(field + 7, (size_t)(p - field - 7));
+			}
 			break;
 		}
 		field = p + 1;
