@@ -24,7 +24,7 @@ BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-.PHONY: all deps check unit e2e demo install clean bench bench-store bench-sandbox
+.PHONY: all deps check unit e2e demo install clean bench bench-store bench-sandbox unit-asan fuzz
 
 all: printkbot
 
@@ -46,6 +46,48 @@ printkbot: bot/main.o bot/libprintkbot.a
 
 tests/unit/test-%: tests/unit/test-%.c bot/libprintkbot.a
 	$(CC) $(CFLAGS) -Ibot -o $@ $^ $(LDLIBS) -lcmocka
+
+# Sanitizer builds: the same sources again under build/<kind>/, so the
+# normal objects are untouched.  build/asan: ASan + UBSan (the compiler
+# of the normal build) for `make unit-asan`; build/fuzz: clang with
+# libFuzzer's coverage besides, for `make fuzz`.
+SAN_FLAGS    = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+ASAN_CFLAGS  = $(filter-out -O2,$(CFLAGS)) $(SAN_FLAGS)
+FUZZ_CC      = clang
+FUZZ_CFLAGS  = $(filter-out -O2,$(CFLAGS)) $(SAN_FLAGS) -fsanitize=fuzzer-no-link
+FUZZ_SECONDS ?= 60
+ASAN_OBJS    = $(BOT_SRCS:bot/%.c=build/asan/%.o)
+FUZZ_OBJS    = $(BOT_SRCS:bot/%.c=build/fuzz/%.o)
+ASAN_UNITS   = $(UNIT_SRCS:tests/unit/%.c=build/asan/%)
+FUZZ_BINS    = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
+# LeakSanitizer on; GLib's and GMime's one-time allocations are not leaks (tests/lsan.supp)
+SAN_ENV      = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	       LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+build/asan/%.o: bot/%.c bot/*.h bot/store-sql.inc
+	@mkdir -p $(@D)
+	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
+build/asan/libprintkbot.a: $(ASAN_OBJS)
+	$(AR) rcs $@ $^
+build/asan/test-%: tests/unit/test-%.c build/asan/libprintkbot.a
+	$(CC) $(ASAN_CFLAGS) -Ibot -o $@ $^ $(LDLIBS) -lcmocka
+
+# The unit tests again under ASan, UBSan and LeakSanitizer.
+unit-asan: $(ASAN_UNITS)
+	@fail=0; for t in $(ASAN_UNITS); do echo "== $$t"; $(SAN_ENV) ./$$t || fail=1; done; exit $$fail
+
+build/fuzz/%.o: bot/%.c bot/*.h bot/store-sql.inc
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+build/fuzz/libprintkbot.a: $(FUZZ_OBJS)
+	$(AR) rcs $@ $^
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libprintkbot.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibot -o $@ $< build/fuzz/libprintkbot.a $(LDLIBS)
+
+# Each libFuzzer target for FUZZ_SECONDS, one after the other; prints the executions and findings.
+fuzz: $(FUZZ_BINS)
+	bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # Installs only what is missing, so a warm machine skips apt entirely.
 # As root it also makes the unprivileged system user that sandboxed builds
@@ -73,6 +115,7 @@ e2e: printkbot
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) unit-asan
 	$(MAKE) e2e
 
 # The bundled example changes a boot message, so `test` exits 1 (console
@@ -104,3 +147,4 @@ install: printkbot
 
 clean:
 	rm -f printkbot bot/*.o bot/*.a bot/store-sql.inc bench/store-fill bench/sandbox $(UNIT_BINS)
+	rm -rf build
