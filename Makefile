@@ -17,7 +17,7 @@ DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 \
-	    bubblewrap sqlite3
+	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind
 
 BOT_SRCS  = $(filter-out bot/main.c,$(wildcard bot/*.c))
 BOT_OBJS  = $(BOT_SRCS:.c=.o)
