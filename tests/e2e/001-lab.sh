@@ -44,8 +44,11 @@ print("lines that differ between two boots (%d):" % len(raw_diff))
 for t in raw_diff[:20]: print("    " + t)
 check(len(raw_diff) < len(a["records"]) / 5, "most records identical between two boots")
 # What differs once numbers are masked must be clock calibration, which
-# races the host under TCG (TSC calibration succeeds on one boot, not the next).
-clock = re.compile(r"^(tsc: |clocksource: |Calibrating delay|smpboot: Total|sched_clock: )")
+# races the host under TCG (TSC calibration succeeds on one boot, not the
+# next; the APIC timer check fails when a busy host stalls the guest): the
+# same list kdiff.c leaves out as timing noise.
+clock = re.compile(r"^(tsc: |clocksource: |Calibrating delay|smpboot: Total|sched_clock: |"
+                   r"APIC timer disabled due to verification failure)")
 odd = [t for t in set(ta) ^ set(tb) if not clock.match(t)]
 check(odd == [], "with numbers masked, the boots differ only in clock calibration %s" % odd)
 print("boot took %.2f s (%s)" % (a["boot"]["seconds"], a["boot"]["accel"]))
