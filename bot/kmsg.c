@@ -282,7 +282,7 @@ static char frame_header(const char *buf, size_t len, size_t *pos, uint64_t *n1,
 	if (end - s < 4 || s[0] != '@')
 		return 0;
 	nl = memchr(s, '\n', (size_t)MIN(end - s, 64));
-	if (!nl)
+	if (!nl || nl - s < 3)   /* "@T " at least before it ("@\n ..." made the count below negative) */
 		return 0;
 	type = s[1];
 	if (s[2] != ' ')
