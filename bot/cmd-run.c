@@ -197,6 +197,8 @@ static int run_commit(struct run *run, const struct pk_range_commit *c, GError *
 		return -1;
 	if (res.noise_commit && g_strcmp0(res.noise_commit, run->noise_base)) {
 		/* the mask just learnt (or found) serves the next parents too */
+		pk_info("the noise mask learnt from %u boots of %.12s serves every parent after it",
+			res.noise_boots, res.noise_commit);
 		g_free(run->noise_base);
 		run->noise_base = g_strdup(res.noise_commit);
 		run->opts.noise_base = run->noise_base;
