@@ -174,12 +174,25 @@ static gboolean classify(const char *name, enum family *fam, const char **level,
 	return FALSE;
 }
 
+/*
+ * What the backward walk of enclosing_function() found from a hunk line:
+ * the calls of a side come in line order, so each walk stops where the
+ * last one started (a hunk of 100,000 pr_info() lines took 22 s walking
+ * back to its top for every call).
+ */
+struct func_memo {
+	int idx;                /* the walk started at this line; -1: none yet */
+	int stop;               /* 0 nothing found, 1 a function, 2 a closing brace */
+	char *func;             /* stop == 1: its name */
+};
+
 /* One side of a hunk as a single text, with the hunk line of each byte. */
 struct side {
 	GString *buf;
 	GArray *line_of;        /* int: index into hunk->lines */
 	const struct pk_hunk *hunk;
 	char side;              /* '-' (pre-image) or '+' (post-image) */
+	struct func_memo *memo;
 };
 
 static void side_build(struct side *s, const struct pk_hunk *h, char which)
@@ -188,6 +201,8 @@ static void side_build(struct side *s, const struct pk_hunk *h, char which)
 	s->line_of = g_array_new(FALSE, FALSE, sizeof(int));
 	s->hunk = h;
 	s->side = which;
+	s->memo = g_new0(struct func_memo, 1);
+	s->memo->idx = -1;
 	for (guint i = 0; i < h->lines->len; i++) {
 		const struct pk_diff_line *l = h->lines->pdata[i];
 		int idx = (int)i;
@@ -210,6 +225,8 @@ static void side_clear(struct side *s)
 {
 	g_string_free(s->buf, TRUE);
 	g_array_unref(s->line_of);
+	g_free(s->memo->func);
+	g_free(s->memo);
 }
 
 static const struct pk_diff_line *side_line(const struct side *s, size_t pos)
@@ -374,18 +391,30 @@ static char *enclosing_function(const struct side *s, int idx)
 	static GRegex *re;
 	static gsize once;
 	g_autoptr(GMatchInfo) m = NULL;
+	struct func_memo *memo = s->memo;
+	int from = memo->idx >= 0 && memo->idx <= idx ? memo->idx : 0, stop = 0;
+	char *name = NULL;
 
-	for (int i = idx - 1; i >= 0; i--) {
+	for (int i = idx - 1; i >= from && !stop; i--) {
 		const struct pk_diff_line *l = s->hunk->lines->pdata[i];
-		char *name;
 
 		if (l->kind != ' ' && l->kind != s->side)
 			continue;
 		if (l->text[0] == '}')
-			return NULL;
-		if ((name = function_defined(l->text)))
-			return name;
+			stop = 2;
+		else if ((name = function_defined(l->text)))
+			stop = 1;
 	}
+	if (!stop && from > 0) {   /* nothing since the last walk: what it found */
+		stop = memo->stop;
+		name = g_strdup(memo->func);
+	}
+	g_free(memo->func);
+	memo->idx = idx;
+	memo->stop = stop;
+	memo->func = g_strdup(name);
+	if (stop)
+		return name;
 	regex_once(&re, &once, "\\b(\\w+)\\s*\\(");
 	if (!s->hunk->section || !g_regex_match(re, s->hunk->section, 0, &m))
 		return NULL;
