@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# End to end: a whole `printkbot test` of a patch -- scan, policy, apply,
+# the base built and booted three times, the patched kernel built and
+# booted, the diff, the review -- under valgrind's memcheck: no definite
+# leak and no memory error in the bot itself (its children, make and
+# QEMU, are not traced).  GLib is told to use malloc for everything
+# (G_SLICE) so that valgrind sees each block; tests/valgrind.supp names
+# the leaks of libraries (template-glib).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+./printkbot setup >/dev/null
+rc=0
+G_SLICE=always-malloc G_DEBUG=gc-friendly \
+	valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	--suppressions=tests/valgrind.supp --error-exitcode=99 --log-file="$work/valgrind.log" \
+	./printkbot test --no-store tests/data/test/pure-conversion.patch >"$work/review.txt" 2>"$work/err" || rc=$?
+grep -E "definitely lost|ERROR SUMMARY|All heap blocks" "$work/valgrind.log" | sed 's/^==[0-9]*== */  /'
+if [ "$rc" = 99 ]; then
+	echo "FAIL valgrind found errors or definite leaks:"
+	grep -A25 -E "definitely lost in|Invalid (read|write)|uninitialised" "$work/valgrind.log" | head -80
+	exit 1
+fi
+grep -q "verdict: no-visible-change" "$work/review.txt" || { echo "FAIL the test itself went wrong (exit $rc)"; cat "$work/err"; exit 1; }
+echo "ok   no definite leak, no memory error in a whole test of a patch (exit $rc)"
