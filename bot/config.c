@@ -235,7 +235,6 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 {
 	static const char *const reply_on[] = { "changes", "always", "never", NULL };
 	struct pk_daemon_config *d = &c->daemon;
-	g_autofree char *addr = NULL;
 
 	d->from = get_string(kf, "daemon", "from", "printkbot <printkbot@localhost>");
 	d->cc_original = true;
