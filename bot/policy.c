@@ -5,7 +5,11 @@
 
 #include <string.h>
 
-/* A path that could leave the tree: absolute, or with a ".." component. */
+/*
+ * A path that could leave the tree or reach into its git directory:
+ * absolute, or with a ".." or ".git" component (git runs hooks and reads
+ * config from there, as the bot, outside the sandbox).
+ */
 static bool path_is_unsafe(const char *path)
 {
 	g_auto(GStrv) parts = NULL;
@@ -16,7 +20,7 @@ static bool path_is_unsafe(const char *path)
 		return true;
 	parts = g_strsplit(path, "/", -1);
 	for (char **p = parts; *p; p++)
-		if (!strcmp(*p, ".."))
+		if (!strcmp(*p, "..") || !g_ascii_strcasecmp(*p, ".git"))
 			return true;
 	return false;
 }
@@ -81,7 +85,8 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 			if (!p)
 				continue;
 			if (path_is_unsafe(p))
-				return refuse(reason, g_strdup_printf("%s: the path leaves the kernel tree", p));
+				return refuse(reason, g_strdup_printf("%s: the path leaves the kernel tree "
+								      "(or reaches into its .git)", p));
 			if (path_is_build_system(p)) {
 				if (policy->allow_build_system)
 					continue;

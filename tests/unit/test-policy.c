@@ -29,6 +29,8 @@ static const struct policy_case cases[] = {
 	{ "tools/", FILE_DIFF("tools/objtool/check.c"), false, false, "tools/objtool/check.c" },
 	{ "documentation", FILE_DIFF("Documentation/admin-guide/README.rst"), true, false, "only C sources" },
 	{ "a .. path", FILE_DIFF("kernel/../../etc/passwd.c"), true, false, "leaves the kernel tree" },
+	{ "a .git path", FILE_DIFF(".git/hooks/post-checkout"), true, false, "leaves the kernel tree" },
+	{ "a .GIT path below", FILE_DIFF("drivers/.GIT/config"), true, false, "leaves the kernel tree" },
 	{ "an absolute path", "--- /etc/x.c\n+++ /etc/x.c\n" HUNK, true, false, "leaves the kernel tree" },
 	{ "a binary diff", "diff --git a/fw.c b/fw.c\nindex 1..2 100644\nGIT binary patch\nliteral 3\nabc\n",
 	  true, false, "binary" },
