@@ -129,7 +129,10 @@ static int review_commit(struct run *run, struct run_row *row, const struct pk_t
 {
 	g_autofree char *source = g_strdup_printf("%s (commit %.12s)", run->range->repo, res->after.commit);
 	/* "Tested on its parent (1a2b3c4d5e6f) with ...": the model names the commit itself */
-	struct pk_review_info info = { source, run->index, run->total, "its parent", run->lab.config_hash };
+	g_autofree char *reproduce = g_strdup_printf("printkbot run --repo %s %.12s^!", run->range->repo,
+						     res->after.commit);
+	struct pk_review_info info = { source, run->index, run->total, "its parent", run->lab.config_hash,
+				       reproduce };
 	g_autoptr(JsonNode) model = pk_review_model(res->patch, res, &info);
 	g_autofree char *model_json = NULL;
 	gint64 test_id, review_id;

@@ -624,6 +624,8 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	g_autofree char *position = info->total > 1 ? g_strdup_printf("%u/%u", info->index, info->total) : NULL;
 	const struct pk_kdiff *d = res->diff;
 	g_autofree char *tested = tested_sentence(res, info);
+	g_autofree char *reproduce = info->reproduce ? g_strdup(info->reproduce)
+				     : g_strdup_printf("printkbot test %s", info->source);
 
 	json_builder_begin_object(b);
 	add_str(b, "tool", "printkbot " PK_VERSION);
@@ -631,6 +633,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "message_id", patch->message_id);
 	add_str(b, "author", patch->author);
 	add_str(b, "source", info->source);
+	add_str(b, "reproduce", reproduce);
 	add_str(b, "position", position);
 	add_str(b, "verdict", res->verdict);
 	add_bool(b, "bad", pk_verdict_is_bad(res->verdict));

@@ -24,6 +24,8 @@ struct pk_review_info {
 	unsigned index, total;    /* position in a series or mbox (1-based), total patches */
 	const char *base;         /* the base as the user named it (tag, commit) */
 	const char *config_hash;  /* the lab's kernel config */
+	const char *reproduce;    /* the command that tests it again, or NULL for
+	                             "printkbot test <source>" */
 };
 
 /*
