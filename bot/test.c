@@ -300,6 +300,20 @@ static void set_verdict(struct pk_test_result *res, const char *verdict, char *r
 static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
 		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err);
 
+/* The verdict once the after side was built and booted (or not): a patch's and a commit's alike. */
+static void judge_after(struct pk_test_result *res, const struct pk_noise *noise)
+{
+	if (!res->after.build.ok) {
+		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
+	} else if (res->after.boot.status != PK_BOOT_OK) {
+		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
+	} else {
+		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
+		confirm_findings(res);
+		set_verdict(res, diff_verdict(res->diff), NULL);
+	}
+}
+
 /* Everything after the scan and the policy: apply, both sides, diff. */
 static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 		       const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
@@ -336,15 +350,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	res->after.commit = g_steal_pointer(&applied.commit);
 	if (prepare_after(res, lab, opts, err) < 0)
 		goto out;
-	if (!res->after.build.ok) {
-		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
-	} else if (res->after.boot.status != PK_BOOT_OK) {
-		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
-	} else {
-		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
-		confirm_findings(res);
-		set_verdict(res, diff_verdict(res->diff), NULL);
-	}
+	judge_after(res, noise);
 	rc = 0;
 out:
 	pk_apply_result_clear(&applied);
@@ -473,15 +479,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 	}
 	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0)
 		goto out;
-	if (!res->after.build.ok) {
-		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
-	} else if (res->after.boot.status != PK_BOOT_OK) {
-		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
-	} else {
-		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
-		confirm_findings(res);
-		set_verdict(res, diff_verdict(res->diff), NULL);
-	}
+	judge_after(res, noise);
 	rc = 0;
 out:
 	if (!res->before.commit)
