@@ -516,6 +516,20 @@ static void message_author_and_time(GMimeMessage *msg, struct pk_patch *p)
 	}
 }
 
+/*
+ * Headers are 8-bit in the wild (raw Latin-1 names, cut encoded words) and
+ * every string of a patch is promised UTF-8 (it goes into JSON, the store
+ * and mail): a bad byte becomes U+FFFD.  Found by fuzz-mail.
+ */
+static void make_valid_utf8(char **s)
+{
+	if (*s && !g_utf8_validate(*s, -1, NULL)) {
+		char *valid = g_utf8_make_valid(*s, -1);
+		g_free(*s);
+		*s = valid;
+	}
+}
+
 static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd)
 {
 	g_autofree char *text = message_diff(msg, mboxrd);
@@ -536,6 +550,13 @@ static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd)
 		p->date = g_strdup(v);
 	message_author_and_time(msg, p);
 	p->description = commit_message(text, diff);
+	make_valid_utf8(&p->subject);
+	make_valid_utf8(&p->message_id);
+	make_valid_utf8(&p->author);
+	make_valid_utf8(&p->author_name);
+	make_valid_utf8(&p->author_email);
+	make_valid_utf8(&p->date);
+	make_valid_utf8(&p->description);
 	return p;
 }
 

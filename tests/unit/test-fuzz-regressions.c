@@ -21,8 +21,18 @@ static void replay_mail(const char *buf, size_t len)
 {
 	GPtrArray *patches = NULL;
 
-	if (pk_patch_read_mails(&patches, NULL, buf, len, NULL) == 0)
-		g_ptr_array_unref(patches);
+	if (pk_patch_read_mails(&patches, NULL, buf, len, NULL) != 0)
+		return;
+	/* what fuzz-mail checks: every string of a patch is valid UTF-8 */
+	for (guint i = 0; i < patches->len; i++) {
+		const struct pk_patch *p = patches->pdata[i];
+		const char *strs[] = { p->subject, p->author, p->author_name, p->author_email,
+				       p->description, p->message_id, p->date };
+
+		for (size_t k = 0; k < G_N_ELEMENTS(strs); k++)
+			assert_true(!strs[k] || g_utf8_validate(strs[k], -1, NULL));
+	}
+	g_ptr_array_unref(patches);
 }
 
 static void replay_scan(const char *buf, size_t len)
