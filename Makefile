@@ -7,7 +7,7 @@ PKGS      = glib-2.0 gio-2.0 gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 tem
 CFLAGS   ?= -O2 -g
 # -Wno-missing-field-initializers: libgit2's *_INIT macros set only the version field
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror=implicit-function-declaration \
-	    $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+	    -Ibot $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
 	    -DPK_SRCDIR='"$(CURDIR)"' -DPK_DATADIR='"$(PREFIX)/share/printkbot"' -DPK_VERSION='"$(VERSION)"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION   = 0.1.0
@@ -19,7 +19,10 @@ DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 \
 	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind
 
-BOT_SRCS  = $(filter-out bot/main.c,$(wildcard bot/*.c))
+# One folder per pipeline stage (README "Where things live"); every
+# include names its stage ("store/store.h"), hence -Ibot.
+BOT_SRCS  = $(wildcard bot/*/*.c)
+BOT_HDRS  = $(wildcard bot/*/*.h)
 BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
@@ -31,21 +34,21 @@ all: printkbot
 bot/libprintkbot.a: $(BOT_OBJS)
 	$(AR) rcs $@ $^
 
-bot/%.o: bot/%.c bot/*.h
+bot/%.o: bot/%.c $(BOT_HDRS)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # The SQL is compiled in as C strings so the installed binary needs no data
 # dir (awk, not GResource: a few text files need no bundle or extra tool).
 DB_MIGRATIONS = $(sort $(wildcard db/[0-9][0-9][0-9]-*.sql))
-bot/store-sql.inc: db/embed.awk db/schema.sql $(DB_MIGRATIONS)
+bot/store/store-sql.inc: db/embed.awk db/schema.sql $(DB_MIGRATIONS)
 	awk -f db/embed.awk db/schema.sql $(DB_MIGRATIONS) > $@.tmp && mv $@.tmp $@
-bot/store.o: bot/store-sql.inc
+bot/store/store.o: bot/store/store-sql.inc
 
 printkbot: bot/main.o bot/libprintkbot.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 tests/unit/test-%: tests/unit/test-%.c bot/libprintkbot.a
-	$(CC) $(CFLAGS) -Ibot -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # Sanitizer builds: the same sources again under build/<kind>/, so the
 # normal objects are untouched.  build/asan: ASan + UBSan (the compiler
@@ -67,25 +70,25 @@ SAN_ENV      = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_strstr=0 \
 	       LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-build/asan/%.o: bot/%.c bot/*.h bot/store-sql.inc
+build/asan/%.o: bot/%.c $(BOT_HDRS) bot/store/store-sql.inc
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 build/asan/libprintkbot.a: $(ASAN_OBJS)
 	$(AR) rcs $@ $^
 build/asan/test-%: tests/unit/test-%.c build/asan/libprintkbot.a
-	$(CC) $(ASAN_CFLAGS) -Ibot -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # The unit tests again under ASan, UBSan and LeakSanitizer.
 unit-asan: $(ASAN_UNITS)
 	@fail=0; for t in $(ASAN_UNITS); do echo "== $$t"; $(SAN_ENV) ./$$t || fail=1; done; exit $$fail
 
-build/fuzz/%.o: bot/%.c bot/*.h bot/store-sql.inc
+build/fuzz/%.o: bot/%.c $(BOT_HDRS) bot/store/store-sql.inc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 build/fuzz/libprintkbot.a: $(FUZZ_OBJS)
 	$(AR) rcs $@ $^
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libprintkbot.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Ibot -o $@ $< build/fuzz/libprintkbot.a $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libprintkbot.a $(LDLIBS)
 
 # Each libFuzzer target for FUZZ_SECONDS, one after the other; prints the executions and findings.
 fuzz: $(FUZZ_BINS)
@@ -132,7 +135,7 @@ bench: printkbot
 	bash bench/test.sh
 
 bench/sandbox: bench/sandbox.c bot/libprintkbot.a
-	$(CC) $(CFLAGS) -Ibot -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The sandbox's cost on a one-file rebuild and a boot, side by side (needs a built lab).
 bench-sandbox: bench/sandbox
@@ -148,5 +151,5 @@ install: printkbot
 	install -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
 
 clean:
-	rm -f printkbot bot/*.o bot/*.a bot/store-sql.inc bench/store-fill bench/sandbox $(UNIT_BINS)
+	rm -f printkbot bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc bench/store-fill bench/sandbox $(UNIT_BINS)
 	rm -rf build

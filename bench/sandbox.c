@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot.h"
-#include "build.h"
-#include "lab.h"
-#include "sandbox.h"
-#include "util.h"
+#include "lab/boot.h"
+#include "lab/build.h"
+#include "lab/lab.h"
+#include "lab/sandbox.h"
+#include "base/util.h"
 
 #define MARK "\"Kernel command line: %s\\n\""
 

@@ -23,8 +23,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "store.h"
-#include "util.h"
+#include "store/store.h"
+#include "base/util.h"
 
 #define INDEX_ENTRIES 3000
 #define BOOT_RECORDS 400

@@ -1,5 +1,5 @@
 /* main.c - printkbot's entry point: the subcommand table. */
-#include "commands.h"
+#include "cmd/commands.h"
 
 #include <glib.h>
 #include <stdio.h>

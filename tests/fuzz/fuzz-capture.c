@@ -1,6 +1,6 @@
 /* fuzz-capture.c - pk_capture_parse(): the framed stream the guest init writes. */
 #include "fuzz.h"
-#include "kmsg.h"
+#include "analysis/kmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "fuzz.h"
-#include "config.h"
+#include "base/config.h"
 
 #include <stdio.h>
 #include <sys/mman.h>

@@ -1,6 +1,6 @@
 /* fuzz-index.c - pk_index_parse(): /sys/kernel/debug/printk/index/vmlinux text. */
 #include "fuzz.h"
-#include "kmsg.h"
+#include "analysis/kmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

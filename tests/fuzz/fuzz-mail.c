@@ -1,6 +1,6 @@
 /* fuzz-mail.c - pk_patch_read_mails(): mboxes, mails (MIME, encodings, charsets) and diffs. */
 #include "fuzz.h"
-#include "patch.h"
+#include "base/patch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 /* fuzz-record.c - pk_record_parse(): one /dev/kmsg record. */
 #include "fuzz.h"
-#include "kmsg.h"
+#include "analysis/kmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

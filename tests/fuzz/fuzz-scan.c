@@ -1,7 +1,7 @@
 /* fuzz-scan.c - pk_patch_parse_diff() and pk_scan(), and each file's post-image. */
 #include "fuzz.h"
-#include "patch.h"
-#include "scan.h"
+#include "base/patch.h"
+#include "analysis/scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "apply.h"
-#include "proc.h"
-#include "util.h"
+#include "lab/apply.h"
+#include "base/proc.h"
+#include "base/util.h"
 
 /* A scratch repository with one commit, tagged base, holding f.c of 40 numbered lines. */
 struct fixture {

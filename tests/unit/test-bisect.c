@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bisect.h"
+#include "analysis/bisect.h"
 
 /*
  * A line as a string: index i is line[i], 'g' good, 'b' bad, 's' skipped

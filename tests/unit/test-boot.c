@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 
-#include "boot.h"
-#include "sandbox.h"
-#include "util.h"
+#include "lab/boot.h"
+#include "lab/sandbox.h"
+#include "base/util.h"
 
 static const char fake_qemu[] =
 	"#!/bin/sh\n"

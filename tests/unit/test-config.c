@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "base/config.h"
 
 /* Write text to a temporary file; returns its path (caller unlinks and frees). */
 static char *write_tmp(const char *text)

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
-#include "kmsg.h"
-#include "patch.h"
-#include "scan.h"
-#include "util.h"
+#include "base/config.h"
+#include "analysis/kmsg.h"
+#include "base/patch.h"
+#include "analysis/scan.h"
+#include "base/util.h"
 
 static void replay_mail(const char *buf, size_t len)
 {

@@ -15,11 +15,11 @@
 #include <sys/resource.h>
 #include <cmocka.h>
 
-#include "kmsg.h"
-#include "patch.h"
-#include "policy.h"
-#include "scan.h"
-#include "util.h"
+#include "analysis/kmsg.h"
+#include "base/patch.h"
+#include "lab/policy.h"
+#include "analysis/scan.h"
+#include "base/util.h"
 
 #define HEAD "From: Jane Doe <jane@example.org>\nSubject: [PATCH] x: y\nMessage-ID: <h@example.org>\n"
 #define DIFF "diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n" \

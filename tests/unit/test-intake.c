@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 
-#include "intake.h"
-#include "store.h"
+#include "intake/intake.h"
+#include "store/store.h"
 
 #define MAIL(id) "From x@y Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: m\nMessage-ID: <" id ">\n\nbody\n>From quoted\n\n"
 

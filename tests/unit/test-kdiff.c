@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kdiff.h"
+#include "analysis/kdiff.h"
 
 #define DATA PK_SRCDIR "/tests/data/kdiff/"
 

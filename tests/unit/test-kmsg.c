@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kmsg.h"
+#include "analysis/kmsg.h"
 
 /* Build a capture stream from records and index text, as qemu/init.c frames it. */
 static GString *stream(const char *const *records, const char *index, gboolean trailer)

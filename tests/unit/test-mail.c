@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mail.h"
-#include "reply.h"
-#include "series.h"
+#include "intake/mail.h"
+#include "report/reply.h"
+#include "intake/series.h"
 
 #define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"
 

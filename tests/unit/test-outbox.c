@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "outbox.h"
-#include "util.h"
+#include "report/outbox.h"
+#include "base/util.h"
 
 static char *tmpdir;
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "patch.h"
+#include "base/patch.h"
 
 /* A one-file diff of x.c whose hunk adds one line, for mail bodies. */
 #define BODY_DIFF "---\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n a\n+b\n"

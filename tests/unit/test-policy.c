@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "policy.h"
+#include "lab/policy.h"
 
 struct policy_case {
 	const char *name;

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 
-#include "proc.h"
-#include "util.h"
+#include "base/proc.h"
+#include "base/util.h"
 
 static void test_exit_code_and_capture(void **state)
 {

@@ -12,8 +12,8 @@
 #include <git2.h>
 #include <glib/gstdio.h>
 
-#include "range.h"
-#include "util.h"
+#include "intake/range.h"
+#include "base/util.h"
 
 /*
  * The history:

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "review.h"
-#include "util.h"
+#include "report/review.h"
+#include "base/util.h"
 
 static const char fixture[] =
 	"From: Jane Doe <jane@example.org>\n"

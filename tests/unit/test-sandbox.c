@@ -13,8 +13,8 @@
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 
-#include "sandbox.h"
-#include "util.h"
+#include "lab/sandbox.h"
+#include "base/util.h"
 
 struct dirs {
 	char *top, *ro, *rw;

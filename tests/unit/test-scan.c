@@ -6,11 +6,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "patch.h"
-#include "commands.h"
-#include "scan.h"
-#include "tree.h"
-#include "util.h"
+#include "base/patch.h"
+#include "cmd/commands.h"
+#include "analysis/scan.h"
+#include "analysis/tree.h"
+#include "base/util.h"
 
 #define CORPUS "../shared/corpus/patches/"
 #define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"

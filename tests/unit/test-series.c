@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mail.h"
-#include "series.h"
+#include "intake/mail.h"
+#include "intake/series.h"
 
 #define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"
 

@@ -18,11 +18,11 @@
 
 #include <sqlite3.h>
 
-#include "commands.h"
-#include "review.h"
-#include "store.h"
-#include "test.h"
-#include "util.h"
+#include "cmd/commands.h"
+#include "report/review.h"
+#include "store/store.h"
+#include "pipeline/test.h"
+#include "base/util.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -1,0 +1,147 @@
+/*
+ * kdiff.h - the diff stage: what changed in what the kernel printed (and
+ * could print) between a boot before a patch and a boot after it.
+ *
+ * Input is two struct pk_capture (kmsg.h), borrowed and never kept, and
+ * optionally a noise mask learnt from several boots of the base.  Output
+ * is a new struct pk_kdiff the caller frees with pk_kdiff_free() (NULL is
+ * fine); every string in it is owned by it.  Pure computation: no I/O.
+ *
+ * Records are normalised first (timestamps, caller ids, pointers and
+ * addresses, clock/BogoMIPS figures, memory counts that vary, build stamps)
+ * keeping level, facility and the continuation flag; then the before and
+ * after record lists are aligned with libgit2's diff of buffers, and each
+ * change is classified with the dynamic kinds of DESIGN.md and attributed
+ * to the printk index entry whose format matches it.  Records that only
+ * moved (same key, another place: concurrent initcalls) are no change.
+ *
+ * Attribution turns every index format of a capture into a matcher: the
+ * conversions (%d, %llx, %*pbl, %pS, ...) become what they can print, an
+ * unknown "prefix: " may come first, a format without a trailing newline
+ * may go on with pr_cont() text, and the match with the most literal text
+ * wins.  Formats with no letter or digit of their own ("%s\n") attribute
+ * nothing: they would match any record.
+ *
+ * libgit2 is initialised and shut down around each diff (its init is
+ * reference-counted), so callers need not know it is there.
+ */
+#ifndef PK_KDIFF_H
+#define PK_KDIFF_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "analysis/kmsg.h"
+#include "analysis/scan.h"
+
+/* Where an index entry lives; fields borrowed from the capture are copied. */
+struct pk_origin {
+	char *file;         /* "kernel/sched/topology.c", or NULL when unattributed */
+	int line;
+	char *func;
+	char *format;       /* the index format, unescaped */
+};
+
+/*
+ * One change in the boot log.  old_* describe the before side and new_* the
+ * after side; a side that does not exist (message-added has no old side)
+ * has level -1 and text NULL.  For line-split and lines-merged the texts
+ * hold the records joined with "\n".
+ */
+struct pk_change {
+	const char *kind;   /* static: message-added, message-removed, text-changed,
+	                       prefix-changed, level-changed, line-split, lines-merged */
+	int old_level, new_level;
+	char *old_text, *new_text;      /* as printed (not normalised) */
+	struct pk_origin origin;        /* the after side's origin; the before side's when the
+	                                   after side has none (a removed message) */
+	char *message;                  /* one sentence: "kernel/...c:NN f(): text changed: `a` → `b`";
+	                                   without "file:line f(): " when unattributed */
+};
+
+/*
+ * One change in the printk index (messages the kernel can print).  Entries
+ * are paired by file, function and format whatever their line, so an entry
+ * a patch only moved is no change (or level-changed when its level or
+ * continuation flag differs); the rest pair by file and function at about
+ * the same line, after the shift of nearby unchanged entries, as
+ * text-changed; what is left was added or removed.
+ */
+struct pk_index_change {
+	const char *kind;   /* static: message-added, message-removed, level-changed, text-changed */
+	int old_level, new_level;       /* -1 for "<c>" or a side that does not exist */
+	char *old_format, *new_format;
+	struct pk_origin origin;        /* after side, the before side when removed */
+};
+
+/* How a static (scan) finding shows up in the dynamic results. */
+enum pk_confirmation {
+	PK_SEEN_AT_BOOT,    /* a console change at that file (and call) was seen */
+	PK_IN_INDEX_ONLY,   /* only the printk index changed there */
+	PK_NOT_CONFIRMED,   /* neither */
+};
+
+/* Records that vary between boots of one kernel, as normalised keys. */
+struct pk_noise;
+
+struct pk_kdiff {
+	GPtrArray *changes;         /* struct pk_change*, in after-boot order */
+	GPtrArray *index_changes;   /* struct pk_index_change*, sorted by file, line */
+	unsigned records_before, records_after;
+	unsigned noise_dropped;     /* records ignored because the mask says they vary */
+};
+
+/*
+ * The normalised form of a record's text: what is compared.  Caller frees.
+ * Stable: the same input always gives the same output, and normalising
+ * twice changes nothing more.  Masked numbers read "<N>" ("0x<N>" keeps
+ * its prefix, "<N>K" its unit), dates "<date>": "BIOS-e820: [mem
+ * 0x<N>-0x<N>] usable", "tsc: Detected <N> MHz processor".
+ */
+char *pk_kdiff_normalise(const char *text);
+
+/*
+ * Learn run-to-run noise from n >= 2 captures of the same kernel: every
+ * normalised record that is not present in all of them (same count, same
+ * level) is noise.  With n < 2 nothing is noise.  Returns a new mask
+ * (pk_noise_free(), which accepts NULL).  Keys are "level,facility,flag;"
+ * and the normalised text, as /dev/kmsg writes a record.
+ */
+struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n);
+void pk_noise_free(struct pk_noise *noise);
+/* The mask as sorted lines (for storing it); caller frees with g_strfreev. */
+char **pk_noise_keys(const struct pk_noise *noise);
+/* Rebuild a mask from pk_noise_keys() output. */
+struct pk_noise *pk_noise_from_keys(const char *const *keys);
+/* Whether the mask says record r varies between boots (false for a NULL mask). */
+bool pk_noise_has(const struct pk_noise *noise, const struct pk_record *r);
+
+/*
+ * Diff two boots; noise may be NULL.  Never fails.  With a mask, the
+ * records it names and those whose presence follows the host's timing
+ * under TCG (tsc:, clocksource:, sched_clock:, the delay loop) are left
+ * out; without one every record is compared.  records_before and
+ * records_after count every record of each capture, noise_dropped the
+ * records of both that were left out.
+ */
+struct pk_kdiff *pk_kdiff_captures(const struct pk_capture *before,
+				   const struct pk_capture *after,
+				   const struct pk_noise *noise);
+void pk_kdiff_free(struct pk_kdiff *d);
+typedef struct pk_kdiff pk_kdiff;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_kdiff, pk_kdiff_free)
+
+/*
+ * Relate a static finding (borrowed) to the dynamic results: seen at boot
+ * when a console change is attributed to the finding's file, at a line
+ * within a few of the finding's or with the finding's old or new text
+ * (unescaped; the index format may carry a pr_fmt() prefix before it) as
+ * its format; in the index only when just an index change matches that
+ * way.  A pr_fmt-* finding matches any change in its file.
+ */
+enum pk_confirmation pk_kdiff_confirm(const struct pk_kdiff *d,
+				      const struct pk_finding *f);
+/* "seen-at-boot", "in-index-only", "not-confirmed". */
+const char *pk_confirmation_name(enum pk_confirmation c);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * scan.h - static logging-churn findings from a parsed patch, no build.
+ *
+ * pk_scan() reads the hunks of a struct pk_patch (borrowed, not kept) and
+ * returns a new struct pk_scan the caller frees with pk_scan_free(), which
+ * accepts NULL.  Every string in a finding is owned by the finding.
+ *
+ * The printk family is printk() (and _once, _ratelimited, _deferred),
+ * pr_*(), dev_*(), netdev_*() with their _once and _ratelimited forms,
+ * dev_err_probe(), dev_printk(), and WARN(), WARN_ONCE(), WARN_RATELIMIT(),
+ * WARN_TAINT() and WARN_TAINT_ONCE(), whose format prints at the default
+ * level after the "WARNING:" line (WARN_ON() has no format of its own).
+ *
+ * Kind names are the stable ones of DESIGN.md, plus these:
+ *   message-added / message-removed   a call with no counterpart on the
+ *                                     other side of its hunk
+ *   warn-converted                    WARN*() <-> another call: the message
+ *                                     stays, the WARNING: line, backtrace and
+ *                                     taint go (or come)
+ *   prefix-changed                    (with a tree) a rewritten call prints
+ *                                     another pr_fmt() prefix, the file's
+ *                                     pr_fmt() being unchanged
+ * and four that mirror checkpatch.pl warnings on added lines of a call, so
+ * that every printk-related checkpatch warning has a finding on its line
+ * (all four change nothing on the console by themselves):
+ *   logging-continuation         LOGGING_CONTINUATION: the line calls
+ *                                pr_cont() or printk(KERN_CONT ...)
+ *   prefer-pr-level              PREFER_PR_LEVEL: printk(KERN_<LEVEL> ...)
+ *                                where pr_<level>() would do (and would get
+ *                                the file's pr_fmt() prefix)
+ *   embedded-function-name       EMBEDDED_FUNCTION_NAME: the format spells
+ *                                the enclosing function's name; "%s", __func__
+ *                                survives a rename
+ *   whitespace-before-newline    QUOTED_WHITESPACE_BEFORE_NEWLINE: a blank
+ *                                right before "\n" (invisible trailing space)
+ * and, for the other three checkpatch types: PRINTK_WITHOUT_KERN_LEVEL is
+ * level-missing, SPLIT_STRING is string-split (one finding per line where a
+ * literal continues the one of the line above, unless that one ends in an
+ * escape such as \n, as checkpatch excepts).
+ *
+ * With a kernel tree (pk_scan_tree()), findings also carry the prefix the
+ * message prints before and after (pr_fmt() evaluated with the file's
+ * KBUILD_MODNAME, see tree.h), and a pr_fmt-* finding counts every pr_*()
+ * call of the post-image file (and of the .c files it #includes) instead of
+ * those the patch's hunks happen to show.
+ */
+#ifndef PK_SCAN_H
+#define PK_SCAN_H
+
+#include "base/patch.h"
+
+#include <glib.h>
+
+struct pk_tree;
+
+struct pk_finding {
+	char *file;
+	int line;           /* post-image line, pre-image for removed calls */
+	const char *kind;   /* static string: "level-changed", ... */
+	gboolean silent;    /* by itself it changes nothing on the console */
+	char *old_call;     /* the call as written (whitespace folded), or NULL */
+	char *new_call;
+	const char *old_level;  /* "err", "warn", ..., "default", or NULL */
+	const char *new_level;
+	char *old_text;     /* the format text, C escapes kept; for pr_fmt-*: */
+	char *new_text;     /* the pr_fmt() bodies, parameter named fmt */
+	/*
+	 * With a tree: the prefix printed before the text ("build_utility: ",
+	 * "" for none), NULL when unknown or device-dependent (dev_*()).
+	 */
+	char *old_prefix;
+	char *new_prefix;
+	/*
+	 * pr_fmt-*: the pr_*() calls whose prefix the change moves: with a tree
+	 * all of the post-image file and its #included .c files, else those in
+	 * the patch's hunks (affected_whole_file says which).  0 otherwise.
+	 */
+	unsigned affected;
+	gboolean affected_whole_file;
+	char *message;      /* one readable sentence */
+};
+
+struct pk_scan {
+	const char *verdict;    /* "no-churn", "no-visible-change", "console-changed" */
+	unsigned calls_changed; /* printk-family calls the patch touches */
+	GPtrArray *findings;    /* struct pk_finding* */
+};
+
+/* Scan a patch; never fails (a partial patch gives partial findings). */
+struct pk_scan *pk_scan(const struct pk_patch *patch);
+
+/*
+ * The same with what a kernel tree knows (tree may be NULL: then exactly
+ * pk_scan()).  The tree is borrowed; it caches what it reads, so one tree
+ * serves a whole mailbox.
+ */
+struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree);
+
+void pk_scan_free(struct pk_scan *s);
+typedef struct pk_scan pk_scan_result;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_scan_result, pk_scan_free)
+
+/* Whether a finding kind changes nothing on the console by itself. */
+gboolean pk_finding_is_silent(const char *kind);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * config.c - the configuration file, read with GLib's GKeyFile.
+ */
+#include "base/config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "base/util.h"
+
+#define DEFAULT_CONFIG "/etc/printkbot.conf"
+
+/*
+ * The keys each group may hold: an unknown one is a typo, and an error.
+ * A group name ending in a space is a prefix: "source " is every
+ * [source NAME].
+ */
+static const char *const known_keys[][24] = {
+	{ "store", "path", NULL },
+	{ "test", "base", "boot_timeout", NULL },
+	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
+	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
+	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
+	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox", NULL },
+	{ "smtp", "url", "user", "password", "password_file", "password_env", "starttls",
+	  "ca_file", "insecure", "timeout", NULL },
+	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
+	  "list", "poll_interval", "ca_file", "insecure", NULL },
+};
+
+/*
+ * The line of the file where a group (key NULL) or a key of it is, for
+ * error messages: GKeyFile does not keep line numbers.  0 when not found.
+ */
+static int line_of(const char *path, const char *group, const char *key)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	bool in_group = false;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return 0;
+	lines = g_strsplit(text, "\n", -1);
+	for (int i = 0; lines[i]; i++) {
+		g_autofree char *l = g_strstrip(g_strdup(lines[i]));
+
+		if (l[0] == '[') {
+			g_autofree char *want = g_strdup_printf("[%s]", group);
+			in_group = !strcmp(l, want);
+			if (in_group && !key)
+				return i + 1;
+			continue;
+		}
+		if (in_group && key && g_str_has_prefix(l, key)) {
+			const char *r = l + strlen(key);
+			while (*r == ' ' || *r == '\t')
+				r++;
+			if (*r == '=')
+				return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* "file:line: [group] key: what" — the one shape of every config error. */
+static int config_error(GError **err, const char *path, const char *group, const char *key,
+			const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+static int config_error(GError **err, const char *path, const char *group, const char *key,
+			const char *fmt, ...)
+{
+	g_autofree char *what = NULL;
+	va_list ap;
+	int line = line_of(path, group, key);
+
+	va_start(ap, fmt);
+	what = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (key)
+		return pk_error(err, PK_ERROR_INPUT, "%s:%d: [%s] %s: %s", path, line, group, key, what);
+	return pk_error(err, PK_ERROR_INPUT, "%s:%d: [%s]: %s", path, line, group, what);
+}
+
+static int known_group(const char *group)
+{
+	for (guint g = 0; g < G_N_ELEMENTS(known_keys); g++) {
+		const char *name = known_keys[g][0];
+		size_t n = strlen(name);
+
+		if (n && name[n - 1] == ' ' ? g_str_has_prefix(group, name) && group[n]
+					     : !strcmp(group, name))
+			return (int)g;
+	}
+	return -1;
+}
+
+static int check_known_keys(GKeyFile *kf, const char *path, GError **err)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+	for (char **grp = groups; grp && *grp; grp++) {
+		int g = known_group(*grp);
+		g_auto(GStrv) keys = NULL;
+
+		if (g < 0)
+			return config_error(err, path, *grp, NULL, "unknown group");
+		keys = g_key_file_get_keys(kf, *grp, NULL, NULL);
+		for (char **k = keys; k && *k; k++) {
+			gboolean known = FALSE;
+			for (guint i = 1; known_keys[g][i]; i++)
+				known |= !strcmp(*k, known_keys[g][i]);
+			if (!known)
+				return pk_error(err, PK_ERROR_INPUT, "%s:%d: [%s]: unknown key '%s'", path,
+						line_of(path, *grp, *k), *grp, *k);
+		}
+	}
+	return 0;
+}
+
+/* Read an optional typed key; a present but malformed one is an error naming it. */
+static int get_bool(GKeyFile *kf, const char *path, const char *group, const char *key, bool *out, GError **err)
+{
+	g_autoptr(GError) e = NULL;
+	gboolean v;
+
+	if (!g_key_file_has_key(kf, group, key, NULL))
+		return 0;
+	v = g_key_file_get_boolean(kf, group, key, &e);
+	if (e)
+		return config_error(err, path, group, key, "%s", e->message);
+	*out = v;
+	return 0;
+}
+
+static int get_uint(GKeyFile *kf, const char *path, const char *group, const char *key, unsigned *out, GError **err)
+{
+	g_autoptr(GError) e = NULL;
+	guint64 v;
+
+	if (!g_key_file_has_key(kf, group, key, NULL))
+		return 0;
+	v = g_key_file_get_uint64(kf, group, key, &e);
+	if (e || v > G_MAXUINT)
+		return config_error(err, path, group, key, "%s", e ? e->message : "too large");
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int get_double(GKeyFile *kf, const char *path, const char *group, const char *key, double *out, GError **err)
+{
+	g_autoptr(GError) e = NULL;
+	double v;
+
+	if (!g_key_file_has_key(kf, group, key, NULL))
+		return 0;
+	v = g_key_file_get_double(kf, group, key, &e);
+	if (e || v < 0)
+		return config_error(err, path, group, key, "%s", e ? e->message : "must not be negative");
+	*out = v;
+	return 0;
+}
+
+static char *get_string(GKeyFile *kf, const char *group, const char *key, const char *def)
+{
+	char *v = kf ? g_key_file_get_string(kf, group, key, NULL) : NULL;
+
+	if (v && *g_strstrip(v))
+		return v;
+	g_free(v);
+	return g_strdup(def);
+}
+
+/* A value that must be one of words (NULL-terminated); def when absent. */
+static int get_word(GKeyFile *kf, const char *path, const char *group, const char *key,
+		    const char *const *words, char **out, GError **err)
+{
+	g_autofree char *v = get_string(kf, group, key, words[0]);
+	g_autofree char *all = g_strjoinv(", ", (char **)words);
+
+	for (const char *const *w = words; *w; w++)
+		if (!strcmp(v, *w)) {
+			*out = g_steal_pointer(&v);
+			return 0;
+		}
+	return config_error(err, path, group, key, "'%s' is not one of %s", v, all);
+}
+
+/*
+ * A secret from password, password_file (its first line) or password_env,
+ * at most one of them.  The value itself never appears in an error.
+ */
+static int get_password(GKeyFile *kf, const char *path, const char *group, char **out, GError **err)
+{
+	g_autofree char *inline_pw = g_key_file_get_string(kf, group, "password", NULL);
+	g_autofree char *file = get_string(kf, group, "password_file", NULL);
+	g_autofree char *env = get_string(kf, group, "password_env", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GError) e = NULL;
+
+	if (!!inline_pw + !!file + !!env > 1)
+		return config_error(err, path, group, NULL, "give one of password, password_file and password_env");
+	if (inline_pw) {
+		*out = g_steal_pointer(&inline_pw);
+	} else if (file) {
+		if (!g_file_get_contents(file, &text, NULL, &e))
+			return config_error(err, path, group, "password_file", "%s", e->message);
+		text[strcspn(text, "\r\n")] = '\0';
+		*out = g_steal_pointer(&text);
+	} else if (env) {
+		const char *v = g_getenv(env);
+		if (!v)
+			return config_error(err, path, group, "password_env", "$%s is not set", env);
+		*out = g_strdup(v);
+	}
+	return 0;
+}
+
+static void source_config_free(struct pk_source_config *s)
+{
+	if (!s)
+		return;
+	g_free(s->name);
+	g_free(s->type);
+	g_free(s->url);
+	g_free(s->path);
+	g_free(s->user);
+	if (s->password)
+		memset(s->password, 0, strlen(s->password));
+	g_free(s->password);
+	g_free(s->list);
+	g_free(s->ca_file);
+	g_free(s);
+}
+
+static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	static const char *const reply_on[] = { "changes", "always", "never", NULL };
+	struct pk_daemon_config *d = &c->daemon;
+
+	d->from = get_string(kf, "daemon", "from", "printkbot <printkbot@localhost>");
+	d->cc_original = true;
+	d->series_wait = 600;
+	d->retry_min = 60;
+	d->retry_max = 3600;
+	d->outbox = get_string(kf, "daemon", "outbox", NULL);
+	if (!kf)
+		return 0;
+	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
+	    get_bool(kf, path, "daemon", "cc_original", &d->cc_original, err) < 0 ||
+	    get_double(kf, path, "daemon", "series_wait", &d->series_wait, err) < 0 ||
+	    get_double(kf, path, "daemon", "retry_min", &d->retry_min, err) < 0 ||
+	    get_double(kf, path, "daemon", "retry_max", &d->retry_max, err) < 0)
+		return -1;
+	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
+		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
+	return 0;
+}
+
+static int load_smtp(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	static const char *const starttls[] = { "try", "always", "never", NULL };
+	struct pk_smtp_config *m = &c->smtp;
+
+	m->url = get_string(kf, "smtp", "url", "smtp://localhost:25");
+	m->timeout = 60;
+	if (!kf) {
+		m->starttls = g_strdup("try");
+		return 0;
+	}
+	m->user = get_string(kf, "smtp", "user", NULL);
+	m->ca_file = get_string(kf, "smtp", "ca_file", NULL);
+	if (get_word(kf, path, "smtp", "starttls", starttls, &m->starttls, err) < 0 ||
+	    get_bool(kf, path, "smtp", "insecure", &m->insecure, err) < 0 ||
+	    get_double(kf, path, "smtp", "timeout", &m->timeout, err) < 0 ||
+	    get_password(kf, path, "smtp", &m->password, err) < 0)
+		return -1;
+	if (!g_str_has_prefix(m->url, "smtp://") && !g_str_has_prefix(m->url, "smtps://"))
+		return config_error(err, path, "smtp", "url", "'%s' is not an smtp:// or smtps:// URL", m->url);
+	return 0;
+}
+
+static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrArray *out, GError **err)
+{
+	static const char *const types[] = { "imap", "maildir", "mbox", "public-inbox", NULL };
+	struct pk_source_config *s = g_new0(struct pk_source_config, 1);
+
+	g_ptr_array_add(out, s);
+	s->name = g_strdup(group + strlen("source "));
+	s->url = get_string(kf, group, "url", NULL);
+	s->path = get_string(kf, group, "path", NULL);
+	s->user = get_string(kf, group, "user", NULL);
+	s->list = get_string(kf, group, "list", NULL);
+	s->ca_file = get_string(kf, group, "ca_file", NULL);
+	s->poll_interval = 300;
+	if (!g_key_file_has_key(kf, group, "type", NULL))
+		return config_error(err, path, group, NULL, "no type (one of imap, maildir, mbox, public-inbox)");
+	if (get_word(kf, path, group, "type", types, &s->type, err) < 0 ||
+	    get_bool(kf, path, group, "insecure", &s->insecure, err) < 0 ||
+	    get_double(kf, path, group, "poll_interval", &s->poll_interval, err) < 0 ||
+	    get_password(kf, path, group, &s->password, err) < 0)
+		return -1;
+	if (!strcmp(s->type, "imap") && (!s->url || (!g_str_has_prefix(s->url, "imap://") &&
+						     !g_str_has_prefix(s->url, "imaps://"))))
+		return config_error(err, path, group, "url", "an imap source needs url = imap[s]://host/MAILBOX");
+	if (strcmp(s->type, "imap") && !s->path)
+		return config_error(err, path, group, NULL, "a %s source needs a path", s->type);
+	if (s->poll_interval < 1)
+		s->poll_interval = 1;
+	return 0;
+}
+
+static int load_sources(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	g_auto(GStrv) groups = kf ? g_key_file_get_groups(kf, NULL) : NULL;
+
+	c->sources = g_ptr_array_new_with_free_func((GDestroyNotify)source_config_free);
+	for (char **g = groups; g && *g; g++)
+		if (g_str_has_prefix(*g, "source ") && load_source(kf, path, *g, c->sources, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* A size in MiB into bytes; absent keeps *out. */
+static int get_mib(GKeyFile *kf, const char *path, const char *group, const char *key, guint64 *out,
+		   GError **err)
+{
+	unsigned mib = (unsigned)(*out >> 20);
+
+	if (get_uint(kf, path, group, key, &mib, err) < 0)
+		return -1;
+	*out = (guint64)mib << 20;
+	return 0;
+}
+
+/* The sandbox and the limits of [policy]; see sandbox.h for what each does. */
+static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	static const char *const modes[] = { "on", "off", NULL };
+	struct pk_sandbox_config *sb = &c->sandbox;
+	g_autofree char *mode = NULL;
+	guint64 mail = c->policy.max_mail_size;
+
+	if (get_word(kf, path, "policy", "sandbox", modes, &mode, err) < 0 ||
+	    get_double(kf, path, "policy", "build_timeout", &sb->build_timeout, err) < 0 ||
+	    get_double(kf, path, "policy", "build_cpu_seconds", &sb->build.cpu_seconds, err) < 0 ||
+	    get_mib(kf, path, "policy", "build_memory_mb", &sb->build.memory, err) < 0 ||
+	    get_mib(kf, path, "policy", "build_file_mb", &sb->build.file_size, err) < 0 ||
+	    get_uint(kf, path, "policy", "build_processes", &sb->build.processes, err) < 0 ||
+	    get_mib(kf, path, "policy", "max_console_mb", &sb->console_cap, err) < 0 ||
+	    get_mib(kf, path, "policy", "max_capture_mb", &sb->capture_cap, err) < 0 ||
+	    get_mib(kf, path, "policy", "max_mail_mb", &mail, err) < 0)
+		return -1;
+	sb->mode = c->policy.sandbox = strcmp(mode, "off") ? PK_SANDBOX_ON : PK_SANDBOX_OFF;
+	c->policy.max_mail_size = (size_t)mail;
+	c->sandbox_user = get_string(kf, "policy", "sandbox_user", PK_SANDBOX_USER);
+	sb->user = c->sandbox_user;
+	return 0;
+}
+
+/*
+ * The sandbox settings are the process's, not a command's: every make and
+ * QEMU of every stage goes through them (sandbox.h), so a command that
+ * reads a config gets them in force without passing them down.
+ */
+static void take_sandbox_settings(const struct pk_config *c)
+{
+	pk_sandbox_configure(&c->sandbox);
+}
+
+int pk_config_load(struct pk_config *out, const char *path, GError **err)
+{
+	struct pk_config c = { .policy = PK_POLICY_DEFAULT, .sandbox = PK_SANDBOX_CONFIG_INIT };
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	const char *env = g_getenv("PRINTKBOT_CONFIG");
+	g_autoptr(GError) e = NULL;
+
+	if (!path && env && *env)
+		path = env;
+	if (!path && !g_file_test(DEFAULT_CONFIG, G_FILE_TEST_EXISTS)) {
+		load_daemon(NULL, NULL, &c, NULL);
+		load_smtp(NULL, NULL, &c, NULL);
+		load_sources(NULL, NULL, &c, NULL);
+		c.daemon.reply_on = g_strdup("changes");
+		take_sandbox_settings(&c);
+		*out = c;
+		return 0;
+	}
+	if (!path)
+		path = DEFAULT_CONFIG;
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
+		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
+	if (check_known_keys(kf, path, err) < 0 ||
+	    get_double(kf, path, "test", "boot_timeout", &c.boot_timeout, err) < 0 ||
+	    get_bool(kf, path, "policy", "allow_build_system", &c.policy.allow_build_system, err) < 0 ||
+	    get_bool(kf, path, "policy", "allow_other_files", &c.policy.allow_other_files, err) < 0 ||
+	    get_uint(kf, path, "policy", "max_files", &c.policy.max_files, err) < 0 ||
+	    get_uint(kf, path, "policy", "max_lines", &c.policy.max_lines, err) < 0 ||
+	    load_sandbox(kf, path, &c, err) < 0 ||
+	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
+	    load_sources(kf, path, &c, err) < 0) {
+		pk_config_clear(&c);
+		return -1;
+	}
+	c.path = g_strdup(path);
+	c.db = g_key_file_get_string(kf, "store", "path", NULL);
+	c.base = g_key_file_get_string(kf, "test", "base", NULL);
+	c.keys = g_steal_pointer(&kf);
+	take_sandbox_settings(&c);
+	*out = c;
+	return 0;
+}
+
+void pk_config_clear(struct pk_config *config)
+{
+	g_free(config->path);
+	g_free(config->db);
+	g_free(config->base);
+	g_free(config->sandbox_user);
+	g_free(config->daemon.from);
+	g_free(config->daemon.reply_on);
+	g_free(config->daemon.outbox);
+	g_free(config->smtp.url);
+	g_free(config->smtp.user);
+	if (config->smtp.password)
+		memset(config->smtp.password, 0, strlen(config->smtp.password));
+	g_free(config->smtp.password);
+	g_free(config->smtp.starttls);
+	g_free(config->smtp.ca_file);
+	if (config->sources)
+		g_ptr_array_unref(config->sources);
+	if (config->keys)
+		g_key_file_unref(config->keys);
+	memset(config, 0, sizeof *config);
+}

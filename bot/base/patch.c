@@ -1,0 +1,625 @@
+/* patch.c - unified diff and patch mail parsing; see patch.h. */
+#include "base/patch.h"
+#include "base/util.h"
+
+#include <gmime/gmime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GMime 3 declares no g_autoptr() cleanups of its own. */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeFilter, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimePartIter, g_mime_part_iter_free)
+
+static void diff_line_free(gpointer p)
+{
+	struct pk_diff_line *l = p;
+
+	if (!l)
+		return;
+	g_free(l->text);
+	g_free(l);
+}
+
+static void hunk_free(gpointer p)
+{
+	struct pk_hunk *h = p;
+
+	if (!h)
+		return;
+	g_ptr_array_unref(h->lines);
+	g_free(h->section);
+	g_free(h);
+}
+
+static void diff_file_free(gpointer p)
+{
+	struct pk_diff_file *f = p;
+
+	if (!f)
+		return;
+	g_free(f->old_path);
+	g_free(f->new_path);
+	g_ptr_array_unref(f->hunks);
+	g_free(f);
+}
+
+void pk_patch_free(struct pk_patch *p)
+{
+	if (!p)
+		return;
+	g_free(p->subject);
+	g_free(p->message_id);
+	g_free(p->author);
+	g_free(p->author_name);
+	g_free(p->author_email);
+	g_free(p->date);
+	g_free(p->description);
+	g_free(p->diff);
+	g_free(p->error);
+	if (p->files)
+		g_ptr_array_unref(p->files);
+	g_free(p);
+}
+
+void pk_patch_free_void(gpointer p)
+{
+	pk_patch_free(p);
+}
+
+const char *pk_diff_file_path(const struct pk_diff_file *f)
+{
+	return f->new_path ? f->new_path : f->old_path;
+}
+
+static struct pk_patch *patch_new(void)
+{
+	struct pk_patch *p = g_new0(struct pk_patch, 1);
+
+	p->files = g_ptr_array_new_with_free_func(diff_file_free);
+	return p;
+}
+
+/* Keep the first problem only: later ones are usually its consequences. */
+static void set_error(struct pk_patch *p, int lineno, const char *what)
+{
+	if (!p->error)
+		p->error = g_strdup_printf("line %d: %s", lineno, what);
+}
+
+/* "a/foo.c\t2020-..." -> "foo.c"; "/dev/null" -> NULL. */
+static char *header_path(const char *s, gboolean strip_prefix)
+{
+	const char *end = s + strcspn(s, "\t");
+
+	while (end > s && end[-1] == ' ')
+		end--;
+	if ((size_t)(end - s) == 9 && !strncmp(s, "/dev/null", 9))
+		return NULL;
+	if (strip_prefix && end - s > 2 && s[1] == '/')
+		s += 2;
+	return g_strndup(s, end - s);
+}
+
+/* Parse "-a[,b] +c[,d]"; a missing count means 1, as diff(1) writes it. */
+static gboolean parse_range(const char **sp, char sign, int *start, int *count)
+{
+	const char *s = *sp;
+	char *end;
+
+	if (*s != sign)
+		return FALSE;
+	*start = (int)strtol(s + 1, &end, 10);
+	if (end == s + 1)
+		return FALSE;
+	*count = 1;
+	if (*end == ',') {
+		s = end + 1;
+		*count = (int)strtol(s, &end, 10);
+		if (end == s)
+			return FALSE;
+	}
+	*sp = end;
+	return TRUE;
+}
+
+static struct pk_hunk *parse_hunk_header(const char *line)
+{
+	struct pk_hunk h = { 0 };
+	const char *s = line + 3;
+
+	if (!parse_range(&s, '-', &h.old_start, &h.old_count) || *s++ != ' ' ||
+	    !parse_range(&s, '+', &h.new_start, &h.new_count) || strncmp(s, " @@", 3))
+		return NULL;
+	s += 3;
+	if (*s == ' ')
+		s++;
+	struct pk_hunk *out = g_memdup2(&h, sizeof(h));
+	out->section = *s ? g_strdup(s) : NULL;
+	out->lines = g_ptr_array_new_with_free_func(diff_line_free);
+	return out;
+}
+
+struct diff_parser {
+	struct pk_patch *patch;
+	struct pk_diff_file *file;   /* the file being read, owned by patch */
+	struct pk_hunk *hunk;        /* the hunk being read, or NULL */
+	int old_left, new_left, old_no, new_no;
+	char *pending_old;           /* a "--- " path waiting for its "+++ " */
+	gboolean old_pending_set;
+};
+
+static struct pk_diff_file *file_start(struct diff_parser *dp)
+{
+	struct pk_diff_file *f = g_new0(struct pk_diff_file, 1);
+
+	f->hunks = g_ptr_array_new_with_free_func(hunk_free);
+	g_ptr_array_add(dp->patch->files, f);
+	dp->file = f;
+	return f;
+}
+
+/* One line inside a hunk; returns FALSE when it is not hunk content. */
+static gboolean hunk_line(struct diff_parser *dp, const char *line)
+{
+	char kind = *line ? *line : ' ';   /* mailers eat a context line's space */
+	struct pk_diff_line *l;
+
+	if (kind == '\\')
+		return TRUE;   /* "\ No newline at end of file" */
+	if (kind != ' ' && kind != '-' && kind != '+')
+		return FALSE;
+	if ((kind != '+' && dp->old_left <= 0) || (kind != '-' && dp->new_left <= 0))
+		return FALSE;
+	l = g_new0(struct pk_diff_line, 1);
+	l->kind = kind;
+	l->text = g_strdup(*line ? line + 1 : "");
+	if (kind != '+') {
+		l->old_no = dp->old_no++;
+		dp->old_left--;
+	}
+	if (kind != '-') {
+		l->new_no = dp->new_no++;
+		dp->new_left--;
+	}
+	g_ptr_array_add(dp->hunk->lines, l);
+	if (dp->old_left <= 0 && dp->new_left <= 0)
+		dp->hunk = NULL;
+	return TRUE;
+}
+
+static void start_hunk(struct diff_parser *dp, const char *line, int lineno)
+{
+	struct pk_hunk *h = parse_hunk_header(line);
+
+	if (!h) {
+		set_error(dp->patch, lineno, "bad hunk header");
+		return;
+	}
+	if (!dp->file)
+		file_start(dp);
+	g_ptr_array_add(dp->file->hunks, h);
+	dp->old_left = h->old_count;
+	dp->new_left = h->new_count;
+	dp->old_no = h->old_start;
+	dp->new_no = h->new_start;
+	dp->hunk = (h->old_count || h->new_count) ? h : NULL;
+}
+
+/* A line outside any hunk: file headers, hunk headers, or prose to skip. */
+static void header_line(struct diff_parser *dp, const char *line, const char *next,
+			int lineno)
+{
+	if (g_str_has_prefix(line, "diff --git ")) {
+		file_start(dp);
+		return;
+	}
+	if (g_str_has_prefix(line, "--- ") && next && g_str_has_prefix(next, "+++ ")) {
+		/* a "diff --git" header already opened the file; plain diffs did not */
+		if (!dp->file || dp->file->hunks->len || dp->file->old_path || dp->file->new_path)
+			file_start(dp);
+		g_free(dp->file->old_path);
+		dp->file->old_path = header_path(line + 4, TRUE);
+		return;
+	}
+	if (g_str_has_prefix(line, "+++ ") && dp->file && !dp->file->new_path &&
+	    !dp->file->hunks->len) {
+		dp->file->new_path = header_path(line + 4, TRUE);
+		return;
+	}
+	if (g_str_has_prefix(line, "@@ ") && dp->file)
+		start_hunk(dp, line, lineno);
+}
+
+struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
+{
+	struct diff_parser dp = { .patch = patch_new() };
+	g_autofree char *copy = g_strndup(buf, len);
+
+	dp.patch->diff = g_strndup(buf, len);
+	g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
+
+	for (int i = 0; lines[i]; i++) {
+		char *line = lines[i];
+		size_t n = strlen(line);
+
+		if (n && line[n - 1] == '\r')
+			line[n - 1] = '\0';
+		if (dp.hunk && hunk_line(&dp, line))
+			continue;
+		if (dp.hunk) {
+			set_error(dp.patch, i + 1, "hunk ends before its header says");
+			dp.hunk = NULL;
+		}
+		/* the final empty string after a trailing newline is not a line */
+		if (!lines[i + 1] && !*line)
+			break;
+		header_line(&dp, line, lines[i + 1], i + 1);
+	}
+	if (dp.hunk) {
+		guint n = g_strv_length(lines);
+		/* name the last real line, not the empty string after the final newline */
+		set_error(dp.patch, n > 1 && !*lines[n - 1] ? n - 1 : n, "input ends inside a hunk");
+	}
+	return dp.patch;
+}
+
+/* Whether the hunk's pre-image (context and removed lines) is at old[at]. */
+static gboolean hunk_matches_at(char **old, guint n_old, const struct pk_hunk *h, guint at)
+{
+	for (guint i = 0; i < h->lines->len; i++) {
+		const struct pk_diff_line *l = h->lines->pdata[i];
+
+		if (l->kind == '+')
+			continue;
+		if (at >= n_old || strcmp(old[at], l->text))
+			return FALSE;
+		at++;
+	}
+	return TRUE;
+}
+
+/* Where the hunk's pre-image starts: want, else the nearest line >= from. */
+static int hunk_find(char **old, guint n_old, const struct pk_hunk *h, guint from, guint want)
+{
+	want = CLAMP(want, from, n_old);
+	for (guint d = 0; want + d <= n_old || want >= from + d; d++) {
+		if (want + d <= n_old && hunk_matches_at(old, n_old, h, want + d))
+			return (int)(want + d);
+		if (d && want >= from + d && hunk_matches_at(old, n_old, h, want - d))
+			return (int)(want - d);
+	}
+	return -1;
+}
+
+char *pk_diff_file_apply(const struct pk_diff_file *f, const char *old_text)
+{
+	g_auto(GStrv) old = g_strsplit(old_text, "\n", -1);
+	guint n_old = g_strv_length(old), at = 0;
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	if (n_old && !*old[n_old - 1])
+		n_old--;   /* the empty string after the final newline is not a line */
+	for (guint i = 0; i < f->hunks->len; i++) {
+		const struct pk_hunk *h = f->hunks->pdata[i];
+		/* "-5,0" inserts after line 5; "-5,3" starts at line 5 */
+		int want = h->old_count ? h->old_start - 1 : h->old_start;
+		int start = hunk_find(old, n_old, h, at, (guint)MAX(want, 0));
+
+		if (start < 0)
+			return NULL;
+		for (; at < (guint)start; at++)
+			g_string_append_printf(out, "%s\n", old[at]);
+		for (guint j = 0; j < h->lines->len; j++) {
+			const struct pk_diff_line *l = h->lines->pdata[j];
+
+			if (l->kind != '-')
+				g_string_append_printf(out, "%s\n", l->kind == ' ' ? old[at] : l->text);
+			if (l->kind != '+')
+				at++;
+		}
+	}
+	for (; at < n_old; at++)
+		g_string_append_printf(out, "%s\n", old[at]);
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* Whether text holds a unified diff: a file header line pair or git's. */
+static const char *find_diff(const char *text)
+{
+	for (const char *s = text; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
+		if (g_str_has_prefix(s, "diff --git ") || g_str_has_prefix(s, "Index: "))
+			return s;
+		if (g_str_has_prefix(s, "--- ")) {
+			const char *nl = strchr(s, '\n');
+			if (nl && g_str_has_prefix(nl + 1, "+++ "))
+				return s;
+		}
+	}
+	return NULL;
+}
+
+/* The bytes of a stream from its start, as a NUL-terminated string. */
+static char *stream_text(GMimeStream *src, size_t *out_len)
+{
+	g_autoptr(GMimeStream) mem = g_mime_stream_mem_new();
+	GByteArray *bytes;
+
+	if (g_mime_stream_reset(src) < 0 || g_mime_stream_write_to_stream(src, mem) < 0)
+		return NULL;
+	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
+	*out_len = bytes->len;
+	return g_strndup((const char *)bytes->data, bytes->len);
+}
+
+/*
+ * mboxrd quoting undone: a writer puts one more '>' before every line that
+ * matches ^>*From, so readers take one away.  It is undone on the part's
+ * encoded bytes, where the writer added it, before any decoding.
+ */
+static char *mboxrd_unquote(char *raw, size_t *len)
+{
+	static GRegex *re;
+	static gsize once;
+	char *out;
+
+	if (g_once_init_enter(&once)) {
+		re = g_regex_new("^>(>*From )", G_REGEX_MULTILINE | G_REGEX_RAW | G_REGEX_OPTIMIZE,
+				 0, NULL);
+		g_once_init_leave(&once, 1);
+	}
+	if (!strstr(raw, ">From "))
+		return raw;
+	out = g_regex_replace(re, raw, (gssize)*len, 0, "\\1", 0, NULL);
+	if (!out)
+		return raw;
+	g_free(raw);
+	*len = strlen(out);
+	return out;
+}
+
+/* Whether a charset name means UTF-8 or its ASCII subset. */
+static gboolean charset_is_utf8(const char *charset)
+{
+	const char *canon = g_mime_charset_canon_name(charset);
+
+	return !g_ascii_strcasecmp(canon, "utf-8") || !g_ascii_strcasecmp(canon, "us-ascii") ||
+	       !g_ascii_strcasecmp(canon, "ascii");
+}
+
+/*
+ * The content of a MIME part as UTF-8 text: mboxrd quoting undone (for a
+ * part read from an mbox), the transfer encoding decoded, and the charset
+ * converted, through one GMime filter stream.  NULL for a part that cannot
+ * hold a diff, which is most of a mailing list, without decoding it.
+ */
+static char *part_text(GMimePart *part, gboolean mboxrd)
+{
+	GMimeDataWrapper *content = g_mime_part_get_content(part);
+	GMimeContentEncoding enc;
+	const char *charset;
+	g_autoptr(GMimeStream) out = NULL, filtered = NULL;
+	g_autofree char *raw = NULL;
+	size_t len = 0;
+	GByteArray *bytes;
+
+	if (!content || !(raw = stream_text(g_mime_data_wrapper_get_stream(content), &len)))
+		return NULL;
+	enc = g_mime_data_wrapper_get_encoding(content);
+	/*
+	 * A diff's "--- " or "diff --git" starts a line that no encoding but
+	 * base64 changes (quoted-printable may wrap it, not alter its start).
+	 */
+	if (enc != GMIME_CONTENT_ENCODING_BASE64 && enc != GMIME_CONTENT_ENCODING_UUENCODE &&
+	    !g_str_has_prefix(raw, "--- ") && !strstr(raw, "\n--- ") && !strstr(raw, "diff --git ") &&
+	    !strstr(raw, "Index: "))
+		return NULL;
+	if (mboxrd)
+		raw = mboxrd_unquote(raw, &len);
+	out = g_mime_stream_mem_new();
+	filtered = g_mime_stream_filter_new(out);
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 || enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE ||
+	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+		g_autoptr(GMimeFilter) dec = g_mime_filter_basic_new(enc, FALSE);
+		g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), dec);
+	}
+	charset = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "charset");
+	if (charset && !charset_is_utf8(charset)) {
+		/* NULL when iconv knows no such charset: the fallback below guesses */
+		g_autoptr(GMimeFilter) conv = g_mime_filter_charset_new(charset, "UTF-8");
+		if (conv)
+			g_mime_stream_filter_add(GMIME_STREAM_FILTER(filtered), conv);
+	}
+	if (g_mime_stream_write(filtered, raw, len) < 0 || g_mime_stream_flush(filtered) < 0)
+		return NULL;
+	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
+	if (!g_utf8_validate((const char *)bytes->data, bytes->len, NULL))
+		return g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
+	return g_strndup((const char *)bytes->data, bytes->len);
+}
+
+/* Text parts and patch attachments are where a diff can be. */
+static gboolean part_may_hold_diff(GMimeObject *obj)
+{
+	GMimeContentType *ct = g_mime_object_get_content_type(obj);
+	const char *name = g_mime_part_get_filename(GMIME_PART(obj));
+
+	if (name && (g_str_has_suffix(name, ".patch") || g_str_has_suffix(name, ".diff")))
+		return TRUE;
+	return !ct || g_mime_content_type_is_type(ct, "text", "*");
+}
+
+/* The first part that carries a diff, decoded; NULL when none does. */
+static char *message_diff(GMimeMessage *msg, gboolean mboxrd)
+{
+	GMimeObject *top = g_mime_message_get_mime_part(msg);
+	g_autoptr(GMimePartIter) iter = NULL;
+
+	if (!top)
+		return NULL;
+	if (GMIME_IS_PART(top)) {
+		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top), mboxrd) : NULL;
+		return text && find_diff(text) ? g_steal_pointer(&text) : NULL;
+	}
+	if (!GMIME_IS_MULTIPART(top))
+		return NULL;
+	iter = g_mime_part_iter_new(top);
+	do {
+		GMimeObject *obj = g_mime_part_iter_get_current(iter);
+		if (!obj || !GMIME_IS_PART(obj) || !part_may_hold_diff(obj))
+			continue;
+		g_autofree char *text = part_text(GMIME_PART(obj), mboxrd);
+		if (text && find_diff(text))
+			return g_steal_pointer(&text);
+	} while (g_mime_part_iter_next(iter));
+	return NULL;
+}
+
+/*
+ * The commit message of a mail: the body up to the "---" line that
+ * git format-patch puts before the diffstat (or up to the diff itself).
+ */
+static char *commit_message(const char *body, const char *diff)
+{
+	const char *end = diff;
+
+	for (const char *s = body; s && s < diff; s = strchr(s, '\n'), s = s ? s + 1 : NULL)
+		if (g_str_has_prefix(s, "---\n") || g_str_has_prefix(s, "---\r\n")) {
+			end = s;
+			break;
+		}
+	g_autofree char *msg = g_strndup(body, end - body);
+	g_strstrip(msg);
+	return *msg ? g_steal_pointer(&msg) : NULL;
+}
+
+/* The From: mailbox and the Date of a mail, decoded, for the commit apply makes. */
+static void message_author_and_time(GMimeMessage *msg, struct pk_patch *p)
+{
+	InternetAddressList *from = g_mime_message_get_from(msg);
+	GDateTime *date = g_mime_message_get_date(msg);
+
+	if (from && internet_address_list_length(from) > 0) {
+		InternetAddress *a = internet_address_list_get_address(from, 0);
+		if (INTERNET_ADDRESS_IS_MAILBOX(a)) {
+			const char *name = internet_address_get_name(a);
+			p->author_name = g_strdup(name && *name ? name : NULL);
+			p->author_email = g_strdup(internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a)));
+		}
+	}
+	if (date) {
+		p->time = g_date_time_to_unix(date);
+		p->tz_minutes = (int)(g_date_time_get_utc_offset(date) / G_TIME_SPAN_MINUTE);
+	}
+}
+
+/*
+ * Headers are 8-bit in the wild (raw Latin-1 names, cut encoded words) and
+ * every string of a patch is promised UTF-8 (it goes into JSON, the store
+ * and mail): a bad byte becomes U+FFFD.  Found by fuzz-mail.
+ */
+static void make_valid_utf8(char **s)
+{
+	if (*s && !g_utf8_validate(*s, -1, NULL)) {
+		char *valid = g_utf8_make_valid(*s, -1);
+		g_free(*s);
+		*s = valid;
+	}
+}
+
+static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd)
+{
+	g_autofree char *text = message_diff(msg, mboxrd);
+	GMimeObject *obj = GMIME_OBJECT(msg);
+	const char *diff, *v;
+	struct pk_patch *p;
+
+	if (!text || !(diff = find_diff(text)))
+		return NULL;
+	p = pk_patch_parse_diff(diff, strlen(diff));
+	if ((v = g_mime_message_get_subject(msg)))
+		p->subject = g_strdup(v);
+	if ((v = g_mime_object_get_header(obj, "Message-Id")))
+		p->message_id = g_strdup(v);
+	if ((v = g_mime_object_get_header(obj, "From")))
+		p->author = g_strdup(v);
+	if ((v = g_mime_object_get_header(obj, "Date")))
+		p->date = g_strdup(v);
+	message_author_and_time(msg, p);
+	p->description = commit_message(text, diff);
+	make_valid_utf8(&p->subject);
+	make_valid_utf8(&p->message_id);
+	make_valid_utf8(&p->author);
+	make_valid_utf8(&p->author_name);
+	make_valid_utf8(&p->author_email);
+	make_valid_utf8(&p->date);
+	make_valid_utf8(&p->description);
+	return p;
+}
+
+/* A mail starts with an mbox "From " line or with a header field. */
+static GMimeFormat mail_format(const char *buf, size_t len)
+{
+	size_t i;
+
+	if (len >= 5 && !strncmp(buf, "From ", 5))
+		return GMIME_FORMAT_MBOX;
+	for (i = 0; i < len && (g_ascii_isalnum(buf[i]) || buf[i] == '-'); i++)
+		;
+	if (i > 0 && i < len && buf[i] == ':' && !g_str_has_prefix(buf, "Index:"))
+		return GMIME_FORMAT_MESSAGE;
+	return (GMimeFormat)-1;
+}
+
+static void gmime_init_once(void)
+{
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		g_mime_init();
+		g_once_init_leave(&done, 1);
+	}
+}
+
+int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,
+			size_t len, GError **err)
+{
+	g_autoptr(GPtrArray) patches = g_ptr_array_new_with_free_func(pk_patch_free_void);
+	g_autoptr(GMimeStream) stream = NULL;
+	g_autoptr(GMimeParser) parser = NULL;
+	GMimeFormat format = mail_format(buf, len);
+	unsigned skipped = 0, read = 0;
+
+	if ((int)format == -1) {
+		g_ptr_array_add(patches, pk_patch_parse_diff(buf, len));
+		goto done;
+	}
+	gmime_init_once();
+	stream = g_mime_stream_mem_new_with_buffer(buf, len);
+	parser = g_mime_parser_new_with_stream(stream);
+	g_mime_parser_set_format(parser, format);
+	while (!g_mime_parser_eos(parser)) {
+		g_autoptr(GMimeMessage) msg = g_mime_parser_construct_message(parser, NULL);
+		struct pk_patch *p;
+
+		if (!msg)
+			break;
+		read++;
+		if ((p = patch_from_message(msg, format == GMIME_FORMAT_MBOX)))
+			g_ptr_array_add(patches, p);
+		else
+			skipped++;
+		if (format == GMIME_FORMAT_MESSAGE)
+			break;
+	}
+	if (!read)
+		return pk_error(err, PK_ERROR_INPUT, "no mail could be read");
+done:
+	*out = g_steal_pointer(&patches);
+	if (out_skipped)
+		*out_skipped = skipped;
+	return 0;
+}

@@ -1,0 +1,317 @@
+/* proc.c - child process supervision; see proc.h for the contract. */
+#define _GNU_SOURCE
+#include "base/proc.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEFAULT_CAP (16u << 20)
+#define KILL_GRACE 2.0 /* seconds between SIGTERM and SIGKILL */
+
+static volatile sig_atomic_t *default_cancel;
+
+void pk_proc_set_cancel(volatile sig_atomic_t *flag)
+{
+	default_cancel = flag;
+}
+
+bool pk_proc_have(const char *name)
+{
+	g_autofree char *path = g_find_program_in_path(name);
+
+	return path != NULL;
+}
+
+/* Set one limit, soft and hard: the child cannot raise it again. */
+static int set_limit(int resource, rlim_t value)
+{
+	struct rlimit rl = { value, value };
+
+	return setrlimit(resource, &rl);
+}
+
+/*
+ * In the child, before exec.  RLIMIT_CPU's hard limit is a second above
+ * the soft one, so a process that ignores SIGXCPU is killed.  No core
+ * files: a crashing host program must not write hundreds of megabytes.
+ */
+static int apply_limits(const struct pk_limits *l)
+{
+	if (l->cpu_seconds > 0) {
+		struct rlimit rl = { (rlim_t)l->cpu_seconds, (rlim_t)l->cpu_seconds + 1 };
+		if (setrlimit(RLIMIT_CPU, &rl) < 0)
+			return -1;
+	}
+	if ((l->memory && set_limit(RLIMIT_AS, l->memory) < 0) ||
+	    (l->processes && set_limit(RLIMIT_NPROC, l->processes) < 0) ||
+	    set_limit(RLIMIT_CORE, 0) < 0)
+		return -1;
+	if (l->file_size) {
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+
+		/* ignored is kept across exec: a write past the limit fails with EFBIG */
+		if (set_limit(RLIMIT_FSIZE, l->file_size) < 0 || sigaction(SIGXFSZ, &ign, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Orphans of a child (a sandbox's processes, in a PID namespace that dies
+ * with its init, or a grandchild that left the group) are reparented to
+ * us rather than to the system's init, so that they can be reaped here.
+ */
+static void become_subreaper(void)
+{
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		g_once_init_leave(&done, 1);
+	}
+}
+
+/*
+ * Reap what the ended child left behind.  After a kill (cancel, timeout)
+ * this waits, up to ORPHAN_WAIT seconds, until no child at all is left, so
+ * that a caller told "ended" (the daemon on SIGTERM) knows every process
+ * under it is gone; the dying need a moment to be reparented and reaped,
+ * hence the short sleeps.  Otherwise only zombies already there are taken.
+ */
+#define ORPHAN_WAIT 5.0
+static void reap_orphans(bool wait_all)
+{
+	double until = pk_now() + ORPHAN_WAIT;
+
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p > 0)
+			continue;
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0 || !wait_all || pk_now() >= until)
+			return;   /* ECHILD: nothing left */
+		g_usleep(20000);
+	}
+}
+
+/* In the child: become a group leader, wire fds, set limits, exec.  Never returns. */
+static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
+		       int out_fd, pid_t parent)
+{
+	int in_fd;
+
+	setsid();
+	/*
+	 * Die with the bot, however it ends (kill -9 included): a make or QEMU
+	 * left running would hold the lab.  bwrap passes it on inside the
+	 * sandbox (--die-with-parent, and its PID namespace dies with it).
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	in_fd = open(o->stdin_path ? o->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+		_exit(127);
+	if (o->cwd && chdir(o->cwd) < 0) {
+		dprintf(2, "printkbot: cannot chdir to %s: %s\n", o->cwd, strerror(errno));
+		_exit(127);
+	}
+	if (o->limits && apply_limits(o->limits) < 0) {
+		dprintf(2, "printkbot: cannot set resource limits: %s\n", strerror(errno));
+		_exit(127);
+	}
+	for (const char *const *e = o->env; e && *e; e++)
+		putenv((char *)*e);
+	execvp(argv[0], (char *const *)argv);
+	dprintf(2, "printkbot: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+struct sink {
+	int log_fd;
+	GString *capture;
+	size_t cap, logged;
+	bool truncated;
+};
+
+static void sink_write(struct sink *s, const char *buf, size_t n)
+{
+	size_t keep;
+
+	if (s->logged >= s->cap) {
+		s->truncated = true;
+		return;
+	}
+	keep = MIN(n, s->cap - s->logged);
+	if (keep < n)
+		s->truncated = true;
+	if (s->log_fd >= 0) {
+		const char *p = buf;
+		size_t left = keep;
+
+		while (left) {
+			ssize_t w = write(s->log_fd, p, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	if (s->capture)
+		g_string_append_len(s->capture, buf, (gssize)keep);
+	s->logged += keep;
+}
+
+int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
+		const struct pk_proc_opts *opts, GError **err)
+{
+	static const struct pk_proc_opts defaults = PK_PROC_OPTS_INIT;
+	const struct pk_proc_opts *o = opts ? opts : &defaults;
+	volatile sig_atomic_t *cancel = o->cancel ? o->cancel : default_cancel;
+	struct sink sink = { .log_fd = -1, .capture = o->capture,
+			     .cap = o->output_cap ? o->output_cap : DEFAULT_CAP };
+	struct pk_proc_result res = { 0 };
+	double start = pk_now(), deadline = o->timeout > 0 ? start + o->timeout : 0;
+	double kill_at = 0;
+	bool open_pipe = true;
+	int pipefd[2], status = 0;
+	pid_t pid, parent;
+
+	if (o->log_path) {
+		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (sink.log_fd < 0)
+			return pk_error(err, PK_ERROR_FAILED, "cannot open log %s: %s",
+					o->log_path, strerror(errno));
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		if (sink.log_fd >= 0)
+			close(sink.log_fd);
+		return pk_error(err, PK_ERROR_FAILED, "pipe: %s", strerror(errno));
+	}
+	become_subreaper();
+	parent = getpid();
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		if (sink.log_fd >= 0)
+			close(sink.log_fd);
+		return pk_error(err, PK_ERROR_FAILED, "cannot fork for %s: %s", argv[0],
+				strerror(errno));
+	}
+	if (pid == 0)
+		child_exec(argv, o, pipefd[1], parent);
+	close(pipefd[1]);
+	res.end = PK_PROC_EXITED;
+
+	/* Read output until EOF, and ask for the child's end at the deadline. */
+	for (;;) {
+		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+		double now = pk_now(), wake = 0;
+		int ms = -1, r;
+
+		if (cancel && *cancel && res.end == PK_PROC_EXITED) {
+			res.end = PK_PROC_CANCELED;
+			kill(-pid, SIGTERM);
+			kill_at = now + KILL_GRACE;
+		}
+		if (deadline && now >= deadline && res.end == PK_PROC_EXITED) {
+			res.end = PK_PROC_TIMEOUT;
+			kill(-pid, SIGTERM);
+			kill_at = now + KILL_GRACE;
+		}
+		if (kill_at && now >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = 0;
+		}
+		if (!open_pipe)
+			break;
+		if (res.end == PK_PROC_EXITED && deadline)
+			wake = deadline;
+		if (kill_at)
+			wake = kill_at;
+		if (wake)
+			ms = (int)((wake - now) * 1000) + 1;
+		r = poll(&pfd, 1, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			char buf[65536];
+			ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+			if (n > 0)
+				sink_write(&sink, buf, (size_t)n);
+			else if (n == 0 || errno != EINTR)
+				open_pipe = false;
+		}
+	}
+	close(pipefd[0]);
+
+	/* The pipe is closed; the leader may still run (a grandchild closed it). */
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (res.end == PK_PROC_EXITED && !(deadline && pk_now() >= deadline) &&
+		    !(cancel && *cancel)) {
+			if (waitpid(pid, &status, 0) == pid)
+				break;
+			continue;
+		}
+		if (res.end == PK_PROC_EXITED)
+			res.end = (cancel && *cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
+		kill(-pid, SIGTERM);
+		g_usleep((gulong)(KILL_GRACE * 1e6)); /* grace for a clean exit, then force it */
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		break;
+	}
+	kill(-pid, SIGKILL); /* anything of the group that outlived its leader */
+	reap_orphans(res.end != PK_PROC_EXITED);
+
+	if (res.end == PK_PROC_EXITED) {
+		if (WIFEXITED(status)) {
+			res.exit_code = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			res.end = PK_PROC_SIGNALED;
+			res.signal = WTERMSIG(status);
+		}
+	}
+	if (sink.log_fd >= 0)
+		close(sink.log_fd);
+	res.truncated = sink.truncated;
+	res.seconds = pk_now() - start;
+	*out = res;
+	return 0;
+}
+
+bool pk_proc_ok(const struct pk_proc_result *res)
+{
+	return res->end == PK_PROC_EXITED && res->exit_code == 0;
+}
+
+char *pk_proc_describe(const struct pk_proc_result *res)
+{
+	switch (res->end) {
+	case PK_PROC_EXITED:
+		return g_strdup_printf("exited with status %d", res->exit_code);
+	case PK_PROC_SIGNALED:
+		return g_strdup_printf("killed by signal %d (%s)", res->signal,
+				       strsignal(res->signal));
+	case PK_PROC_TIMEOUT:
+		return g_strdup_printf("terminated; timeout after %.0f s", res->seconds);
+	case PK_PROC_CANCELED:
+		return g_strdup("terminated; canceled");
+	}
+	return g_strdup("ended");
+}

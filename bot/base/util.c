@@ -1,0 +1,161 @@
+/* util.c - shared helpers; see util.h for the contracts. */
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PK_SRCDIR
+#define PK_SRCDIR "."
+#endif
+
+G_DEFINE_QUARK(printkbot-error-quark, pk_error)
+
+int pk_error(GError **err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && !*err) {
+		va_start(ap, fmt);
+		*err = g_error_new_valist(PK_ERROR, code, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+char *pk_cache_dir(void)
+{
+	const char *env = g_getenv("PRINTKBOT_CACHE");
+	char *dir;
+
+	if (env && *env)
+		dir = g_strdup(env);
+	else
+		dir = g_build_filename(g_get_home_dir(), ".cache", "printkbot", NULL);
+	g_mkdir_with_parents(dir, 0755);
+	return dir;
+}
+
+char *pk_source_dir(void)
+{
+	const char *env = g_getenv("PRINTKBOT_SRCDIR");
+
+	return g_strdup(env && *env ? env : PK_SRCDIR);
+}
+
+int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
+		 GError **err)
+{
+	g_autoptr(GString) buf = g_string_new(NULL);
+	char chunk[65536];
+	int fd;
+
+	/* read(2), not mmap: the input may be a pipe or standard input */
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(e));
+		}
+		if (n == 0)
+			break;
+		if (max_bytes && buf->len + (size_t)n > max_bytes) {
+			close(fd);
+			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes",
+					path, max_bytes);
+		}
+		g_string_append_len(buf, chunk, n);
+	}
+	close(fd);
+	if (out_len)
+		*out_len = buf->len;
+	*out = g_string_free(g_steal_pointer(&buf), FALSE);
+	return 0;
+}
+
+int pk_write_file(const char *path, const char *data, size_t len, GError **err)
+{
+	GError *local = NULL;
+
+	if (!g_file_set_contents(path, data, (gssize)len, &local)) {
+		pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", path, local->message);
+		g_error_free(local);
+		return -1;
+	}
+	return 0;
+}
+
+double pk_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool pk_progress_enabled(void)
+{
+	return isatty(STDERR_FILENO);
+}
+
+void pk_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!pk_progress_enabled())
+		return;
+	va_start(ap, fmt);
+	fputs("\r\033[K", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+void pk_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pk_progress_enabled())
+		fputs("\r\033[K", stderr);
+	fputs("printkbot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+char *pk_wrap(const char *text, unsigned width, const char *indent)
+{
+	g_auto(GStrv) words = g_strsplit_set(text ? text : "", " \n", -1);
+	GString *out = g_string_new(NULL);
+	unsigned col = 0, ind = g_utf8_strlen(indent, -1);
+
+	for (char **w = words; *w; w++) {
+		unsigned len = g_utf8_strlen(*w, -1);
+
+		if (!len)
+			continue;
+		if (col && col + 1 + len > width) {
+			g_string_append_printf(out, "\n%s", indent);
+			col = ind;
+		} else if (col) {
+			g_string_append_c(out, ' ');
+			col++;
+		}
+		g_string_append(out, *w);
+		col += len;
+	}
+	return g_string_free(out, FALSE);
+}

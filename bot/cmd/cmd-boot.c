@@ -1,0 +1,181 @@
+/* cmd-boot.c - `printkbot boot`: build a revision, boot it, print its records. */
+#include "lab/boot.h"
+#include "lab/build.h"
+#include "cmd/commands.h"
+#include "base/jsonout.h"
+#include "lab/lab.h"
+#include "base/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void usage(FILE *to)
+{
+	fprintf(to, "usage: printkbot boot [--json] [--timeout SECONDS] [--cmdline ARGS] [REV]\n\n"
+		    "Check out REV (default: the base commit) in the bot's kernel tree, build\n"
+		    "it incrementally, boot it in QEMU and print its /dev/kmsg records.\n"
+		    "--json prints records, the printk index and timings as one JSON object.\n\n"
+		    "exit status: 0 booted, 1 build or boot failed (panic, timeout), 2 bad usage.\n");
+}
+
+static void add_records(JsonBuilder *b, const struct pk_capture *cap)
+{
+	json_builder_set_member_name(b, "records");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < cap->records->len; i++) {
+		const struct pk_record *r = cap->records->pdata[i];
+
+		json_builder_begin_object(b);
+		pk_json_int(b, "seq", (gint64)r->seq);
+		pk_json_int(b, "level", r->level);
+		pk_json_int(b, "facility", r->facility);
+		pk_json_int(b, "ts_usec", (gint64)r->ts_usec);
+		pk_json_bool(b, "cont", r->cont);
+		pk_json_str(b, "caller", r->caller);
+		pk_json_str(b, "text", r->text);
+		json_builder_set_member_name(b, "dict");
+		json_builder_begin_array(b);
+		for (guint j = 0; j < r->dict->len; j++)
+			json_builder_add_string_value(b, r->dict->pdata[j]);
+		json_builder_end_array(b);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
+static void add_index(JsonBuilder *b, const struct pk_capture *cap)
+{
+	json_builder_set_member_name(b, "index");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < cap->index->len; i++) {
+		const struct pk_index_entry *e = cap->index->pdata[i];
+
+		json_builder_begin_object(b);
+		pk_json_int(b, "level", e->level);
+		pk_json_bool(b, "cont", e->cont);
+		pk_json_str(b, "file", e->file);
+		pk_json_int(b, "line", e->line);
+		pk_json_str(b, "func", e->func);
+		pk_json_str(b, "format", e->format);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
+static void print_json(const char *rev, const struct pk_build_result *build,
+		       const struct pk_boot_result *boot)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+
+	json_builder_begin_object(b);
+	pk_json_str(b, "rev", rev);
+	json_builder_set_member_name(b, "build");
+	json_builder_begin_object(b);
+	pk_json_bool(b, "ok", build->ok);
+	pk_json_double(b, "seconds", build->seconds);
+	pk_json_str(b, "errors", build->errors);
+	json_builder_end_object(b);
+	if (boot) {
+		json_builder_set_member_name(b, "boot");
+		json_builder_begin_object(b);
+		pk_json_str(b, "status", pk_boot_status_name(boot->status));
+		pk_json_double(b, "seconds", boot->seconds);
+		pk_json_str(b, "accel", boot->accel);
+		pk_json_str(b, "cmdline", boot->cmdline);
+		pk_json_str(b, "detail", boot->detail);
+		pk_json_bool(b, "capture_complete", boot->capture->complete);
+		pk_json_int(b, "records_lost", boot->capture->lost);
+		json_builder_end_object(b);
+		add_records(b, boot->capture);
+		add_index(b, boot->capture);
+	}
+	json_builder_end_object(b);
+	pk_json_print(b);
+}
+
+static void print_text(const struct pk_build_result *build, const struct pk_boot_result *boot)
+{
+	if (!build->ok) {
+		printf("build failed after %.1f s:\n%s", build->seconds, build->errors);
+		return;
+	}
+	for (guint i = 0; i < boot->capture->records->len; i++) {
+		const struct pk_record *r = boot->capture->records->pdata[i];
+
+		printf("%-6s %5" G_GUINT64_FORMAT "%s %s\n", pk_level_name(r->level), r->seq,
+		       r->cont ? "+" : " ", r->text);
+	}
+	printf("-- build %.1f s, boot %.1f s (%s): %s; %u records, %u printk index entries\n",
+	       build->seconds, boot->seconds, boot->accel, pk_boot_status_name(boot->status),
+	       boot->capture->records->len, boot->capture->index->len);
+	if (boot->detail)
+		printf("%s\n", boot->detail);
+}
+
+int cmd_boot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "cmdline", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
+	struct pk_build_result build = { 0 };
+	struct pk_boot_result boot = { 0 };
+	g_autoptr(GError) err = NULL;
+	struct pk_lab lab = { 0 };
+	const char *rev = PK_LAB_BASE_TAG;
+	bool json = false, booted = false;
+	int c, status = 1;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 't': bopts.timeout = g_ascii_strtod(optarg, NULL); break;
+		case 'c': bopts.extra_cmdline = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind > 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (optind < argc)
+		rev = argv[optind];
+	if (pk_lab_open(&lab, &err) < 0)
+		goto fail;
+	if (!pk_lab_ready(&lab)) {
+		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
+		goto fail;
+	}
+	if (pk_lab_lock(&lab, &err) < 0 || pk_lab_checkout(&lab, rev, &err) < 0)
+		goto fail;
+	pk_progress("building %s...", rev);
+	if (pk_build_kernel(&build, &lab, &err) < 0)
+		goto fail;
+	if (build.ok) {
+		bopts.vmlinux = build.vmlinux;
+		pk_progress("booting %s...", rev);
+		if (pk_boot_kernel(&boot, &lab, &bopts, &err) < 0)
+			goto fail;
+		booted = true;
+	}
+	pk_progress("%s", "");
+	if (json)
+		print_json(rev, &build, booted ? &boot : NULL);
+	else
+		print_text(&build, booted ? &boot : NULL);
+	status = build.ok && boot.status == PK_BOOT_OK ? 0 : 1;
+	goto out;
+fail:
+	fprintf(stderr, "printkbot boot: %s\n", err->message);
+out:
+	pk_boot_result_clear(&boot);
+	pk_build_result_clear(&build);
+	pk_lab_clear(&lab);
+	return status;
+}

@@ -1,0 +1,310 @@
+/* cmd-history.c - `printkbot history`: stored changes to messages, filtered. */
+#include "cmd/commands.h"
+#include "base/jsonout.h"
+#include "store/store.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char history_usage[] =
+	"usage: printkbot history [<filter>...] [--json] [--limit N] [--db FILE]\n\n"
+	"Every stored change to what the kernel prints: static findings of\n"
+	"patches, console changes seen at boot, printk index changes.  Filters\n"
+	"combine (all must match):\n\n"
+	"    --file F         the message's source file (kernel/sched/topology.c)\n"
+	"    --func F         its function (boot and index changes only)\n"
+	"    --grep TEXT      TEXT in the old or the new text (case-sensitive)\n"
+	"    --kind K         a finding kind (text-changed, level-changed, ...)\n"
+	"    --verdict V      the test's verdict (console-changed, ...)\n"
+	"    --author A       A in the author's name or address (ASCII case ignored)\n"
+	"    --since D        patches dated D or later (YYYY-MM-DD or ISO 8601, UTC)\n"
+	"    --until D        patches dated before the end of D\n"
+	"    --source S       the source's name, URL or kind (mbox, imap, git, ...)\n"
+	"    --commit C       a commit id or its prefix\n"
+	"    --message-id M   a mail's Message-ID\n"
+	"    --stage S        static, boot or index\n\n"
+	"    --json           one JSON object per row (JSON Lines)\n"
+	"    --limit N        at most N rows\n"
+	"    --db FILE        the database (default $PRINTKBOT_DB, else\n"
+	"                     $PRINTKBOT_CACHE/printkbot.db)\n\n"
+	"rows are newest patch first; the link is the mail on lore.kernel.org, or\n"
+	"the commit id.\n"
+	"exit status: 0 rows printed, 1 nothing matched, 2 usage or database error\n";
+
+/* Columns on a terminal are cut to this many characters; pipes get them whole. */
+#define TEXT_COLS 48
+#define SUBJECT_COLS 44
+
+/*
+ * A date as Unix time: YYYY-MM-DD is midnight UTC (end_of_day: the next
+ * midnight, so --until includes the day), else ISO 8601 with UTC as default.
+ */
+static int parse_date(gint64 *out, const char *text, gboolean end_of_day, GError **err)
+{
+	g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
+	g_autoptr(GDateTime) t = NULL;
+	int y, m, d;
+	char extra;
+
+	if (sscanf(text, "%4d-%2d-%2d%c", &y, &m, &d, &extra) == 3) {
+		t = g_date_time_new(utc, y, m, d, 0, 0, 0);
+		if (t && end_of_day) {
+			GDateTime *next = g_date_time_add_days(t, 1);
+
+			g_date_time_unref(t);
+			t = next;
+		}
+	} else {
+		t = g_date_time_new_from_iso8601(text, utc);
+	}
+	if (!t)
+		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a date (YYYY-MM-DD or ISO 8601)", text);
+	*out = g_date_time_to_unix(t);
+	return 0;
+}
+
+/* Texts as one readable line: control characters escaped, bad UTF-8 replaced. */
+static char *oneline(const char *text)
+{
+	g_autofree char *valid = g_utf8_make_valid(text, -1);
+	GString *out = g_string_new(NULL);
+
+	for (const char *p = valid; *p; p++) {
+		if (*p == '\n')
+			g_string_append(out, "\\n");
+		else if (*p == '\t')
+			g_string_append(out, "\\t");
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			g_string_append_printf(out, "\\x%02x", (unsigned char)*p);
+		else
+			g_string_append_c(out, *p);
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* What changed, in one cell: old → new, -old, +new, or the text when both agree. */
+static char *change_cell(const struct pk_history_row *r)
+{
+	g_autofree char *o = r->old_text ? oneline(r->old_text) : NULL;
+	g_autofree char *n = r->new_text ? oneline(r->new_text) : NULL;
+
+	if (o && n)
+		return strcmp(o, n) ? g_strdup_printf("%s → %s", o, n) : g_steal_pointer(&o);
+	if (o)
+		return g_strconcat("-", o, NULL);
+	return n ? g_strconcat("+", n, NULL) : g_strdup("");
+}
+
+/* Cut a cell to cols characters (with an ellipsis), when cols is not 0. */
+static char *cut(char *cell, unsigned cols)
+{
+	char *end;
+
+	if (!cols || g_utf8_strlen(cell, -1) <= cols)
+		return cell;
+	end = g_utf8_offset_to_pointer(cell, cols - 1);
+	*end = '\0';
+	end = g_strconcat(cell, "…", NULL);
+	g_free(cell);
+	return end;
+}
+
+static char *date_cell(gint64 time, const char *format)
+{
+	g_autoptr(GDateTime) t = time ? g_date_time_new_from_unix_utc(time) : NULL;
+
+	return t ? g_date_time_format(t, format) : g_strdup("-");
+}
+
+enum { COL_PATCH, COL_DATE, COL_VERDICT, COL_STAGE, COL_KIND, COL_WHERE, COL_CHANGE,
+       COL_SUBJECT, COL_LINK, N_COLS };
+static const char *const col_names[N_COLS] = {
+	"PATCH", "DATE", "VERDICT", "STAGE", "KIND", "WHERE", "CHANGE", "SUBJECT", "LINK",
+};
+
+/* The table: every cell first, then each column as wide as its widest cell. */
+static void print_table(const GPtrArray *rows, gboolean tty)
+{
+	g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(unsigned)); /* each cell's width */
+	unsigned width[N_COLS];
+
+	for (int c = 0; c < N_COLS; c++)
+		width[c] = (unsigned)strlen(col_names[c]);
+	for (guint i = 0; i < rows->len; i++) {
+		const struct pk_history_row *r = rows->pdata[i];
+		g_autofree char *subject = r->subject ? oneline(r->subject) : g_strdup("-");
+		char *row[N_COLS] = {
+			g_strdup_printf("%" G_GINT64_FORMAT, r->patch_id),
+			date_cell(r->time, "%F"),
+			g_strdup(r->verdict ? r->verdict : "-"),
+			g_strdup(r->stage),
+			g_strdup(r->kind),
+			r->func ? g_strdup_printf("%s:%d %s()", r->file ? r->file : "?", r->line, r->func)
+				: g_strdup_printf("%s:%d", r->file ? r->file : "?", r->line),
+			cut(change_cell(r), tty ? TEXT_COLS : 0),
+			cut(g_steal_pointer(&subject), tty ? SUBJECT_COLS : 0),
+			g_strdup(r->link ? r->link : "-"),
+		};
+
+		for (int c = 0; c < N_COLS; c++) {
+			unsigned w = (unsigned)g_utf8_strlen(row[c], -1);
+
+			width[c] = MAX(width[c], w);
+			g_ptr_array_add(cells, row[c]);
+			g_array_append_val(cols, w);
+		}
+	}
+	for (guint i = 0; i <= rows->len; i++) {
+		g_autoptr(GString) line = g_string_new(NULL);
+
+		for (int c = 0; c < N_COLS; c++) {
+			const char *cell = i ? cells->pdata[(i - 1) * N_COLS + c] : col_names[c];
+			unsigned w = i ? g_array_index(cols, unsigned, (i - 1) * N_COLS + c)
+				       : (unsigned)strlen(cell);
+
+			g_string_append(line, cell);
+			if (c + 1 < N_COLS)   /* pad by characters, not bytes */
+				for (; w < width[c] + 2; w++)
+					g_string_append_c(line, ' ');
+		}
+		puts(line->str);
+	}
+}
+
+/* A string member, made valid UTF-8 (kernel text may hold any byte). */
+static void json_text(JsonBuilder *b, const char *name, const char *value)
+{
+	g_autofree char *valid = NULL;
+
+	if (value && !g_utf8_validate(value, -1, NULL))
+		value = valid = g_utf8_make_valid(value, -1);
+	pk_json_str(b, name, value);
+}
+
+/* One JSON Lines row; b and gen are reused from row to row. */
+static void print_json(JsonBuilder *b, JsonGenerator *gen, const struct pk_history_row *r)
+{
+	g_autofree char *date = r->time ? date_cell(r->time, "%FT%TZ") : NULL;
+	g_autoptr(JsonNode) root = NULL;
+	g_autofree char *text = NULL;
+
+	json_builder_reset(b);
+	json_builder_begin_object(b);
+	pk_json_int(b, "patch_id", r->patch_id);
+	json_builder_set_member_name(b, "test_id");
+	if (r->test_id)
+		json_builder_add_int_value(b, r->test_id);
+	else
+		json_builder_add_null_value(b);
+	json_text(b, "subject", r->subject);
+	json_text(b, "message_id", r->message_id);
+	json_text(b, "commit", r->commit);
+	json_text(b, "author", r->author);
+	pk_json_str(b, "date", date);
+	pk_json_str(b, "verdict", r->verdict);
+	pk_json_str(b, "stage", r->stage);
+	pk_json_str(b, "kind", r->kind);
+	json_text(b, "file", r->file);
+	pk_json_int(b, "line", r->line);
+	json_text(b, "func", r->func);
+	json_text(b, "old_text", r->old_text);
+	json_text(b, "new_text", r->new_text);
+	json_text(b, "source", r->source);
+	json_text(b, "link", r->link);
+	json_builder_end_object(b);
+	root = json_builder_get_root(b);
+	json_generator_set_root(gen, root);
+	text = json_generator_to_data(gen, NULL);
+	puts(text);
+}
+
+/* "--name VALUE" or "--name=VALUE": the value, advancing *i past it; NULL if not this option. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, gboolean *missing)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = TRUE;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int cmd_history(int argc, char **argv)
+{
+	struct pk_history_filter f = { 0 };
+	const char *db = NULL, *since = NULL, *until = NULL, *limit = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GPtrArray) rows = NULL;
+	g_autoptr(GError) err = NULL;
+	gboolean json = FALSE;
+
+	for (int i = 1; i < argc; i++) {
+		struct { const char *name; const char **to; } opts[] = {
+			{ "--file", &f.file }, { "--func", &f.func }, { "--grep", &f.grep },
+			{ "--kind", &f.kind }, { "--verdict", &f.verdict }, { "--author", &f.author },
+			{ "--since", &since }, { "--until", &until }, { "--source", &f.source },
+			{ "--commit", &f.commit }, { "--message-id", &f.message_id },
+			{ "--stage", &f.stage }, { "--limit", &limit }, { "--db", &db },
+		};
+		gboolean missing = FALSE, known = FALSE;
+
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(history_usage, stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			json = TRUE;
+			continue;
+		}
+		for (size_t k = 0; k < G_N_ELEMENTS(opts) && !known && !missing; k++) {
+			const char *v = opt_value(argc, argv, &i, opts[k].name, &missing);
+
+			if (v) {
+				*opts[k].to = v;
+				known = TRUE;
+			}
+		}
+		if (missing || !known) {
+			fprintf(stderr, "printkbot: %s '%s'\n%s", missing ? "missing value for" :
+				"unknown option", argv[i], history_usage);
+			return 2;
+		}
+	}
+	if ((since && parse_date(&f.since, since, FALSE, &err) < 0) ||
+	    (until && parse_date(&f.until, until, TRUE, &err) < 0)) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	if (limit) {
+		guint64 n = 0;
+
+		if (!g_ascii_string_to_unsigned(limit, 10, 1, G_MAXUINT, &n, NULL)) {
+			fprintf(stderr, "printkbot: --limit wants a positive number, not '%s'\n", limit);
+			return 2;
+		}
+		f.limit = (unsigned)n;
+	}
+	if (pk_store_open(&store, db, &err) < 0 || pk_store_history(store, &rows, &f, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	if (json) {
+		g_autoptr(JsonBuilder) b = json_builder_new();
+		g_autoptr(JsonGenerator) gen = json_generator_new();
+
+		for (guint i = 0; i < rows->len; i++)
+			print_json(b, gen, rows->pdata[i]);
+	} else if (rows->len)
+		print_table(rows, isatty(STDOUT_FILENO));
+	return rows->len ? 0 : 1;
+}

@@ -1,0 +1,162 @@
+/* cmd-queue.c - `printkbot queue`: what the daemon has waiting, running, done, failed. */
+#include "cmd/commands.h"
+#include "base/config.h"
+#include "base/jsonout.h"
+#include "report/outbox.h"
+#include "store/store.h"
+
+#include <getopt.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char queue_usage[] =
+	"usage: printkbot queue [--json] [--state STATE] [--config FILE] [--db FILE]\n\n"
+	"List the daemon's jobs: a \"series\" job tests the patches of one series, a\n"
+	"\"reply\" job sends one reply (a reply whose SMTP server was down waits with\n"
+	"its next try).  Mails still waiting for the rest of their series, and\n"
+	"replies waiting in the outbox Maildir's new/ ([daemon] outbox), are\n"
+	"counted at the end.\n\n"
+	"  --json         one JSON object per job\n"
+	"  --state STATE  only queued, running, done, failed or cancelled jobs\n"
+	"  --config FILE  the configuration (for [store] path)\n"
+	"  --db FILE      the store\n\n"
+	"exit status: 0, or 2 when the store cannot be read.\n";
+
+/* What a job is about, in a few words. */
+static char *job_what(const struct pk_store_job *j)
+{
+	g_autoptr(JsonParser) p = json_parser_new();
+	JsonObject *o;
+
+	if (!j->payload || !json_parser_load_from_data(p, j->payload, -1, NULL) ||
+	    !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p)))
+		return g_strdup("");
+	o = json_node_get_object(json_parser_get_root(p));
+	if (!strcmp(j->kind, "series"))
+		return g_strdup(json_object_get_string_member_with_default(o, "subject", ""));
+	if (!strcmp(j->kind, "reply"))
+		return g_strdup_printf("reply %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "reply", 0));
+	return g_strdup(j->payload);
+}
+
+static char *when(gint64 t)
+{
+	g_autoptr(GDateTime) dt = t ? g_date_time_new_from_unix_local(t) : NULL;
+
+	return dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S") : g_strdup("-");
+}
+
+static void print_json(const struct pk_store_job *j, const char *what)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(JsonNode) root = NULL;
+	g_autofree char *text = NULL;
+
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "id");
+	json_builder_add_int_value(b, j->id);
+	json_builder_set_member_name(b, "kind");
+	json_builder_add_string_value(b, j->kind);
+	json_builder_set_member_name(b, "state");
+	json_builder_add_string_value(b, j->state);
+	json_builder_set_member_name(b, "attempts");
+	json_builder_add_int_value(b, j->attempts);
+	json_builder_set_member_name(b, "what");
+	json_builder_add_string_value(b, what);
+	json_builder_set_member_name(b, "detail");
+	json_builder_add_string_value(b, j->detail);
+	json_builder_set_member_name(b, "created");
+	json_builder_add_int_value(b, j->created);
+	json_builder_set_member_name(b, "updated");
+	json_builder_add_int_value(b, j->updated);
+	json_builder_set_member_name(b, "not_before");
+	json_builder_add_int_value(b, j->not_before);
+	json_builder_end_object(b);
+	root = json_builder_get_root(b);
+	text = json_to_string(root, FALSE);
+	printf("%s\n", text);
+}
+
+int cmd_queue(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static const char *const order[] = { "running", "queued", "failed", "done", "cancelled" };
+	struct pk_config config = { 0 };
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GPtrArray) jobs = NULL, pending = NULL, waiting = NULL;
+	g_autoptr(pk_outbox) outbox = NULL;
+	g_autofree char *outbox_dir = NULL;
+	g_autoptr(GError) err = NULL;
+	const char *db = NULL, *config_path = NULL, *state = NULL;
+	bool json = false;
+	int c, status = 0;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 's': state = optarg; break;
+		case 'C': config_path = optarg; break;
+		case 'd': db = optarg; break;
+		case 'h': fputs(queue_usage, stdout); return 0;
+		default: fputs(queue_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(queue_usage, stderr);
+		return 2;
+	}
+	if (pk_config_load(&config, config_path, &err) < 0) {
+		fprintf(stderr, "printkbot queue: %s\n", err->message);
+		return 2;
+	}
+	outbox_dir = pk_outbox_default_dir(config.daemon.outbox);
+	if (pk_store_open(&store, db ? db : config.db, &err) < 0 ||
+	    pk_store_jobs(store, state, &jobs, &err) < 0 ||
+	    pk_store_mails(store, "pending", &pending, &err) < 0 ||
+	    pk_outbox_open(&outbox, outbox_dir, false, &err) < 0 ||
+	    pk_outbox_waiting(outbox, &waiting, &err) < 0) {
+		fprintf(stderr, "printkbot queue: %s\n", err->message);
+		status = 2;
+		goto out;
+	}
+	if (!json)
+		printf("%-6s %-7s %-9s %-3s %-19s %s\n", "JOB", "KIND", "STATE", "TRY", "UPDATED", "WHAT / DETAIL");
+	for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
+		for (guint i = 0; i < jobs->len; i++) {
+			const struct pk_store_job *j = jobs->pdata[i];
+			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
+
+			if (strcmp(j->state, order[s]))
+				continue;
+			what = job_what(j);
+			if (json) {
+				print_json(j, what);
+				continue;
+			}
+			upd = when(j->updated);
+			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id, j->kind, j->state,
+			       j->attempts, upd, what);
+			if (!strcmp(j->state, "queued") && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
+				next = when(j->not_before);
+				printf("%38s next try %s\n", "", next);
+			}
+			if (j->detail && *j->detail)
+				printf("%38s %s\n", "", j->detail);
+		}
+	if (!json && pending->len)
+		printf("\n%u mail(s) wait for the rest of their series.\n", pending->len);
+	if (!json)
+		printf("\n%u repl%s waiting in the outbox %s/new.\n", waiting->len,
+		       waiting->len == 1 ? "y" : "ies", outbox_dir);
+out:
+	pk_config_clear(&config);
+	return status;
+}

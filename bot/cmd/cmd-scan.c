@@ -1,0 +1,198 @@
+/* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
+#include "cmd/commands.h"
+#include "base/jsonout.h"
+#include "analysis/scan.h"
+#include "analysis/tree.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A mailbox larger than this is refused rather than read into memory. */
+#define SCAN_MAX_INPUT (512u * 1024 * 1024)
+
+static const char scan_usage[] =
+	"usage: printkbot scan [--json] [--tree DIR] [FILE|-]...\n"
+	"   or: printkbot scan --tree DIR --describe PATH...\n\n"
+	"Read patches (a plain diff, a patch mail or an mbox; '-' or no FILE is\n"
+	"standard input) and report what they do to printk-family calls, without\n"
+	"building anything.\n\n"
+	"    --json        one JSON object per patch (JSON Lines)\n"
+	"    --tree DIR    a kernel source tree the patches apply to: findings then\n"
+	"                  state the prefix each message prints (pr_fmt() with the\n"
+	"                  file's KBUILD_MODNAME), and a pr_fmt() change counts every\n"
+	"                  pr_*() call of the file\n"
+	"    --describe    print what the tree says about each PATH of it (unit,\n"
+	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n\n"
+	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
+	"exit status: 0 no findings, 1 findings, 2 bad input or usage\n";
+
+/* The options of one scan run. */
+struct scan_opts {
+	gboolean json;
+	struct pk_tree *tree;   /* NULL without --tree */
+};
+
+static void json_finding(JsonBuilder *b, const struct pk_finding *f)
+{
+	json_builder_begin_object(b);
+	pk_json_str(b, "file", f->file);
+	pk_json_int(b, "line", f->line);
+	pk_json_str(b, "kind", f->kind);
+	pk_json_str(b, "old_call", f->old_call);
+	pk_json_str(b, "new_call", f->new_call);
+	pk_json_str(b, "old_level", f->old_level);
+	pk_json_str(b, "new_level", f->new_level);
+	pk_json_str(b, "old_text", f->old_text);
+	pk_json_str(b, "new_text", f->new_text);
+	pk_json_bool(b, "silent", f->silent);
+	if (f->old_prefix || f->new_prefix) {
+		pk_json_str(b, "old_prefix", f->old_prefix);
+		pk_json_str(b, "new_prefix", f->new_prefix);
+	}
+	if (g_str_has_prefix(f->kind, "pr_fmt-")) {
+		pk_json_int(b, "affected", f->affected);
+		pk_json_bool(b, "affected_whole_file", f->affected_whole_file);
+	}
+	pk_json_str(b, "message", f->message);
+	json_builder_end_object(b);
+}
+
+static void print_json(const struct pk_patch *p, const struct pk_scan *s)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+
+	json_builder_begin_object(b);
+	pk_json_str(b, "subject", p->subject);
+	pk_json_str(b, "message_id", p->message_id);
+	pk_json_str(b, "author", p->author);
+	pk_json_str(b, "verdict", s->verdict);
+	pk_json_str(b, "error", p->error);
+	json_builder_set_member_name(b, "findings");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < s->findings->len; i++)
+		json_finding(b, s->findings->pdata[i]);
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+	pk_json_print(b);
+}
+
+static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
+{
+	printf("# %s: %s\n", p->subject ? p->subject : input, s->verdict);
+	if (p->error)
+		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
+			p->message_id ? p->message_id : "(no Message-ID)", p->error);
+	for (guint i = 0; i < s->findings->len; i++) {
+		const struct pk_finding *f = s->findings->pdata[i];
+		printf("%s:%d: %s: %s\n", f->file, f->line, f->kind, f->message);
+	}
+}
+
+/* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
+static int scan_one(const char *path, const struct scan_opts *o)
+{
+	g_autofree char *buf = NULL;
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	unsigned skipped = 0;
+	size_t len = 0;
+	int rc = 0;
+
+	if (pk_read_file(&buf, &len, path, SCAN_MAX_INPUT, &err) < 0 ||
+	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	for (guint i = 0; i < patches->len; i++) {
+		const struct pk_patch *p = patches->pdata[i];
+		g_autoptr(pk_scan_result) s = pk_scan_tree(p, o->tree);
+
+		if (o->json)
+			print_json(p, s);
+		else
+			print_text(path, p, s);
+		rc = MAX(rc, p->error ? 2 : s->findings->len ? 1 : 0);
+	}
+	if (skipped)
+		pk_info("%s: %u mail(s) without a diff skipped", path, skipped);
+	return rc;
+}
+
+/* --describe: one line (or JSON object) per path of the tree. */
+static int describe(struct pk_tree *tree, char **paths, int n, gboolean json)
+{
+	for (int i = 0; i < n; i++) {
+		g_autoptr(pk_tree_file) f = pk_tree_describe(tree, paths[i], NULL);
+
+		if (json) {
+			g_autoptr(JsonBuilder) b = json_builder_new();
+			json_builder_begin_object(b);
+			pk_json_str(b, "path", f->path);
+			pk_json_str(b, "unit", f->unit);
+			pk_json_str(b, "modname", f->modname);
+			pk_json_str(b, "pr_fmt", f->pr_fmt);
+			pk_json_str(b, "pr_fmt_file", f->pr_fmt_file);
+			pk_json_str(b, "prefix", f->prefix);
+			json_builder_end_object(b);
+			pk_json_print(b);
+		} else {
+			printf("%s: unit %s, KBUILD_MODNAME %s, pr_fmt %s%s%s, prefix %s%s%s\n", f->path,
+			       f->unit ? f->unit : "unknown", f->modname ? f->modname : "unknown",
+			       f->pr_fmt ? f->pr_fmt : "default",
+			       f->pr_fmt_file ? " from " : "", f->pr_fmt_file ? f->pr_fmt_file : "",
+			       f->prefix ? "\"" : "", f->prefix ? f->prefix : "unknown", f->prefix ? "\"" : "");
+		}
+	}
+	return 0;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	struct scan_opts o = { 0 };
+	g_autoptr(pk_tree) tree = NULL;
+	g_autoptr(GError) err = NULL;
+	const char *tree_dir = NULL;
+	gboolean describe_paths = FALSE;
+	int rc = 0, i, files = 0;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(scan_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			o.json = TRUE;
+		} else if (!strcmp(argv[i], "--tree") && i + 1 < argc) {
+			tree_dir = argv[++i];
+		} else if (g_str_has_prefix(argv[i], "--tree=")) {
+			tree_dir = argv[i] + 7;
+		} else if (!strcmp(argv[i], "--describe")) {
+			describe_paths = TRUE;
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "printkbot: unknown option '%s'\n%s", argv[i], scan_usage);
+			return 2;
+		}
+	}
+	if (tree_dir && pk_tree_open(&tree, tree_dir, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	if (describe_paths && !tree) {
+		fprintf(stderr, "printkbot: --describe needs --tree DIR\n%s", scan_usage);
+		return 2;
+	}
+	if (describe_paths)
+		return describe(tree, argv + i, argc - i, o.json);
+	o.tree = tree;
+	for (; i < argc; i++, files++) {
+		int one = scan_one(argv[i], &o);   /* not inside MAX(): it evaluates twice */
+		rc = MAX(rc, one);
+	}
+	if (!files)
+		rc = scan_one("-", &o);
+	return rc;
+}

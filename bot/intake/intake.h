@@ -1,0 +1,99 @@
+/*
+ * intake.h - where patch mail comes from: one small interface, several
+ * backends (an mbox file, a Maildir, an IMAP mailbox, a public-inbox
+ * archive), chosen by the `type` of a [source NAME] group of the config.
+ *
+ * A backend hands every mail it has not handed over before to a deliver
+ * callback, oldest first, as the bytes of one RFC 5322 message (an mbox
+ * mail keeps its "From " line).  It remembers how far it got in the store
+ * (pk_store_source_state_*) only after deliver returned 0 for a mail, so
+ * a crash between the two delivers that mail again, never skips one: the
+ * caller dedupes by Message-ID.  A deliver that fails stops the fetch, and
+ * the next fetch starts with the same mail.
+ *
+ * Ownership: the store and the source config are borrowed and must
+ * outlive the intake.  Nothing here parses mail; only intake-pi.c includes
+ * git2.h.
+ */
+#ifndef PK_INTAKE_H
+#define PK_INTAKE_H
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "base/config.h"
+
+struct pk_store;
+
+/* Called for each new mail; raw is borrowed for the call.  0, or -1 with err set. */
+typedef int (*pk_intake_deliver_fn)(void *data, const char *raw, size_t len, GError **err);
+
+/* What every backend is opened with. */
+struct pk_intake_ctx {
+	struct pk_store *store;
+	gint64 source_id;                   /* the source's row, for its state */
+	const struct pk_source_config *cfg;
+};
+
+/* A backend: a table of functions, as curl's protocol handlers are. */
+struct pk_intake_ops {
+	/* The `type =` of the config that selects this backend. */
+	const char *type;
+	/* The store's source kind ("mbox", "maildir", "imap", "public-inbox"). */
+	const char *kind;
+	/*
+	 * Check the source can be read (a path exists, a URL parses) and set up
+	 * what the backend needs (an inotify watch).  *out is the backend's own
+	 * state, handed to the other slots; nothing is fetched yet.
+	 */
+	int (*open)(void **out, const struct pk_intake_ctx *ctx, GError **err);
+	/*
+	 * A descriptor that becomes readable when new mail may have arrived
+	 * (inotify), or -1 for a source that is looked at every poll_interval
+	 * seconds instead.  The caller polls it and calls fetch, which drains it.
+	 */
+	int (*watch_fd)(void *state);
+	/*
+	 * Deliver every mail not delivered before, oldest first; *out_count gets
+	 * how many.  Returns 0, or -1 with err set (the source is unreachable,
+	 * deliver failed); what was delivered before the failure stays done.
+	 */
+	int (*fetch)(void *state, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
+		     GError **err);
+	/* Free the state; NULL is fine. */
+	void (*close)(void *state);
+};
+
+/* The backends, by type (NULL when none has that name). */
+const struct pk_intake_ops *pk_intake_find(const char *type);
+
+extern const struct pk_intake_ops pk_intake_mbox;
+extern const struct pk_intake_ops pk_intake_maildir;
+extern const struct pk_intake_ops pk_intake_imap;
+extern const struct pk_intake_ops pk_intake_public_inbox;
+
+/* One opened source: its backend, state and config. */
+struct pk_intake {
+	const struct pk_intake_ops *ops;
+	void *state;
+	struct pk_intake_ctx ctx;
+	double next_poll;                   /* pk_now() when a polled source is due */
+};
+
+/*
+ * Open cfg's backend: the source row is found or added in store.  Free
+ * with pk_intake_close() (NULL is fine).
+ */
+int pk_intake_open(struct pk_intake **out, struct pk_store *store,
+		   const struct pk_source_config *cfg, GError **err);
+void pk_intake_close(struct pk_intake *in);
+
+/* Remembered positions, shared by the backends (a missing key reads as 0 / NULL). */
+gint64 pk_intake_state_int(const struct pk_intake_ctx *ctx, const char *key);
+int pk_intake_state_set_int(const struct pk_intake_ctx *ctx, const char *key, gint64 value,
+			    GError **err);
+
+/* A mail larger than this is refused by every backend (curl's capped buffers). */
+#define PK_INTAKE_MAX_MAIL (64u << 20)
+
+#endif

@@ -1,0 +1,392 @@
+/* mail.c - a mail's threading and guard headers, and the reply mail; see mail.h. */
+#include "intake/mail.h"
+#include "base/util.h"
+
+#include <gmime/gmime.h>
+#include <string.h>
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeTextPart, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeFormatOptions, g_mime_format_options_free)
+
+/* Lines of a mail body longer than this (octets, RFC 5322) force quoted-printable. */
+#define MAIL_LINE_MAX 998
+
+static void gmime_init_once(void)
+{
+	static gsize done;
+
+	if (g_once_init_enter(&done)) {
+		g_mime_init();
+		g_once_init_leave(&done, 1);
+	}
+}
+
+void pk_mail_free(struct pk_mail *m)
+{
+	if (!m)
+		return;
+	g_free(m->message_id);
+	g_free(m->in_reply_to);
+	if (m->references)
+		g_ptr_array_unref(m->references);
+	g_free(m->subject);
+	g_free(m->from_name);
+	g_free(m->from_addr);
+	if (m->to)
+		g_ptr_array_unref(m->to);
+	if (m->cc)
+		g_ptr_array_unref(m->cc);
+	if (m->cc_addrs)
+		g_ptr_array_unref(m->cc_addrs);
+	g_free(m->list_id);
+	g_free(m->base_commit);
+	pk_patch_free(m->patch);
+	g_free(m);
+}
+
+/* A Message-ID header's ids, without <>, in order. */
+static GPtrArray *header_ids(GMimeObject *obj, const char *name)
+{
+	GPtrArray *ids = g_ptr_array_new_with_free_func(g_free);
+	const char *v = g_mime_object_get_header(obj, name);
+	GMimeReferences *refs = v ? g_mime_references_parse(NULL, v) : NULL;
+
+	for (int i = 0; refs && i < g_mime_references_length(refs); i++) {
+		const char *id = g_mime_references_get_message_id(refs, i);
+		if (id && *id)
+			g_ptr_array_add(ids, g_strdup(id));
+	}
+	if (refs)
+		g_mime_references_free(refs);
+	return ids;
+}
+
+static char *first_id(GMimeObject *obj, const char *name)
+{
+	g_autoptr(GPtrArray) ids = header_ids(obj, name);
+
+	return ids->len ? g_strdup(ids->pdata[0]) : NULL;
+}
+
+/* Mailboxes of an address list (groups flattened), decoded. */
+static void add_mailboxes(GPtrArray *shown, GPtrArray *addrs, InternetAddressList *list)
+{
+	for (int i = 0; list && i < internet_address_list_length(list); i++) {
+		InternetAddress *a = internet_address_list_get_address(list, i);
+
+		if (INTERNET_ADDRESS_IS_GROUP(a)) {
+			add_mailboxes(shown, addrs, internet_address_group_get_members(INTERNET_ADDRESS_GROUP(a)));
+			continue;
+		}
+		if (!INTERNET_ADDRESS_IS_MAILBOX(a))
+			continue;
+		const char *addr = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a));
+		if (!addr || !*addr)
+			continue;
+		if (shown)
+			g_ptr_array_add(shown, internet_address_to_string(a, NULL, FALSE));
+		if (addrs)
+			g_ptr_array_add(addrs, g_ascii_strdown(addr, -1));
+	}
+}
+
+/* "base-commit: <hex>" on a line of its own, as git format-patch --base writes it. */
+static char *find_base_commit(const char *buf, size_t len)
+{
+	static GRegex *re;
+	static gsize once;
+	g_autoptr(GMatchInfo) mi = NULL;
+
+	if (g_once_init_enter(&once)) {
+		re = g_regex_new("^base-commit: ([0-9a-f]{7,40})\\s*$",
+				 G_REGEX_MULTILINE | G_REGEX_RAW | G_REGEX_OPTIMIZE, 0, NULL);
+		g_once_init_leave(&once, 1);
+	}
+	if (!g_regex_match_full(re, buf, (gssize)len, 0, 0, &mi, NULL))
+		return NULL;
+	return g_match_info_fetch(mi, 1);
+}
+
+/* A copy of buf with CRLF line ends made LF (mail from IMAP or SMTP comes as CRLF). */
+static char *lf_only(const char *buf, size_t len, size_t *out_len)
+{
+	char *out = g_malloc(len + 1);
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (!(buf[i] == '\r' && i + 1 < len && buf[i + 1] == '\n'))
+			out[n++] = buf[i];
+	out[n] = '\0';
+	*out_len = n;
+	return out;
+}
+
+int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **err)
+{
+	g_autofree char *lf = NULL;
+	g_autoptr(GMimeStream) stream = NULL;
+	g_autoptr(GMimeParser) parser = NULL;
+	g_autoptr(GMimeMessage) msg = NULL;
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(pk_mail) m = NULL;
+	GMimeObject *obj;
+	InternetAddressList *from;
+	GDateTime *date;
+	const char *v;
+
+	gmime_init_once();
+	/* a diff read with CR line ends would match no line of the tree */
+	if (memchr(buf, '\r', len)) {
+		lf = lf_only(buf, len, &len);
+		buf = lf;
+	}
+	stream = g_mime_stream_mem_new_with_buffer(buf, len);
+	parser = g_mime_parser_new_with_stream(stream);
+	g_mime_parser_set_format(parser, len >= 5 && !strncmp(buf, "From ", 5)
+				 ? GMIME_FORMAT_MBOX : GMIME_FORMAT_MESSAGE);
+	if (!(msg = g_mime_parser_construct_message(parser, NULL)))
+		return pk_error(err, PK_ERROR_INPUT, "not a mail");
+	obj = GMIME_OBJECT(msg);
+	m = g_new0(struct pk_mail, 1);
+	m->message_id = first_id(obj, "Message-Id");
+	m->in_reply_to = first_id(obj, "In-Reply-To");
+	m->references = header_ids(obj, "References");
+	if ((v = g_mime_message_get_subject(msg)))
+		m->subject = pk_mail_clean_subject(v);
+	from = g_mime_message_get_from(msg);
+	if (from && internet_address_list_length(from) > 0) {
+		InternetAddress *a = internet_address_list_get_address(from, 0);
+		if (INTERNET_ADDRESS_IS_MAILBOX(a)) {
+			const char *name = internet_address_get_name(a);
+			m->from_name = name && *name ? g_strdup(name) : NULL;
+			m->from_addr = g_ascii_strdown(internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(a)), -1);
+		}
+	}
+	m->to = g_ptr_array_new_with_free_func(g_free);
+	m->cc = g_ptr_array_new_with_free_func(g_free);
+	m->cc_addrs = g_ptr_array_new_with_free_func(g_free);
+	add_mailboxes(m->to, m->cc_addrs, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO));
+	add_mailboxes(m->cc, m->cc_addrs, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC));
+	if ((v = g_mime_object_get_header(obj, "List-Id")))
+		m->list_id = g_strstrip(g_strdup(v));
+	m->bot_header = g_mime_object_get_header(obj, "X-Printkbot") != NULL;
+	v = g_mime_object_get_header(obj, "Auto-Submitted");
+	m->auto_submitted = v && g_ascii_strncasecmp(g_strchug((char *)v), "no", 2) != 0;
+	if ((date = g_mime_message_get_date(msg)))
+		m->time = g_date_time_to_unix(date);
+	m->base_commit = find_base_commit(buf, len);
+	/* the patch: patch.c reads it the way `scan` and `test` do */
+	if (pk_patch_read_mails(&patches, NULL, buf, len, NULL) == 0 && patches->len > 0)
+		m->patch = g_ptr_array_steal_index(patches, 0);
+	*out = g_steal_pointer(&m);
+	return 0;
+}
+
+void pk_mail_split_mbox(GPtrArray **out, GArray *offsets, const char *buf, size_t len)
+{
+	GPtrArray *mails = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+	size_t start = 0;
+
+	/* in mboxrd every body line that starts "From " is quoted: the rest separate mails */
+	while (start < len) {
+		const char *next = NULL;
+		size_t end;
+
+		for (const char *s = buf + start; s && (size_t)(s - buf) < len; ) {
+			s = memchr(s, '\n', len - (size_t)(s - buf));
+			if (!s)
+				break;
+			s++;
+			if ((size_t)(s - buf) + 5 <= len && !memcmp(s, "From ", 5)) {
+				next = s;
+				break;
+			}
+		}
+		end = next ? (size_t)(next - buf) : len;
+		if (end > start) {
+			g_ptr_array_add(mails, g_bytes_new(buf + start, end - start));
+			if (offsets) {
+				guint64 off = start;
+				g_array_append_val(offsets, off);
+			}
+		}
+		start = end;
+	}
+	*out = mails;
+}
+
+bool pk_mail_header_ok(const char *value)
+{
+	if (!value || !g_utf8_validate(value, -1, NULL))
+		return false;
+	for (const unsigned char *s = (const unsigned char *)value; *s; s++)
+		if (*s < 0x20 && *s != '\t')
+			return false;
+		else if (*s == 0x7f)
+			return false;
+	return true;
+}
+
+bool pk_mail_msgid_ok(const char *s)
+{
+	const char *at;
+
+	if (!s || !*s || strlen(s) > 900 || !(at = strchr(s, '@')) || at == s || !at[1])
+		return false;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '<' || *p == '>' || *p == '"' || *p == '\\')
+			return false;
+	return true;
+}
+
+char *pk_mail_clean_subject(const char *subject)
+{
+	GString *s = g_string_new(NULL);
+	bool blank = false;
+
+	for (const unsigned char *p = (const unsigned char *)subject; p && *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == ' ') {
+			blank = s->len > 0;
+			continue;
+		}
+		if (blank)
+			g_string_append_c(s, ' ');
+		blank = false;
+		g_string_append_c(s, (char)*p);
+	}
+	if (!g_utf8_validate(s->str, (gssize)s->len, NULL)) {
+		char *valid = g_utf8_make_valid(s->str, (gssize)s->len);
+		g_string_free(s, TRUE);
+		return valid;
+	}
+	return g_string_free(s, FALSE);
+}
+
+/* The one mailbox a string names, or NULL (none, several, a group). */
+static InternetAddressList *one_mailbox(const char *mailbox)
+{
+	InternetAddressList *l;
+
+	gmime_init_once();
+	if (!pk_mail_header_ok(mailbox) || !(l = internet_address_list_parse(NULL, mailbox)))
+		return NULL;
+	if (internet_address_list_length(l) != 1 ||
+	    !INTERNET_ADDRESS_IS_MAILBOX(internet_address_list_get_address(l, 0))) {
+		g_object_unref(l);
+		return NULL;
+	}
+	return l;
+}
+
+char *pk_mail_addr(const char *mailbox)
+{
+	g_autoptr(InternetAddressList) l = one_mailbox(mailbox);
+	const char *addr;
+
+	if (!l)
+		return NULL;
+	addr = internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(internet_address_list_get_address(l, 0)));
+	return addr && strchr(addr, '@') && pk_mail_header_ok(addr) ? g_strdup(addr) : NULL;
+}
+
+static int add_addresses(InternetAddressList *to, const char *const *list, const char *header,
+			 GError **err)
+{
+	for (const char *const *p = list; p && *p; p++) {
+		g_autoptr(InternetAddressList) one = one_mailbox(*p);
+		if (!one)
+			return pk_error(err, PK_ERROR_INPUT, "%s: not one mailbox: '%s'", header, *p);
+		internet_address_list_append(to, one);
+	}
+	return 0;
+}
+
+/* Whether every line of text fits in an SMTP line as 8bit. */
+static bool lines_fit(const char *text)
+{
+	for (const char *s = text; s && *s; ) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		if (n > MAIL_LINE_MAX - 2)
+			return false;
+		s = nl ? nl + 1 : NULL;
+	}
+	return true;
+}
+
+static int check_header(const char *name, const char *value, GError **err)
+{
+	if (!pk_mail_header_ok(value))
+		return pk_error(err, PK_ERROR_INPUT, "%s: refused: a control character (CR, LF...) in '%s'",
+				name, value ? value : "(null)");
+	return 0;
+}
+
+char *pk_mail_compose(const struct pk_mail_out *m, GError **err)
+{
+	g_autoptr(GMimeMessage) msg = NULL;
+	g_autoptr(GMimeTextPart) part = NULL;
+	g_autoptr(GMimeFormatOptions) fo = NULL;
+	g_autoptr(GDateTime) date = NULL;
+	g_autoptr(GString) refs = g_string_new(NULL);
+	g_autofree char *irt = NULL;
+	GMimeObject *obj;
+
+	gmime_init_once();
+	if (check_header("Subject", m->subject, err) < 0)
+		return NULL;
+	if (!pk_mail_msgid_ok(m->message_id) || (m->in_reply_to && !pk_mail_msgid_ok(m->in_reply_to))) {
+		pk_error(err, PK_ERROR_INPUT, "%s: refused: not a Message-ID: '%s'",
+			 pk_mail_msgid_ok(m->message_id) ? "In-Reply-To" : "Message-ID",
+			 pk_mail_msgid_ok(m->message_id) ? m->in_reply_to : m->message_id ? m->message_id : "(null)");
+		return NULL;
+	}
+	for (const char *const *r = m->references; r && *r; r++) {
+		if (!pk_mail_msgid_ok(*r)) {
+			pk_error(err, PK_ERROR_INPUT, "References: refused: not a Message-ID: '%s'", *r);
+			return NULL;
+		}
+		g_string_append_printf(refs, "%s<%s>", refs->len ? " " : "", *r);
+	}
+	msg = g_mime_message_new(TRUE);
+	obj = GMIME_OBJECT(msg);
+	if (add_addresses(g_mime_message_get_from(msg), (const char *const[]){ m->from, NULL }, "From", err) < 0 ||
+	    add_addresses(g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO), m->to, "To", err) < 0 ||
+	    add_addresses(g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC), m->cc, "Cc", err) < 0)
+		return NULL;
+	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	date = g_date_time_new_from_unix_utc(m->date);
+	g_mime_message_set_date(msg, date);
+	g_mime_message_set_message_id(msg, m->message_id);
+	if (m->in_reply_to) {
+		irt = g_strdup_printf("<%s>", m->in_reply_to);
+		g_mime_object_set_header(obj, "In-Reply-To", irt, NULL);
+	}
+	if (refs->len)
+		g_mime_object_set_header(obj, "References", refs->str, NULL);
+	for (const char *const *h = m->extra; h && *h; h++) {
+		const char *colon = strchr(*h, ':');
+		g_autofree char *name = colon ? g_strndup(*h, (gsize)(colon - *h)) : NULL;
+
+		if (!name || !*name || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name)) {
+			pk_error(err, PK_ERROR_INPUT, "not a header line: '%s'", *h);
+			return NULL;
+		}
+		if (check_header(name, colon + 1, err) < 0)
+			return NULL;
+		g_mime_object_set_header(obj, name, g_strchug((char *)colon + 1), "utf-8");
+	}
+	part = g_mime_text_part_new_with_subtype("plain");
+	g_mime_text_part_set_text(part, m->body ? m->body : "");
+	g_mime_text_part_set_charset(part, "utf-8");
+	g_mime_part_set_content_encoding(GMIME_PART(part), lines_fit(m->body)
+					 ? GMIME_CONTENT_ENCODING_8BIT : GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
+	fo = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(fo, GMIME_NEWLINE_FORMAT_DOS);
+	return g_mime_object_to_string(obj, fo);
+}

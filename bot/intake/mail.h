@@ -1,0 +1,94 @@
+/*
+ * mail.h - one mail as the daemon sees it (the headers that thread,
+ * address and guard it, and the patch it carries), and the reply mail it
+ * sends back.  This module and patch.c are the only ones that include
+ * GMime; everything here is plain strings.
+ *
+ * Reading: pk_mail_parse() takes the bytes of one mail (with or without
+ * an mbox "From " line; with one, mboxrd quoting is undone; CRLF line ends,
+ * as IMAP gives them, are read as LF) and gives a
+ * struct pk_mail the caller frees with pk_mail_free() (NULL is fine).
+ * Message-IDs are kept without their angle brackets.
+ *
+ * Writing: pk_mail_compose() builds an RFC 5322 message from a struct
+ * pk_mail_out.  Every header value comes from input somebody else wrote
+ * (a subject, an address, a Message-ID), so each is checked: a value with
+ * CR, LF or another control character is refused, not cleaned, because a
+ * header that smuggles "\r\nBcc:" must never reach the wire.  The subject
+ * is the one exception, see pk_mail_clean_subject().
+ */
+#ifndef PK_MAIL_H
+#define PK_MAIL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/patch.h"
+
+struct pk_mail {
+	char *message_id;         /* without <>, or NULL when the mail has none */
+	char *in_reply_to;        /* the first id of In-Reply-To, without <>, or NULL */
+	GPtrArray *references;    /* char*: References ids in order, without <> */
+	char *subject;            /* decoded, folding undone, or NULL */
+	char *from_name;          /* decoded display name, or NULL */
+	char *from_addr;          /* addr-spec of From:, or NULL */
+	GPtrArray *to, *cc;       /* char*: "Name <addr>" as decoded, one per mailbox */
+	GPtrArray *cc_addrs;      /* char*: the addr-spec of every To and Cc mailbox */
+	char *list_id;            /* List-Id, or NULL */
+	bool bot_header;          /* carries X-Printkbot: it is our own mail */
+	bool auto_submitted;      /* Auto-Submitted: other than "no" (RFC 3834) */
+	char *base_commit;        /* the "base-commit: <sha>" trailer of format-patch --base */
+	gint64 time;              /* Date as Unix time, 0 when unknown */
+	struct pk_patch *patch;   /* the diff it carries, or NULL */
+};
+
+/* Parse one mail (len bytes).  -1 with err set when it is not a mail at all. */
+int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **err);
+void pk_mail_free(struct pk_mail *mail);
+typedef struct pk_mail pk_mail;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_mail, pk_mail_free)
+
+/*
+ * Split an mbox into its mails: each element of *out is a GBytes of one
+ * mail with its "From " line.  offsets (may be NULL) gets the byte offset
+ * of each, so a reader can start again after the last one it handled.
+ */
+void pk_mail_split_mbox(GPtrArray **out, GArray *offsets, const char *buf, size_t len);
+
+/* The reply the daemon sends; every string is borrowed. */
+struct pk_mail_out {
+	const char *from;          /* "Name <addr>" or addr */
+	const char *const *to;     /* NULL-terminated mailboxes */
+	const char *const *cc;     /* NULL-terminated mailboxes, or NULL */
+	const char *subject;       /* UTF-8, one line */
+	const char *message_id;    /* without <> */
+	const char *in_reply_to;   /* without <>, or NULL */
+	const char *const *references; /* NULL-terminated ids without <>, or NULL */
+	gint64 date;               /* Unix time */
+	const char *const *extra;  /* "Name: value" header lines, NULL-terminated, or NULL */
+	const char *body;          /* UTF-8 text, LF line ends */
+};
+
+/*
+ * The whole message, CRLF line ends, UTF-8 body sent as 8bit when it fits
+ * (lines under 998 octets) and quoted-printable otherwise; non-ASCII header
+ * text is RFC 2047 encoded.  Returns a new string, or NULL with err naming
+ * the header when a value is refused (see above).
+ */
+char *pk_mail_compose(const struct pk_mail_out *m, GError **err);
+
+/* Whether a header value is safe to write: no CR, LF or other control character. */
+bool pk_mail_header_ok(const char *value);
+/* Whether s looks like a Message-ID without <>: printable ASCII "left@right", no blanks or <>. */
+bool pk_mail_msgid_ok(const char *s);
+/*
+ * A subject made safe for a header: every run of control characters and
+ * blanks becomes one space, ends trimmed.  Subjects come folded and
+ * encoded from anywhere; a reply must still carry one.  Caller frees.
+ */
+char *pk_mail_clean_subject(const char *subject);
+/* The addr-spec of a mailbox ("Name <a@b>" -> "a@b"), or NULL when it is none; caller frees. */
+char *pk_mail_addr(const char *mailbox);
+
+#endif

@@ -1,0 +1,458 @@
+/*
+ * apply.c - patches become commits in the lab's tree, through libgit2.
+ */
+#include "lab/apply.h"
+
+#include <string.h>
+
+#include "base/gitutil.h"
+#include "base/util.h"
+
+/* Where the apply got to, so a failure can name the file and the hunk. */
+struct apply_progress {
+	char *file;
+	unsigned hunk;            /* 1-based within file */
+	char header[128];         /* "@@ -10,3 +10,4 @@" */
+};
+
+static int open_repo(git_repository **out, const struct pk_lab *lab, GError **err)
+{
+	pk_git_init();
+	if (git_repository_open(out, lab->tree) < 0)
+		return pk_git_fail(err, lab->tree);
+	return 0;
+}
+
+static int resolve_commit(git_commit **out, git_repository *repo, const char *rev, GError **err)
+{
+	git_object *obj = NULL;
+	int rc = 0;
+
+	if (git_revparse_single(&obj, repo, rev) < 0)
+		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a revision of the kernel tree", rev);
+	if (git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) < 0)
+		rc = pk_error(err, PK_ERROR_INPUT, "'%s' does not name a commit", rev);
+	git_object_free(obj);
+	return rc;
+}
+
+/*
+ * The paths that differ between HEAD and target: a tree-to-tree diff, fast
+ * because unchanged subtrees share ids.  NULL when HEAD cannot be read.
+ */
+static GPtrArray *paths_changed_from_head(git_repository *repo, git_commit *target)
+{
+	git_object *head = NULL;
+	git_tree *from = NULL, *to = NULL;
+	git_diff *diff = NULL;
+	GPtrArray *paths = NULL;
+
+	if (git_revparse_single(&head, repo, "HEAD^{tree}") < 0 ||
+	    git_tree_lookup(&from, repo, git_object_id(head)) < 0 ||
+	    git_commit_tree(&to, target) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, from, to, NULL) < 0)
+		goto cleanup;
+	paths = g_ptr_array_new_with_free_func(g_free);
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		g_ptr_array_add(paths, g_strdup(d->old_file.path));
+		if (strcmp(d->old_file.path, d->new_file.path))
+			g_ptr_array_add(paths, g_strdup(d->new_file.path));
+	}
+cleanup:
+	git_diff_free(diff);
+	git_tree_free(to);
+	git_tree_free(from);
+	git_object_free(head);
+	return paths;
+}
+
+/*
+ * Forced checkout of a commit, HEAD detached at it.  The tree is the bot's
+ * own, so only the paths that differ between HEAD and the target are
+ * written: a whole-tree checkout stats all 80,000 files of the kernel
+ * (about a second each time), this takes milliseconds.  When HEAD cannot
+ * be read, the whole tree is checked out.
+ */
+static int checkout_commit(git_repository *repo, git_commit *commit, GError **err)
+{
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	g_autoptr(GPtrArray) paths = paths_changed_from_head(repo, commit);
+
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (paths) {
+		if (!paths->len)
+			goto detach;
+		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		opts.paths.strings = (char **)paths->pdata;
+		opts.paths.count = paths->len;
+	}
+	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0)
+		return pk_git_fail(err, "checkout");
+detach:
+	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0)
+		return pk_git_fail(err, "detaching HEAD");
+	return 0;
+}
+
+int pk_apply_checkout(const struct pk_lab *lab, const char *rev, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int rc = -1;
+
+	if (open_repo(&repo, lab, err) < 0)
+		return -1;
+	if (resolve_commit(&commit, repo, rev, err) < 0)
+		goto cleanup;
+	rc = checkout_commit(repo, commit, err);
+cleanup:
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
+char *pk_apply_resolve(const struct pk_lab *lab, const char *rev, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	char *id = NULL;
+
+	if (open_repo(&repo, lab, err) < 0)
+		return NULL;
+	if (resolve_commit(&commit, repo, rev, err) == 0)
+		id = g_strdup(git_oid_tostr_s(git_commit_id(commit)));
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return id;
+}
+
+static int on_delta(const git_diff_delta *delta, void *payload)
+{
+	struct apply_progress *p = payload;
+
+	g_free(p->file);
+	p->file = g_strdup(delta->new_file.path ? delta->new_file.path : delta->old_file.path);
+	p->hunk = 0;
+	p->header[0] = '\0';
+	return 0;
+}
+
+static int on_hunk(const git_diff_hunk *hunk, void *payload)
+{
+	struct apply_progress *p = payload;
+	size_t n = hunk->header_len;
+
+	p->hunk++;
+	while (n && (hunk->header[n - 1] == '\n' || hunk->header[n - 1] == '\r'))
+		n--;
+	/* keep only "@@ -a,b +c,d @@", not the function context after it */
+	const char *end = g_strstr_len(hunk->header + 2, n > 2 ? n - 2 : 0, "@@");
+	if (end)
+		n = end + 2 - hunk->header;
+	g_strlcpy(p->header, hunk->header, MIN(n + 1, sizeof p->header));
+	return 0;
+}
+
+/* "Subject: [PATCH v2 3/7] sched: foo" -> "sched: foo" (what git am keeps). */
+static char *commit_subject(const struct pk_patch *patch)
+{
+	const char *s = patch->subject ? patch->subject : "printkbot: patch under test";
+
+	while (*s == '[') {
+		const char *close = strchr(s, ']');
+		if (!close)
+			break;
+		s = close + 1;
+		while (*s == ' ')
+			s++;
+	}
+	return g_strdup(*s ? s : "printkbot: patch under test");
+}
+
+static int make_signature(git_signature **out, const struct pk_patch *patch)
+{
+	const char *name = patch->author_name ? patch->author_name
+			 : patch->author ? patch->author : "unknown";
+	const char *email = patch->author_email ? patch->author_email : "unknown@invalid";
+
+	if (patch->time)
+		return git_signature_new(out, name, email, patch->time, patch->tz_minutes);
+	/* a plain diff has no date: a fixed one keeps the commit id reproducible */
+	return git_signature_new(out, name, email, 1700000000, 0);
+}
+
+/* Commit tree on parent with the patch's author and message; id into out. */
+static int commit_tree(git_oid *out, git_repository *repo, git_commit *parent, git_tree *tree,
+		       const struct pk_patch *patch, GError **err)
+{
+	git_signature *author = NULL, *committer = NULL;
+	g_autofree char *subject = commit_subject(patch);
+	g_autofree char *message = patch->description
+		? g_strdup_printf("%s\n\n%s\n", subject, patch->description)
+		: g_strdup_printf("%s\n", subject);
+	const git_commit *parents[] = { parent };
+	int rc = -1;
+
+	if (make_signature(&author, patch) < 0 ||
+	    git_signature_new(&committer, "printkbot", "printkbot@localhost",
+			      author->when.time, 0) < 0) {
+		pk_git_fail(err, "making the commit signature");
+		goto cleanup;
+	}
+	if (git_commit_create(out, repo, NULL, author, committer, "UTF-8", message,
+			      tree, 1, parents) < 0) {
+		pk_git_fail(err, "committing the applied patch");
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_signature_free(author);
+	git_signature_free(committer);
+	return rc;
+}
+
+/* The lines of a blob in tree at path, or NULL when there is none. */
+static GPtrArray *tree_file_lines(git_repository *repo, git_tree *tree, const char *path)
+{
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	GPtrArray *lines = NULL;
+
+	if (git_tree_entry_bypath(&entry, tree, path) == 0 &&
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) == 0) {
+		g_autofree char *text = g_strndup(git_blob_rawcontent(blob), git_blob_rawsize(blob));
+		char **split = g_strsplit(text, "\n", -1);
+
+		lines = g_ptr_array_new_with_free_func(g_free);
+		for (char **l = split; *l; l++)
+			g_ptr_array_add(lines, *l);
+		g_free(split);  /* the strings now belong to lines */
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	return lines;
+}
+
+static gboolean preimage_matches_at(GPtrArray *file, const struct pk_hunk *h, int at)
+{
+	int n = 0;
+
+	for (guint i = 0; i < h->lines->len; i++) {
+		const struct pk_diff_line *l = h->lines->pdata[i];
+		if (l->kind == '+')
+			continue;
+		if (at + n >= (int)file->len || strcmp(file->pdata[at + n], l->text))
+			return FALSE;
+		n++;
+	}
+	return TRUE;
+}
+
+/* Where hunk h's pre-image starts in file (0-based), searching outward from want; -1 if nowhere. */
+static int find_preimage(GPtrArray *file, const struct pk_hunk *h, int want)
+{
+	for (int d = 0; d <= (int)file->len; d++) {
+		if (want - d >= 0 && preimage_matches_at(file, h, want - d))
+			return want - d;
+		if (d && want + d < (int)file->len && preimage_matches_at(file, h, want + d))
+			return want + d;
+	}
+	return -1;
+}
+
+/* Lines of a hunk still to come after its header (old and new side counts). */
+struct hunk_left {
+	int old, new;
+};
+
+static void hunk_left_take(struct hunk_left *left, const char *line)
+{
+	if (line[0] == ' ' || line[0] == '\0')
+		left->old--, left->new--;
+	else if (line[0] == '-')
+		left->old--;
+	else if (line[0] == '+')
+		left->new--;
+}
+
+/*
+ * libgit2 reads only git's diff format: a file starts with "diff --git".
+ * For a plain unified diff (diff -u, quilt), the header line is made from
+ * the parsed paths, with the mode line a new or deleted file needs.
+ */
+static void add_git_header(GString *out, const struct pk_diff_file *f)
+{
+	const char *a = f->old_path ? f->old_path : f->new_path;
+	const char *b = f->new_path ? f->new_path : f->old_path;
+
+	g_string_append_printf(out, "diff --git a/%s b/%s\n", a, b);
+	if (!f->old_path)
+		g_string_append(out, "new file mode 100644\n");
+	else if (!f->new_path)
+		g_string_append(out, "deleted file mode 100644\n");
+}
+
+/*
+ * The diff as libgit2 will apply it.  libgit2 applies a hunk only at the
+ * line its header names (no offset search; pygit2 issue #1235), while a
+ * mailed patch is made against another tree and nearly always lands some
+ * lines away.  So each hunk is first located the way git apply does it
+ * (the exact pre-image, nearest to where the header says, no fuzz) and its
+ * header rewritten; libgit2 then applies and still checks every line.
+ * Plain unified diffs get git's file header.  Caller frees.
+ */
+static char *prepare_diff(git_repository *repo, git_tree *tree, const struct pk_patch *patch)
+{
+	g_auto(GStrv) raw = g_strsplit(patch->diff, "\n", -1);
+	GString *out = g_string_sized_new(strlen(patch->diff) + 64);
+	gboolean git_format = strstr(patch->diff, "\ndiff --git ") || g_str_has_prefix(patch->diff, "diff --git ");
+	guint file_i = 0, hunk_i = 0, header_i = 0;
+	g_autoptr(GPtrArray) lines = NULL;
+	struct hunk_left left = { 0 };
+	int offset = 0;
+
+	if (patch->error)
+		return g_strdup(patch->diff);
+	for (char **l = raw; *l; l++) {
+		const struct pk_diff_file *f = file_i < patch->files->len ? patch->files->pdata[file_i] : NULL;
+
+		if (left.old > 0 || left.new > 0) {
+			hunk_left_take(&left, *l);
+			goto copy;
+		}
+		if (!git_format && g_str_has_prefix(*l, "--- ") && l[1] && g_str_has_prefix(l[1], "+++ ") &&
+		    header_i < patch->files->len)
+			add_git_header(out, patch->files->pdata[header_i++]);
+		if (g_str_has_prefix(*l, "@@ -") && f) {
+			while (f && hunk_i >= f->hunks->len) {
+				f = ++file_i < patch->files->len ? patch->files->pdata[file_i] : NULL;
+				hunk_i = 0;
+				g_clear_pointer(&lines, g_ptr_array_unref);
+				offset = 0;
+			}
+			if (!f)
+				goto copy;
+			const struct pk_hunk *h = f->hunks->pdata[hunk_i++];
+			left.old = h->old_count;
+			left.new = h->new_count;
+			if (hunk_i == 1 && f->old_path)
+				lines = tree_file_lines(repo, tree, f->old_path);
+			int at = lines && h->old_count ? find_preimage(lines, h, h->old_start - 1 + offset) : -1;
+			if (at >= 0 && at != h->old_start - 1) {
+				const char *rest = strstr(*l + 4, " @@");
+				int delta = at + 1 - h->old_start;
+				offset = delta;
+				g_string_append_printf(out, "@@ -%d,%d +%d,%d%s\n", at + 1, h->old_count,
+						       h->new_start + delta, h->new_count, rest ? rest : " @@");
+				continue;
+			}
+		}
+copy:
+		g_string_append(out, *l);
+		if (l[1])
+			g_string_append_c(out, '\n');
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* The hunk as the patch wrote it (before relocation), or NULL. */
+static const struct pk_hunk *original_hunk(const struct pk_patch *patch, const char *path, unsigned nth)
+{
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+		if (!g_strcmp0(pk_diff_file_path(f), path) || !g_strcmp0(f->old_path, path))
+			return nth >= 1 && nth <= f->hunks->len ? f->hunks->pdata[nth - 1] : NULL;
+	}
+	return NULL;
+}
+
+/* Why libgit2 refused the patch, naming the file and the hunk as the patch wrote it. */
+static char *describe_failure(const struct apply_progress *p, const struct pk_patch *patch, const char *why)
+{
+	const struct pk_hunk *h;
+
+	if (!p->file)
+		return g_strdup_printf("the diff does not apply: %s", why);
+	if (!p->hunk)
+		return g_strdup_printf("%s: does not apply: %s", p->file, why);
+	if (!(h = original_hunk(patch, p->file, p->hunk)))
+		return g_strdup_printf("%s: hunk %u (%s) does not apply: %s", p->file, p->hunk, p->header, why);
+	return g_strdup_printf("%s: hunk %u (@@ -%d,%d +%d,%d @@) does not apply: its pre-image "
+			       "is nowhere in the file",
+			       p->file, p->hunk, h->old_start, h->old_count, h->new_start, h->new_count);
+}
+
+int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
+		   const char *parent_rev, const struct pk_patch *patch, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *parent = NULL, *commit = NULL;
+	git_tree *parent_tree = NULL, *tree = NULL;
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
+	struct apply_progress progress = { 0 };
+	struct pk_apply_result res = { 0 };
+	git_oid tree_id, commit_id;
+	g_autofree char *text = NULL;
+	int rc = -1;
+
+	if (open_repo(&repo, lab, err) < 0)
+		return -1;
+	if (resolve_commit(&parent, repo, parent_rev, err) < 0 ||
+	    git_commit_tree(&parent_tree, parent) < 0)
+		goto cleanup;
+
+	text = patch->diff ? prepare_diff(repo, parent_tree, patch) : NULL;
+	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0) {
+		const git_error *e = git_error_last();
+		res.failure = g_strdup_printf("the diff does not parse: %s",
+					      patch->diff && e ? e->message : "no diff");
+		goto done;
+	}
+	opts.delta_cb = on_delta;
+	opts.hunk_cb = on_hunk;
+	opts.payload = &progress;
+	if (git_apply_to_tree(&index, repo, parent_tree, diff, &opts) < 0) {
+		const git_error *e = git_error_last();
+		res.failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
+		goto done;
+	}
+	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
+	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
+		pk_git_fail(err, "writing the patched tree");
+		goto cleanup;
+	}
+	if (commit_tree(&commit_id, repo, parent, tree, patch, err) < 0 ||
+	    git_commit_lookup(&commit, repo, &commit_id) < 0 ||
+	    checkout_commit(repo, commit, err) < 0)
+		goto cleanup;
+	res.applied = true;
+	res.commit = g_strdup(git_oid_tostr_s(&commit_id));
+done:
+	/* a patch that did not apply leaves the tree at its parent, as promised */
+	if (!res.applied && checkout_commit(repo, parent, err) < 0)
+		goto cleanup;
+	*out = res;
+	memset(&res, 0, sizeof res);
+	rc = 0;
+cleanup:
+	pk_apply_result_clear(&res);
+	g_free(progress.file);
+	git_index_free(index);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(parent_tree);
+	git_commit_free(commit);
+	git_commit_free(parent);
+	git_repository_free(repo);
+	return rc;
+}
+
+void pk_apply_result_clear(struct pk_apply_result *res)
+{
+	g_clear_pointer(&res->commit, g_free);
+	g_clear_pointer(&res->failure, g_free);
+	res->applied = false;
+}

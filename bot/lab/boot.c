@@ -1,0 +1,245 @@
+/* boot.c - QEMU boots with structured capture; see boot.h. */
+#include "lab/boot.h"
+#include "base/proc.h"
+#include "lab/sandbox.h"
+#include "base/util.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define QEMU "qemu-system-x86_64"
+#define BASE_CMDLINE "console=ttyS0 ignore_loglevel panic=-1 sched_verbose"
+
+/*
+ * QEMU's own seccomp filter: no obsolete syscalls, no set*uid, no fork or
+ * exec, no scheduler or resource changes.  Debian's QEMU is built with
+ * libseccomp; -sandbox is refused at start-up by one that is not.
+ */
+#define QEMU_SECCOMP "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
+
+/*
+ * Run a QEMU command line, inside the sandbox when it is active: the
+ * kernel and initramfs (ro) read-only, dir (may be NULL: the capture
+ * file's) writable, /dev/kvm when it is used, nothing else of the host.
+ */
+static int run_qemu(struct pk_proc_result *out, const char *const *argv, const char *const *ro,
+		    const char *dir, bool kvm, struct pk_proc_opts *opts, GError **err)
+{
+	const char *rw[] = { dir, NULL };
+	const char *dev[] = { "/dev/kvm", NULL };
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .dev = kvm ? dev : NULL,
+				 .group_of = kvm ? "/dev/kvm" : NULL };
+	g_autoptr(GPtrArray) wrapped = NULL;
+
+	if (!pk_sandbox_active())
+		return pk_proc_run(out, argv, opts, err);
+	if (dir && pk_sandbox_own(dir, err) < 0)
+		return -1;
+	if (!(wrapped = pk_sandbox_argv(&sb, argv, err)))
+		return -1;
+	return pk_proc_run(out, (const char *const *)wrapped->pdata, opts, err);
+}
+
+static const char *const status_names[] = { "ok", "panic", "timeout", "failed" };
+
+const char *pk_boot_status_name(enum pk_boot_status status)
+{
+	return status_names[status];
+}
+
+void pk_boot_result_clear(struct pk_boot_result *res)
+{
+	g_free(res->cmdline);
+	g_free(res->console);
+	g_free(res->detail);
+	pk_capture_free(res->capture);
+	memset(res, 0, sizeof(*res));
+}
+
+/*
+ * KVM is broken on some hosts in ways /dev/kvm cannot tell (QEMU aborts on
+ * an MSR at vCPU reset), so start a paused machine and see if it survives.
+ * The answer is kept in the cache dir: the probe costs seconds.
+ */
+static const char *probe_accel(const struct pk_lab *lab)
+{
+	g_autofree char *stamp = g_build_filename(lab->cache, "accel", NULL);
+	g_autofree char *known = NULL;
+	const char *argv[] = { QEMU, "-accel", "kvm", "-machine", "q35", "-cpu", "host",
+			       "-sandbox", QEMU_SECCOMP, "-nodefaults", "-no-user-config",
+			       "-display", "none", "-monitor", "none", "-S", NULL };
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+	struct pk_proc_result res;
+	const char *accel = "tcg";
+	int fd;
+
+	if (g_file_get_contents(stamp, &known, NULL, NULL))
+		return g_str_has_prefix(known, "kvm") ? "kvm" : "tcg";
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		opts.timeout = 6; /* still alive then: KVM works */
+		if (run_qemu(&res, argv, NULL, NULL, true, &opts, NULL) == 0 && res.end == PK_PROC_TIMEOUT)
+			accel = "kvm";
+	}
+	g_file_set_contents(stamp, accel, -1, NULL);
+	return accel;
+}
+
+char *pk_boot_find_panic(const char *console)
+{
+	const char *p = strstr(console, "Kernel panic - not syncing");
+	const char *from, *oops;
+	g_auto(GStrv) lines = NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	unsigned n = 0;
+
+	if (!p)
+		return NULL;
+	/* Start at the oops or BUG that led there, when it is close above. */
+	from = p;
+	for (const char *const *m = (const char *const[]){ "BUG: ", "Oops: ", "------------[ cut here ]", NULL };
+	     *m; m++) {
+		oops = g_strrstr_len(console, p - console, *m);
+		if (oops && p - oops < 8192 && oops < from)
+			from = oops;
+	}
+	while (from > console && from[-1] != '\n')
+		from--;
+	lines = g_strsplit(from, "\n", -1);
+	for (char **l = lines; *l && n < 40; l++, n++)
+		g_string_append_printf(out, "%s\n", g_strchomp(*l));
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/*
+ * What was cut (cuts, one per line) and what the guest's init said
+ * ("guest init: " lines of problems), at the end of the console, where a
+ * review's console tail shows them.
+ */
+static void say_at_console_end(GString *console, const char *cuts, const char *problems)
+{
+	g_auto(GStrv) lines = g_strsplit(cuts, "\n", -1);
+	g_auto(GStrv) said = g_strsplit(problems, "\n", -1);
+	bool first = true;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (char **l = pass ? said : lines; *l; l++) {
+			if (!**l || (pass && !g_str_has_prefix(*l, "guest init: ")))
+				continue;
+			if (first && console->len && console->str[console->len - 1] != '\n')
+				g_string_append_c(console, '\n');
+			first = false;
+			g_string_append_printf(console, "[printkbot: %s]\n", *l);
+		}
+}
+
+/* Whether QEMU hit the capture file's size limit: the file is as large as it. */
+static bool capture_cut(const char *path, guint64 cap)
+{
+	struct stat st;
+
+	return cap && stat(path, &st) == 0 && (guint64)st.st_size >= cap;
+}
+
+int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
+		   const struct pk_boot_opts *opts, GError **err)
+{
+	const struct pk_sandbox_config *sc = pk_sandbox_settings();
+	struct pk_limits limits = { .file_size = sc->capture_cap };
+	g_autoptr(GString) cut = g_string_new(NULL);
+	g_autofree char *tmpdir = NULL;
+	g_autofree char *cap_path = NULL, *chardev = NULL, *cmdline = NULL;
+	g_autofree char *cap_buf = NULL;
+	g_autoptr(GString) console = g_string_new(NULL);
+	struct pk_proc_opts popts = PK_PROC_OPTS_INIT;
+	struct pk_boot_result res = { 0 };
+	struct pk_proc_result pr;
+	GError *local = NULL;
+	size_t cap_len = 0;
+	char *panic;
+
+	tmpdir = g_dir_make_tmp("printkbot-boot-XXXXXX", &local);
+	if (!tmpdir) {
+		pk_error(err, PK_ERROR_FAILED, "cannot make a boot dir: %s", local->message);
+		g_error_free(local);
+		return -1;
+	}
+	cap_path = g_build_filename(tmpdir, "capture", NULL);
+	chardev = g_strdup_printf("file,id=capture,path=%s", cap_path);
+	cmdline = opts->extra_cmdline ? g_strdup_printf("%s %s", BASE_CMDLINE, opts->extra_cmdline)
+				      : g_strdup(BASE_CMDLINE);
+	res.accel = probe_accel(lab);
+	{
+		bool kvm = strcmp(res.accel, "kvm") == 0;
+		const char *argv[] = {
+			QEMU, "-accel", res.accel, "-cpu", kvm ? "host" : "qemu64",
+			"-machine", "q35", "-m", "256", "-smp", "2", "-sandbox", QEMU_SECCOMP,
+			"-nodefaults", "-no-user-config", "-display", "none",
+			"-no-reboot", "-nic", "none",
+			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
+			"-serial", "stdio", "-chardev", chardev, "-serial", "chardev:capture",
+			NULL,
+		};
+
+		const char *ro[] = { opts->vmlinux, lab->initrd, NULL };
+
+		popts.capture = console;
+		popts.output_cap = sc->console_cap;
+		popts.timeout = opts->timeout > 0 ? opts->timeout : 60;
+		popts.limits = &limits;
+		if (run_qemu(&pr, argv, ro, tmpdir, kvm, &popts, err) < 0) {
+			g_unlink(cap_path);
+			g_rmdir(tmpdir);
+			return -1;
+		}
+	}
+	res.seconds = pr.seconds;
+	res.cmdline = g_steal_pointer(&cmdline);
+	if (pr.truncated)
+		g_string_append_printf(cut, "the console was cut at its limit of %" G_GUINT64_FORMAT " bytes\n",
+				       sc->console_cap);
+	if (capture_cut(cap_path, sc->capture_cap))
+		g_string_append_printf(cut, "the capture port was cut at its limit of %" G_GUINT64_FORMAT
+				       " bytes\n", sc->capture_cap);
+	if (pk_read_file(&cap_buf, &cap_len, cap_path, sc->capture_cap ? sc->capture_cap : 0, &local) < 0) {
+		g_clear_error(&local);
+		cap_buf = g_strdup("");
+		cap_len = 0;
+	}
+	g_unlink(cap_path);
+	g_rmdir(tmpdir);
+	res.capture = pk_capture_parse(cap_buf, cap_len);
+	say_at_console_end(console, cut->str, res.capture->problems->str);
+	res.console = g_string_free(g_steal_pointer(&console), FALSE);
+
+	if ((panic = pk_boot_find_panic(res.console))) {
+		res.status = PK_BOOT_PANIC;
+		res.detail = panic;
+	} else if (pr.end == PK_PROC_TIMEOUT) {
+		const char *c = res.console;
+		size_t n = strlen(c);
+
+		res.status = PK_BOOT_TIMEOUT;
+		res.detail = g_strdup_printf("no power-off within %.0f s; %sconsole tail:\n%s",
+					     popts.timeout, cut->str, n > 1500 ? c + n - 1500 : c);
+	} else if (!pk_proc_ok(&pr) || !res.capture->complete) {
+		g_autofree char *how = pk_proc_describe(&pr);
+		size_t n = strlen(res.console);
+
+		res.status = PK_BOOT_FAILED;
+		res.detail = g_strdup_printf("qemu %s; capture %s\n%s%s%s", how,
+					     res.capture->complete ? "complete" : "incomplete", cut->str,
+					     res.capture->problems->str,
+					     n > 1500 ? res.console + n - 1500 : res.console);
+	} else {
+		res.status = PK_BOOT_OK;
+		if (cut->len)
+			res.detail = g_strdup(cut->str);
+	}
+	*out = res;
+	return 0;
+}

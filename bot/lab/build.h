@@ -1,0 +1,58 @@
+/*
+ * build.h - the build stage: `make O=<build dir> vmlinux` in the lab's tree.
+ *
+ * Builds are reproducible (KBUILD_BUILD_TIMESTAMP/_USER/_HOST/_VERSION are
+ * fixed), so two builds of the same source print the same `Linux version`
+ * line, and incremental (the build dir is kept).  ccache is used when it is
+ * installed.  A failed build is a result, not an error: ok == false with the
+ * compiler's first error lines in errors.
+ *
+ * make runs in sandbox.h's sandbox when it is active (the default): the
+ * tree read-only, the build dir the one writable path (handed to the
+ * sandbox user first), ccache read-only, no network, the [policy] limits
+ * on every process and the build's wall time.  When a sandboxed build
+ * fails with a sign of a denied operation in its log (a read-only file
+ * system, an unreachable network...), errors says so and quotes the line,
+ * so that a review shows what a patch's host program tried.
+ */
+#ifndef PK_BUILD_H
+#define PK_BUILD_H
+
+#include <stdbool.h>
+#include "lab/lab.h"
+
+struct pk_build_result {
+	bool ok;
+	bool sandboxed;  /* make ran in the sandbox */
+	double seconds;
+	char *errors;    /* first error lines (file:line: error: ...), or NULL */
+	char *log_path;  /* the full (capped) make log */
+	char *vmlinux;   /* the kernel to boot when ok */
+};
+
+/* Build the kernel; returns -1 only when make could not be run at all. */
+int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err);
+void pk_build_result_clear(struct pk_build_result *res);
+
+/*
+ * Run one step of making the kernel config in the lab's tree (make
+ * tinyconfig, scripts/kconfig/merge_config.sh, make olddefconfig: each
+ * builds and runs host programs of the tree, which a patch may change) as
+ * pk_build_kernel() runs make: in the sandbox when it is active, the
+ * build dir writable, the tree and extra_ro (NULL-terminated, at most 6;
+ * may be NULL) read-only, in cwd (NULL: the tree; a step that writes
+ * temporary files where it runs needs the build dir).  0 when it exited
+ * 0, else -1 with err naming what and quoting the end of its output.
+ */
+int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, const char *const *argv,
+		  const char *const *extra_ro, GError **err);
+
+/*
+ * The error lines of a make log (at most max_lines): errors with their
+ * function and the macro expansion site, and the make line of the failed
+ * object; paths under tree (may be NULL) made relative.  Caller frees;
+ * NULL when the log holds no error line.
+ */
+char *pk_build_errors(const char *log, unsigned max_lines, const char *tree);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * policy.c - the checks a patch passes before it is applied and built.
+ */
+#include "lab/policy.h"
+
+#include <string.h>
+
+/*
+ * A path that could leave the tree or reach into its git directory:
+ * absolute, or with a ".." or ".git" component (git runs hooks and reads
+ * config from there, as the bot, outside the sandbox).
+ */
+static bool path_is_unsafe(const char *path)
+{
+	g_auto(GStrv) parts = NULL;
+
+	if (!path)
+		return false;
+	if (path[0] == '/' || path[0] == '\0')
+		return true;
+	parts = g_strsplit(path, "/", -1);
+	for (char **p = parts; *p; p++)
+		if (!strcmp(*p, "..") || !g_ascii_strcasecmp(*p, ".git"))
+			return true;
+	return false;
+}
+
+static bool path_is_build_system(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return g_str_has_prefix(path, "scripts/") || g_str_has_prefix(path, "tools/") ||
+	       !strcmp(base, "Makefile") || g_str_has_prefix(base, "Makefile.") ||
+	       !strcmp(base, "Kbuild") || g_str_has_prefix(base, "Kconfig");
+}
+
+static bool path_is_c(const char *path)
+{
+	return g_str_has_suffix(path, ".c") || g_str_has_suffix(path, ".h");
+}
+
+/* Extended git header lines that make a binary or symlink change; NULL if none. */
+static const char *special_change(const char *diff)
+{
+	for (const char *s = diff; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
+		if (g_str_has_prefix(s, "GIT binary patch") || g_str_has_prefix(s, "Binary files "))
+			return "a binary diff";
+		if (g_str_has_prefix(s, "new file mode 120000") || g_str_has_prefix(s, "new mode 120000") ||
+		    g_str_has_prefix(s, "old mode 120000") || g_str_has_prefix(s, "deleted file mode 120000"))
+			return "a symbolic link";
+	}
+	return NULL;
+}
+
+static bool refuse(char **reason, char *why)
+{
+	*reason = why;
+	return false;
+}
+
+bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *patch, char **reason)
+{
+	const char *special;
+	unsigned lines = 0;
+	char *why = NULL;
+
+	if (policy->sandbox == PK_SANDBOX_ON && !pk_sandbox_usable(&why)) {
+		char *r = g_strdup_printf("the bot builds patches only in its sandbox, which cannot run here (%s); "
+					  "sandbox = off in [policy] builds without it", why);
+		g_free(why);
+		return refuse(reason, r);
+	}
+	if (patch->diff && (special = special_change(patch->diff)))
+		return refuse(reason, g_strdup_printf("the patch carries %s, which the bot never applies", special));
+	if (policy->max_files && patch->files->len > policy->max_files)
+		return refuse(reason, g_strdup_printf("the patch touches %u files, more than the limit of %u",
+						      patch->files->len, policy->max_files));
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+		const char *paths[] = { f->old_path, f->new_path };
+
+		for (guint k = 0; k < G_N_ELEMENTS(paths); k++) {
+			const char *p = paths[k];
+			if (!p)
+				continue;
+			if (path_is_unsafe(p))
+				return refuse(reason, g_strdup_printf("%s: the path leaves the kernel tree "
+								      "(or reaches into its .git)", p));
+			if (path_is_build_system(p)) {
+				if (policy->allow_build_system)
+					continue;
+				return refuse(reason, g_strdup_printf("%s: the patch changes the build system, "
+								      "which the policy does not allow", p));
+			}
+			if (!policy->allow_other_files && !path_is_c(p))
+				return refuse(reason, g_strdup_printf("%s: only C sources and headers are built "
+								      "by this policy", p));
+		}
+		for (guint h = 0; h < f->hunks->len; h++)
+			lines += ((struct pk_hunk *)f->hunks->pdata[h])->lines->len;
+	}
+	if (policy->max_lines && lines > policy->max_lines)
+		return refuse(reason, g_strdup_printf("the diff has %u lines, more than the limit of %u",
+						      lines, policy->max_lines));
+	return true;
+}

@@ -1,0 +1,118 @@
+/*
+ * sandbox.h - where code from a patch runs: bubblewrap around every make
+ * of a kernel build and every QEMU.
+ *
+ * A kernel build runs programs built from the tree it builds (scripts/,
+ * and the host programs of any Makefile: usr/gen_init_cpio,
+ * scripts/kallsyms...), and a patch can change them, even one that touches
+ * only .c files.  So a sandboxed child gets:
+ *   - no network (a network namespace of its own: a loopback, no routes),
+ *     no other process to see or signal (a pid namespace), no IPC;
+ *   - a root that holds /usr (and the merged-/usr links), a few files of
+ *     /etc that compilers and scripts read (not all of /etc: config files
+ *     with secrets stay out), a fresh /dev and /proc, a size-capped tmpfs
+ *     on /tmp, and the paths the caller names, read-only or writable;
+ *     nothing else of the host (no /root, /home, /run and its sockets);
+ *   - when the bot runs as root, the uid and gid of an unprivileged system
+ *     user (PK_SANDBOX_USER, made by `make deps`), no supplementary groups,
+ *     no capabilities, and no_new_privs (see pk_sandbox_argv() for why
+ *     setpriv inside bubblewrap rather than bubblewrap's --uid);
+ *   - resource limits (proc.h's struct pk_limits) on every process.
+ *
+ * The settings come from the [policy] group of the config
+ * (pk_sandbox_configure(), once, by the command); without that call the
+ * defaults of PK_SANDBOX_CONFIG_INIT hold, the sandbox on.  With sandbox =
+ * off nothing is wrapped.  When the sandbox is on but cannot be used
+ * (bubblewrap missing), builds run without it and policy.h refuses every
+ * patch, so that only the bot's own trees are built that way.
+ */
+#ifndef PK_SANDBOX_H
+#define PK_SANDBOX_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "base/proc.h"
+
+enum pk_sandbox_mode {
+	PK_SANDBOX_ON,    /* the default: wrap; refuse patches when bwrap is missing */
+	PK_SANDBOX_OFF,   /* build and boot unwrapped (said explicitly in the config) */
+};
+
+/* The unprivileged user builds and boots run as when the bot runs as root. */
+#define PK_SANDBOX_USER "printkbot-build"
+
+struct pk_sandbox_config {
+	enum pk_sandbox_mode mode;   /* [policy] sandbox = on|off */
+	const char *user;            /* [policy] sandbox_user */
+	struct pk_limits build;      /* [policy] build_cpu_seconds, build_memory_mb,
+	                                build_file_mb, build_processes: per process of a build */
+	double build_timeout;        /* [policy] build_timeout: wall clock seconds of one make */
+	guint64 tmp_size;            /* the sandbox's /tmp (a tmpfs), bytes */
+	guint64 console_cap;         /* [policy] max_console_mb: bytes of a boot's console kept */
+	guint64 capture_cap;         /* [policy] max_capture_mb: bytes QEMU may write to the
+	                                capture file (RLIMIT_FSIZE: cut while written) */
+};
+
+/*
+ * Defaults: a compiler or host program may use 30 minutes of CPU and
+ * 4 GiB of address space (cc1 on the largest kernel files needs under
+ * 1 GiB; ld on vmlinux less), write files of up to 2 GiB (vmlinux of this
+ * config is ~30 MB, with debug info ~300 MB); the build user may have
+ * 1024 processes; one make may take an hour; /tmp holds 1 GiB.  A boot
+ * keeps 4 MiB of console (a normal one prints ~60 KiB) and 64 MiB of
+ * capture (records and the printk index: ~1.5 MiB).
+ */
+#define PK_SANDBOX_CONFIG_INIT \
+	{ PK_SANDBOX_ON, PK_SANDBOX_USER, { 1800, 4ull << 30, 2ull << 30, 1024 }, 3600, 1ull << 30, \
+	  4ull << 20, 64ull << 20 }
+
+/* Take the settings for this process (copied; user is duplicated). */
+void pk_sandbox_configure(const struct pk_sandbox_config *config);
+/* The settings in force (borrowed). */
+const struct pk_sandbox_config *pk_sandbox_settings(void);
+
+/*
+ * Whether the sandbox can be used now: bwrap is installed, and when we
+ * are root, setpriv too and the sandbox user exists.  When not, *why
+ * (may be NULL; caller frees) says what is missing and how to fix it.
+ */
+bool pk_sandbox_usable(char **why);
+
+/* Whether children are to be wrapped: the mode is on and the sandbox usable. */
+bool pk_sandbox_active(void);
+
+/* What one sandboxed child sees, beyond the system part above. */
+struct pk_sandbox {
+	const char *const *ro;   /* host paths bound read-only at the same path, NULL-terminated */
+	const char *const *rw;   /* bound writable (must be writable by the sandbox user: pk_sandbox_own()) */
+	const char *const *dev;  /* device nodes bound as they are (/dev/kvm) */
+	const char *cwd;         /* inside, or NULL for / */
+	const char *const *env;  /* "NAME=value": the whole environment inside, beyond
+	                            PATH, HOME=/tmp, TMPDIR=/tmp and LC_ALL=C */
+	guint64 tmp_size;        /* bytes of /tmp, 0 = the settings' */
+	const char *group_of;    /* a path whose group the child also gets (/dev/kvm), or NULL */
+};
+
+/*
+ * The argument vector that runs argv inside sandbox sb: bwrap's options,
+ * then (as root) setpriv, then argv.  A path of ro or rw that does not
+ * exist is an error.  Returns a NULL-terminated array owning its strings
+ * (g_ptr_array_unref()), or NULL with err set (no sandbox user...).
+ */
+GPtrArray *pk_sandbox_argv(const struct pk_sandbox *sb, const char *const *argv, GError **err);
+
+/*
+ * Make dir and everything under it (not following symlinks) owned by the
+ * sandbox user, when we are root, so that a sandboxed make can write the
+ * build dir that setup and earlier unsandboxed runs wrote as root.  Only
+ * entries owned by someone else are changed; files with more than one
+ * link are left alone (never hand over a file that lives elsewhere too).
+ * A no-op when not root or when the sandbox is not active.
+ */
+int pk_sandbox_own(const char *dir, GError **err);
+
+/* "on" or "off". */
+const char *pk_sandbox_mode_name(enum pk_sandbox_mode mode);
+
+#endif

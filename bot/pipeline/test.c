@@ -1,0 +1,564 @@
+/*
+ * test.c - one patch through the whole pipeline; see test.h.
+ */
+#include "pipeline/test.h"
+
+#include <string.h>
+
+#include "lab/apply.h"
+#include "lab/build.h"
+#include "intake/range.h"
+#include "store/store.h"
+#include "base/util.h"
+
+/*
+ * Boots of the base used to learn its noise.  Two boots only show what
+ * differs between two runs; a record that varies now and then (a timer
+ * figure that rounds the same way twice) slips through, and each further
+ * boot costs ~2 s under TCG.  Three catches what we have seen vary on
+ * these machines (clock calibration, rcu and workqueue timings) at 6 s
+ * once per base and config.
+ */
+#define NOISE_BOOTS 3
+
+/* Console lines kept from a failed boot. */
+#define CONSOLE_TAIL_LINES 30
+
+void pk_test_side_clear(struct pk_test_side *s)
+{
+	g_free(s->commit);
+	pk_build_result_clear(&s->build);
+	pk_boot_result_clear(&s->boot);
+	g_free(s->console_tail);
+	memset(s, 0, sizeof *s);
+}
+
+void pk_test_result_clear(struct pk_test_result *res)
+{
+	g_free(res->reason);
+	pk_scan_free(res->scan);
+	pk_test_side_clear(&res->before);
+	pk_test_side_clear(&res->after);
+	pk_kdiff_free(res->diff);
+	if (res->confirmations)
+		g_array_unref(res->confirmations);
+	pk_patch_free(res->patch);
+	g_free(res->noise_commit);
+	memset(res, 0, sizeof *res);
+}
+
+bool pk_verdict_is_bad(const char *verdict)
+{
+	return strcmp(verdict, "no-churn") && strcmp(verdict, "no-visible-change");
+}
+
+/* The last n lines of a console log (caller frees). */
+static char *console_tail(const char *console, unsigned n)
+{
+	const char *end, *p;
+
+	if (!console || !*console)
+		return NULL;
+	end = console + strlen(console);
+	p = end;
+	while (p > console && n) {
+		p--;
+		if (*p == '\n' && p + 1 < end)
+			n--;
+	}
+	if (*p == '\n')
+		p++;
+	return g_strdup(p);
+}
+
+/* Say which stage side s is in: through opts->progress, else on the progress line. */
+static void stage(const struct pk_test_opts *opts, const char *verb, const struct pk_test_side *s)
+{
+	g_autofree char *what = g_strdup_printf("%s %.12s", verb, s->commit);
+
+	if (opts->progress)
+		opts->progress(opts->progress_data, what);
+	else
+		pk_progress("%s...", what);
+}
+
+/* Build whatever is checked out in the lab, for side s, its config made to fit the tree. */
+static int build_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		      GError **err)
+{
+	if (pk_range_sync_config(lab, s->commit, NULL, err) < 0)
+		return -1;
+	stage(opts, "building", s);
+	if (pk_build_kernel(&s->build, lab, err) < 0)
+		return -1;
+	s->build_tried = true;
+	if (!s->build.ok && !s->build.errors)
+		s->build.errors = g_strdup("make failed without a compiler error line\n");
+	return 0;
+}
+
+/* Boot side s's kernel once into *out. */
+static int boot_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		     struct pk_boot_result *out, GError **err)
+{
+	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
+
+	bopts.vmlinux = s->build.vmlinux;
+	bopts.timeout = opts->boot_timeout;
+	stage(opts, "booting", s);
+	if (pk_boot_kernel(out, lab, &bopts, err) < 0)
+		return -1;
+	s->booted = true;
+	return 0;
+}
+
+/* Keep boot as side s's boot (the one compared), with the console tail of a failure. */
+static void side_take_boot(struct pk_test_side *s, struct pk_boot_result *boot)
+{
+	pk_boot_result_clear(&s->boot);
+	s->boot = *boot;
+	memset(boot, 0, sizeof *boot);
+	g_clear_pointer(&s->console_tail, g_free);
+	if (s->boot.status != PK_BOOT_OK)
+		s->console_tail = console_tail(s->boot.console, CONSOLE_TAIL_LINES);
+}
+
+/* Side s (s->commit set) from the store: 1 when it was there, with its noise mask if it has one. */
+static int side_from_store(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
+			   struct pk_noise **out_noise, unsigned *out_noise_boots, GError **err)
+{
+	g_auto(GStrv) keys = NULL;
+	g_autoptr(GArray) boots = NULL;
+	int found;
+
+	if ((found = pk_store_find_build(store, s->commit, lab->config_hash, &s->build_id, err)) <= 0)
+		return found;
+	if ((found = pk_store_find_boot(store, s->commit, lab->config_hash, &s->boot_id, err)) <= 0)
+		return found;
+	if (pk_store_get_noise(store, s->build_id, &keys, err) < 0 ||
+	    pk_store_build_boots(store, s->build_id, &boots, err) < 0 ||
+	    pk_store_load_capture(store, s->boot_id, &s->boot.capture, err) < 0)
+		return -1;
+	s->cached = s->build_tried = s->build.ok = s->booted = true;
+	s->boot.status = PK_BOOT_OK;
+	*out_noise = keys ? pk_noise_from_keys((const char *const *)keys) : NULL;
+	*out_noise_boots = boots->len;
+	return 1;
+}
+
+/* The before side from the store: 1 when it was there, with its noise mask. */
+static int before_from_store(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			     struct pk_noise **out_noise, GError **err)
+{
+	return side_from_store(&res->before, lab, store, out_noise, &res->noise_boots, err);
+}
+
+/* Store a side's build (the base's, or a commit's as it is) and every boot of it, and the mask learnt from them. */
+static int before_to_store(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
+			   struct pk_boot_result *boots, unsigned n, const struct pk_noise *noise,
+			   GError **err)
+{
+	g_auto(GStrv) keys = noise ? pk_noise_keys(noise) : NULL;
+
+	if (pk_store_begin(store, err) < 0)
+		return -1;
+	if (pk_store_add_build(store, &s->build_id, s->commit, s->commit, lab->config_hash, &s->build, err) < 0)
+		goto fail;
+	for (unsigned i = 0; i < n; i++) {
+		gint64 id;
+		if (pk_store_add_boot(store, &id, s->build_id, &boots[i], err) < 0)
+			goto fail;
+		/* the boot the side keeps: the first, or the one that failed */
+		if (i == 0 || (i == n - 1 && boots[i].status != PK_BOOT_OK))
+			s->boot_id = id;
+	}
+	if (keys && pk_store_set_noise(store, s->build_id, (const char *const *)keys, n, err) < 0)
+		goto fail;
+	return pk_store_commit(store, err);
+fail:
+	pk_store_rollback(store);
+	return -1;
+}
+
+/*
+ * Check out s->commit, build it and boot it n times (at most NOISE_BOOTS;
+ * the boots end at the first that fails); with n >= 2 boots that all
+ * went well, the noise mask is learnt from them.  Everything is stored
+ * when store is not NULL.  s keeps the first boot, or the one that failed.
+ */
+static int build_and_boot(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
+			  const struct pk_test_opts *opts, unsigned n_boots, struct pk_noise **out_noise,
+			  unsigned *out_noise_boots, GError **err)
+{
+	struct pk_boot_result boots[NOISE_BOOTS] = { 0 };
+	struct pk_noise *noise = NULL;
+	unsigned n = 0;
+	int rc = -1;
+
+	if (pk_apply_checkout(lab, s->commit, err) < 0 || build_side(s, lab, opts, err) < 0)
+		goto out;
+	while (s->build.ok && n < MIN(n_boots, NOISE_BOOTS)) {
+		if (boot_side(s, lab, opts, &boots[n], err) < 0)
+			goto out;
+		if (boots[n++].status != PK_BOOT_OK)
+			break;
+	}
+	if (n >= 2 && boots[n - 1].status == PK_BOOT_OK) {
+		const struct pk_capture *caps[NOISE_BOOTS];
+		for (unsigned i = 0; i < n; i++)
+			caps[i] = boots[i].capture;
+		noise = pk_noise_learn(caps, n);
+	}
+	if (store && before_to_store(s, lab, store, boots, n, noise, err) < 0)
+		goto out;
+	/* compare against the first boot; report the one that failed, if any did */
+	if (n)
+		side_take_boot(s, &boots[boots[n - 1].status != PK_BOOT_OK ? n - 1 : 0]);
+	if (noise) {
+		*out_noise = g_steal_pointer(&noise);
+		*out_noise_boots = n;
+	}
+	rc = 0;
+out:
+	for (unsigned i = 0; i < n; i++)
+		pk_boot_result_clear(&boots[i]);
+	pk_noise_free(noise);
+	return rc;
+}
+
+/*
+ * The before side: from the store when this commit was built and booted
+ * with this config before, else built, booted NOISE_BOOTS times (the noise
+ * mask learnt from those boots) and stored.
+ */
+static int prepare_before(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			  const struct pk_test_opts *opts, struct pk_noise **out_noise, GError **err)
+{
+	int found;
+
+	if (store && (found = before_from_store(res, lab, store, out_noise, err)) != 0)
+		return found < 0 ? -1 : 0;
+	return build_and_boot(&res->before, lab, store, opts, NOISE_BOOTS, out_noise, &res->noise_boots, err);
+}
+
+/* The after side: the patched commit is checked out already; build and boot it once. */
+static int prepare_after(struct pk_test_result *res, const struct pk_lab *lab,
+			 const struct pk_test_opts *opts, GError **err)
+{
+	struct pk_test_side *s = &res->after;
+	struct pk_boot_result boot = { 0 };
+
+	if (build_side(s, lab, opts, err) < 0)
+		return -1;
+	if (!s->build.ok)
+		return 0;
+	if (boot_side(s, lab, opts, &boot, err) < 0)
+		return -1;
+	side_take_boot(s, &boot);
+	return 0;
+}
+
+/*
+ * One line on why a boot failed: the panic message itself (the whole
+ * panic is in the console tail of the review), or the status and detail.
+ */
+static char *boot_failure(const struct pk_boot_result *boot)
+{
+	const char *panic = boot->detail ? strstr(boot->detail, "Kernel panic - ") : NULL;
+
+	if (boot->status == PK_BOOT_PANIC && panic)
+		return g_strdup_printf("The patched kernel panicked: %.*s", (int)strcspn(panic, "\n"), panic);
+	if (boot->status == PK_BOOT_TIMEOUT)
+		return g_strdup_printf("The patched kernel did not finish booting within %.0f s.", boot->seconds);
+	return g_strdup_printf("The patched kernel's boot failed (%s)%s%.*s", pk_boot_status_name(boot->status),
+			       boot->detail ? ": " : ".", boot->detail ? (int)strcspn(boot->detail, "\n") : 0,
+			       boot->detail ? boot->detail : "");
+}
+
+/* Verdict from the diff: any console or index change is a visible change. */
+static const char *diff_verdict(const struct pk_kdiff *d)
+{
+	return d->changes->len || d->index_changes->len ? "console-changed" : "no-visible-change";
+}
+
+static void confirm_findings(struct pk_test_result *res)
+{
+	res->confirmations = g_array_new(FALSE, FALSE, sizeof(enum pk_confirmation));
+	for (guint i = 0; i < res->scan->findings->len; i++) {
+		enum pk_confirmation c = pk_kdiff_confirm(res->diff, res->scan->findings->pdata[i]);
+		g_array_append_val(res->confirmations, c);
+	}
+}
+
+static void set_verdict(struct pk_test_result *res, const char *verdict, char *reason)
+{
+	res->verdict = verdict;
+	g_free(res->reason);
+	res->reason = reason;
+}
+
+static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
+		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err);
+
+/* The verdict once the after side was built and booted (or not): a patch's and a commit's alike. */
+static void judge_after(struct pk_test_result *res, const struct pk_noise *noise)
+{
+	if (!res->after.build.ok) {
+		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
+	} else if (res->after.boot.status != PK_BOOT_OK) {
+		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
+	} else {
+		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
+		confirm_findings(res);
+		set_verdict(res, diff_verdict(res->diff), NULL);
+	}
+}
+
+/* Everything after the scan and the policy: apply, both sides, diff. */
+static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+		       const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
+{
+	struct pk_noise *noise = NULL;
+	struct pk_apply_result applied = { 0 };
+	int rc = -1;
+
+	if (prepare_before(res, lab, store, opts, &noise, err) < 0)
+		goto out;
+	/*
+	 * A later patch of a series stands on the previous one, booted once as
+	 * its after side, without a mask: the base's serves (noise comes from
+	 * the machine, not the commit).
+	 */
+	if (!noise && store &&
+	    stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err) < 0)
+		goto out;
+	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
+		set_verdict(res, res->before.build.ok ? "boot-failed" : "build-failed",
+			    g_strdup_printf("the base %.12s itself does not %s, so nothing can be compared",
+					    res->before.commit, res->before.build.ok ? "boot" : "build"));
+		rc = 0;
+		goto out;
+	}
+	pk_progress("applying...");
+	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
+		goto out;
+	if (!applied.applied) {
+		set_verdict(res, "does-not-apply", g_steal_pointer(&applied.failure));
+		rc = 0;
+		goto out;
+	}
+	res->after.commit = g_steal_pointer(&applied.commit);
+	if (prepare_after(res, lab, opts, err) < 0)
+		goto out;
+	judge_after(res, noise);
+	rc = 0;
+out:
+	pk_apply_result_clear(&applied);
+	pk_noise_free(noise);
+	return rc;
+}
+
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err)
+{
+	struct pk_test_result res = { 0 };
+	double start = pk_now();
+	char *reason = NULL;
+
+	res.scan = pk_scan(patch);
+	res.before.commit = pk_apply_resolve(lab, parent, err);
+	if (!res.before.commit)
+		goto fail;
+	if (!strcmp(res.scan->verdict, "no-churn") && !opts->build_without_churn) {
+		set_verdict(&res, "no-churn", NULL);
+	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
+		set_verdict(&res, "refused", reason);
+	} else if (run_dynamic(&res, lab, store, opts, patch, err) < 0) {
+		goto fail;
+	}
+	pk_progress("%s", "");
+	res.seconds = pk_now() - start;
+	*out = res;
+	return 0;
+fail:
+	pk_progress("%s", "");
+	pk_test_result_clear(&res);
+	return -1;
+}
+
+int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		       const char *commit, bool learn_noise, GError **err)
+{
+	struct pk_test_side s = { 0 };
+	struct pk_noise *noise = NULL;
+	unsigned noise_boots = 0;
+	int found = 0;
+
+	s.commit = g_strdup(commit);
+	if (store && (found = side_from_store(&s, lab, store, &noise, &noise_boots, err)) < 0)
+		goto fail;
+	if (found && learn_noise && !noise) {
+		/* stored without a mask (an after side): boot it again, several times */
+		pk_test_side_clear(&s);
+		s.commit = g_strdup(commit);
+		found = 0;
+	}
+	if (!found && build_and_boot(&s, lab, store, opts, learn_noise ? NOISE_BOOTS : 1, &noise,
+				     &noise_boots, err) < 0)
+		goto fail;
+	*out = s;
+	if (out_noise)
+		*out_noise = g_steal_pointer(&noise);
+	if (out_noise_boots)
+		*out_noise_boots = out_noise && *out_noise ? noise_boots : 0;
+	pk_noise_free(noise);
+	return 0;
+fail:
+	pk_test_side_clear(&s);
+	pk_noise_free(noise);
+	return -1;
+}
+
+/* The stored noise mask of commit's build (a revision of the lab): 1 found, 0 not. */
+static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
+		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err)
+{
+	g_autofree char *id = pk_apply_resolve(lab, commit, NULL);
+	g_auto(GStrv) keys = NULL;
+	g_autoptr(GArray) boots = NULL;
+	gint64 build_id;
+	int found;
+
+	if (!id)
+		return 0;
+	if ((found = pk_store_find_build(store, id, lab->config_hash, &build_id, err)) <= 0 ||
+	    (found = pk_store_get_noise(store, build_id, &keys, err)) <= 0)
+		return found;
+	if (pk_store_build_boots(store, build_id, &boots, err) < 0)
+		return -1;
+	*out = pk_noise_from_keys((const char *const *)keys);
+	*out_boots = boots->len;
+	*out_commit = g_steal_pointer(&id);
+	return 1;
+}
+
+/* Both sides of a commit and their diff; the verdicts are those of run_dynamic(). */
+static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			  const struct pk_test_opts *opts, GError **err)
+{
+	g_autofree char *parent = g_steal_pointer(&res->before.commit);
+	g_autofree char *commit = g_steal_pointer(&res->after.commit);
+	struct pk_noise *noise = NULL, *own = NULL;
+	unsigned own_boots = 0;
+	int rc = -1, found = 0;
+
+	/* a mask learnt once serves every parent: noise comes from the machine, not the commit */
+	if (store && opts->noise_base)
+		found = stored_mask(store, lab, opts->noise_base, &noise, &res->noise_boots, &res->noise_commit, err);
+	if (store && found == 0)
+		found = stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err);
+	if (found < 0 ||
+	    pk_test_build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
+		goto out;
+	if (own) {
+		pk_noise_free(noise);
+		noise = g_steal_pointer(&own);
+		res->noise_boots = own_boots;
+		g_free(res->noise_commit);
+		res->noise_commit = g_strdup(parent);
+	}
+	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
+		res->after.commit = g_steal_pointer(&commit);
+		set_verdict(res, res->before.build.ok ? "boot-failed" : "build-failed",
+			    g_strdup_printf("the parent %.12s itself does not %s, so nothing can be compared",
+					    parent, res->before.build.ok ? "boot" : "build"));
+		rc = 0;
+		goto out;
+	}
+	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0)
+		goto out;
+	judge_after(res, noise);
+	rc = 0;
+out:
+	if (!res->before.commit)
+		res->before.commit = g_steal_pointer(&parent);
+	if (!res->after.commit)
+		res->after.commit = g_steal_pointer(&commit);
+	pk_noise_free(noise);
+	pk_noise_free(own);
+	return rc;
+}
+
+int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		   const struct pk_test_opts *opts, const char *commit, GError **err)
+{
+	struct pk_test_result res = { 0 };
+	double start = pk_now();
+	char *reason = NULL;
+
+	res.after.commit = pk_apply_resolve(lab, commit, err);
+	if (!res.after.commit ||
+	    !(res.patch = pk_range_commit_patch(lab, res.after.commit, &res.before.commit, err)))
+		goto fail;
+	res.scan = pk_scan(res.patch);
+	if (!strcmp(res.scan->verdict, "no-churn") && !opts->build_without_churn) {
+		set_verdict(&res, "no-churn", NULL);
+	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
+		set_verdict(&res, "refused", reason);
+	} else if (commit_dynamic(&res, lab, store, opts, err) < 0) {
+		goto fail;
+	}
+	if (!opts->progress)
+		pk_progress("%s", "");
+	res.seconds = pk_now() - start;
+	*out = res;
+	return 0;
+fail:
+	if (!opts->progress)
+		pk_progress("%s", "");
+	pk_test_result_clear(&res);
+	return -1;
+}
+
+int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_patch *patch,
+		  gint64 source_id, const struct pk_test_result *res, const char *config_hash,
+		  GError **err)
+{
+	struct pk_store_patch_opts popts = PK_STORE_PATCH_OPTS_INIT;
+	struct pk_store_test test = { 0 };
+	const struct pk_test_side *a = &res->after;
+	g_autofree const char **conf = NULL;
+	gint64 patch_id;
+
+	popts.source_id = source_id;
+	popts.commit = res->patch ? a->commit : NULL;   /* a commit tested by pk_test_commit() */
+	if (pk_store_add_patch(store, &patch_id, NULL, patch, &popts, err) < 0 ||
+	    pk_store_add_findings(store, patch_id, res->scan, err) < 0)
+		return -1;
+	test.patch_id = patch_id;
+	test.before_build = res->before.build_id;
+	test.before_boot = res->before.boot_id;
+	test.after_build = a->build_id;
+	test.after_boot = a->boot_id;
+	if (a->build_tried && !a->build_id &&
+	    pk_store_add_build(store, &test.after_build, a->commit, res->before.commit, config_hash,
+			       &a->build, err) < 0)
+		return -1;
+	if (a->booted && !a->boot_id &&
+	    pk_store_add_boot(store, &test.after_boot, test.after_build, &a->boot, err) < 0)
+		return -1;
+	test.verdict = res->verdict;
+	test.reason = res->reason;
+	test.seconds = res->seconds;
+	test.diff = res->diff;
+	if (res->confirmations) {
+		conf = g_new0(const char *, res->confirmations->len + 1);
+		for (guint i = 0; i < res->confirmations->len; i++)
+			conf[i] = pk_confirmation_name(g_array_index(res->confirmations, enum pk_confirmation, i));
+		test.confirmations = conf;
+		test.n_confirmations = res->confirmations->len;
+	}
+	return pk_store_add_test(store, out_test_id, &test, err);
+}

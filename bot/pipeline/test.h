@@ -1,0 +1,130 @@
+/*
+ * test.h - test one patch: scan, policy, apply, build and boot before and
+ * after, diff, and the verdict.  This is the pipeline of DESIGN.md for one
+ * patch; `printkbot test` runs it over a patch or a series, `run` over the
+ * commits of a branch.
+ *
+ * The before side (the parent's build and boots) is looked up in the store
+ * first: a second patch on the same base and config never rebuilds or
+ * reboots it.  The base is booted more than once to learn its run-to-run
+ * noise, and the mask is stored with it.
+ *
+ * A patch that does not apply, a build that fails and a boot that panics
+ * are verdicts in the result; pk_test_patch() returns -1 only when the bot
+ * itself cannot work (no lab, no store, QEMU missing).  store may be NULL:
+ * then nothing is cached or kept.
+ */
+#ifndef PK_TEST_H
+#define PK_TEST_H
+
+#include <stdbool.h>
+
+#include "lab/boot.h"
+#include "lab/build.h"
+#include "analysis/kdiff.h"
+#include "lab/lab.h"
+#include "base/patch.h"
+#include "lab/policy.h"
+#include "analysis/scan.h"
+
+struct pk_store;
+
+struct pk_test_opts {
+	struct pk_policy policy;
+	double boot_timeout;      /* seconds per boot, 0 = 60 */
+	bool build_without_churn; /* build and boot no-churn patches too (run --all) */
+	/*
+	 * pk_test_commit(): a commit whose stored noise mask serves a parent
+	 * that has none of its own (run and bisect pass the range's base);
+	 * NULL: only the parent's own mask, or the lab base's.
+	 */
+	const char *noise_base;
+	/* Told each stage ("building 1a2b3c4d5e6f"); NULL: pk_progress() draws it. */
+	void (*progress)(void *data, const char *stage);
+	void *progress_data;
+};
+
+/* One side of the comparison: a commit, its build and its boot. */
+struct pk_test_side {
+	char *commit;
+	bool cached;              /* taken from the store, not built or booted now */
+	bool build_tried;
+	struct pk_build_result build;  /* build.ok, seconds, errors */
+	bool booted;              /* a boot was attempted */
+	struct pk_boot_result boot;    /* status, seconds, console, detail, capture;
+	                                  a cached side has the capture only */
+	char *console_tail;       /* last console lines of a failed boot */
+	gint64 build_id, boot_id; /* in the store, 0 when not stored (yet) */
+};
+
+struct pk_test_result {
+	const char *verdict;      /* static: one of DESIGN.md's verdicts */
+	char *reason;             /* why refused / did not apply / failed, or NULL */
+	struct pk_scan *scan;
+	struct pk_test_side before, after;
+	unsigned noise_boots;     /* base boots the noise mask was learnt from */
+	struct pk_kdiff *diff;    /* NULL unless both sides booted */
+	GArray *confirmations;    /* enum pk_confirmation, one per scan finding; NULL without diff */
+	double seconds;
+	struct pk_patch *patch;   /* pk_test_commit(): the commit as a patch (owned) */
+	char *noise_commit;       /* pk_test_commit(): whose boots the mask came from, or NULL */
+};
+
+/*
+ * Test patch on parent (a revision of the lab's tree).  On success *out
+ * holds the result (pk_test_result_clear()) and, when the patch applied,
+ * out->after.commit is the commit a following patch of a series goes on.
+ */
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err);
+void pk_test_result_clear(struct pk_test_result *res);
+
+/*
+ * Test commit (a commit of the lab's tree, see range.h for bringing a
+ * user's commits there) against its first parent: the patch is the
+ * commit's diff (out->patch, with its author, date and subject), the
+ * before side is the parent and the after side the commit itself, each
+ * checked out as it is (nothing applied).  Both sides are taken from the
+ * store when they were built and booted with this config before, else
+ * built, booted once and stored at once (build_id set).  The noise mask
+ * is the parent's own, else the stored one of opts->noise_base, else the
+ * lab base's; with none of them the parent is booted several times to
+ * learn it (out->noise_commit names where it came from).  A commit
+ * without logging churn is no-churn and not built unless
+ * opts->build_without_churn.  Errors as pk_test_patch().
+ */
+int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		   const struct pk_test_opts *opts, const char *commit, GError **err);
+
+/*
+ * One commit of the lab's tree, built and booted as it is, for out: from
+ * the store when it is there, else checked out (the kernel config made
+ * to fit its Kconfig), built, booted and stored (when store is not NULL).
+ * With learn_noise the kernel is booted several times and the mask
+ * learnt from them is stored with the build; a stored side counts then
+ * only with a mask.  *out_noise (may be NULL) gets the side's mask when
+ * it has one, with *out_noise_boots the boots it came from.  A failed
+ * build or boot is in *out (build.ok, boot.status), not an error.  Clear
+ * with pk_test_side_clear().
+ */
+int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		       const char *commit, bool learn_noise, GError **err);
+void pk_test_side_clear(struct pk_test_side *s);
+
+/*
+ * Store a tested patch (the patch, its findings, the after side's build
+ * and boot unless they have ids already, the test with its changes); the
+ * before side was stored when it was made.  A tested commit's patch is
+ * stored by its commit id, so testing it again adds a test, not a patch.
+ * The caller wraps this and the review in one transaction.
+ */
+int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_patch *patch,
+		  gint64 source_id, const struct pk_test_result *res, const char *config_hash,
+		  GError **err);
+
+/* Whether a verdict means the console (or the kernel) is not as before. */
+bool pk_verdict_is_bad(const char *verdict);
+
+#endif

@@ -1,0 +1,215 @@
+/* reply.c - the reply mail under a tested patch; see reply.h. */
+#include "report/reply.h"
+#include "report/review.h"
+#include "base/util.h"
+
+#include <string.h>
+
+#define REPLY_WIDTH 72
+
+/* Finding kinds that point at a mistake rather than at an intended change. */
+static const char *const mistakes[] = {
+	"level-missing", "newline-lost", "cont-broken", "string-split",
+};
+
+void pk_reply_clear(struct pk_reply *r)
+{
+	g_free(r->message_id);
+	g_free(r->sender);
+	if (r->recipients)
+		g_ptr_array_unref(r->recipients);
+	g_free(r->text);
+	memset(r, 0, sizeof *r);
+}
+
+bool pk_reply_wanted(const char *reply_on, const char *verdict)
+{
+	if (!g_strcmp0(reply_on, "never"))
+		return false;
+	if (!g_strcmp0(reply_on, "always"))
+		return true;
+	/* "changes": the console changed, or the patch could not be tried */
+	return g_strcmp0(verdict, "no-churn") && g_strcmp0(verdict, "no-visible-change");
+}
+
+char *pk_reply_message_id(const char *patch_message_id, const char *from)
+{
+	g_autofree char *addr = pk_mail_addr(from);
+	const char *at = addr ? strchr(addr, '@') : NULL;
+	g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, patch_message_id, -1);
+
+	return g_strdup_printf("printkbot-%.24s@%s", sum, at && at[1] ? at + 1 : "printkbot.invalid");
+}
+
+/* The first lines: what was found, as the kernel test robot opens its reports. */
+static const char *found_sentence(const char *verdict)
+{
+	static const struct { const char *verdict, *text; } found[] = {
+		{ "console-changed", "printkbot built and booted the kernel before and after this patch, "
+				     "and the patch changes what the kernel prints:" },
+		{ "no-visible-change", "printkbot built and booted the kernel before and after this patch: "
+				       "it changes logging calls, but not what the kernel prints." },
+		{ "no-churn", "printkbot read this patch: it changes no printk-family call, so it was "
+			      "not built." },
+		{ "does-not-apply", "printkbot could not apply this patch:" },
+		{ "build-failed", "printkbot found that the kernel does not build with this patch:" },
+		{ "boot-failed", "printkbot found that the kernel with this patch builds but does not "
+				 "boot:" },
+		{ "refused", "printkbot did not build this patch (its policy does not allow it):" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(found); i++)
+		if (!g_strcmp0(verdict, found[i].verdict))
+			return found[i].text;
+	return "printkbot tested this patch:";
+}
+
+/* Whether the review holds something the author should fix (build, boot, a mistake). */
+static bool has_something_to_fix(JsonObject *model)
+{
+	const char *verdict = json_object_get_string_member_with_default(model, "verdict", "");
+	JsonArray *findings = json_object_has_member(model, "findings")
+			      ? json_object_get_array_member(model, "findings") : NULL;
+
+	if (!strcmp(verdict, "build-failed") || !strcmp(verdict, "boot-failed"))
+		return true;
+	for (guint i = 0; findings && i < json_array_get_length(findings); i++) {
+		JsonObject *f = json_array_get_object_element(findings, i);
+		const char *kind = f ? json_object_get_string_member_with_default(f, "kind", "") : "";
+
+		for (size_t k = 0; k < G_N_ELEMENTS(mistakes); k++)
+			if (!strcmp(kind, mistakes[k]))
+				return true;
+	}
+	return false;
+}
+
+/* A name to greet: the display name's first word, else the address's local part. */
+static char *greeting(const struct pk_mail *m)
+{
+	if (m->from_name && *m->from_name) {
+		g_auto(GStrv) words = g_strsplit(m->from_name, " ", 2);
+		if (words[0] && *words[0])
+			return g_strdup(words[0]);
+	}
+	if (m->from_addr)
+		return g_strndup(m->from_addr, strcspn(m->from_addr, "@"));
+	return g_strdup("there");
+}
+
+static void add_string(JsonObject *o, const char *name, const char *value)
+{
+	if (value)
+		json_object_set_string_member(o, name, value);
+	else
+		json_object_set_null_member(o, name);
+}
+
+/* Add addr (lower case) unless it is there already or is the bot's. */
+static void add_recipient(GPtrArray *addrs, GPtrArray *shown, const char *mailbox, const char *bot)
+{
+	g_autofree char *addr = pk_mail_addr(mailbox);
+	g_autofree char *lower = addr ? g_ascii_strdown(addr, -1) : NULL;
+
+	if (!lower || (bot && !g_ascii_strcasecmp(lower, bot)))
+		return;
+	for (guint i = 0; i < addrs->len; i++)
+		if (!strcmp(addrs->pdata[i], lower))
+			return;
+	g_ptr_array_add(addrs, g_steal_pointer(&lower));
+	g_ptr_array_add(shown, g_strdup(mailbox));
+}
+
+/* The author as a mailbox the header can carry: "Name <addr>" or addr. */
+static char *author_mailbox(const struct pk_mail *m)
+{
+	if (m->from_name && *m->from_name && pk_mail_header_ok(m->from_name)) {
+		g_autofree char *quoted = g_strescape(m->from_name, NULL);
+		return g_strdup_printf("\"%s\" <%s>", quoted, m->from_addr);
+	}
+	return g_strdup(m->from_addr);
+}
+
+int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
+		   const char *review_body, const struct pk_daemon_config *cfg,
+		   const struct pk_reply_info *info, GError **err)
+{
+	g_autoptr(JsonNode) reply_model = json_node_copy(model);
+	JsonObject *o = json_node_get_object(reply_model);
+	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
+	g_autofree char *hello = greeting(pm);
+	g_autofree char *found = NULL, *note = NULL, *body = NULL, *subject = NULL;
+	g_autofree char *author = NULL, *author_addr = NULL, *mid = NULL, *clean = NULL;
+	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) refs = g_ptr_array_new();
+	g_autofree char *xheader = NULL;
+	const char *verdict = json_object_get_string_member_with_default(o, "verdict", "?");
+	struct pk_mail_out m = { 0 };
+	char *text;
+
+	if (!pm->message_id || !pk_mail_msgid_ok(pm->message_id))
+		return pk_error(err, PK_ERROR_INPUT, "the patch has no usable Message-ID to reply to");
+	if (!pm->from_addr || !(author = author_mailbox(pm)) || !(author_addr = pk_mail_addr(author)))
+		return pk_error(err, PK_ERROR_INPUT, "%s: the patch's From cannot be replied to", pm->message_id);
+	if (!bot_addr)
+		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
+	mid = pk_reply_message_id(pm->message_id, cfg->from);
+	found = pk_wrap(found_sentence(verdict), REPLY_WIDTH, "");
+	note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
+	add_string(o, "greeting", hello);
+	add_string(o, "found_wrapped", found);
+	add_string(o, "base", info->base);
+	add_string(o, "base_note_wrapped", note);
+	add_string(o, "base_note", info->base_note);
+	json_object_set_boolean_member(o, "to_fix", has_something_to_fix(o));
+	add_string(o, "bot", cfg->from);
+	add_string(o, "reply_message_id", mid);
+	add_string(o, "review", review_body);
+	if (!(body = pk_review_render(reply_model, "reply.txt", err)))
+		return -1;
+
+	/* To the author; Cc the list, then (cc_original) whoever the patch went to */
+	add_recipient(addrs, to_shown, author, bot_addr);
+	if (info->list)
+		add_recipient(addrs, cc_shown, info->list, bot_addr);
+	if (cfg->cc_original || !info->list) {
+		for (guint i = 0; i < pm->to->len; i++)
+			add_recipient(addrs, cc_shown, pm->to->pdata[i], bot_addr);
+	}
+	if (cfg->cc_original)
+		for (guint i = 0; i < pm->cc->len; i++)
+			add_recipient(addrs, cc_shown, pm->cc->pdata[i], bot_addr);
+	g_ptr_array_add(to_shown, NULL);
+	g_ptr_array_add(cc_shown, NULL);
+
+	for (guint i = 0; i < pm->references->len; i++)
+		if (pk_mail_msgid_ok(pm->references->pdata[i]))
+			g_ptr_array_add(refs, pm->references->pdata[i]);
+	if (!pm->references->len && pm->in_reply_to && pk_mail_msgid_ok(pm->in_reply_to))
+		g_ptr_array_add(refs, pm->in_reply_to);
+	g_ptr_array_add(refs, pm->message_id);
+	g_ptr_array_add(refs, NULL);
+
+	clean = pk_mail_clean_subject(pm->subject ? pm->subject : "your patch");
+	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
+	xheader = g_strdup_printf("X-Printkbot: printkbot %s; verdict=%s", PK_VERSION, verdict);
+	m.from = cfg->from;
+	m.to = (const char *const *)to_shown->pdata;
+	m.cc = (const char *const *)cc_shown->pdata;
+	m.subject = subject;
+	m.message_id = mid;
+	m.in_reply_to = pm->message_id;
+	m.references = (const char *const *)refs->pdata;
+	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
+	m.extra = (const char *const[]){ xheader, NULL };
+	m.body = body;
+	if (!(text = pk_mail_compose(&m, err)))
+		return -1;
+	out->message_id = g_steal_pointer(&mid);
+	out->sender = g_steal_pointer(&bot_addr);
+	out->recipients = g_steal_pointer(&addrs);
+	out->text = text;
+	return 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * reply.h - the report stage's mail: the reply the daemon sends under a
+ * tested patch, rendered from templates/reply.txt around the review of
+ * templates/review.txt, threaded and addressed as kernel developers
+ * expect from the kernel test robot.
+ *
+ * The reply is built once, when the patch's test is stored: its
+ * Message-ID is derived from the patch's own (one reply per patch, the
+ * same id however often it is rendered or sent), and the whole mail is
+ * what the store keeps and the outbox sends.  Headers taken from the
+ * patch mail are checked by mail.h; a patch whose From cannot be answered
+ * gets no reply (an error, which the caller records).
+ */
+#ifndef PK_REPLY_H
+#define PK_REPLY_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdbool.h>
+
+#include "base/config.h"
+#include "intake/mail.h"
+
+/* What the reply says beside the review. */
+struct pk_reply_info {
+	const char *base;          /* the base as named (a tag, a commit) */
+	const char *base_note;     /* why that base (a base-commit: the bot lacks), or NULL */
+	const char *list;          /* the list to Cc (the source's list =), or NULL */
+	gint64 date;               /* Unix time for the Date header */
+};
+
+/* A rendered reply; free with pk_reply_clear(). */
+struct pk_reply {
+	char *message_id;          /* without <> */
+	char *sender;              /* envelope sender (the bot's address) */
+	GPtrArray *recipients;     /* char*: envelope recipients, To then Cc, no duplicates */
+	char *text;                /* the whole mail, CRLF line ends */
+};
+void pk_reply_clear(struct pk_reply *r);
+
+/* Whether a verdict gets a reply under reply_on ("changes", "always", "never"). */
+bool pk_reply_wanted(const char *reply_on, const char *verdict);
+
+/*
+ * Build the reply to patch_mail (borrowed) from the review model (the
+ * review.h JSON, borrowed) and its rendered body.  0, or -1 with err set
+ * (a template that does not render, a header refused).
+ */
+int pk_reply_build(struct pk_reply *out, const struct pk_mail *patch_mail, JsonNode *model,
+		   const char *review_body, const struct pk_daemon_config *cfg,
+		   const struct pk_reply_info *info, GError **err);
+
+/* The Message-ID of the reply to a mail: "printkbot-<hash>@<domain of from>"; caller frees. */
+char *pk_reply_message_id(const char *patch_message_id, const char *from);
+
+#endif

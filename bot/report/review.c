@@ -1,0 +1,663 @@
+/*
+ * review.c - render a review model (JSON) through a template-glib template.
+ *
+ * template-glib reads GObject properties ({{c.kind}}) and iterates
+ * GListModels ({{for c in changes}}), but it cannot look into a JSON object
+ * (and 3.36 cannot iterate a GVariant array).  So the model is turned into
+ * objects first: every JSON object becomes a "row" whose class has one
+ * property per member, the row class being made at run time for each set of
+ * member names, and every array of objects becomes a GListStore of rows.
+ * Numbers become strings, formatted here, because template-glib prints a
+ * number as "%f"; templates test booleans, never numbers.
+ */
+#include "report/review.h"
+
+#include <gio/gio.h>
+#include <string.h>
+#include <tmpl-glib.h>
+
+#include "base/util.h"
+
+/* The members a row class has, in property order (property id = index + 1). */
+struct row_shape {
+	GPtrArray *names;   /* char* */
+	GArray *types;      /* GType */
+};
+
+typedef struct {
+	GObject parent;
+	GValue *values;     /* one per property of the class */
+} PkRow;
+
+typedef struct {
+	GObjectClass parent;
+	const struct row_shape *shape;
+} PkRowClass;
+
+#define PK_ROW_CLASS_OF(obj) ((PkRowClass *)G_OBJECT_GET_CLASS(obj))
+
+static void row_get_property(GObject *obj, guint id, GValue *value, GParamSpec *pspec)
+{
+	PkRow *row = (PkRow *)obj;
+	g_value_copy(&row->values[id - 1], value);
+}
+
+static void row_finalize(GObject *obj)
+{
+	PkRow *row = (PkRow *)obj;
+	const struct row_shape *shape = PK_ROW_CLASS_OF(obj)->shape;
+
+	for (guint i = 0; i < shape->names->len; i++)
+		g_value_unset(&row->values[i]);
+	g_free(row->values);
+	G_OBJECT_CLASS(g_type_class_peek_parent(G_OBJECT_GET_CLASS(obj)))->finalize(obj);
+}
+
+static void row_class_init(gpointer klass, gpointer data)
+{
+	GObjectClass *oc = klass;
+	const struct row_shape *shape = data;
+
+	((PkRowClass *)klass)->shape = shape;
+	oc->get_property = row_get_property;
+	oc->finalize = row_finalize;
+	for (guint i = 0; i < shape->names->len; i++) {
+		const char *name = shape->names->pdata[i];
+		GType t = g_array_index(shape->types, GType, i);
+		GParamSpec *ps = t == G_TYPE_BOOLEAN ? g_param_spec_boolean(name, NULL, NULL, FALSE, G_PARAM_READABLE)
+			       : t == G_TYPE_STRV ? g_param_spec_boxed(name, NULL, NULL, G_TYPE_STRV, G_PARAM_READABLE)
+			       : t == G_TYPE_OBJECT ? g_param_spec_object(name, NULL, NULL, G_TYPE_OBJECT, G_PARAM_READABLE)
+			       : g_param_spec_string(name, NULL, NULL, NULL, G_PARAM_READABLE);
+		g_object_class_install_property(oc, i + 1, ps);
+	}
+}
+
+static void row_instance_init(GTypeInstance *inst, gpointer klass)
+{
+	PkRow *row = (PkRow *)inst;
+	const struct row_shape *shape = ((PkRowClass *)klass)->shape;
+
+	row->values = g_new0(GValue, shape->names->len);
+	for (guint i = 0; i < shape->names->len; i++)
+		g_value_init(&row->values[i], g_array_index(shape->types, GType, i));
+}
+
+/* The property type a JSON member maps to. */
+static GType member_type(JsonNode *node)
+{
+	if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *a = json_node_get_array(node);
+		if (json_array_get_length(a) && JSON_NODE_HOLDS_VALUE(json_array_get_element(a, 0)))
+			return G_TYPE_STRV;
+		return G_TYPE_OBJECT;
+	}
+	if (JSON_NODE_HOLDS_OBJECT(node))
+		return G_TYPE_OBJECT;
+	if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_BOOLEAN)
+		return G_TYPE_BOOLEAN;
+	return G_TYPE_STRING;
+}
+
+/* A member is a valid property name only if GLib says so; others are skipped. */
+static gboolean usable_name(const char *name)
+{
+	return g_param_spec_is_valid_name(name);
+}
+
+/*
+ * The row class for objects with these members (the union over all of
+ * them), made once per distinct shape and kept for the process lifetime
+ * (GType classes cannot be unregistered).
+ */
+static GType row_type_for(JsonObject *const *objs, guint n)
+{
+	static GHashTable *types;   /* shape key -> GType; GType registry is global too */
+	static GMutex lock;
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) kinds = g_array_new(FALSE, FALSE, sizeof(GType));
+	g_autoptr(GString) key = g_string_new("PkRow");
+	GType type;
+
+	for (guint i = 0; i < n; i++) {
+		g_autoptr(GList) members = json_object_get_members(objs[i]);
+		for (GList *m = members; m; m = m->next) {
+			JsonNode *v = json_object_get_member(objs[i], m->data);
+			guint at;
+			if (!usable_name(m->data))
+				continue;
+			if (g_ptr_array_find_with_equal_func(names, m->data, g_str_equal, &at)) {
+				/* a null seen first gave a string; a later real value decides */
+				if (!JSON_NODE_HOLDS_NULL(v) && g_array_index(kinds, GType, at) == G_TYPE_STRING)
+					g_array_index(kinds, GType, at) = member_type(v);
+				continue;
+			}
+			g_ptr_array_add(names, g_strdup(m->data));
+			GType t = member_type(v);
+			g_array_append_val(kinds, t);
+		}
+	}
+	for (guint i = 0; i < names->len; i++)
+		g_string_append_printf(key, "_%s_%s", (char *)names->pdata[i],
+				       g_type_name(g_array_index(kinds, GType, i)));
+	g_mutex_lock(&lock);
+	if (!types)
+		types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	type = GPOINTER_TO_SIZE(g_hash_table_lookup(types, key->str));
+	if (!type) {
+		struct row_shape *shape = g_new0(struct row_shape, 1);
+		g_autofree char *tname = g_strdup_printf("PkRow%u", g_hash_table_size(types) + 1);
+		GTypeInfo info = {
+			.class_size = sizeof(PkRowClass),
+			.class_init = row_class_init,
+			.class_data = shape,
+			.instance_size = sizeof(PkRow),
+			.instance_init = row_instance_init,
+		};
+		shape->names = g_steal_pointer(&names);
+		shape->types = g_steal_pointer(&kinds);
+		type = g_type_register_static(G_TYPE_OBJECT, tname, &info, 0);
+		g_hash_table_insert(types, g_strdup(key->str), GSIZE_TO_POINTER(type));
+	}
+	g_mutex_unlock(&lock);
+	return type;
+}
+
+static GObject *object_to_row(JsonObject *obj);
+static GObject *array_to_store(JsonArray *arr);
+
+/* A scalar as the text a template prints: integers plainly, others with one decimal. */
+static char *scalar_text(JsonNode *node)
+{
+	GType t = json_node_get_value_type(node);
+
+	if (t == G_TYPE_INT64)
+		return g_strdup_printf("%" G_GINT64_FORMAT, json_node_get_int(node));
+	if (t == G_TYPE_DOUBLE)
+		return g_strdup_printf("%.1f", json_node_get_double(node));
+	if (t == G_TYPE_STRING)
+		return g_strdup(json_node_get_string(node));
+	return NULL;
+}
+
+static char **array_to_strv(JsonArray *arr)
+{
+	guint n = json_array_get_length(arr);
+	char **v = g_new0(char *, n + 1);
+
+	for (guint i = 0; i < n; i++) {
+		JsonNode *e = json_array_get_element(arr, i);
+		v[i] = JSON_NODE_HOLDS_VALUE(e) ? scalar_text(e) : NULL;
+		if (!v[i])
+			v[i] = g_strdup("");
+	}
+	return v;
+}
+
+/* Set a GValue of type t from a JSON member; a mismatch leaves the default. */
+static void fill_value(GValue *out, JsonNode *node)
+{
+	GType t = G_VALUE_TYPE(out);
+
+	if (JSON_NODE_HOLDS_NULL(node))
+		return;
+	if (t == G_TYPE_BOOLEAN && JSON_NODE_HOLDS_VALUE(node))
+		g_value_set_boolean(out, json_node_get_boolean(node));
+	else if (t == G_TYPE_STRING && JSON_NODE_HOLDS_VALUE(node))
+		g_value_take_string(out, scalar_text(node));
+	else if (t == G_TYPE_STRV && JSON_NODE_HOLDS_ARRAY(node))
+		g_value_take_boxed(out, array_to_strv(json_node_get_array(node)));
+	else if (t == G_TYPE_OBJECT && JSON_NODE_HOLDS_ARRAY(node))
+		g_value_take_object(out, array_to_store(json_node_get_array(node)));
+	else if (t == G_TYPE_OBJECT && JSON_NODE_HOLDS_OBJECT(node))
+		g_value_take_object(out, object_to_row(json_node_get_object(node)));
+}
+
+static GObject *row_new(GType type, JsonObject *obj)
+{
+	GObject *row = g_object_new(type, NULL);
+	const struct row_shape *shape = PK_ROW_CLASS_OF(row)->shape;
+
+	for (guint i = 0; i < shape->names->len; i++) {
+		JsonNode *v = json_object_get_member(obj, shape->names->pdata[i]);
+		if (v)
+			fill_value(&((PkRow *)row)->values[i], v);
+	}
+	return row;
+}
+
+static GObject *object_to_row(JsonObject *obj)
+{
+	return row_new(row_type_for(&obj, 1), obj);
+}
+
+/* An array of objects as a list model of rows sharing one class. */
+static GObject *array_to_store(JsonArray *arr)
+{
+	guint n = json_array_get_length(arr);
+	g_autoptr(GPtrArray) objs = g_ptr_array_new();
+	GListStore *store;
+	GType type;
+
+	for (guint i = 0; i < n; i++) {
+		JsonNode *e = json_array_get_element(arr, i);
+		if (JSON_NODE_HOLDS_OBJECT(e))
+			g_ptr_array_add(objs, json_node_get_object(e));
+	}
+	type = row_type_for((JsonObject *const *)objs->pdata, objs->len);
+	store = g_list_store_new(type);
+	for (guint i = 0; i < objs->len; i++) {
+		g_autoptr(GObject) row = row_new(type, objs->pdata[i]);
+		g_list_store_append(store, row);
+	}
+	return G_OBJECT(store);
+}
+
+/* The model's top-level members as template variables. */
+static TmplScope *scope_from_model(JsonObject *model)
+{
+	TmplScope *scope = tmpl_scope_new();
+	g_autoptr(GList) members = json_object_get_members(model);
+
+	for (GList *m = members; m; m = m->next) {
+		JsonNode *v = json_object_get_member(model, m->data);
+		GValue value = G_VALUE_INIT;
+
+		if (JSON_NODE_HOLDS_NULL(v)) {
+			/* a NULL string: false in {{if}}, empty when printed */
+			tmpl_scope_set_string(scope, m->data, NULL);
+			continue;
+		}
+		g_value_init(&value, member_type(v));
+		fill_value(&value, v);
+		tmpl_scope_set_value(scope, m->data, &value);
+		g_value_unset(&value);
+	}
+	return scope;
+}
+
+/* Replace every string value under node by its HTML-escaped form. */
+static void escape_strings(JsonNode *node)
+{
+	if (JSON_NODE_HOLDS_OBJECT(node)) {
+		JsonObject *obj = json_node_get_object(node);
+		g_autoptr(GList) members = json_object_get_members(obj);
+		for (GList *m = members; m; m = m->next)
+			escape_strings(json_object_get_member(obj, m->data));
+	} else if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *arr = json_node_get_array(node);
+		for (guint i = 0; i < json_array_get_length(arr); i++)
+			escape_strings(json_array_get_element(arr, i));
+	} else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING) {
+		g_autofree char *e = g_markup_escape_text(json_node_get_string(node), -1);
+		json_node_set_string(node, e);
+	}
+}
+
+/* templates/<name> from the source dir, or from the installed data dir. */
+static char *template_path(const char *name)
+{
+	g_autofree char *src = pk_source_dir();
+	const char *dirs[] = { src, PK_DATADIR };
+
+	for (guint i = 0; i < G_N_ELEMENTS(dirs); i++) {
+		g_autofree char *p = g_build_filename(dirs[i], "templates", name, NULL);
+		if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
+			return g_steal_pointer(&p);
+	}
+	return NULL;
+}
+
+char *pk_review_render(JsonNode *model, const char *name, GError **err)
+{
+	g_autoptr(TmplTemplate) tmpl = tmpl_template_new(NULL);
+	g_autoptr(TmplScope) scope = NULL;
+	g_autofree char *path = template_path(name);
+	g_autofree char *text = NULL;
+	g_autoptr(GFile) file = NULL;
+
+	if (!model || !JSON_NODE_HOLDS_OBJECT(model)) {
+		pk_error(err, PK_ERROR_INPUT, "review model is not a JSON object");
+		return NULL;
+	}
+	if (!path) {
+		pk_error(err, PK_ERROR_FAILED, "template %s not found in the source dir's templates/ "
+			 "(PRINTKBOT_SRCDIR) nor in %s/templates", name, PK_DATADIR);
+		return NULL;
+	}
+	file = g_file_new_for_path(path);
+	if (!tmpl_template_parse_file(tmpl, file, NULL, err)) {
+		g_prefix_error(err, "%s: ", path);
+		return NULL;
+	}
+	if (g_str_has_suffix(name, ".html")) {
+		/* every string the HTML template inserts is escaped, so none can add markup */
+		g_autoptr(JsonNode) escaped = json_node_copy(model);
+		escape_strings(escaped);
+		scope = scope_from_model(json_node_get_object(escaped));
+	} else {
+		scope = scope_from_model(json_node_get_object(model));
+	}
+	text = tmpl_template_expand_string(tmpl, scope, err);
+	if (!text)
+		g_prefix_error(err, "%s: ", path);
+	return g_steal_pointer(&text);
+}
+
+char *pk_review_render_json(const char *model_json, const char *name, GError **err)
+{
+	g_autoptr(JsonParser) parser = json_parser_new();
+
+	if (!json_parser_load_from_data(parser, model_json, -1, err)) {
+		g_prefix_error(err, "stored review model: ");
+		return NULL;
+	}
+	return pk_review_render(json_parser_get_root(parser), name, err);
+}
+
+/* ---- the model of one tested patch ---- */
+
+#define REVIEW_WIDTH 72
+
+static void add_str(JsonBuilder *b, const char *name, const char *value)
+{
+	json_builder_set_member_name(b, name);
+	if (value)
+		json_builder_add_string_value(b, value);
+	else
+		json_builder_add_null_value(b);
+}
+
+static void add_int(JsonBuilder *b, const char *name, gint64 value)
+{
+	json_builder_set_member_name(b, name);
+	json_builder_add_int_value(b, value);
+}
+
+static void add_bool(JsonBuilder *b, const char *name, gboolean value)
+{
+	json_builder_set_member_name(b, name);
+	json_builder_add_boolean_value(b, value);
+}
+
+/* Seconds as text with one decimal (see the top of the file), or null when not measured. */
+static void add_seconds(JsonBuilder *b, const char *name, gboolean present, double seconds)
+{
+	g_autofree char *text = present ? g_strdup_printf("%.1f", seconds) : NULL;
+	add_str(b, name, text);
+}
+
+/* A sentence wrapped to the review's width, continuation lines indented. */
+static void add_wrapped(JsonBuilder *b, const char *name, const char *text, const char *indent)
+{
+	g_autofree char *w = text ? pk_wrap(text, REVIEW_WIDTH - strlen(indent), indent) : NULL;
+	add_str(b, name, w);
+}
+
+static char *short_id(const char *commit)
+{
+	return commit ? g_strndup(commit, 12) : NULL;
+}
+
+/* The one-paragraph answer a maintainer reads first. */
+static char *summary_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
+{
+	const char *v = res->verdict;
+	unsigned calls = res->scan->calls_changed;
+
+	if (!strcmp(v, "no-churn"))
+		return g_strdup("The patch changes no printk-family call, so it was not built or booted.");
+	if (!strcmp(v, "no-visible-change"))
+		return g_strdup_printf("The patch changes %u logging call%s, and the kernel prints exactly what "
+				       "it printed before: the boot log and the printk index are the same once "
+				       "run-to-run noise is filtered.", calls, calls == 1 ? "" : "s");
+	if (!strcmp(v, "console-changed"))
+		return g_strdup_printf("The patch changes what the kernel prints: %u change%s in the boot log "
+				       "and %u in the printk index (messages the kernel can print).",
+				       res->diff->changes->len, res->diff->changes->len == 1 ? "" : "s",
+				       res->diff->index_changes->len);
+	if (!strcmp(v, "does-not-apply"))
+		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be made.",
+				       info->base);
+	if (!strcmp(v, "build-failed"))
+		return g_strdup("The kernel does not build with the patch applied.");
+	if (!strcmp(v, "boot-failed"))
+		return g_strdup("The kernel with the patch applied builds but does not boot to init.");
+	if (!strcmp(v, "refused"))
+		return g_strdup("The patch was not built: the bot's policy does not allow it.");
+	return g_strdup_printf("Verdict: %s.", v);
+}
+
+static const char *level_tag(int level, char buf[8])
+{
+	if (level < 0)
+		return "";
+	g_snprintf(buf, 8, "<%d>", level);
+	return buf;
+}
+
+/* "-<6>text" lines of one side of a change (a side may hold several records). */
+static void add_side_lines(JsonBuilder *b, char sign, int level, const char *text)
+{
+	g_auto(GStrv) lines = NULL;
+	char tag[8];
+
+	if (!text)
+		return;
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		g_autofree char *line = g_strdup_printf("%c%s%s", sign, level_tag(level, tag), *l);
+		json_builder_add_string_value(b, line);
+	}
+}
+
+/* One side of a change as one text, each record with its level ("<6>text"), or null. */
+static void add_side_text(JsonBuilder *b, const char *name, int level, const char *text)
+{
+	g_auto(GStrv) lines = text ? g_strsplit(text, "\n", -1) : NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	char tag[8];
+
+	for (char **l = lines; l && *l; l++)
+		g_string_append_printf(out, "%s%s%s", out->len ? "\n" : "", level_tag(level, tag), *l);
+	add_str(b, name, text ? out->str : NULL);
+}
+
+static char *origin_where(const struct pk_origin *o)
+{
+	if (!o->file)
+		return g_strdup("(no printk index entry matches)");
+	return o->func ? g_strdup_printf("%s:%d %s()", o->file, o->line, o->func)
+		       : g_strdup_printf("%s:%d", o->file, o->line);
+}
+
+static void add_findings(JsonBuilder *b, const struct pk_test_result *res)
+{
+	json_builder_set_member_name(b, "findings");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < res->scan->findings->len; i++) {
+		const struct pk_finding *f = res->scan->findings->pdata[i];
+		g_autofree char *where = g_strdup_printf("%s:%d", f->file, f->line);
+		const char *conf = res->confirmations
+			? pk_confirmation_name(g_array_index(res->confirmations, enum pk_confirmation, i)) : NULL;
+
+		json_builder_begin_object(b);
+		add_str(b, "where", where);
+		add_str(b, "file", f->file);
+		add_int(b, "line", f->line);
+		add_str(b, "kind", f->kind);
+		add_str(b, "old_call", f->old_call);
+		add_str(b, "new_call", f->new_call);
+		add_str(b, "old_level", f->old_level);
+		add_str(b, "new_level", f->new_level);
+		add_str(b, "old_text", f->old_text);
+		add_str(b, "new_text", f->new_text);
+		add_str(b, "message", f->message);
+		add_wrapped(b, "message_wrapped", f->message, "    ");
+		add_str(b, "confirmation", conf);
+		g_autofree char *note = conf ? g_strdup_printf(" (%s)", conf) : g_strdup("");
+		add_str(b, "confirmation_note", note);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
+static void add_console_changes(JsonBuilder *b, const struct pk_kdiff *d)
+{
+	json_builder_set_member_name(b, "console");
+	json_builder_begin_array(b);
+	for (guint i = 0; d && i < d->changes->len; i++) {
+		const struct pk_change *c = d->changes->pdata[i];
+		g_autofree char *where = origin_where(&c->origin);
+
+		json_builder_begin_object(b);
+		add_str(b, "kind", c->kind);
+		add_str(b, "where", where);
+		add_str(b, "file", c->origin.file);
+		add_int(b, "line", c->origin.line);
+		add_str(b, "func", c->origin.func);
+		add_str(b, "format", c->origin.format);
+		add_int(b, "old_level", c->old_level);
+		add_int(b, "new_level", c->new_level);
+		add_str(b, "old_text", c->old_text);
+		add_str(b, "new_text", c->new_text);
+		add_str(b, "message", c->message);
+		add_wrapped(b, "message_wrapped", c->message, "    ");
+		json_builder_set_member_name(b, "lines");
+		json_builder_begin_array(b);
+		add_side_lines(b, '-', c->old_level, c->old_text);
+		add_side_lines(b, '+', c->new_level, c->new_text);
+		json_builder_end_array(b);
+		add_side_text(b, "old_side", c->old_level, c->old_text);
+		add_side_text(b, "new_side", c->new_level, c->new_text);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
+static void add_index_changes(JsonBuilder *b, const struct pk_kdiff *d)
+{
+	json_builder_set_member_name(b, "index");
+	json_builder_begin_array(b);
+	for (guint i = 0; d && i < d->index_changes->len; i++) {
+		const struct pk_index_change *c = d->index_changes->pdata[i];
+		g_autofree char *where = origin_where(&c->origin);
+		g_autofree char *old_fmt = c->old_format ? g_strescape(c->old_format, NULL) : NULL;
+		g_autofree char *new_fmt = c->new_format ? g_strescape(c->new_format, NULL) : NULL;
+
+		json_builder_begin_object(b);
+		add_str(b, "kind", c->kind);
+		add_str(b, "where", where);
+		add_str(b, "file", c->origin.file);
+		add_int(b, "line", c->origin.line);
+		add_str(b, "func", c->origin.func);
+		add_int(b, "old_level", c->old_level);
+		add_int(b, "new_level", c->new_level);
+		add_str(b, "old_format", c->old_format);
+		add_str(b, "new_format", c->new_format);
+		json_builder_set_member_name(b, "lines");
+		json_builder_begin_array(b);
+		add_side_lines(b, '-', c->old_level, old_fmt);
+		add_side_lines(b, '+', c->new_level, new_fmt);
+		json_builder_end_array(b);
+		add_side_text(b, "old_side", c->old_level, old_fmt);
+		add_side_text(b, "new_side", c->new_level, new_fmt);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
+static void add_side(JsonBuilder *b, const char *name, const struct pk_test_side *s)
+{
+	g_autofree char *id = short_id(s->commit);
+
+	json_builder_set_member_name(b, name);
+	json_builder_begin_object(b);
+	add_str(b, "commit", s->commit);
+	add_str(b, "short", id);
+	add_bool(b, "cached", s->cached);
+	add_bool(b, "built", s->build.ok);
+	add_seconds(b, "build_seconds", s->build_tried && !s->cached, s->build.seconds);
+	g_autofree char *errors = s->build.errors ? g_strchomp(g_strdup(s->build.errors)) : NULL;
+	g_autofree char *tail = s->console_tail ? g_strchomp(g_strdup(s->console_tail)) : NULL;
+	add_str(b, "build_errors", errors);
+	add_bool(b, "booted", s->booted);
+	add_str(b, "boot_status", s->booted ? pk_boot_status_name(s->boot.status) : NULL);
+	add_seconds(b, "boot_seconds", s->booted && !s->cached, s->boot.seconds);
+	add_str(b, "accel", s->boot.accel);
+	add_str(b, "boot_detail", s->boot.detail);
+	add_str(b, "console_tail", tail);
+	add_int(b, "records", s->boot.capture ? s->boot.capture->records->len : 0);
+	add_int(b, "index_entries", s->boot.capture ? s->boot.capture->index->len : 0);
+	json_builder_end_object(b);
+}
+
+/* Where and how it was tested, the figures a maintainer may want to trust the result. */
+static char *tested_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
+{
+	g_autofree char *base = short_id(res->before.commit);
+	GString *s = g_string_new(NULL);
+	const struct pk_test_side *b = &res->before, *a = &res->after;
+
+	g_string_append_printf(s, "Tested on %s (%s) with the bot's kernel config %s.", info->base,
+			       base ? base : "?", info->config_hash);
+	if (!res->diff)
+		return g_string_free(s, FALSE);
+	if (b->cached)
+		g_string_append(s, " Before: the stored boot of the base;");
+	else
+		g_string_append_printf(s, " Before: build %.1f s, boot %.1f s;", b->build.seconds, b->boot.seconds);
+	g_string_append_printf(s, " after: build %.1f s, boot %.1f s (%s).", a->build.seconds, a->boot.seconds,
+			       a->boot.accel ? a->boot.accel : "?");
+	g_string_append_printf(s, " The base was booted %u times to learn run-to-run noise; %u varying "
+			       "record%s left out of the comparison.", res->noise_boots, res->diff->noise_dropped,
+			       res->diff->noise_dropped == 1 ? " was" : "s were");
+	return g_string_free(s, FALSE);
+}
+
+JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_result *res,
+			  const struct pk_review_info *info)
+{
+	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autofree char *summary = summary_sentence(res, info);
+	g_autofree char *base_short = short_id(res->before.commit);
+	g_autofree char *reason = res->reason ? g_strstrip(g_strdup(res->reason)) : NULL;
+	g_autofree char *position = info->total > 1 ? g_strdup_printf("%u/%u", info->index, info->total) : NULL;
+	const struct pk_kdiff *d = res->diff;
+	g_autofree char *tested = tested_sentence(res, info);
+	g_autofree char *reproduce = info->reproduce ? g_strdup(info->reproduce)
+				     : g_strdup_printf("printkbot test %s", info->source);
+
+	json_builder_begin_object(b);
+	add_str(b, "tool", "printkbot " PK_VERSION);
+	add_str(b, "subject", patch->subject ? patch->subject : "(a diff without a mail)");
+	add_str(b, "message_id", patch->message_id);
+	add_str(b, "author", patch->author);
+	add_str(b, "source", info->source);
+	add_str(b, "reproduce", reproduce);
+	add_str(b, "position", position);
+	add_str(b, "verdict", res->verdict);
+	add_bool(b, "bad", pk_verdict_is_bad(res->verdict));
+	add_str(b, "summary", summary);
+	add_wrapped(b, "summary_wrapped", summary, "");
+	add_str(b, "reason", reason);
+	add_wrapped(b, "reason_wrapped", reason, "");
+	add_str(b, "base", info->base);
+	add_str(b, "base_short", base_short);
+	add_str(b, "config_hash", info->config_hash);
+	add_int(b, "calls_changed", res->scan->calls_changed);
+	add_int(b, "noise_boots", res->noise_boots);
+	add_int(b, "noise_dropped", d ? d->noise_dropped : 0);
+	add_seconds(b, "seconds", TRUE, res->seconds);
+	add_side(b, "before", &res->before);
+	add_side(b, "after", &res->after);
+	add_bool(b, "has_findings", res->scan->findings->len > 0);
+	add_findings(b, res);
+	add_bool(b, "has_console", d && d->changes->len > 0);
+	add_console_changes(b, d);
+	add_bool(b, "has_index", d && d->index_changes->len > 0);
+	add_index_changes(b, d);
+	add_bool(b, "compared", d != NULL);
+	add_wrapped(b, "tested_wrapped", tested, "");
+	json_builder_end_object(b);
+	return json_builder_get_root(b);
+}

@@ -1,0 +1,50 @@
+/*
+ * review.h - the report stage: a review is a JSON model (the data of one
+ * tested patch: verdict, static findings, console and index changes, base,
+ * config, how to reproduce) rendered through a template of templates/.
+ *
+ * The model is the single source of a review: `test` builds it, the store
+ * keeps it, and `report ID` renders the stored model again, so a re-render
+ * is byte-identical to the first one.  Rendering is pure (the template file
+ * is read from the source tree or the installed data dir).  For a template
+ * whose name ends in .html every string inserted is HTML-escaped first.
+ */
+#ifndef PK_REVIEW_H
+#define PK_REVIEW_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "base/patch.h"
+#include "pipeline/test.h"
+
+/* What the model says about where and how the test ran. */
+struct pk_review_info {
+	const char *source;       /* the patch file or mailbox as the user named it */
+	unsigned index, total;    /* position in a series or mbox (1-based), total patches */
+	const char *base;         /* the base as the user named it (tag, commit) */
+	const char *config_hash;  /* the lab's kernel config */
+	const char *reproduce;    /* the command that tests it again, or NULL for
+	                             "printkbot test <source>" */
+};
+
+/*
+ * The review model of one tested patch (a new JSON object, caller
+ * unrefs).  Prose in it is already wrapped for a 72-column mail; console
+ * lines are kept whole, as the kernel printed them.
+ */
+JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_result *res,
+			  const struct pk_review_info *info);
+
+/*
+ * Render model (a JSON object, borrowed) through templates/<name>
+ * ("review.txt" for the plain-text review, "review.html" for a page with a
+ * side-by-side console diff).  Returns a new string, or NULL
+ * with err set when the template is missing or does not parse.
+ */
+char *pk_review_render(JsonNode *model, const char *name, GError **err);
+
+/* Same, from the model serialised as JSON text (what the store keeps). */
+char *pk_review_render_json(const char *model_json, const char *name, GError **err);
+
+#endif

@@ -1,0 +1,92 @@
+/* smtp.c - a mail sent with libcurl; see smtp.h. */
+#include "report/smtp.h"
+#include "base/util.h"
+
+#include <curl/curl.h>
+#include <string.h>
+
+struct upload {
+	const char *data;
+	size_t len, pos;
+};
+
+static size_t on_read(char *buf, size_t size, size_t nmemb, void *userdata)
+{
+	struct upload *u = userdata;
+	size_t n = MIN(size * nmemb, u->len - u->pos);
+
+	memcpy(buf, u->data + u->pos, n);
+	u->pos += n;
+	return n;
+}
+
+static long use_ssl(const char *starttls)
+{
+	if (!g_strcmp0(starttls, "always"))
+		return CURLUSESSL_ALL;
+	if (!g_strcmp0(starttls, "never"))
+		return CURLUSESSL_NONE;
+	return CURLUSESSL_TRY;
+}
+
+int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
+		 const char *const *recipients, const char *text, bool *out_permanent,
+		 GError **err)
+{
+	static gsize once;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct upload up = { text, strlen(text), 0 };
+	g_autofree char *from = g_strdup_printf("<%s>", sender);
+	struct curl_slist *rcpt = NULL;
+	long code = 0;
+	CURLcode rc;
+	CURL *h;
+
+	if (g_once_init_enter(&once)) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		g_once_init_leave(&once, 1);
+	}
+	if (out_permanent)
+		*out_permanent = false;
+	if (!(h = curl_easy_init()))
+		return pk_error(err, PK_ERROR_FAILED, "smtp: curl_easy_init failed");
+	for (const char *const *r = recipients; r && *r; r++) {
+		g_autofree char *one = g_strdup_printf("<%s>", *r);
+		rcpt = curl_slist_append(rcpt, one);
+	}
+	curl_easy_setopt(h, CURLOPT_URL, cfg->url);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from);
+	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
+	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(h, CURLOPT_READDATA, &up);
+	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
+	curl_easy_setopt(h, CURLOPT_USE_SSL, use_ssl(cfg->starttls));
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)(cfg->timeout > 0 ? cfg->timeout : 60));
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
+	if (cfg->user) {
+		curl_easy_setopt(h, CURLOPT_USERNAME, cfg->user);
+		curl_easy_setopt(h, CURLOPT_PASSWORD, cfg->password ? cfg->password : "");
+	}
+	if (cfg->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file);
+	if (cfg->insecure) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	curl_slist_free_all(rcpt);
+	curl_easy_cleanup(h);
+	if (rc == CURLE_OK)
+		return 0;
+	if (out_permanent)
+		*out_permanent = code >= 500 && code < 600;
+	if (code)
+		return pk_error(err, PK_ERROR_FAILED, "smtp %s: %s (server said %ld)", cfg->url,
+				errbuf[0] ? errbuf : curl_easy_strerror(rc), code);
+	return pk_error(err, PK_ERROR_FAILED, "smtp %s: %s", cfg->url,
+			errbuf[0] ? errbuf : curl_easy_strerror(rc));
+}

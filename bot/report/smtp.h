@@ -1,0 +1,29 @@
+/*
+ * smtp.h - send one mail over SMTP with libcurl: STARTTLS (smtp://, as
+ * [smtp] starttls says) or TLS from the start (smtps://), AUTH when a user
+ * is configured.  The message is sent as given (CRLF line ends; curl
+ * dot-stuffs it); the envelope is separate from the headers.
+ *
+ * Only this module includes curl for SMTP.  Nothing is logged here: the
+ * caller logs the error, which never contains the password.
+ */
+#ifndef PK_SMTP_H
+#define PK_SMTP_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "base/config.h"
+
+/*
+ * Send text from sender (an addr-spec) to recipients (addr-specs,
+ * NULL-terminated).  Returns 0 when the server accepted it for every
+ * recipient, else -1 with err set; *out_permanent (may be NULL) says
+ * whether the server refused it for good (a 5xx answer), so that
+ * retrying is pointless.
+ */
+int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
+		 const char *const *recipients, const char *text, bool *out_permanent,
+		 GError **err);
+
+#endif

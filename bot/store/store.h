@@ -1,0 +1,393 @@
+/*
+ * store.h - the store stage: everything printkbot learns lands in one
+ * SQLite database, and history questions are answered from it.
+ *
+ * This is the only module that talks SQL; callers pass and get plain
+ * structs (the ones of patch.h, scan.h, build.h, boot.h, kmsg.h, kdiff.h)
+ * and row ids (gint64, 0 meaning "none").  The schema is db/schema.sql,
+ * compiled into the binary with the numbered migrations of db/.
+ *
+ * Opening: pk_store_open() creates the database or migrates an older one
+ * (in one transaction) and refuses a newer one or a file that is not a
+ * printkbot database, naming what it found.  WAL, a busy timeout and
+ * foreign keys are set on every connection.
+ *
+ * Transactions: every pk_store_add_*() is atomic by itself; a caller that
+ * writes one job's results wraps them in pk_store_begin() and
+ * pk_store_commit() (pk_store_rollback() on any failure) so a crash
+ * leaves either all of them or none.
+ *
+ * Ownership: input structs and strings are borrowed for the call and
+ * never kept.  Everything returned through an out parameter is new and
+ * owned by the caller (free functions named with each).  On failure -1 is
+ * returned, err is set, and out parameters are untouched.  Lookups return
+ * 1 when found, 0 when not (out untouched), -1 on error.
+ *
+ * Sharing: records and printk index entries are stored once.  A boot's
+ * records point at shared record lines (text, level, caller, dict) and
+ * keep only their sequence number and time; a boot's printk index is a
+ * shared set of shared entries, and the set of a patched kernel is stored
+ * as a difference from its base build's set.  So a base boot, stored
+ * once, serves every patch tested on that base, and pk_store_load_capture()
+ * gives its capture back without booting again.
+ */
+#ifndef PK_STORE_H
+#define PK_STORE_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "lab/boot.h"
+#include "lab/build.h"
+#include "analysis/kdiff.h"
+#include "analysis/kmsg.h"
+#include "base/patch.h"
+#include "analysis/scan.h"
+
+/* The schema version this printkbot reads and writes (PRAGMA user_version). */
+#define PK_STORE_SCHEMA_VERSION 4
+
+struct pk_store;
+
+/*
+ * Open (creating or migrating) the database at path; NULL means
+ * $PRINTKBOT_DB, else <cache dir>/printkbot.db.  *out is freed with
+ * pk_store_close().
+ */
+int pk_store_open(struct pk_store **out, const char *path, GError **err);
+void pk_store_close(struct pk_store *store);
+typedef struct pk_store pk_store;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store, pk_store_close)
+
+/* The database file in use (borrowed, valid until close). */
+const char *pk_store_path(const struct pk_store *store);
+/* The path pk_store_open(NULL) uses; caller frees. */
+char *pk_store_default_path(void);
+
+/* One job's writes in one transaction.  Rollback is safe without a begin. */
+int pk_store_begin(struct pk_store *store, GError **err);
+int pk_store_commit(struct pk_store *store, GError **err);
+void pk_store_rollback(struct pk_store *store);
+
+/* ---- intake ------------------------------------------------------------ */
+
+/*
+ * The source a patch came from, found or added: kind is "mbox", "maildir",
+ * "imap", "public-inbox" or "git"; name is a list, a mailbox, a repository
+ * and branch; url may be NULL.
+ */
+int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind,
+			const char *name, const char *url, GError **err);
+
+/* A series, found by its cover letter's Message-ID or added. */
+struct pk_store_series {
+	gint64 source_id;             /* 0 = unknown */
+	const char *cover_message_id; /* with or without <> */
+	const char *cover_subject;
+	int version, total;           /* 0 = 1 */
+};
+int pk_store_add_series(struct pk_store *store, gint64 *out_id,
+			const struct pk_store_series *series, GError **err);
+
+/* What the store needs beside a struct pk_patch; every field may be 0/NULL. */
+struct pk_store_patch_opts {
+	gint64 source_id, series_id;
+	const char *commit;     /* the commit, for a patch read from git */
+	const char *raw_ref;    /* where the patch can be read again, when not kept */
+	bool keep_raw;          /* keep description + diff, gzip-compressed */
+	int version, number, total; /* [PATCH vV N/T]; 0 = read them from the subject */
+};
+#define PK_STORE_PATCH_OPTS_INIT { .keep_raw = true }
+
+/*
+ * A patch, found by Message-ID (or, without one, by commit) or added.
+ * *out_existed (may be NULL) says which.  A patch is never rewritten: the
+ * same mail received twice is one row.
+ */
+int pk_store_add_patch(struct pk_store *store, gint64 *out_id, bool *out_existed,
+		       const struct pk_patch *patch, const struct pk_store_patch_opts *opts,
+		       GError **err);
+
+/* The stored raw patch (description + diff) of a patch that kept it; caller frees. */
+int pk_store_patch_raw(struct pk_store *store, gint64 patch_id, char **out, GError **err);
+
+/*
+ * The static findings of a patch, in scan order (their seq is the index in
+ * scan->findings), and the scan's verdict.  A patch that already has
+ * findings keeps them: the scan of the same text gives the same result.
+ */
+int pk_store_add_findings(struct pk_store *store, gint64 patch_id,
+			  const struct pk_scan *scan, GError **err);
+
+/* ---- the lab --------------------------------------------------------- */
+
+/*
+ * A kernel build of tree_commit (base_commit is what it was applied on; the
+ * same commit for a base build) with the config config_hash.
+ */
+int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_commit,
+		       const char *base_commit, const char *config_hash,
+		       const struct pk_build_result *res, GError **err);
+/* The latest build of (tree_commit, config_hash): 1 found, 0 not. */
+int pk_store_find_build(struct pk_store *store, const char *tree_commit,
+			const char *config_hash, gint64 *out_id, GError **err);
+
+/*
+ * A boot of a build: its status, console (gzip) and, when res->capture is
+ * set, its records and printk index, shared as described above.
+ */
+int pk_store_add_boot(struct pk_store *store, gint64 *out_id, gint64 build_id,
+		      const struct pk_boot_result *res, GError **err);
+/*
+ * The latest successful boot of the latest ok build of (tree_commit,
+ * config_hash): the before side of a test, already booted.  1 found, 0 not.
+ */
+int pk_store_find_boot(struct pk_store *store, const char *tree_commit,
+		       const char *config_hash, gint64 *out_boot_id, GError **err);
+/* Every successful boot of a build, oldest first (gint64 ids in a new GArray). */
+int pk_store_build_boots(struct pk_store *store, gint64 build_id, GArray **out, GError **err);
+
+/*
+ * A boot's capture rebuilt from the store: records (seq, time, level,
+ * facility, cont, caller, text, dict) and index in their original order,
+ * lost, complete and problems as they were.  Free with pk_capture_free().
+ */
+int pk_store_load_capture(struct pk_store *store, gint64 boot_id,
+			  struct pk_capture **out, GError **err);
+/* A boot's console (ttyS0) uncompressed; caller frees. */
+int pk_store_boot_console(struct pk_store *store, gint64 boot_id, char **out, GError **err);
+
+/*
+ * A build's noise mask as pk_noise_keys() lines (NULL-terminated), learnt
+ * from boots boots.  Setting replaces the previous mask.  Getting: *out is
+ * a new strv (g_strfreev), 1 found, 0 when no mask was stored.
+ */
+int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *const *keys,
+		       unsigned boots, GError **err);
+int pk_store_get_noise(struct pk_store *store, gint64 build_id, char ***out, GError **err);
+
+/* ---- tests and reviews ------------------------------------------------ */
+
+/* One tested patch.  Ids are 0 for a side that does not exist. */
+struct pk_store_test {
+	gint64 patch_id;
+	gint64 before_build, after_build;
+	gint64 before_boot, after_boot;
+	const char *verdict;        /* one of DESIGN.md's verdicts */
+	const char *reason;         /* why, in a sentence, or NULL */
+	double seconds;
+	const struct pk_kdiff *diff;  /* its changes and index changes, or NULL */
+	/*
+	 * pk_confirmation_name() of each stored static finding of the patch, in
+	 * scan order (as many as pk_store_add_findings() stored), or NULL.
+	 */
+	const char *const *confirmations;
+	unsigned n_confirmations;
+};
+
+/* Store a test with its changes; the patch's verdict becomes this one. */
+int pk_store_add_test(struct pk_store *store, gint64 *out_id,
+		      const struct pk_store_test *test, GError **err);
+
+/* A review: model is the review.h JSON model, body its rendering. */
+int pk_store_add_review(struct pk_store *store, gint64 *out_id, gint64 test_id,
+			const char *model_json, const char *body, GError **err);
+/* Where and when a review was posted (time: Unix seconds; 0 = now). */
+int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char *posted_to,
+			   const char *reply_message_id, gint64 time, GError **err);
+/* A stored review's model and body (either out may be NULL); caller frees. */
+int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
+			char **out_body, GError **err);
+
+/* ---- history ---------------------------------------------------------- */
+
+/*
+ * What `history` asks; NULL/0 fields do not filter, the others combine
+ * (AND).  Strings match exactly except: grep is a substring of the old or
+ * the new text, author a case-insensitive substring of the name or
+ * address, commit a prefix.  since and until are Unix times of the
+ * patch's date, since inclusive and until exclusive.  stage is "static"
+ * (scan findings), "boot" (console changes) or "index" (printk index
+ * changes).
+ */
+struct pk_history_filter {
+	const char *file, *func, *grep, *kind, *verdict, *author, *source;
+	const char *commit, *message_id, *stage;
+	gint64 since, until;
+	unsigned limit;             /* at most this many rows, 0 = all */
+};
+
+/* One stored change and the patch it belongs to. */
+struct pk_history_row {
+	gint64 patch_id, test_id;   /* test_id 0 for a static finding */
+	char *subject, *message_id, *commit, *author;
+	gint64 time;                /* the patch's date, 0 when unknown */
+	char *verdict, *stage, *kind, *file;
+	int line;
+	char *func;                 /* NULL for static findings */
+	char *old_text, *new_text;
+	char *source;               /* the source's name, or NULL */
+	char *link;                 /* lore link for a mail, else the commit, else NULL */
+};
+void pk_history_row_free(struct pk_history_row *row);
+
+/*
+ * Rows matching filter, newest patch first (then in stage and stored
+ * order).  *out is a new array of struct pk_history_row* (freeing it frees
+ * them).
+ */
+int pk_store_history(struct pk_store *store, GPtrArray **out,
+		     const struct pk_history_filter *filter, GError **err);
+
+/* ---- the job queue -------------------------------------------------- */
+
+/* Queue a job (state "queued"); payload is the kind's JSON, or NULL. */
+int pk_store_job_add(struct pk_store *store, gint64 *out_id, const char *kind,
+		     const char *payload, GError **err);
+/*
+ * The only way a job's state changes: "queued", "running", "done",
+ * "failed" or "cancelled", with detail (why, what it produced) or NULL.
+ * Moving to "running" counts an attempt.  Allowed moves: queued -> running
+ * | cancelled; running -> done | failed | queued (requeued after a crash);
+ * failed -> queued (retry).  Anything else is refused.
+ */
+int pk_store_job_set_state(struct pk_store *store, gint64 job_id, const char *state,
+			   const char *detail, GError **err);
+/* The oldest queued job: 1 found (kind and payload are new), 0 none. */
+int pk_store_job_next(struct pk_store *store, gint64 *out_id, char **out_kind,
+		      char **out_payload, GError **err);
+/* A job's state (static string) — 1 found, 0 no such job. */
+int pk_store_job_state(struct pk_store *store, gint64 job_id, const char **out_state,
+		       GError **err);
+
+/* ---- the daemon: sources, mails, replies, the queue ------------------ */
+
+/*
+ * How far a source was read, as the backend names it ("uidvalidity",
+ * "last_uid", "commit:<epoch>"...).  Getting: *out is new, 1 found, 0 not.
+ */
+int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const char *key,
+			      char **out, GError **err);
+int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const char *key,
+			      const char *value, GError **err);
+
+/*
+ * A mail the daemon read.  state is "pending" (a patch or cover letter
+ * waiting for its series), "queued" (in job_id) or "skipped" (reason says
+ * why).  Strings are owned by the struct when it comes from the store
+ * (pk_store_mail_free()), borrowed when passed in.
+ */
+struct pk_store_mail {
+	gint64 id, source_id, job_id;
+	char *message_id;         /* without <> */
+	char *in_reply_to;        /* without <>, or NULL */
+	char *refs;               /* References without <>, space-separated, or NULL */
+	char *subject, *author_email;
+	int version, number, total;
+	int churn;                /* printk-family calls its patch changes (the scan's count) */
+	char *state, *reason;
+	gint64 received;          /* Unix time it was read; 0 = now when added */
+};
+void pk_store_mail_free(struct pk_store_mail *m);
+
+/*
+ * Add a mail unless its Message-ID is known: *out_existed (may be NULL)
+ * says which, and a known mail is left as it was.  raw (len bytes, may be
+ * NULL) is kept gzip-compressed, for the job that tests it.
+ */
+int pk_store_mail_add(struct pk_store *store, gint64 *out_id, bool *out_existed,
+		      const struct pk_store_mail *mail, const char *raw, size_t len,
+		      GError **err);
+/* The mail with that Message-ID (with or without <>): 1 found, 0 not. */
+int pk_store_mail_find(struct pk_store *store, const char *message_id, gint64 *out_id,
+		       GError **err);
+/* Mails in state (NULL: all), oldest first: a new array of struct pk_store_mail*. */
+int pk_store_mails(struct pk_store *store, const char *state, GPtrArray **out, GError **err);
+/* One mail by id: 1 found (*out new), 0 not. */
+int pk_store_mail_get(struct pk_store *store, gint64 mail_id, struct pk_store_mail **out,
+		      GError **err);
+/* The mail as received (NUL-terminated, *out_len bytes); caller frees.  1 found, 0 none kept. */
+int pk_store_mail_raw(struct pk_store *store, gint64 mail_id, char **out, size_t *out_len,
+		      GError **err);
+/* Move a mail to state with reason (may be NULL) and job (0 = none). */
+int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *state,
+			    const char *reason, gint64 job_id, GError **err);
+
+/*
+ * The reply to one tested mail.  It is rendered once with its Message-ID
+ * and stored in the same transaction as the review, so a resend after a
+ * crash sends these very bytes.  text is NULL when no mail is to be sent
+ * (reply_on); the row still says the mail was tested.
+ */
+struct pk_store_reply {
+	gint64 id, mail_id, review_id, job_id;
+	char *after_commit;       /* the tested commit, where a following patch goes */
+	char *message_id;         /* the reply's, without <> */
+	char *sender;             /* envelope sender */
+	char *recipients;         /* envelope recipients, one a line */
+	char *text;               /* the whole mail (CRLF line ends), or NULL */
+	gint64 sent;              /* Unix time it was sent, 0 while not */
+};
+void pk_store_reply_free(struct pk_store_reply *r);
+/* Add a reply (mail_id unique: a second reply to one mail is refused). */
+int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_store_reply *reply,
+		       GError **err);
+/* A reply by id or by the mail it answers: 1 found (*out new), 0 not. */
+int pk_store_reply_get(struct pk_store *store, gint64 reply_id, struct pk_store_reply **out,
+		       GError **err);
+int pk_store_reply_for_mail(struct pk_store *store, gint64 mail_id, struct pk_store_reply **out,
+			    GError **err);
+/* The reply whose own Message-ID (without <>) is message_id: 1 found, 0 not. */
+int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
+				 struct pk_store_reply **out, GError **err);
+/* The reply went out at time (0 = now); its review is marked posted too. */
+int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
+
+/* A job as `printkbot queue` lists it. */
+struct pk_store_job {
+	gint64 id;
+	char *kind, *payload, *state, *detail;
+	int attempts;
+	gint64 created, updated, not_before;
+};
+void pk_store_job_free(struct pk_store_job *job);
+/* Jobs in state (NULL: all), oldest first: a new array of struct pk_store_job*. */
+int pk_store_jobs(struct pk_store *store, const char *state, GPtrArray **out, GError **err);
+/*
+ * The oldest queued job of kind (NULL: any) whose not_before has come
+ * (<= now): 1 found (kind and payload new), 0 none.  *out_wait (may be
+ * NULL) is set to the seconds until the next queued job of that kind is
+ * due, -1 when none is queued.
+ */
+int pk_store_job_next_due(struct pk_store *store, const char *kind, gint64 now, gint64 *out_id,
+			  char **out_kind, char **out_payload, gint64 *out_wait, GError **err);
+/*
+ * Put a running job back in the queue, not to run before not_before (Unix
+ * time): the move running -> queued of pk_store_job_set_state(), with the
+ * retry time written in the same transaction.
+ */
+int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
+			  const char *detail, GError **err);
+
+/* ---- maintenance ------------------------------------------------------- */
+
+/* What pk_store_check_file() found. */
+struct pk_store_check {
+	int version;                /* PRAGMA user_version of the file, -1 when unreadable */
+	GPtrArray *problems;        /* char*: what is wrong; empty when healthy */
+};
+void pk_store_check_clear(struct pk_store_check *check);
+
+/*
+ * Check a database file without changing it (read-only, no migration):
+ * integrity_check, foreign_key_check and the schema version (a problem
+ * when it is newer than PK_STORE_SCHEMA_VERSION or missing).  A file that
+ * is not SQLite, or too damaged to read its schema, is a problem too.
+ * Returns -1 only when the file does not exist or cannot be opened.
+ */
+int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err);
+
+/* Row counts per table, for tests and the bench: "table" -> count. */
+int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GError **err);
+
+#endif
