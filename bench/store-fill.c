@@ -32,8 +32,9 @@
 #define AUTHORS 500
 
 static const char *const subsystems[] = { "sched", "net", "mm", "drm", "usb", "x86", "block", "fs" };
-static const char *const verdicts[] = { "console-changed", "no-visible-change", "console-changed",
-					"no-churn", "build-failed", "console-changed" };
+static const enum pk_verdict verdicts[] = { PK_VERDICT_CONSOLE_CHANGED, PK_VERDICT_NO_VISIBLE_CHANGE,
+					    PK_VERDICT_CONSOLE_CHANGED, PK_VERDICT_NO_CHURN,
+					    PK_VERDICT_BUILD_FAILED, PK_VERDICT_CONSOLE_CHANGED };
 static const char *const kinds[] = { "text-changed", "level-changed", "message-added",
 				     "message-removed", "prefix-changed", "line-split" };
 
@@ -200,7 +201,7 @@ static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const 
 	g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func(change_free);
 	g_autoptr(GPtrArray) index_changes = g_ptr_array_new_with_free_func(index_change_free);
 	g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
-	struct pk_scan scan = { .verdict = "console-changed", .calls_changed = 3, .findings = findings };
+	struct pk_scan scan = { .verdict = PK_VERDICT_CONSOLE_CHANGED, .calls_changed = 3, .findings = findings };
 	struct pk_kdiff diffs = { .changes = changes, .index_changes = index_changes,
 				  .records_before = BOOT_RECORDS, .records_after = BOOT_RECORDS };
 	struct pk_finding f[8];
@@ -260,9 +261,9 @@ static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const 
 	boot.console = console;
 	model = g_strdup_printf("{\"verdict\":\"%s\",\"subject\":\"%s\",\"findings\":%u,"
 				"\"changes\":%u,\"base\":\"base\",\"config\":\"bench\"}",
-				t.verdict, subject, n_static, per_patch - n_static);
+				pk_verdict_name(t.verdict), subject, n_static, per_patch - n_static);
 	body = g_strdup_printf("printkbot tested \"%s\" on base.\n\nVerdict: %s\n\n"
-			       "%u static findings, %u changes at boot.\n", subject, t.verdict,
+			       "%u static findings, %u changes at boot.\n", subject, pk_verdict_name(t.verdict),
 			       n_static, per_patch - n_static);
 	if (pk_store_begin(s, err) < 0)
 		return -1;

@@ -1164,14 +1164,14 @@ static void scan_prfmt(struct scan_ctx *x, GPtrArray *olds, GPtrArray *news)
 	}
 }
 
-static const char *verdict(const struct pk_scan *s)
+static enum pk_verdict verdict(const struct pk_scan *s)
 {
 	if (!s->calls_changed && !s->findings->len)
-		return "no-churn";
+		return PK_VERDICT_NO_CHURN;
 	for (guint i = 0; i < s->findings->len; i++)
 		if (!((struct pk_finding *)s->findings->pdata[i])->silent)
-			return "console-changed";
-	return "no-visible-change";
+			return PK_VERDICT_CONSOLE_CHANGED;
+	return PK_VERDICT_NO_VISIBLE_CHANGE;
 }
 
 struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)

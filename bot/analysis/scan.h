@@ -48,6 +48,7 @@
 #define PK_SCAN_H
 
 #include "base/patch.h"
+#include "base/verdict.h"
 
 #include <glib.h>
 
@@ -81,7 +82,7 @@ struct pk_finding {
 };
 
 struct pk_scan {
-	const char *verdict;    /* "no-churn", "no-visible-change", "console-changed" */
+	enum pk_verdict verdict; /* no-churn, no-visible-change or console-changed */
 	unsigned calls_changed; /* printk-family calls the patch touches */
 	GPtrArray *findings;    /* struct pk_finding* */
 };

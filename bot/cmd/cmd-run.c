@@ -46,7 +46,7 @@ static const char run_usage[] =
 /* One line of the summary table. */
 struct run_row {
 	char *commit, *subject;
-	const char *verdict;   /* static; NULL for a commit not tested */
+	enum pk_verdict verdict;   /* PK_VERDICT_NONE for a commit not tested */
 	const char *skipped;   /* why it was not tested ("merge", "root commit"), or NULL */
 	int boot, index, findings;   /* -1: not compared */
 	char *body;            /* the review, kept for the details when bad */
@@ -119,7 +119,7 @@ static unsigned count_to_build(struct run *run)
 		if (!(patch = pk_range_commit_patch(&run->lab, c->id, &parent, NULL)))
 			continue;
 		scan = pk_scan(patch);
-		n += strcmp(scan->verdict, "no-churn") != 0;
+		n += scan->verdict != PK_VERDICT_NO_CHURN;
 	}
 	return n;
 }
@@ -212,7 +212,7 @@ static int run_commit(struct run *run, const struct pk_range_commit *c, GError *
 		row->boot = res.diff->changes->len;
 		row->index = res.diff->index_changes->len;
 	}
-	if (strcmp(res.verdict, "no-churn") || run->opts.build_without_churn) {
+	if (res.verdict != PK_VERDICT_NO_CHURN || run->opts.build_without_churn) {
 		run->built++;
 		run->build_seconds += pk_now() - t0;
 	}
@@ -242,7 +242,7 @@ static void print_summary(const struct run *run)
 		const struct run_row *r = run->rows->pdata[i];
 		g_autofree char *skipped = r->skipped ? g_strdup_printf("(%s)", r->skipped) : NULL;
 
-		printf("%.12s  %-17s", r->commit, r->verdict ? r->verdict : skipped);
+		printf("%.12s  %-17s", r->commit, r->verdict ? pk_verdict_name(r->verdict) : skipped);
 		print_count(r->boot);
 		print_count(r->index);
 		print_count(r->findings);
@@ -251,7 +251,7 @@ static void print_summary(const struct run *run)
 	for (guint i = 0; i < run->rows->len; i++) {
 		const struct run_row *r = run->rows->pdata[i];
 
-		if (!r->verdict || !pk_verdict_is_bad(r->verdict) || !r->body)
+		if (!pk_verdict_is_bad(r->verdict) || !r->body)
 			continue;
 		printf("\n========================================================================\n"
 		       "commit %s\n\n%s", r->commit, r->body);
@@ -263,7 +263,7 @@ static int run_status(const struct run *run)
 {
 	for (guint i = 0; i < run->rows->len; i++) {
 		const struct run_row *r = run->rows->pdata[i];
-		if (r->verdict && pk_verdict_is_bad(r->verdict))
+		if (pk_verdict_is_bad(r->verdict))
 			return 1;
 	}
 	return 0;

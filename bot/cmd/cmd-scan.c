@@ -67,7 +67,7 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 	pk_json_str(b, "subject", p->subject);
 	pk_json_str(b, "message_id", p->message_id);
 	pk_json_str(b, "author", p->author);
-	pk_json_str(b, "verdict", s->verdict);
+	pk_json_str(b, "verdict", pk_verdict_name(s->verdict));
 	pk_json_str(b, "error", p->error);
 	json_builder_set_member_name(b, "findings");
 	json_builder_begin_array(b);
@@ -80,7 +80,7 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 
 static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
 {
-	printf("# %s: %s\n", p->subject ? p->subject : input, s->verdict);
+	printf("# %s: %s\n", p->subject ? p->subject : input, pk_verdict_name(s->verdict));
 	if (p->error)
 		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
 			p->message_id ? p->message_id : "(no Message-ID)", p->error);

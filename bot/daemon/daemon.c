@@ -501,10 +501,10 @@ static int store_tested(struct daemon *d, gint64 job_id, const struct pk_store_m
 		goto fail;
 	if (wanted)
 		logf_event(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> in the outbox, "
-			   "sent by job %" G_GINT64_FORMAT, res->verdict, review_id, reply.message_id, send_job);
+			   "sent by job %" G_GINT64_FORMAT, pk_verdict_name(res->verdict), review_id, reply.message_id, send_job);
 	else
 		logf_event(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply (reply_on = %s)",
-			   res->verdict, review_id, d->config.daemon.reply_on);
+			   pk_verdict_name(res->verdict), review_id, d->config.daemon.reply_on);
 	pk_reply_clear(&reply);
 	return 0;
 fail:
@@ -630,7 +630,7 @@ static enum job_end run_series(struct daemon *d, gint64 job_id, const char *payl
 			pk_test_result_clear(&res);
 			goto out_err;
 		}
-		g_string_append_printf(verdicts, "%s%s", verdicts->len ? ", " : "", res.verdict);
+		g_string_append_printf(verdicts, "%s%s", verdicts->len ? ", " : "", pk_verdict_name(res.verdict));
 		if (res.after.commit) {
 			g_free(parent);
 			parent = g_strdup(res.after.commit);

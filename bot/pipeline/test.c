@@ -47,10 +47,6 @@ void pk_test_result_clear(struct pk_test_result *res)
 	memset(res, 0, sizeof *res);
 }
 
-bool pk_verdict_is_bad(const char *verdict)
-{
-	return strcmp(verdict, "no-churn") && strcmp(verdict, "no-visible-change");
-}
 
 /* The last n lines of a console log (caller frees). */
 static char *console_tail(const char *console, unsigned n)
@@ -276,9 +272,9 @@ static char *boot_failure(const struct pk_boot_result *boot)
 }
 
 /* Verdict from the diff: any console or index change is a visible change. */
-static const char *diff_verdict(const struct pk_kdiff *d)
+static enum pk_verdict diff_verdict(const struct pk_kdiff *d)
 {
-	return d->changes->len || d->index_changes->len ? "console-changed" : "no-visible-change";
+	return d->changes->len || d->index_changes->len ? PK_VERDICT_CONSOLE_CHANGED : PK_VERDICT_NO_VISIBLE_CHANGE;
 }
 
 static void confirm_findings(struct pk_test_result *res)
@@ -290,7 +286,7 @@ static void confirm_findings(struct pk_test_result *res)
 	}
 }
 
-static void set_verdict(struct pk_test_result *res, const char *verdict, char *reason)
+static void set_verdict(struct pk_test_result *res, enum pk_verdict verdict, char *reason)
 {
 	res->verdict = verdict;
 	g_free(res->reason);
@@ -304,9 +300,9 @@ static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const c
 static void judge_after(struct pk_test_result *res, const struct pk_noise *noise)
 {
 	if (!res->after.build.ok) {
-		set_verdict(res, "build-failed", NULL);   /* the errors are in after.build.errors */
+		set_verdict(res, PK_VERDICT_BUILD_FAILED, NULL);   /* the errors are in after.build.errors */
 	} else if (res->after.boot.status != PK_BOOT_OK) {
-		set_verdict(res, "boot-failed", boot_failure(&res->after.boot));
+		set_verdict(res, PK_VERDICT_BOOT_FAILED, boot_failure(&res->after.boot));
 	} else {
 		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
 		confirm_findings(res);
@@ -333,7 +329,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	    stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err) < 0)
 		goto out;
 	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
-		set_verdict(res, res->before.build.ok ? "boot-failed" : "build-failed",
+		set_verdict(res, res->before.build.ok ? PK_VERDICT_BOOT_FAILED : PK_VERDICT_BUILD_FAILED,
 			    g_strdup_printf("the base %.12s itself does not %s, so nothing can be compared",
 					    res->before.commit, res->before.build.ok ? "boot" : "build"));
 		rc = 0;
@@ -343,7 +339,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
 		goto out;
 	if (!applied.applied) {
-		set_verdict(res, "does-not-apply", g_steal_pointer(&applied.failure));
+		set_verdict(res, PK_VERDICT_DOES_NOT_APPLY, g_steal_pointer(&applied.failure));
 		rc = 0;
 		goto out;
 	}
@@ -370,10 +366,10 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	res.before.commit = pk_apply_resolve(lab, parent, err);
 	if (!res.before.commit)
 		goto fail;
-	if (!strcmp(res.scan->verdict, "no-churn") && !opts->build_without_churn) {
-		set_verdict(&res, "no-churn", NULL);
+	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
-		set_verdict(&res, "refused", reason);
+		set_verdict(&res, PK_VERDICT_REFUSED, reason);
 	} else if (run_dynamic(&res, lab, store, opts, patch, err) < 0) {
 		goto fail;
 	}
@@ -471,7 +467,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 	}
 	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
 		res->after.commit = g_steal_pointer(&commit);
-		set_verdict(res, res->before.build.ok ? "boot-failed" : "build-failed",
+		set_verdict(res, res->before.build.ok ? PK_VERDICT_BOOT_FAILED : PK_VERDICT_BUILD_FAILED,
 			    g_strdup_printf("the parent %.12s itself does not %s, so nothing can be compared",
 					    parent, res->before.build.ok ? "boot" : "build"));
 		rc = 0;
@@ -503,10 +499,10 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	    !(res.patch = pk_range_commit_patch(lab, res.after.commit, &res.before.commit, err)))
 		goto fail;
 	res.scan = pk_scan(res.patch);
-	if (!strcmp(res.scan->verdict, "no-churn") && !opts->build_without_churn) {
-		set_verdict(&res, "no-churn", NULL);
+	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
-		set_verdict(&res, "refused", reason);
+		set_verdict(&res, PK_VERDICT_REFUSED, reason);
 	} else if (commit_dynamic(&res, lab, store, opts, err) < 0) {
 		goto fail;
 	}

@@ -58,7 +58,7 @@ struct pk_test_side {
 };
 
 struct pk_test_result {
-	const char *verdict;      /* static: one of DESIGN.md's verdicts */
+	enum pk_verdict verdict;
 	char *reason;             /* why refused / did not apply / failed, or NULL */
 	struct pk_scan *scan;
 	struct pk_test_side before, after;
@@ -123,8 +123,5 @@ void pk_test_side_clear(struct pk_test_side *s);
 int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_patch *patch,
 		  gint64 source_id, const struct pk_test_result *res, const char *config_hash,
 		  GError **err);
-
-/* Whether a verdict means the console (or the kernel) is not as before. */
-bool pk_verdict_is_bad(const char *verdict);
 
 #endif

@@ -22,14 +22,14 @@ void pk_reply_clear(struct pk_reply *r)
 	memset(r, 0, sizeof *r);
 }
 
-bool pk_reply_wanted(const char *reply_on, const char *verdict)
+bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict)
 {
 	if (!g_strcmp0(reply_on, "never"))
 		return false;
 	if (!g_strcmp0(reply_on, "always"))
 		return true;
 	/* "changes": the console changed, or the patch could not be tried */
-	return g_strcmp0(verdict, "no-churn") && g_strcmp0(verdict, "no-visible-change");
+	return pk_verdict_is_bad(verdict);
 }
 
 char *pk_reply_message_id(const char *patch_message_id, const char *from)
@@ -41,37 +41,45 @@ char *pk_reply_message_id(const char *patch_message_id, const char *from)
 	return g_strdup_printf("printkbot-%.24s@%s", sum, at && at[1] ? at + 1 : "printkbot.invalid");
 }
 
-/* The first lines: what was found, as the kernel test robot opens its reports. */
-static const char *found_sentence(const char *verdict)
+/* The verdict a review model (review.h) states; PK_VERDICT_NONE when it states none. */
+static enum pk_verdict model_verdict(JsonObject *model)
 {
-	static const struct { const char *verdict, *text; } found[] = {
-		{ "console-changed", "printkbot built and booted the kernel before and after this patch, "
-				     "and the patch changes what the kernel prints:" },
-		{ "no-visible-change", "printkbot built and booted the kernel before and after this patch: "
-				       "it changes logging calls, but not what the kernel prints." },
-		{ "no-churn", "printkbot read this patch: it changes no printk-family call, so it was "
-			      "not built." },
-		{ "does-not-apply", "printkbot could not apply this patch:" },
-		{ "build-failed", "printkbot found that the kernel does not build with this patch:" },
-		{ "boot-failed", "printkbot found that the kernel with this patch builds but does not "
-				 "boot:" },
-		{ "refused", "printkbot did not build this patch (its policy does not allow it):" },
+	enum pk_verdict v = PK_VERDICT_NONE;
+
+	pk_verdict_parse(json_object_get_string_member_with_default(model, "verdict", ""), &v);
+	return v;
+}
+
+/* The first lines: what was found, as the kernel test robot opens its reports. */
+static const char *found_sentence(enum pk_verdict verdict)
+{
+	static const char *const found[] = {
+		[PK_VERDICT_CONSOLE_CHANGED] = "printkbot built and booted the kernel before and after "
+				"this patch, and the patch changes what the kernel prints:",
+		[PK_VERDICT_NO_VISIBLE_CHANGE] = "printkbot built and booted the kernel before and after "
+				"this patch: it changes logging calls, but not what the kernel prints.",
+		[PK_VERDICT_NO_CHURN] = "printkbot read this patch: it changes no printk-family call, so "
+				"it was not built.",
+		[PK_VERDICT_DOES_NOT_APPLY] = "printkbot could not apply this patch:",
+		[PK_VERDICT_BUILD_FAILED] = "printkbot found that the kernel does not build with this patch:",
+		[PK_VERDICT_BOOT_FAILED] = "printkbot found that the kernel with this patch builds but does "
+				"not boot:",
+		[PK_VERDICT_REFUSED] = "printkbot did not build this patch (its policy does not allow it):",
 	};
 
-	for (size_t i = 0; i < G_N_ELEMENTS(found); i++)
-		if (!g_strcmp0(verdict, found[i].verdict))
-			return found[i].text;
+	if ((unsigned)verdict < G_N_ELEMENTS(found) && found[verdict])
+		return found[verdict];
 	return "printkbot tested this patch:";
 }
 
 /* Whether the review holds something the author should fix (build, boot, a mistake). */
 static bool has_something_to_fix(JsonObject *model)
 {
-	const char *verdict = json_object_get_string_member_with_default(model, "verdict", "");
+	enum pk_verdict verdict = model_verdict(model);
 	JsonArray *findings = json_object_has_member(model, "findings")
 			      ? json_object_get_array_member(model, "findings") : NULL;
 
-	if (!strcmp(verdict, "build-failed") || !strcmp(verdict, "boot-failed"))
+	if (verdict == PK_VERDICT_BUILD_FAILED || verdict == PK_VERDICT_BOOT_FAILED)
 		return true;
 	for (guint i = 0; findings && i < json_array_get_length(findings); i++) {
 		JsonObject *f = json_array_get_object_element(findings, i);
@@ -145,7 +153,7 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) refs = g_ptr_array_new();
 	g_autofree char *xheader = NULL;
-	const char *verdict = json_object_get_string_member_with_default(o, "verdict", "?");
+	enum pk_verdict verdict = model_verdict(o);
 	struct pk_mail_out m = { 0 };
 	char *text;
 
@@ -194,7 +202,7 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 
 	clean = pk_mail_clean_subject(pm->subject ? pm->subject : "your patch");
 	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
-	xheader = g_strdup_printf("X-Printkbot: printkbot %s; verdict=%s", PK_VERSION, verdict);
+	xheader = g_strdup_printf("X-Printkbot: printkbot %s; verdict=%s", PK_VERSION, pk_verdict_name(verdict));
 	m.from = cfg->from;
 	m.to = (const char *const *)to_shown->pdata;
 	m.cc = (const char *const *)cc_shown->pdata;

@@ -20,6 +20,7 @@
 
 #include "base/config.h"
 #include "intake/mail.h"
+#include "base/verdict.h"
 
 /* What the reply says beside the review. */
 struct pk_reply_info {
@@ -39,7 +40,7 @@ struct pk_reply {
 void pk_reply_clear(struct pk_reply *r);
 
 /* Whether a verdict gets a reply under reply_on ("changes", "always", "never"). */
-bool pk_reply_wanted(const char *reply_on, const char *verdict);
+bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict);
 
 /*
  * Build the reply to patch_mail (borrowed) from the review model (the

@@ -401,30 +401,30 @@ static char *short_id(const char *commit)
 /* The one-paragraph answer a maintainer reads first. */
 static char *summary_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
 {
-	const char *v = res->verdict;
+	enum pk_verdict v = res->verdict;
 	unsigned calls = res->scan->calls_changed;
 
-	if (!strcmp(v, "no-churn"))
+	if (v == PK_VERDICT_NO_CHURN)
 		return g_strdup("The patch changes no printk-family call, so it was not built or booted.");
-	if (!strcmp(v, "no-visible-change"))
+	if (v == PK_VERDICT_NO_VISIBLE_CHANGE)
 		return g_strdup_printf("The patch changes %u logging call%s, and the kernel prints exactly what "
 				       "it printed before: the boot log and the printk index are the same once "
 				       "run-to-run noise is filtered.", calls, calls == 1 ? "" : "s");
-	if (!strcmp(v, "console-changed"))
+	if (v == PK_VERDICT_CONSOLE_CHANGED)
 		return g_strdup_printf("The patch changes what the kernel prints: %u change%s in the boot log "
 				       "and %u in the printk index (messages the kernel can print).",
 				       res->diff->changes->len, res->diff->changes->len == 1 ? "" : "s",
 				       res->diff->index_changes->len);
-	if (!strcmp(v, "does-not-apply"))
+	if (v == PK_VERDICT_DOES_NOT_APPLY)
 		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be made.",
 				       info->base);
-	if (!strcmp(v, "build-failed"))
+	if (v == PK_VERDICT_BUILD_FAILED)
 		return g_strdup("The kernel does not build with the patch applied.");
-	if (!strcmp(v, "boot-failed"))
+	if (v == PK_VERDICT_BOOT_FAILED)
 		return g_strdup("The kernel with the patch applied builds but does not boot to init.");
-	if (!strcmp(v, "refused"))
+	if (v == PK_VERDICT_REFUSED)
 		return g_strdup("The patch was not built: the bot's policy does not allow it.");
-	return g_strdup_printf("Verdict: %s.", v);
+	return g_strdup_printf("Verdict: %s.", pk_verdict_name(v));
 }
 
 static const char *level_tag(int level, char buf[8])
@@ -635,7 +635,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "source", info->source);
 	add_str(b, "reproduce", reproduce);
 	add_str(b, "position", position);
-	add_str(b, "verdict", res->verdict);
+	add_str(b, "verdict", pk_verdict_name(res->verdict));
 	add_bool(b, "bad", pk_verdict_is_bad(res->verdict));
 	add_str(b, "summary", summary);
 	add_wrapped(b, "summary_wrapped", summary, "");

@@ -762,7 +762,7 @@ static int insert_findings(struct pk_store *s, gint64 patch_id, const struct pk_
 	if (!upd)
 		return -1;
 	sqlite3_bind_int64(upd, 1, patch_id);
-	bind_text(upd, 2, scan->verdict);
+	bind_text(upd, 2, pk_verdict_name(scan->verdict));
 	sqlite3_bind_int(upd, 3, (int)scan->calls_changed);
 	if (run(s, upd, err) < 0)
 		return -1;
@@ -1617,7 +1617,7 @@ static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store
 	bind_id(st, 3, t->after_build);
 	bind_id(st, 4, t->before_boot);
 	bind_id(st, 5, t->after_boot);
-	bind_text(st, 6, t->verdict);
+	bind_text(st, 6, pk_verdict_name(t->verdict));
 	bind_text(st, 7, t->reason);
 	sqlite3_bind_double(st, 8, t->seconds);
 	if (t->diff) {
@@ -1634,7 +1634,7 @@ static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store
 	if (t->confirmations && insert_confirmations(s, test_id, t, err) < 0)
 		return -1;
 	sqlite3_bind_int64(upd, 1, t->patch_id);
-	bind_text(upd, 2, t->verdict);
+	bind_text(upd, 2, pk_verdict_name(t->verdict));
 	if (run(s, upd, err) < 0)
 		return -1;
 	*out_id = test_id;

@@ -42,6 +42,7 @@
 #include "analysis/kdiff.h"
 #include "analysis/kmsg.h"
 #include "base/patch.h"
+#include "base/verdict.h"
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
@@ -173,7 +174,7 @@ struct pk_store_test {
 	gint64 patch_id;
 	gint64 before_build, after_build;
 	gint64 before_boot, after_boot;
-	const char *verdict;        /* one of DESIGN.md's verdicts */
+	enum pk_verdict verdict;
 	const char *reason;         /* why, in a sentence, or NULL */
 	double seconds;
 	const struct pk_kdiff *diff;  /* its changes and index changes, or NULL */

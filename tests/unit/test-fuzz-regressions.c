@@ -40,7 +40,7 @@ static void replay_scan(const char *buf, size_t len)
 	struct pk_patch *patch = pk_patch_parse_diff(buf, len);
 	struct pk_scan *scan = pk_scan(patch);
 
-	assert_non_null(scan->verdict);
+	assert_true(scan->verdict != PK_VERDICT_NONE);
 	for (guint i = 0; i < patch->files->len && i < 8; i++)
 		g_free(pk_diff_file_apply(patch->files->pdata[i], ""));
 	pk_scan_free(scan);

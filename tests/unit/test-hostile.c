@@ -297,8 +297,8 @@ static void check_mail(const struct hostile *c, const GString *in)
 		bool allowed = pk_policy_allows(&policy, p, &reason);
 
 		assert_true(all_utf8(p));
-		assert_non_null(scan->verdict);
-		print_message("    scan: %s, %u finding(s); %s%s%s\n", scan->verdict, scan->findings->len,
+		assert_true(scan->verdict != PK_VERDICT_NONE);
+		print_message("    scan: %s, %u finding(s); %s%s%s\n", pk_verdict_name(scan->verdict), scan->findings->len,
 			      p->error ? "partial: " : "", p->error ? p->error : "",
 			      allowed ? "" : reason);
 		if (c->expect == PARTIAL)

@@ -254,12 +254,12 @@ static void test_compose_refuses(void **state)
 
 static void test_reply_on(void **state)
 {
-	assert_true(pk_reply_wanted("changes", "console-changed"));
-	assert_true(pk_reply_wanted("changes", "build-failed"));
-	assert_false(pk_reply_wanted("changes", "no-visible-change"));
-	assert_false(pk_reply_wanted("changes", "no-churn"));
-	assert_true(pk_reply_wanted("always", "no-churn"));
-	assert_false(pk_reply_wanted("never", "build-failed"));
+	assert_true(pk_reply_wanted("changes", PK_VERDICT_CONSOLE_CHANGED));
+	assert_true(pk_reply_wanted("changes", PK_VERDICT_BUILD_FAILED));
+	assert_false(pk_reply_wanted("changes", PK_VERDICT_NO_VISIBLE_CHANGE));
+	assert_false(pk_reply_wanted("changes", PK_VERDICT_NO_CHURN));
+	assert_true(pk_reply_wanted("always", PK_VERDICT_NO_CHURN));
+	assert_false(pk_reply_wanted("never", PK_VERDICT_BUILD_FAILED));
 }
 
 int main(void)

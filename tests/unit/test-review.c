@@ -36,7 +36,7 @@ static void make_result(struct pk_test_result *res, struct pk_patch **out_patch)
 	*out_patch = g_ptr_array_steal_index(patches, 0);
 	memset(res, 0, sizeof *res);
 	res->scan = pk_scan(*out_patch);
-	res->verdict = "does-not-apply";
+	res->verdict = PK_VERDICT_DOES_NOT_APPLY;
 	res->reason = g_strdup("kernel/sched/core.c: hunk 1 (@@ -10,3 +10,3 @@) does not apply: "
 			       "its pre-image is nowhere in the file");
 	res->before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");

@@ -683,7 +683,7 @@ static void test_transaction(void **state)
 	g_autoptr(pk_store) s = open_ok(path);
 	g_autoptr(GError) err = NULL;
 	struct pk_patch p = { .subject = "x", .message_id = "tx@x", .diff = "" };
-	struct pk_store_test bad = { .verdict = "maybe" };
+	struct pk_store_test bad = { .verdict = PK_VERDICT_NONE };   /* stored as "", not a verdict */
 	gint64 id;
 
 	assert_int_equal(pk_store_begin(s, &err), 0);
@@ -777,6 +777,16 @@ struct fx_patch {
 	struct fx_change changes[2];
 };
 
+/* The verdict named name (NULL: none). */
+static enum pk_verdict verdict_of(const char *name)
+{
+	enum pk_verdict v = PK_VERDICT_NONE;
+
+	if (name)
+		assert_true(pk_verdict_parse(name, &v));
+	return v;
+}
+
 static struct pk_store *history_fixture(const char *name)
 {
 	const struct fx_patch fx[] = {
@@ -821,13 +831,13 @@ static struct pk_store *history_fixture(const char *name)
 					.kind = x->finding.kind, .old_text = (char *)x->finding.old,
 					.new_text = (char *)x->finding.new, .message = "m" };
 		g_autoptr(GPtrArray) findings = g_ptr_array_new();
-		struct pk_scan scan = { .verdict = x->scan_verdict, .calls_changed = 1,
+		struct pk_scan scan = { .verdict = verdict_of(x->scan_verdict), .calls_changed = 1,
 					.findings = findings };
 		g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func(g_free);
 		g_autoptr(GPtrArray) index_changes = g_ptr_array_new_with_free_func(g_free);
 		struct pk_kdiff diff = { .changes = changes, .index_changes = index_changes };
 		const char *confirm[] = { "seen-at-boot" };
-		struct pk_store_test t = { .verdict = x->test_verdict, .diff = &diff,
+		struct pk_store_test t = { .verdict = verdict_of(x->test_verdict), .diff = &diff,
 					   .confirmations = confirm, .n_confirmations = 1 };
 		gint64 patch, test;
 
