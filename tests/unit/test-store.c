@@ -994,7 +994,7 @@ static void test_confirmation_mismatch(void **state)
 	g_autoptr(pk_store) s = history_fixture("mismatch.db");
 	g_autoptr(GError) err = NULL;
 	const char *two[] = { "seen-at-boot", "not-confirmed" };
-	struct pk_store_test t = { .patch_id = 1, .verdict = "console-changed",
+	struct pk_store_test t = { .patch_id = 1, .verdict = PK_VERDICT_CONSOLE_CHANGED,
 				   .confirmations = two, .n_confirmations = 2 };
 	gint64 tests = count(s, "tests"), id = 0;
 
@@ -1055,7 +1055,7 @@ static void test_report(void **state)
 	g_autofree char *model_json = NULL, *body = NULL, *out = NULL, *id = NULL;
 	const struct pk_review_info info = { "report.mbox", 1, 2, "printkbot-base", "427fcf303d87" };
 	struct pk_test_result res = { 0 };
-	struct pk_store_test t = { .verdict = "does-not-apply" };
+	struct pk_store_test t = { .verdict = PK_VERDICT_DOES_NOT_APPLY };
 	const struct pk_patch *p;
 	unsigned skipped;
 	gint64 review, stale;
@@ -1063,7 +1063,7 @@ static void test_report(void **state)
 	assert_int_equal(pk_patch_read_mails(&patches, &skipped, report_mail, strlen(report_mail), NULL), 0);
 	p = patches->pdata[0];
 	res.scan = pk_scan(p);
-	res.verdict = "does-not-apply";
+	res.verdict = PK_VERDICT_DOES_NOT_APPLY;
 	res.reason = g_strdup("kernel/sched/core.c: hunk 1 does not apply");
 	res.before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");
 	model = pk_review_model(p, &res, &info);
