@@ -677,13 +677,7 @@ int cmd_bisect(int argc, char **argv)
 	b.opts.boot_timeout = timeout ? timeout : config.boot_timeout;
 	b.opts.progress = bisect_progress;
 	b.opts.progress_data = &b;
-	if (pk_lab_open(&b.lab, &err) < 0)
-		goto fail;
-	if (!pk_lab_ready(&b.lab)) {
-		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
-		goto fail;
-	}
-	if (pk_lab_lock(&b.lab, &err) < 0 || pk_store_open(&b.store, db ? db : config.db, &err) < 0 ||
+	if (pk_lab_take(&b.lab, &err) < 0 || pk_store_open(&b.store, db ? db : config.db, &err) < 0 ||
 	    pk_range_load(&b.range, &b.lab, repo, (const char *const *)argv + optind, false, &err) < 0 ||
 	    make_line(&b, &err) < 0)
 		goto fail;

@@ -146,13 +146,7 @@ int cmd_boot(int argc, char **argv)
 	}
 	if (optind < argc)
 		rev = argv[optind];
-	if (pk_lab_open(&lab, &err) < 0)
-		goto fail;
-	if (!pk_lab_ready(&lab)) {
-		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
-		goto fail;
-	}
-	if (pk_lab_lock(&lab, &err) < 0 || pk_lab_checkout(&lab, rev, &err) < 0)
+	if (pk_lab_take(&lab, &err) < 0 || pk_lab_checkout(&lab, rev, &err) < 0)
 		goto fail;
 	pk_progress("building %s...", rev);
 	if (pk_build_kernel(&build, &lab, &err) < 0)

@@ -331,13 +331,7 @@ int cmd_run(int argc, char **argv)
 	run.opts.build_without_churn = all;
 	run.opts.progress = run_progress;
 	run.opts.progress_data = &run;
-	if (pk_lab_open(&run.lab, &err) < 0)
-		goto fail;
-	if (!pk_lab_ready(&run.lab)) {
-		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
-		goto fail;
-	}
-	if (pk_lab_lock(&run.lab, &err) < 0 || pk_store_open(&run.store, db ? db : config.db, &err) < 0 ||
+	if (pk_lab_take(&run.lab, &err) < 0 || pk_store_open(&run.store, db ? db : config.db, &err) < 0 ||
 	    open_range(&run, repo, (const char *const *)argv + optind, all_parents, &err) < 0)
 		goto fail;
 	run.noise_base = g_strdup(run.range->base);

@@ -180,13 +180,7 @@ int cmd_test(int argc, char **argv)
 	run.opts.policy.allow_build_system |= allow_build;
 	run.opts.boot_timeout = timeout ? timeout : config.boot_timeout;
 	run.opts.build_without_churn = all;
-	if (pk_lab_open(&run.lab, &err) < 0)
-		goto fail;
-	if (!pk_lab_ready(&run.lab)) {
-		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
-		goto fail;
-	}
-	if (pk_lab_lock(&run.lab, &err) < 0)
+	if (pk_lab_take(&run.lab, &err) < 0)
 		goto fail;
 	if (!no_store && pk_store_open(&run.store, db ? db : config.db, &err) < 0)
 		goto fail;

@@ -565,13 +565,7 @@ static enum job_end run_series(struct daemon *d, gint64 job_id, const char *payl
 	}
 	base_commit = cover_mail && cover_mail->base_commit ? cover_mail->base_commit
 		    : ((struct pk_mail *)mails->pdata[0])->base_commit;
-	if (pk_lab_open(&lab, &err) < 0)
-		goto out_err;
-	if (!pk_lab_ready(&lab)) {
-		pk_error(&err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
-		goto out_err;
-	}
-	if (pk_lab_lock(&lab, &err) < 0)
+	if (pk_lab_take(&lab, &err) < 0)
 		goto out_err;
 	choose_base(d, &lab, base_commit, &parent, &base_name, &base_note);
 	if (base_note)

@@ -92,6 +92,24 @@ int pk_lab_lock(struct pk_lab *lab, GError **err)
 	return 0;
 }
 
+int pk_lab_take(struct pk_lab *out, GError **err)
+{
+	struct pk_lab lab;
+
+	if (pk_lab_open(&lab, err) < 0)
+		return -1;
+	if (!pk_lab_ready(&lab)) {
+		pk_lab_clear(&lab);
+		return pk_error(err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
+	}
+	if (pk_lab_lock(&lab, err) < 0) {
+		pk_lab_clear(&lab);
+		return -1;
+	}
+	*out = lab;
+	return 0;
+}
+
 /* Run a setup child; a non-zero exit is an error quoting the log's tail. */
 static int run_step(const char *what, const char *const *argv, const char *cwd,
 		    const char *const *env, GString *capture, GError **err)

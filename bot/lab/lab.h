@@ -39,6 +39,14 @@ void pk_lab_clear(struct pk_lab *lab);
  */
 int pk_lab_lock(struct pk_lab *lab, GError **err);
 
+/*
+ * What every command and job that builds or boots starts with: the lab
+ * opened (pk_lab_open()), checked to be set up ("run 'printkbot setup'"
+ * when it is not) and locked (pk_lab_lock(), waiting for another
+ * printkbot).  *out is untouched on failure; clear it with pk_lab_clear().
+ */
+int pk_lab_take(struct pk_lab *out, GError **err);
+
 /* Prepare tree, git base, kernel config and initramfs; idempotent. */
 int pk_lab_setup(struct pk_lab *lab, GError **err);
 
