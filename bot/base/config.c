@@ -356,16 +356,6 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return 0;
 }
 
-/*
- * The sandbox settings are the process's, not a command's: every make and
- * QEMU of every stage goes through them (sandbox.h), so a command that
- * reads a config gets them in force without passing them down.
- */
-static void take_sandbox_settings(const struct pk_config *c)
-{
-	pk_sandbox_configure(&c->sandbox);
-}
-
 int pk_config_load(struct pk_config *out, const char *path, GError **err)
 {
 	struct pk_config c = { .policy = PK_POLICY_DEFAULT, .sandbox = PK_SANDBOX_CONFIG_INIT };
@@ -380,7 +370,6 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		load_smtp(NULL, NULL, &c, NULL);
 		load_sources(NULL, NULL, &c, NULL);
 		c.daemon.reply_on = g_strdup("changes");
-		take_sandbox_settings(&c);
 		*out = c;
 		return 0;
 	}
@@ -404,7 +393,6 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	c.db = g_key_file_get_string(kf, "store", "path", NULL);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
 	c.keys = g_steal_pointer(&kf);
-	take_sandbox_settings(&c);
 	*out = c;
 	return 0;
 }

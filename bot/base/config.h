@@ -70,8 +70,9 @@ struct pk_config {
  * Read path (NULL: $PRINTKBOT_CONFIG, else /etc/printkbot.conf if it exists).
  * An unknown group or key, or a bad value, is an error naming the file,
  * the line, the group and the key.  Without a file, every default is set.
- * A config loaded makes its sandbox settings the process's
- * (pk_sandbox_configure()): every make and QEMU of every stage uses them.
+ * Loading changes nothing else: the caller makes config->sandbox the
+ * process's settings (pk_sandbox_configure()) once it keeps the config,
+ * so a reload that fails later leaves the old settings in force.
  */
 int pk_config_load(struct pk_config *out, const char *path, GError **err);
 void pk_config_clear(struct pk_config *config);

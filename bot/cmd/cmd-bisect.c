@@ -673,6 +673,7 @@ int cmd_bisect(int argc, char **argv)
 	b.targets = g_ptr_array_new_with_free_func(target_free);
 	if (pk_config_load(&config, config_path, &err) < 0)
 		goto fail;
+	pk_sandbox_configure(&config.sandbox);
 	b.opts.policy = config.policy;
 	b.opts.boot_timeout = timeout ? timeout : config.boot_timeout;
 	b.opts.progress = bisect_progress;

@@ -325,6 +325,7 @@ int cmd_run(int argc, char **argv)
 	run.start = pk_now();
 	if (pk_config_load(&config, config_path, &err) < 0)
 		goto fail;
+	pk_sandbox_configure(&config.sandbox);
 	run.opts.policy = config.policy;
 	run.opts.policy.allow_build_system |= allow_build;
 	run.opts.boot_timeout = timeout ? timeout : config.boot_timeout;

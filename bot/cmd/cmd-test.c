@@ -174,6 +174,7 @@ int cmd_test(int argc, char **argv)
 	}
 	if (pk_config_load(&config, config_path, &err) < 0)
 		goto fail;
+	pk_sandbox_configure(&config.sandbox);
 	run.json = json;
 	run.base = base ? base : config.base ? config.base : PK_LAB_BASE_TAG;
 	run.opts.policy = config.policy;

@@ -913,6 +913,7 @@ static void reload(struct daemon *d)
 		return;
 	}
 	pk_config_clear(&old);
+	pk_sandbox_configure(&d->config.sandbox);
 	if (open_outbox(d, &err) < 0 || reconcile_outbox(d, &err) < 0) {
 		logf_event(0, NULL, "SIGHUP: %s; the outbox %s is kept", err->message, d->outbox->dir);
 		g_clear_error(&err);
@@ -928,6 +929,7 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 
 	if (pk_config_load(&d.config, opts->config_path, err) < 0)
 		return -1;
+	pk_sandbox_configure(&d.config.sandbox);
 	if (pk_store_open(&d.store, opts->db ? opts->db : d.config.db, err) < 0)
 		goto out;
 	if ((lock_fd = daemon_lock(pk_store_path(d.store), err)) < 0)
