@@ -43,7 +43,10 @@ struct bad_case {
 	const char *error_has;
 };
 
-/* [policy] sandbox and limits: parsed into the config, and made the process's settings. */
+/*
+ * [policy] sandbox and limits: parsed into the config; they become the
+ * process's settings only when the caller installs them, as a copy.
+ */
 static void test_sandbox_and_limits(void **state)
 {
 	g_autofree char *path = write_tmp("[policy]\nsandbox = off\nsandbox_user = builder\n"
@@ -64,6 +67,8 @@ static void test_sandbox_and_limits(void **state)
 	assert_int_equal(c.sandbox.build.processes, 64);
 	assert_true(c.sandbox.console_cap == 1u << 20 && c.sandbox.capture_cap == 2u << 20);
 	assert_int_equal(c.policy.max_mail_size, 3u << 20);
+	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_ON);   /* loading installs nothing */
+	pk_sandbox_configure(&c.sandbox);
 	pk_config_clear(&c);
 	now = pk_sandbox_settings();
 	assert_int_equal(now->mode, PK_SANDBOX_OFF);
@@ -75,6 +80,8 @@ static void test_sandbox_and_limits(void **state)
 	assert_string_equal(c.sandbox.user, PK_SANDBOX_USER);
 	assert_true(c.sandbox.build.memory == 4ull << 30);
 	assert_int_equal(c.policy.max_mail_size, 64u << 20);
+	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_OFF);
+	pk_sandbox_configure(&c.sandbox);
 	pk_config_clear(&c);
 	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_ON);
 	unlink(path);
