@@ -35,8 +35,12 @@ static const char *const subsystems[] = { "sched", "net", "mm", "drm", "usb", "x
 static const enum pk_verdict verdicts[] = { PK_VERDICT_CONSOLE_CHANGED, PK_VERDICT_NO_VISIBLE_CHANGE,
 					    PK_VERDICT_CONSOLE_CHANGED, PK_VERDICT_NO_CHURN,
 					    PK_VERDICT_BUILD_FAILED, PK_VERDICT_CONSOLE_CHANGED };
-static const char *const kinds[] = { "text-changed", "level-changed", "message-added",
-				     "message-removed", "prefix-changed", "line-split" };
+static const enum pk_finding_kind finding_kinds[] = {
+	PK_FINDING_TEXT_CHANGED, PK_FINDING_LEVEL_CHANGED, PK_FINDING_MESSAGE_ADDED,
+	PK_FINDING_MESSAGE_REMOVED, PK_FINDING_PREFIX_CHANGED, PK_FINDING_STRING_SPLIT };
+static const enum pk_change_kind change_kinds[] = {
+	PK_CHANGE_TEXT_CHANGED, PK_CHANGE_LEVEL_CHANGED, PK_CHANGE_MESSAGE_ADDED,
+	PK_CHANGE_MESSAGE_REMOVED, PK_CHANGE_PREFIX_CHANGED, PK_CHANGE_LINE_SPLIT };
 
 static char *file_name(unsigned i)
 {
@@ -224,7 +228,7 @@ static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const 
 	for (unsigned k = 0; k < n_static; k++) {
 		char *file = file_name((unsigned)g_rand_int_range(rand, 0, FILES));
 
-		f[k] = (struct pk_finding){ .file = file, .line = 100 + (int)k, .kind = kinds[k % 6],
+		f[k] = (struct pk_finding){ .file = file, .line = 100 + (int)k, .kind = finding_kinds[k % 6],
 			.old_text = message(rand, file, k), .new_text = message(rand, file, k),
 			.message = "the format text changed" };
 		g_ptr_array_add(texts, f[k].file);
@@ -242,14 +246,14 @@ static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const 
 		if (k < n_index) {
 			struct pk_index_change *c = g_new0(struct pk_index_change, 1);
 
-			*c = (struct pk_index_change){ .kind = kinds[k % 4], .old_level = 3, .new_level = 4,
+			*c = (struct pk_index_change){ .kind = change_kinds[k % 4], .old_level = 3, .new_level = 4,
 				.old_format = message(rand, file, k), .new_format = message(rand, file, k),
 				.origin = origin };
 			g_ptr_array_add(index_changes, c);
 		} else {
 			struct pk_change *c = g_new0(struct pk_change, 1);
 
-			*c = (struct pk_change){ .kind = kinds[k % 6], .old_level = 6, .new_level = 6,
+			*c = (struct pk_change){ .kind = change_kinds[k % 6], .old_level = 6, .new_level = 6,
 				.old_text = message(rand, file, k), .new_text = message(rand, file, k),
 				.origin = origin, .message = g_strdup("text changed") };
 			g_ptr_array_add(changes, c);

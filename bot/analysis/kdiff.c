@@ -19,6 +19,33 @@
 #define INDEX_LINE_SLACK 20 /* lines a changed index entry may move beyond the patch's shift */
 #define CONFIRM_NEAR 3      /* lines between a finding and an origin that still confirm it */
 
+/* ---------------------------------------------------------------- kind names */
+
+static const char *const change_kind_names[] = {
+	[PK_CHANGE_MESSAGE_ADDED] = "message-added",
+	[PK_CHANGE_MESSAGE_REMOVED] = "message-removed",
+	[PK_CHANGE_TEXT_CHANGED] = "text-changed",
+	[PK_CHANGE_PREFIX_CHANGED] = "prefix-changed",
+	[PK_CHANGE_LEVEL_CHANGED] = "level-changed",
+	[PK_CHANGE_LINE_SPLIT] = "line-split",
+	[PK_CHANGE_LINES_MERGED] = "lines-merged",
+};
+
+const char *pk_change_kind_name(enum pk_change_kind kind)
+{
+	return (unsigned)kind < G_N_ELEMENTS(change_kind_names) ? change_kind_names[kind] : "";
+}
+
+bool pk_change_kind_parse(const char *name, enum pk_change_kind *out)
+{
+	for (unsigned i = 0; name && i < G_N_ELEMENTS(change_kind_names); i++)
+		if (!strcmp(name, change_kind_names[i])) {
+			*out = i;
+			return true;
+		}
+	return false;
+}
+
 /* ---------------------------------------------------------------- normalising */
 
 /*
@@ -780,7 +807,7 @@ static void append_side(GString *m, const char *text, bool several)
 static char *change_message(const struct pk_change *c)
 {
 	GString *m = g_string_new(NULL);
-	bool split = strcmp(c->kind, "line-split") == 0, merged = strcmp(c->kind, "lines-merged") == 0;
+	bool split = c->kind == PK_CHANGE_LINE_SPLIT, merged = c->kind == PK_CHANGE_LINES_MERGED;
 
 	if (c->origin.file)
 		g_string_append_printf(m, "%s:%d %s(): ", c->origin.file, c->origin.line, c->origin.func);
@@ -790,7 +817,7 @@ static char *change_message(const struct pk_change *c)
 	} else if (!c->new_text) {
 		g_string_append(m, "message removed: ");
 		append_quoted(m, c->old_text);
-	} else if (strcmp(c->kind, "level-changed") == 0) {
+	} else if (c->kind == PK_CHANGE_LEVEL_CHANGED) {
 		g_string_append_printf(m, "level changed from %s to %s: ", pk_level_name(c->old_level),
 				       pk_level_name(c->new_level));
 		append_quoted(m, c->new_text);
@@ -798,7 +825,7 @@ static char *change_message(const struct pk_change *c)
 		g_string_append(m, "record flags changed: ");
 		append_quoted(m, c->new_text);
 	} else {
-		g_autofree char *what = g_strdelimit(g_strdup(c->kind), "-", ' ');
+		g_autofree char *what = g_strdelimit(g_strdup(pk_change_kind_name(c->kind)), "-", ' ');
 
 		g_string_append(m, what);
 		if (c->old_level != c->new_level && !split && !merged)
@@ -829,7 +856,7 @@ static char *join_texts(struct rec *const *recs, guint n)
  * mark them used.  Its origin is the after side's, or the before side's
  * when the after records have none.
  */
-static void emit(struct kdiff_ctx *x, const struct hunk *hk, const char *kind,
+static void emit(struct kdiff_ctx *x, const struct hunk *hk, enum pk_change_kind kind,
 		 struct rec *const *olds, guint n_old, struct rec *const *news, guint n_new)
 {
 	struct pk_change *c = g_new0(struct pk_change, 1);
@@ -857,7 +884,7 @@ static void emit(struct kdiff_ctx *x, const struct hunk *hk, const char *kind,
 	g_array_append_val(x->placed, pl);
 }
 
-static void emit_pair(struct kdiff_ctx *x, const struct hunk *hk, const char *kind,
+static void emit_pair(struct kdiff_ctx *x, const struct hunk *hk, enum pk_change_kind kind,
 		      struct rec *o, struct rec *n)
 {
 	emit(x, hk, kind, o ? &o : NULL, o ? 1 : 0, n ? &n : NULL, n ? 1 : 0);
@@ -875,7 +902,7 @@ static void pair_same_text(struct kdiff_ctx *x, struct hunk *hk)
 			struct rec *n = hk->news->pdata[j];
 
 			if (!n->used && strcmp(o->norm, n->norm) == 0)
-				emit_pair(x, hk, o->kmsg->level != n->kmsg->level ? "level-changed" : "text-changed",
+				emit_pair(x, hk, o->kmsg->level != n->kmsg->level ? PK_CHANGE_LEVEL_CHANGED : PK_CHANGE_TEXT_CHANGED,
 					  o, n);
 		}
 	}
@@ -923,9 +950,9 @@ static void find_joins(struct kdiff_ctx *x, struct hunk *hk, GPtrArray *ones, GP
 			if (e - s < 2 || !g_string_equal(acc, target))
 				continue;
 			if (split)
-				emit(x, hk, "line-split", &one, 1, (struct rec **)manys->pdata + s, e - s);
+				emit(x, hk, PK_CHANGE_LINE_SPLIT, &one, 1, (struct rec **)manys->pdata + s, e - s);
 			else
-				emit(x, hk, "lines-merged", (struct rec **)manys->pdata + s, e - s, &one, 1);
+				emit(x, hk, PK_CHANGE_LINES_MERGED, (struct rec **)manys->pdata + s, e - s, &one, 1);
 		}
 	}
 }
@@ -976,7 +1003,7 @@ static void pair_prefixed(struct kdiff_ctx *x, struct hunk *hk)
 			struct rec *n = hk->news->pdata[j];
 
 			if (!o->used && !n->used && prefix_changed(o->norm, n->norm))
-				emit_pair(x, hk, "prefix-changed", o, n);
+				emit_pair(x, hk, PK_CHANGE_PREFIX_CHANGED, o, n);
 		}
 	}
 }
@@ -1010,7 +1037,7 @@ static void pair_by_origin(struct kdiff_ctx *x, struct hunk *hk)
 			}
 		}
 		if (best)
-			emit_pair(x, hk, "text-changed", o, best);
+			emit_pair(x, hk, PK_CHANGE_TEXT_CHANGED, o, best);
 	}
 }
 
@@ -1092,7 +1119,7 @@ static void pair_similar(struct kdiff_ctx *x, struct hunk *hk)
 		struct rec *o = hk->olds->pdata[c->o], *n = hk->news->pdata[c->n];
 
 		if (!o->used && !n->used)
-			emit_pair(x, hk, "text-changed", o, n);
+			emit_pair(x, hk, PK_CHANGE_TEXT_CHANGED, o, n);
 	}
 }
 
@@ -1100,10 +1127,10 @@ static void add_leftovers(struct kdiff_ctx *x, struct hunk *hk)
 {
 	for (guint i = 0; i < hk->olds->len; i++)
 		if (!((struct rec *)hk->olds->pdata[i])->used)
-			emit_pair(x, hk, "message-removed", hk->olds->pdata[i], NULL);
+			emit_pair(x, hk, PK_CHANGE_MESSAGE_REMOVED, hk->olds->pdata[i], NULL);
 	for (guint j = 0; j < hk->news->len; j++)
 		if (!((struct rec *)hk->news->pdata[j])->used)
-			emit_pair(x, hk, "message-added", NULL, hk->news->pdata[j]);
+			emit_pair(x, hk, PK_CHANGE_MESSAGE_ADDED, NULL, hk->news->pdata[j]);
 }
 
 /*
@@ -1263,7 +1290,7 @@ static char *entry_func_key(const struct pk_index_entry *e)
 	return g_strdup_printf("%s\x1f%s", e->file, e->func);
 }
 
-static void add_index_change(GPtrArray *out, const char *kind, const struct pk_index_entry *o,
+static void add_index_change(GPtrArray *out, enum pk_change_kind kind, const struct pk_index_entry *o,
 			     const struct pk_index_entry *n)
 {
 	struct pk_index_change *c = g_new0(struct pk_index_change, 1);
@@ -1352,7 +1379,7 @@ static void index_pair_same(GPtrArray *out, const GPtrArray *before, const GPtrA
 		g_hash_table_add(paired, (gpointer)n);
 		shift_note(shifts, o, n);
 		if (n->level != o->level || n->cont != o->cont)
-			add_index_change(out, "level-changed", o, n);
+			add_index_change(out, PK_CHANGE_LEVEL_CHANGED, o, n);
 	}
 	for (guint i = 0; i < after->len; i++)
 		if (!g_hash_table_contains(paired, after->pdata[i]))
@@ -1420,14 +1447,14 @@ static void index_pair_near(GPtrArray *out, GPtrArray *olds, GPtrArray *news, GH
 		if (old_used[c->o] || new_used[c->n])
 			continue;
 		old_used[c->o] = new_used[c->n] = true;
-		add_index_change(out, "text-changed", olds->pdata[c->o], news->pdata[c->n]);
+		add_index_change(out, PK_CHANGE_TEXT_CHANGED, olds->pdata[c->o], news->pdata[c->n]);
 	}
 	for (guint i = 0; i < olds->len; i++)
 		if (!old_used[i])
-			add_index_change(out, "message-removed", olds->pdata[i], NULL);
+			add_index_change(out, PK_CHANGE_MESSAGE_REMOVED, olds->pdata[i], NULL);
 	for (guint j = 0; j < news->len; j++)
 		if (!new_used[j])
-			add_index_change(out, "message-added", NULL, news->pdata[j]);
+			add_index_change(out, PK_CHANGE_MESSAGE_ADDED, NULL, news->pdata[j]);
 }
 
 static int index_change_compare(gconstpointer pa, gconstpointer pb)
@@ -1440,7 +1467,8 @@ static int index_change_compare(gconstpointer pa, gconstpointer pb)
 		return c;
 	if (a->origin.line != b->origin.line)
 		return a->origin.line < b->origin.line ? -1 : 1;
-	return strcmp(a->kind, b->kind);
+	/* by name, as when kinds were strings: the order is part of the output */
+	return strcmp(pk_change_kind_name(a->kind), pk_change_kind_name(b->kind));
 }
 
 /* What the kernel can print, before and after: the printk index diff. */
@@ -1537,7 +1565,7 @@ static bool origin_is(const struct pk_origin *o, const char *old_format, const c
 {
 	if (!o->file || strcmp(o->file, f->file))
 		return false;
-	if (g_str_has_prefix(f->kind, "pr_fmt-"))
+	if (pk_finding_is_pr_fmt(f->kind))
 		return true;
 	if (abs(o->line - f->line) <= CONFIRM_NEAR)
 		return true;
@@ -1564,9 +1592,13 @@ enum pk_confirmation pk_kdiff_confirm(const struct pk_kdiff *d, const struct pk_
 	return PK_NOT_CONFIRMED;
 }
 
+static const char *const confirmation_names[] = {
+	[PK_SEEN_AT_BOOT] = "seen-at-boot",
+	[PK_IN_INDEX_ONLY] = "in-index-only",
+	[PK_NOT_CONFIRMED] = "not-confirmed",
+};
+
 const char *pk_confirmation_name(enum pk_confirmation c)
 {
-	static const char *const names[] = { "seen-at-boot", "in-index-only", "not-confirmed" };
-
-	return (unsigned)c < G_N_ELEMENTS(names) ? names[c] : "not-confirmed";
+	return (unsigned)c < G_N_ELEMENTS(confirmation_names) ? confirmation_names[c] : "not-confirmed";
 }

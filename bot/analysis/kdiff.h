@@ -22,6 +22,9 @@
  * wins.  Formats with no letter or digit of their own ("%s\n") attribute
  * nothing: they would match any record.
  *
+ * Change kinds are enum pk_change_kind; their names (the stable words of
+ * the JSON, the store and the replies) come only from pk_change_kind_name().
+ *
  * libgit2 is initialised and shut down around each diff (its init is
  * reference-counted), so callers need not know it is there.
  */
@@ -33,6 +36,22 @@
 
 #include "analysis/kmsg.h"
 #include "analysis/scan.h"
+
+/* The dynamic kinds of DESIGN.md: what changed in the boot log or the index. */
+enum pk_change_kind {
+	PK_CHANGE_MESSAGE_ADDED,    /* a record (an entry) exists after only */
+	PK_CHANGE_MESSAGE_REMOVED,  /* a record (an entry) exists before only */
+	PK_CHANGE_TEXT_CHANGED,     /* same origin, other text */
+	PK_CHANGE_PREFIX_CHANGED,   /* same text after a changed "prefix: " */
+	PK_CHANGE_LEVEL_CHANGED,    /* same text, other level (or flags) */
+	PK_CHANGE_LINE_SPLIT,       /* one record became several (boot log only) */
+	PK_CHANGE_LINES_MERGED,     /* several records became one (boot log only) */
+};
+
+/* The kind's stable name ("text-changed"); "" for a value out of range. */
+const char *pk_change_kind_name(enum pk_change_kind kind);
+/* The kind named name: true and *out set, or false (*out untouched). */
+bool pk_change_kind_parse(const char *name, enum pk_change_kind *out);
 
 /* Where an index entry lives; fields borrowed from the capture are copied. */
 struct pk_origin {
@@ -49,8 +68,7 @@ struct pk_origin {
  * hold the records joined with "\n".
  */
 struct pk_change {
-	const char *kind;   /* static: message-added, message-removed, text-changed,
-	                       prefix-changed, level-changed, line-split, lines-merged */
+	enum pk_change_kind kind;
 	int old_level, new_level;
 	char *old_text, *new_text;      /* as printed (not normalised) */
 	struct pk_origin origin;        /* the after side's origin; the before side's when the
@@ -68,7 +86,7 @@ struct pk_change {
  * text-changed; what is left was added or removed.
  */
 struct pk_index_change {
-	const char *kind;   /* static: message-added, message-removed, level-changed, text-changed */
+	enum pk_change_kind kind;   /* message-added, message-removed, level-changed, text-changed */
 	int old_level, new_level;       /* -1 for "<c>" or a side that does not exist */
 	char *old_format, *new_format;
 	struct pk_origin origin;        /* after side, the before side when removed */

@@ -69,17 +69,59 @@ void pk_scan_free(struct pk_scan *s)
 	g_free(s);
 }
 
-gboolean pk_finding_is_silent(const char *kind)
-{
-	static const char *const silent[] = {
-		"call-converted", "string-split", "logging-continuation", "prefer-pr-level",
-		"embedded-function-name", "whitespace-before-newline",
-	};
+static const struct {
+	const char *name;
+	gboolean silent;    /* by itself it changes nothing on the console */
+} finding_kinds[] = {
+	[PK_FINDING_PR_FMT_ADDED] = { "pr_fmt-added", FALSE },
+	[PK_FINDING_PR_FMT_REMOVED] = { "pr_fmt-removed", FALSE },
+	[PK_FINDING_PR_FMT_CHANGED] = { "pr_fmt-changed", FALSE },
+	[PK_FINDING_CALL_CONVERTED] = { "call-converted", TRUE },
+	[PK_FINDING_LEVEL_CHANGED] = { "level-changed", FALSE },
+	[PK_FINDING_LEVEL_MISSING] = { "level-missing", FALSE },
+	[PK_FINDING_DEBUG_COMPILED_OUT] = { "debug-compiled-out", FALSE },
+	[PK_FINDING_NEWLINE_LOST] = { "newline-lost", FALSE },
+	[PK_FINDING_NEWLINE_ADDED] = { "newline-added", FALSE },
+	[PK_FINDING_CONT_BROKEN] = { "cont-broken", FALSE },
+	[PK_FINDING_CONT_ADDED] = { "cont-added", FALSE },
+	[PK_FINDING_STRING_SPLIT] = { "string-split", TRUE },
+	[PK_FINDING_TEXT_CHANGED] = { "text-changed", FALSE },
+	[PK_FINDING_DEVICE_PREFIX_LOST] = { "device-prefix-lost", FALSE },
+	[PK_FINDING_DEVICE_PREFIX_ADDED] = { "device-prefix-added", FALSE },
+	[PK_FINDING_MESSAGE_ADDED] = { "message-added", FALSE },
+	[PK_FINDING_MESSAGE_REMOVED] = { "message-removed", FALSE },
+	[PK_FINDING_WARN_CONVERTED] = { "warn-converted", FALSE },
+	[PK_FINDING_PREFIX_CHANGED] = { "prefix-changed", FALSE },
+	[PK_FINDING_LOGGING_CONTINUATION] = { "logging-continuation", TRUE },
+	[PK_FINDING_PREFER_PR_LEVEL] = { "prefer-pr-level", TRUE },
+	[PK_FINDING_EMBEDDED_FUNCTION_NAME] = { "embedded-function-name", TRUE },
+	[PK_FINDING_WHITESPACE_BEFORE_NEWLINE] = { "whitespace-before-newline", TRUE },
+};
 
-	for (size_t i = 0; i < G_N_ELEMENTS(silent); i++)
-		if (!strcmp(kind, silent[i]))
+const char *pk_finding_kind_name(enum pk_finding_kind kind)
+{
+	return (unsigned)kind < G_N_ELEMENTS(finding_kinds) ? finding_kinds[kind].name : "";
+}
+
+gboolean pk_finding_kind_parse(const char *name, enum pk_finding_kind *out)
+{
+	for (unsigned i = 0; name && i < G_N_ELEMENTS(finding_kinds); i++)
+		if (!strcmp(name, finding_kinds[i].name)) {
+			*out = i;
 			return TRUE;
+		}
 	return FALSE;
+}
+
+gboolean pk_finding_is_silent(enum pk_finding_kind kind)
+{
+	return (unsigned)kind < G_N_ELEMENTS(finding_kinds) && finding_kinds[kind].silent;
+}
+
+gboolean pk_finding_is_pr_fmt(enum pk_finding_kind kind)
+{
+	return kind == PK_FINDING_PR_FMT_ADDED || kind == PK_FINDING_PR_FMT_REMOVED ||
+	       kind == PK_FINDING_PR_FMT_CHANGED;
 }
 
 /* Level words of pr_*(), dev_*(), netdev_*() names, and KERN_* macros. */
@@ -589,7 +631,7 @@ static const char *call_prefix(struct scan_ctx *x, const struct call *c, gboolea
 	return d ? d->prefix : NULL;
 }
 
-static struct pk_finding *add_finding(struct scan_ctx *x, const char *kind,
+static struct pk_finding *add_finding(struct scan_ctx *x, enum pk_finding_kind kind,
 				      const struct call *o, const struct call *n,
 				      char *message)
 {
@@ -646,15 +688,15 @@ static void pair_converted(struct scan_ctx *x, const struct call *o, const struc
 	struct pk_finding *f;
 
 	if (!op || !np) {
-		add_finding(x, "call-converted", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
 			"%s() becomes %s() with the same text and level: no console change "
 			"unless a pr_fmt() applies", o->name, n->name));
 	} else if (!strcmp(op, np)) {
-		add_finding(x, "call-converted", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
 			"%s() becomes %s() with the same text, level and prefix (\"%s\"): "
 			"no console change", o->name, n->name, np));
 	} else {
-		f = add_finding(x, "call-converted", o, n, g_strdup_printf(
+		f = add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
 			"%s() becomes %s() with the same text and level, but the message "
 			"prints \"%s\" before it instead of \"%s\" (pr_fmt())", o->name, n->name, np, op));
 		f->silent = FALSE;
@@ -667,23 +709,23 @@ static gboolean pair_family(struct scan_ctx *x, const struct call *o, const stru
 {
 	if (is_device(o) && !is_device(n)) {
 		g_autofree char *gain = prefix_clause("gains", call_prefix(x, n, TRUE));
-		add_finding(x, "device-prefix-lost", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_DEVICE_PREFIX_LOST, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s loses its device name prefix%s", o->name, n->name, q, gain));
 		return TRUE;
 	}
 	if (!is_device(o) && is_device(n)) {
 		g_autofree char *lose = prefix_clause("loses", call_prefix(x, o, FALSE));
-		add_finding(x, "device-prefix-added", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_DEVICE_PREFIX_ADDED, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s gains a device name prefix%s", o->name, n->name, q, lose));
 		return TRUE;
 	}
 	if ((o->fam == FAM_WARN) != (n->fam == FAM_WARN)) {
 		if (o->fam == FAM_WARN)
-			add_finding(x, "warn-converted", o, n, g_strdup_printf(
+			add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
 				"%s() becomes %s(): %s stays, but the WARNING: line, the backtrace "
 				"and the taint flag go", o->name, n->name, q));
 		else
-			add_finding(x, "warn-converted", o, n, g_strdup_printf(
+			add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
 				"%s() becomes %s(): %s now comes with a WARNING: line, a backtrace "
 				"and the taint flag", o->name, n->name, q));
 		return FALSE;
@@ -702,26 +744,26 @@ static void pair_level(struct scan_ctx *x, const struct call *o, const struct ca
 	const char *ol = shown_level(o), *nl = shown_level(n);
 
 	if (n->dynamic && !o->dynamic)
-		add_finding(x, "debug-compiled-out", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_DEBUG_COMPILED_OUT, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s vanishes unless DEBUG or dynamic debug enables it",
 			o->name, n->name, q));
 	if (o->cont && !n->cont) {
-		add_finding(x, "cont-broken", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_CONT_BROKEN, o, n, g_strdup_printf(
 			"%s is no longer a continuation: it starts a new line", q));
 		return;
 	}
 	if (!o->cont && n->cont) {
-		add_finding(x, "cont-added", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_CONT_ADDED, o, n, g_strdup_printf(
 			"%s becomes a continuation of the previous line", q));
 		return;
 	}
 	if (!strcmp(ol, nl) || (n->dynamic && !strcmp(ol, "debug")))
 		return;
 	if (n->fam == FAM_PRINTK && !n->level)
-		add_finding(x, "level-missing", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_LEVEL_MISSING, o, n, g_strdup_printf(
 			"%s loses its KERN_ level and prints at the default level", q));
 	else
-		add_finding(x, "level-changed", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_LEVEL_CHANGED, o, n, g_strdup_printf(
 			"%s moves from %s to %s level", q, ol, nl));
 }
 
@@ -732,13 +774,13 @@ static void pair_text(struct scan_ctx *x, const struct call *o, const struct cal
 	g_autofree char *ot = norm_text(o), *nt = norm_text(n);
 
 	if (has_newline(o) && !has_newline(n))
-		add_finding(x, "newline-lost", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_NEWLINE_LOST, o, n, g_strdup_printf(
 			"%s lost its trailing \\n: the next message may join its line", q));
 	else if (!has_newline(o) && has_newline(n))
-		add_finding(x, "newline-added", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_NEWLINE_ADDED, o, n, g_strdup_printf(
 			"%s gained a trailing \\n", q));
 	if (strcmp(ot, nt))
-		add_finding(x, "text-changed", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_TEXT_CHANGED, o, n, g_strdup_printf(
 			"the text \"%s\" becomes \"%s\"", ot, nt));
 }
 
@@ -781,7 +823,7 @@ static gboolean blank_before_newline(const char *lit, gsize len)
 }
 
 /* A finding about one added line of a call, not about the call as a whole. */
-static void add_line_finding(struct scan_ctx *x, const char *kind, const struct call *o,
+static void add_line_finding(struct scan_ctx *x, enum pk_finding_kind kind, const struct call *o,
 			     const struct call *n, const struct pk_diff_line *dl, char *message)
 {
 	struct pk_finding *f = add_finding(x, kind, o, n, message);
@@ -808,18 +850,18 @@ static void scan_literals(struct scan_ctx *x, const struct call *o, const struct
 			continue;
 		if (prev && prev->literal && prev->dl != t->dl &&
 		    !ends_in_escape(n->text->str + prev->start, prev->len))
-			add_line_finding(x, "string-split", o, n, t->dl, g_strdup_printf(
+			add_line_finding(x, PK_FINDING_STRING_SPLIT, o, n, t->dl, g_strdup_printf(
 				"%s is split across source lines here (%d in all) and cannot be "
 				"grepped as a whole", q, n->fmt_lines));
 		if (n->func && named != t->dl && spells_function(lit, t->len, n->func)) {
 			named = t->dl;
-			add_line_finding(x, "embedded-function-name", o, n, t->dl, g_strdup_printf(
+			add_line_finding(x, PK_FINDING_EMBEDDED_FUNCTION_NAME, o, n, t->dl, g_strdup_printf(
 				"%s spells the name of its function %s(): \"%%s\", __func__ "
 				"would follow a rename", q, n->func));
 		}
 		if (blank != t->dl && blank_before_newline(lit, t->len)) {
 			blank = t->dl;
-			add_line_finding(x, "whitespace-before-newline", o, n, t->dl, g_strdup_printf(
+			add_line_finding(x, PK_FINDING_WHITESPACE_BEFORE_NEWLINE, o, n, t->dl, g_strdup_printf(
 				"%s has a blank before its \\n: invisible trailing whitespace", q));
 		}
 	}
@@ -839,18 +881,18 @@ static void scan_call_line(struct scan_ctx *x, const struct call *o, const struc
 	if (n->dl->kind != '+')
 		return;
 	if (o && n->fam == FAM_PRINTK && !n->level && !n->cont && o->fam == FAM_PRINTK && !o->level) {
-		add_finding(x, "level-missing", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_LEVEL_MISSING, o, n, g_strdup_printf(
 			"%s is still printed without a KERN_ level", q))->silent = TRUE;
 	}
 	if (printk && n->kern_dl == n->dl && (n->level || n->cont)) {
 		const char *lvl = n->cont ? "cont" : n->level;
 		g_autofree char *macro = g_ascii_strup(!strcmp(lvl, "warn") ? "warning" : lvl, -1);
-		add_finding(x, "prefer-pr-level", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_PREFER_PR_LEVEL, o, n, g_strdup_printf(
 			"%s(KERN_%s ...) where pr_%s() would do, and would get the file's "
 			"pr_fmt() prefix", n->name, macro, lvl));
 	}
 	if (n->cont && !cont_reported && (n->fam == FAM_PR || n->kern_dl == n->dl))
-		add_finding(x, "logging-continuation", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_LOGGING_CONTINUATION, o, n, g_strdup_printf(
 			"%s continues a line: another CPU's message can land in the middle of it", q));
 }
 
@@ -860,7 +902,7 @@ static void pair_prefix(struct scan_ctx *x, const struct call *o, const struct c
 	const char *op = call_prefix(x, o, FALSE), *np = call_prefix(x, n, TRUE);
 
 	if (op && np && strcmp(op, np) && !x->prfmt_changed)
-		add_finding(x, "prefix-changed", o, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf(
 			"the message prints \"%s\" before its text instead of \"%s\"", np, op));
 }
 
@@ -874,8 +916,8 @@ static void scan_pair(struct scan_ctx *x, const struct call *o, const struct cal
 		pair_prefix(x, o, n);
 	pair_level(x, o, n, q);
 	cont_reported = x->scan->findings->len > before &&
-		!strcmp(((struct pk_finding *)g_ptr_array_index(x->scan->findings,
-			x->scan->findings->len - 1))->kind, "cont-added");
+		((struct pk_finding *)g_ptr_array_index(x->scan->findings,
+			x->scan->findings->len - 1))->kind == PK_FINDING_CONT_ADDED;
 	pair_text(x, o, n, q);
 	scan_literals(x, o, n, q);
 	scan_call_line(x, o, n, q, cont_reported);
@@ -885,7 +927,7 @@ static void scan_removed(struct scan_ctx *x, const struct call *o)
 {
 	g_autofree char *q = quote(o);
 
-	add_finding(x, "message-removed", o, NULL, g_strdup_printf(
+	add_finding(x, PK_FINDING_MESSAGE_REMOVED, o, NULL, g_strdup_printf(
 		"%s() of %s is removed", o->name, q));
 }
 
@@ -895,14 +937,14 @@ static void scan_added(struct scan_ctx *x, const struct call *n)
 	const char *prefix = call_prefix(x, n, TRUE);
 
 	if (prefix && *prefix)
-		add_finding(x, "message-added", NULL, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
 			"%s() of %s is added; it prints as \"%s%s\"", n->name, q, prefix,
 			n->text->str));
 	else
-		add_finding(x, "message-added", NULL, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
 			"%s() of %s is added", n->name, q));
 	if (n->fam == FAM_PRINTK && !n->level && !n->cont)
-		add_finding(x, "level-missing", NULL, n, g_strdup_printf(
+		add_finding(x, PK_FINDING_LEVEL_MISSING, NULL, n, g_strdup_printf(
 			"%s is printed without a KERN_ level", q));
 	scan_literals(x, NULL, n, q);
 	scan_call_line(x, NULL, n, q, FALSE);
@@ -1102,7 +1144,7 @@ static char *prfmt_prefix(struct scan_ctx *x, const struct prfmt *p, gboolean po
 	return g_strdup(d->prefix);
 }
 
-static void add_prfmt(struct scan_ctx *x, const char *kind, const struct prfmt *o,
+static void add_prfmt(struct scan_ctx *x, enum pk_finding_kind kind, const struct prfmt *o,
 		      const struct prfmt *n)
 {
 	struct pk_finding *f = add_finding(x, kind, NULL, NULL, NULL);
@@ -1156,11 +1198,11 @@ static void scan_prfmt(struct scan_ctx *x, GPtrArray *olds, GPtrArray *news)
 	if (olds->len && news->len) {
 		const struct prfmt *o = olds->pdata[0], *n = news->pdata[0];
 		if (strcmp(o->body, n->body))
-			add_prfmt(x, "pr_fmt-changed", o, n);
+			add_prfmt(x, PK_FINDING_PR_FMT_CHANGED, o, n);
 	} else if (olds->len) {
-		add_prfmt(x, "pr_fmt-removed", olds->pdata[0], NULL);
+		add_prfmt(x, PK_FINDING_PR_FMT_REMOVED, olds->pdata[0], NULL);
 	} else if (news->len) {
-		add_prfmt(x, "pr_fmt-added", NULL, news->pdata[0]);
+		add_prfmt(x, PK_FINDING_PR_FMT_ADDED, NULL, news->pdata[0]);
 	}
 }
 

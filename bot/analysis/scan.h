@@ -43,6 +43,9 @@
  * KBUILD_MODNAME, see tree.h), and a pr_fmt-* finding counts every pr_*()
  * call of the post-image file (and of the .c files it #includes) instead of
  * those the patch's hunks happen to show.
+ *
+ * Kinds are enum pk_finding_kind; their names (the stable words of the
+ * JSON, the store and the replies) come only from pk_finding_kind_name().
  */
 #ifndef PK_SCAN_H
 #define PK_SCAN_H
@@ -54,10 +57,46 @@
 
 struct pk_tree;
 
+/* The static kinds of DESIGN.md, then those above. */
+enum pk_finding_kind {
+	PK_FINDING_PR_FMT_ADDED,
+	PK_FINDING_PR_FMT_REMOVED,
+	PK_FINDING_PR_FMT_CHANGED,
+	PK_FINDING_CALL_CONVERTED,
+	PK_FINDING_LEVEL_CHANGED,
+	PK_FINDING_LEVEL_MISSING,
+	PK_FINDING_DEBUG_COMPILED_OUT,
+	PK_FINDING_NEWLINE_LOST,
+	PK_FINDING_NEWLINE_ADDED,
+	PK_FINDING_CONT_BROKEN,
+	PK_FINDING_CONT_ADDED,
+	PK_FINDING_STRING_SPLIT,
+	PK_FINDING_TEXT_CHANGED,
+	PK_FINDING_DEVICE_PREFIX_LOST,
+	PK_FINDING_DEVICE_PREFIX_ADDED,
+	PK_FINDING_MESSAGE_ADDED,
+	PK_FINDING_MESSAGE_REMOVED,
+	PK_FINDING_WARN_CONVERTED,
+	PK_FINDING_PREFIX_CHANGED,
+	PK_FINDING_LOGGING_CONTINUATION,
+	PK_FINDING_PREFER_PR_LEVEL,
+	PK_FINDING_EMBEDDED_FUNCTION_NAME,
+	PK_FINDING_WHITESPACE_BEFORE_NEWLINE,
+};
+
+/* The kind's stable name ("level-changed"); "" for a value out of range. */
+const char *pk_finding_kind_name(enum pk_finding_kind kind);
+/* The kind named name: true and *out set, or false (*out untouched). */
+gboolean pk_finding_kind_parse(const char *name, enum pk_finding_kind *out);
+/* Whether a finding kind changes nothing on the console by itself. */
+gboolean pk_finding_is_silent(enum pk_finding_kind kind);
+/* Whether a kind is one of pr_fmt-added, pr_fmt-removed, pr_fmt-changed. */
+gboolean pk_finding_is_pr_fmt(enum pk_finding_kind kind);
+
 struct pk_finding {
 	char *file;
 	int line;           /* post-image line, pre-image for removed calls */
-	const char *kind;   /* static string: "level-changed", ... */
+	enum pk_finding_kind kind;
 	gboolean silent;    /* by itself it changes nothing on the console */
 	char *old_call;     /* the call as written (whitespace folded), or NULL */
 	char *new_call;
@@ -100,8 +139,5 @@ struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 void pk_scan_free(struct pk_scan *s);
 typedef struct pk_scan pk_scan_result;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_scan_result, pk_scan_free)
-
-/* Whether a finding kind changes nothing on the console by itself. */
-gboolean pk_finding_is_silent(const char *kind);
 
 #endif

@@ -310,8 +310,8 @@ static char *index_change_text(const struct pk_index_change *c)
 	g_autofree char *new = c->new_format ? g_strescape(c->new_format, NULL) : NULL;
 
 	if (old && new)
-		return g_strdup_printf("%sprintk index: %s: `%s` → `%s`", where, c->kind, old, new);
-	return g_strdup_printf("%sprintk index: %s: `%s`", where, c->kind, old ? old : new ? new : "");
+		return g_strdup_printf("%sprintk index: %s: `%s` → `%s`", where, pk_change_kind_name(c->kind), old, new);
+	return g_strdup_printf("%sprintk index: %s: `%s`", where, pk_change_kind_name(c->kind), old ? old : new ? new : "");
 }
 
 static bool same_function(const struct pk_origin *a, const struct pk_origin *b)
@@ -374,7 +374,7 @@ static void find_targets(struct bisect *b, const struct pk_kdiff *d)
 
 			change_side_keys(keys, c->old_level, c->old_text);
 			change_side_keys(keys, c->new_level, c->new_text);
-			g_ptr_array_add(b->targets, target_new("boot", c->kind, g_strdup(c->message), keys));
+			g_ptr_array_add(b->targets, target_new("boot", pk_change_kind_name(c->kind), g_strdup(c->message), keys));
 		}
 		for (guint i = 0; i < d->index_changes->len; i++) {
 			const struct pk_index_change *c = d->index_changes->pdata[i];
@@ -387,7 +387,7 @@ static void find_targets(struct bisect *b, const struct pk_kdiff *d)
 				g_ptr_array_add(keys, index_key(c->old_level, c->origin.file, c->origin.func, c->old_format));
 			if (c->new_format)
 				g_ptr_array_add(keys, index_key(c->new_level, c->origin.file, c->origin.func, c->new_format));
-			g_ptr_array_add(b->targets, target_new("index", c->kind, index_change_text(c), keys));
+			g_ptr_array_add(b->targets, target_new("index", pk_change_kind_name(c->kind), index_change_text(c), keys));
 		}
 	}
 	for (guint i = 0; i < b->targets->len; i++) {

@@ -39,7 +39,7 @@ static void json_finding(JsonBuilder *b, const struct pk_finding *f)
 	json_builder_begin_object(b);
 	pk_json_str(b, "file", f->file);
 	pk_json_int(b, "line", f->line);
-	pk_json_str(b, "kind", f->kind);
+	pk_json_str(b, "kind", pk_finding_kind_name(f->kind));
 	pk_json_str(b, "old_call", f->old_call);
 	pk_json_str(b, "new_call", f->new_call);
 	pk_json_str(b, "old_level", f->old_level);
@@ -51,7 +51,7 @@ static void json_finding(JsonBuilder *b, const struct pk_finding *f)
 		pk_json_str(b, "old_prefix", f->old_prefix);
 		pk_json_str(b, "new_prefix", f->new_prefix);
 	}
-	if (g_str_has_prefix(f->kind, "pr_fmt-")) {
+	if (pk_finding_is_pr_fmt(f->kind)) {
 		pk_json_int(b, "affected", f->affected);
 		pk_json_bool(b, "affected_whole_file", f->affected_whole_file);
 	}
@@ -86,7 +86,7 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 			p->message_id ? p->message_id : "(no Message-ID)", p->error);
 	for (guint i = 0; i < s->findings->len; i++) {
 		const struct pk_finding *f = s->findings->pdata[i];
-		printf("%s:%d: %s: %s\n", f->file, f->line, f->kind, f->message);
+		printf("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
 	}
 }
 

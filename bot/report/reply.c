@@ -8,8 +8,8 @@
 #define REPLY_WIDTH 72
 
 /* Finding kinds that point at a mistake rather than at an intended change. */
-static const char *const mistakes[] = {
-	"level-missing", "newline-lost", "cont-broken", "string-split",
+static const enum pk_finding_kind mistakes[] = {
+	PK_FINDING_LEVEL_MISSING, PK_FINDING_NEWLINE_LOST, PK_FINDING_CONT_BROKEN, PK_FINDING_STRING_SPLIT,
 };
 
 void pk_reply_clear(struct pk_reply *r)
@@ -83,10 +83,13 @@ static bool has_something_to_fix(JsonObject *model)
 		return true;
 	for (guint i = 0; findings && i < json_array_get_length(findings); i++) {
 		JsonObject *f = json_array_get_object_element(findings, i);
-		const char *kind = f ? json_object_get_string_member_with_default(f, "kind", "") : "";
+		const char *name = f ? json_object_get_string_member_with_default(f, "kind", "") : "";
+		enum pk_finding_kind kind;
 
+		if (!pk_finding_kind_parse(name, &kind))
+			continue;
 		for (size_t k = 0; k < G_N_ELEMENTS(mistakes); k++)
-			if (!strcmp(kind, mistakes[k]))
+			if (kind == mistakes[k])
 				return true;
 	}
 	return false;

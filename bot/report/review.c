@@ -484,7 +484,7 @@ static void add_findings(JsonBuilder *b, const struct pk_test_result *res)
 		add_str(b, "where", where);
 		add_str(b, "file", f->file);
 		add_int(b, "line", f->line);
-		add_str(b, "kind", f->kind);
+		add_str(b, "kind", pk_finding_kind_name(f->kind));
 		add_str(b, "old_call", f->old_call);
 		add_str(b, "new_call", f->new_call);
 		add_str(b, "old_level", f->old_level);
@@ -510,7 +510,7 @@ static void add_console_changes(JsonBuilder *b, const struct pk_kdiff *d)
 		g_autofree char *where = origin_where(&c->origin);
 
 		json_builder_begin_object(b);
-		add_str(b, "kind", c->kind);
+		add_str(b, "kind", pk_change_kind_name(c->kind));
 		add_str(b, "where", where);
 		add_str(b, "file", c->origin.file);
 		add_int(b, "line", c->origin.line);
@@ -545,7 +545,7 @@ static void add_index_changes(JsonBuilder *b, const struct pk_kdiff *d)
 		g_autofree char *new_fmt = c->new_format ? g_strescape(c->new_format, NULL) : NULL;
 
 		json_builder_begin_object(b);
-		add_str(b, "kind", c->kind);
+		add_str(b, "kind", pk_change_kind_name(c->kind));
 		add_str(b, "where", where);
 		add_str(b, "file", c->origin.file);
 		add_int(b, "line", c->origin.line);

@@ -744,7 +744,7 @@ static int insert_findings(struct pk_store *s, gint64 patch_id, const struct pk_
 		sqlite3_bind_int(ins, 2, (int)i);
 		bind_text(ins, 3, f->file);
 		sqlite3_bind_int(ins, 4, f->line);
-		bind_text(ins, 5, f->kind);
+		bind_text(ins, 5, pk_finding_kind_name(f->kind));
 		bind_text(ins, 6, f->old_call);
 		bind_text(ins, 7, f->new_call);
 		bind_text(ins, 8, f->old_level);
@@ -1539,7 +1539,7 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 
 		sqlite3_bind_int64(c, 1, test_id);
 		sqlite3_bind_int(c, 2, (int)i);
-		bind_text(c, 3, ch->kind);
+		bind_text(c, 3, pk_change_kind_name(ch->kind));
 		bind_level(c, 4, ch->old_level);
 		bind_level(c, 5, ch->new_level);
 		bind_text(c, 6, ch->old_text);
@@ -1554,7 +1554,7 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 
 		sqlite3_bind_int64(x, 1, test_id);
 		sqlite3_bind_int(x, 2, (int)i);
-		bind_text(x, 3, ch->kind);
+		bind_text(x, 3, pk_change_kind_name(ch->kind));
 		bind_level(x, 4, ch->old_level);
 		bind_level(x, 5, ch->new_level);
 		bind_text(x, 6, ch->old_format);

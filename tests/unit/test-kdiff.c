@@ -328,7 +328,7 @@ static void check_changes(const struct pk_kdiff *d, const struct want_change *wa
 	for (guint i = 0; i < n; i++) {
 		const struct pk_change *c = d->changes->pdata[i];
 
-		assert_string_equal(c->kind, want[i].kind);
+		assert_string_equal(pk_change_kind_name(c->kind), want[i].kind);
 		assert_string_equal(c->message, want[i].message);
 	}
 }
@@ -376,7 +376,7 @@ static void test_change_fields(void **state)
 	assert_string_equal(c->origin.format, "Calibrating delay loop... ");
 
 	c = d2->changes->pdata[0];
-	assert_string_equal(c->kind, "message-removed");
+	assert_string_equal(pk_change_kind_name(c->kind), "message-removed");
 	assert_int_equal(c->new_level, -1);
 	assert_null(c->new_text);
 	assert_null(c->origin.file);
@@ -455,7 +455,7 @@ static char *attribute(const char *text, bool cont)
 
 	assert_int_equal(d->changes->len, 1);
 	c = d->changes->pdata[0];
-	assert_string_equal(c->kind, "message-added");
+	assert_string_equal(pk_change_kind_name(c->kind), "message-added");
 	return c->origin.file ? g_strdup_printf("%s:%d", c->origin.file, c->origin.line) : NULL;
 }
 
@@ -519,7 +519,7 @@ static void test_index_diff(void **state)
 	for (size_t i = 0; i < G_N_ELEMENTS(index_want); i++) {
 		const struct pk_index_change *c = d->index_changes->pdata[i];
 
-		assert_string_equal(c->kind, index_want[i].kind);
+		assert_string_equal(pk_change_kind_name(c->kind), index_want[i].kind);
 		assert_string_equal(c->origin.file, index_want[i].file);
 		assert_int_equal(c->origin.line, index_want[i].line);
 		assert_int_equal(c->old_level, index_want[i].old_level);
@@ -574,26 +574,26 @@ static const struct {
 	enum pk_confirmation want;
 } confirm_cases[] = {
 	/* printed at boot: the line, or the format */
-	{ { .file = "arch/x86/kernel/e820.c", .line = 683, .kind = "text-changed",
+	{ { .file = "arch/x86/kernel/e820.c", .line = 683, .kind = PK_FINDING_TEXT_CHANGED,
 	    .old_text = "[mem %#010lx-%#010lx] available for PCI devices\\n",
 	    .new_text = "[gap %#010lx-%#010lx] available for PCI devices\\n" }, PK_SEEN_AT_BOOT },
-	{ { .file = "arch/x86/kernel/e820.c", .line = 685, .kind = "level-changed" }, PK_SEEN_AT_BOOT },
-	{ { .file = "arch/x86/kernel/e820.c", .line = 900, .kind = "text-changed",
+	{ { .file = "arch/x86/kernel/e820.c", .line = 685, .kind = PK_FINDING_LEVEL_CHANGED }, PK_SEEN_AT_BOOT },
+	{ { .file = "arch/x86/kernel/e820.c", .line = 900, .kind = PK_FINDING_TEXT_CHANGED,
 	    .new_text = "[gap %#010lx-%#010lx] available for PCI devices\\n" }, PK_SEEN_AT_BOOT },
-	{ { .file = "arch/x86/kernel/e820.c", .line = 900, .kind = "text-changed",
+	{ { .file = "arch/x86/kernel/e820.c", .line = 900, .kind = PK_FINDING_TEXT_CHANGED,
 	    .old_text = "something else\\n", .new_text = "another thing\\n" }, PK_NOT_CONFIRMED },
 	/* only in the index: by line, by format (unescaped, after the pr_fmt prefix) */
-	{ { .file = "kernel/foo.c", .line = 41, .kind = "text-changed" }, PK_IN_INDEX_ONLY },
-	{ { .file = "kernel/foo.c", .line = 400, .kind = "text-changed",
+	{ { .file = "kernel/foo.c", .line = 41, .kind = PK_FINDING_TEXT_CHANGED }, PK_IN_INDEX_ONLY },
+	{ { .file = "kernel/foo.c", .line = 400, .kind = PK_FINDING_TEXT_CHANGED,
 	    .old_text = "old words\\n", .new_text = "new words\\n" }, PK_IN_INDEX_ONLY },
-	{ { .file = "kernel/foo.c", .line = 300, .kind = "message-added",
+	{ { .file = "kernel/foo.c", .line = 300, .kind = PK_FINDING_MESSAGE_ADDED,
 	    .new_text = "say \\\"bye\\\"\\tnow\\n" }, PK_IN_INDEX_ONLY },
-	{ { .file = "kernel/foo.c", .line = 300, .kind = "message-added",
+	{ { .file = "kernel/foo.c", .line = 300, .kind = PK_FINDING_MESSAGE_ADDED,
 	    .new_text = "say \\\"bye\\\" now\\n" }, PK_NOT_CONFIRMED },
 	/* a pr_fmt() change is about every message of its file */
-	{ { .file = "kernel/foo.c", .line = 3, .kind = "pr_fmt-changed",
+	{ { .file = "kernel/foo.c", .line = 3, .kind = PK_FINDING_PR_FMT_CHANGED,
 	    .old_text = "KBUILD_MODNAME \": \" fmt", .new_text = "\"foo: \" fmt" }, PK_IN_INDEX_ONLY },
-	{ { .file = "kernel/bar.c", .line = 40, .kind = "text-changed",
+	{ { .file = "kernel/bar.c", .line = 40, .kind = PK_FINDING_TEXT_CHANGED,
 	    .old_text = "foo: old words\\n" }, PK_NOT_CONFIRMED },
 };
 
@@ -721,14 +721,15 @@ static void test_real_patched(void **state)
 	check_changes(d, want, "patched real boot");
 	assert_int_equal(d->index_changes->len, 2);
 	ic = d->index_changes->pdata[0];
-	assert_string_equal(ic->kind, "level-changed");
+	assert_string_equal(pk_change_kind_name(ic->kind), "level-changed");
 	assert_string_equal(ic->origin.file, "arch/x86/kernel/smpboot.c");
 	ic = d->index_changes->pdata[1];
-	assert_string_equal(ic->kind, "text-changed");
+	assert_string_equal(pk_change_kind_name(ic->kind), "text-changed");
 	assert_string_equal(ic->origin.file, "kernel/rcu/tree_plugin.h");
 	assert_string_equal(ic->new_format, "Hierarchical RCU implementation.\n");
 	{
-		struct pk_finding f = { .file = "kernel/rcu/tree_plugin.h", .line = 943, .kind = "text-changed",
+		struct pk_finding f = { .file = "kernel/rcu/tree_plugin.h", .line = 943,
+					.kind = PK_FINDING_TEXT_CHANGED,
 					.old_text = "rcu: Hierarchical RCU implementation.\\n",
 					.new_text = "Hierarchical RCU implementation.\\n" };
 

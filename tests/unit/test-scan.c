@@ -46,7 +46,7 @@ static char *kinds(const struct pk_scan *s)
 	g_autoptr(GPtrArray) k = g_ptr_array_new();
 
 	for (guint i = 0; i < s->findings->len; i++)
-		g_ptr_array_add(k, (gpointer)((struct pk_finding *)s->findings->pdata[i])->kind);
+		g_ptr_array_add(k, (gpointer)pk_finding_kind_name(((struct pk_finding *)s->findings->pdata[i])->kind));
 	g_ptr_array_sort(k, kind_cmp);
 	g_ptr_array_add(k, NULL);
 	return g_strjoinv(",", (char **)k->pdata);
@@ -264,7 +264,7 @@ static void test_finding_fields(void **state)
 
 	assert_int_equal(s->findings->len, 1);
 	f = s->findings->pdata[0];
-	assert_string_equal(f->kind, "level-changed");
+	assert_string_equal(pk_finding_kind_name(f->kind), "level-changed");
 	assert_string_equal(f->file, "drivers/x.c");
 	assert_int_equal(f->line, 11);
 	assert_string_equal(f->old_level, "warn");
@@ -316,7 +316,7 @@ static void test_finding_lines(void **state)
 		print_message("case: %s\n", c->name);
 		for (guint j = 0; j < s->findings->len; j++) {
 			const struct pk_finding *f = s->findings->pdata[j];
-			if (!strcmp(f->kind, c->kind))
+			if (!strcmp(pk_finding_kind_name(f->kind), c->kind))
 				line = f->line;
 		}
 		assert_int_equal(line, c->line);
@@ -758,7 +758,7 @@ static void test_tree_scan(void **state)
 		assert_string_equal(pk_verdict_name(s->verdict), c->verdict);
 		assert_string_equal(pk_verdict_name(plain->verdict), c->verdict_without_tree);
 		for (guint j = 0; j < s->findings->len && !f; j++)
-			if (!strcmp(((struct pk_finding *)s->findings->pdata[j])->kind, c->kind))
+			if (!strcmp(pk_finding_kind_name(((struct pk_finding *)s->findings->pdata[j])->kind), c->kind))
 				f = s->findings->pdata[j];
 		assert_non_null(f);
 		print_message("  %s\n", f->message);

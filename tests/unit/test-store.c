@@ -787,6 +787,24 @@ static enum pk_verdict verdict_of(const char *name)
 	return v;
 }
 
+/* The finding kind named name. */
+static enum pk_finding_kind finding_kind_of(const char *name)
+{
+	enum pk_finding_kind k = PK_FINDING_TEXT_CHANGED;
+
+	assert_true(pk_finding_kind_parse(name, &k));
+	return k;
+}
+
+/* The change kind named name. */
+static enum pk_change_kind change_kind_of(const char *name)
+{
+	enum pk_change_kind k = PK_CHANGE_TEXT_CHANGED;
+
+	assert_true(pk_change_kind_parse(name, &k));
+	return k;
+}
+
 static struct pk_store *history_fixture(const char *name)
 {
 	const struct fx_patch fx[] = {
@@ -828,7 +846,7 @@ static struct pk_store *history_fixture(const char *name)
 				      .diff = "diff --git a/x b/x\n" };
 		struct pk_store_patch_opts o = PK_STORE_PATCH_OPTS_INIT;
 		struct pk_finding f = { .file = (char *)x->finding.file, .line = 10,
-					.kind = x->finding.kind, .old_text = (char *)x->finding.old,
+					.kind = finding_kind_of(x->finding.kind), .old_text = (char *)x->finding.old,
 					.new_text = (char *)x->finding.new, .message = "m" };
 		g_autoptr(GPtrArray) findings = g_ptr_array_new();
 		struct pk_scan scan = { .verdict = verdict_of(x->scan_verdict), .calls_changed = 1,
@@ -859,14 +877,14 @@ static struct pk_store *history_fixture(const char *name)
 			if (!strcmp(c->stage, "boot")) {
 				struct pk_change *ch = g_new0(struct pk_change, 1);
 
-				*ch = (struct pk_change){ .kind = c->kind, .old_level = 6,
+				*ch = (struct pk_change){ .kind = change_kind_of(c->kind), .old_level = 6,
 					.new_level = c->new ? 6 : -1, .old_text = (char *)c->old,
 					.new_text = (char *)c->new, .origin = o, .message = "m" };
 				g_ptr_array_add(changes, ch);
 			} else {
 				struct pk_index_change *ch = g_new0(struct pk_index_change, 1);
 
-				*ch = (struct pk_index_change){ .kind = c->kind, .old_level = 6,
+				*ch = (struct pk_index_change){ .kind = change_kind_of(c->kind), .old_level = 6,
 					.new_level = 4, .old_format = (char *)c->old,
 					.new_format = (char *)c->new, .origin = o };
 				g_ptr_array_add(index_changes, ch);
