@@ -2,13 +2,15 @@
  * kdiff.c - the diff stage; see kdiff.h.
  *
  * pk_kdiff_captures() in five steps: every record of both boots becomes a
- * struct rec (its normalised text and the key that is compared), minus
- * what the noise mask names; the two key lists go through libgit2's
- * buffer diff; records that merely moved are set aside; each hunk is
- * classified by pairing its removed and added records, the most certain
- * pairing first; and the two printk indexes are diffed on their own.
+ * struct rec (its normalised text and the key that is compared, see
+ * normalise.c), minus what the noise mask names (noise.c); the two key
+ * lists go through libgit2's buffer diff; records that merely moved are
+ * set aside; each hunk is classified by pairing its removed and added
+ * records, the most certain pairing first, and each change is attributed
+ * to its printk index entry (attribute.c); and the two printk indexes are
+ * diffed on their own (kdiff-index.c).
  */
-#include "analysis/kdiff.h"
+#include "analysis/kdiff-private.h"
 
 #include <git2.h>
 #include <stdlib.h>
@@ -16,8 +18,6 @@
 
 #define QUOTE_MAX 72        /* longest text quoted whole in a change message */
 #define SIMILAR_MIN 0.5     /* word overlap (Dice) for two texts to be one message */
-#define INDEX_LINE_SLACK 20 /* lines a changed index entry may move beyond the patch's shift */
-#define CONFIRM_NEAR 3      /* lines between a finding and an origin that still confirm it */
 
 /* ---------------------------------------------------------------- kind names */
 
@@ -46,569 +46,13 @@ bool pk_change_kind_parse(const char *name, enum pk_change_kind *out)
 	return false;
 }
 
-/* ---------------------------------------------------------------- normalising */
-
-/*
- * Rewrites applied in order to a record's text before it is compared.  Each
- * masks something that differs between two boots of one kernel, or between
- * two builds that differ only in an unrelated printk, and that no logging
- * patch means to change.  Numbers are then masked by mask_number().
- */
-static const struct norm_rule {
-	const char *pattern;
-	const char *replacement;
-} norm_rules[] = {
-	/* build stamps and RTC times: "2024-01-01 00:00:00 UTC" */
-	{ "\\b\\d{4}-\\d\\d-\\d\\d[ T]\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?(?: ?(?:UTC|[A-Z]{3,4}|[+-]\\d{4})\\b)?",
-	  "<date>" },
-	/* `date` output, KBUILD_BUILD_TIMESTAMP's default: "Mon Jan  1 00:00:00 UTC 2024" */
-	{ "\\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-	  " +\\d+ \\d\\d:\\d\\d:\\d\\d(?: [A-Z]{3,4})? \\d{4}\\b",
-	  "<date>" },
-	/* the build counter of "Linux version ... #12 SMP": every build bumps it
-	 * (not anchored: a pr_fmt() may put a prefix before the banner) */
-	{ "\\b(Linux version .*? #)\\d+", "\\1<N>" },
-	/* clock and BogoMIPS figures: measured at boot, they race the host under TCG */
-	{ "\\b\\d+(?:\\.\\d+)?(?= ?(?:[kKMG]Hz|BogoMIPS)\\b)", "<N>" },
-	{ "\\b(lpj=|max_cycles: (?:0x)?|max_idle_ns: )[0-9a-fA-F]+\\b", "\\1<N>" },
-	/* durations are wall-clock measurements */
-	{ "\\b\\d+(?:\\.\\d+)?(?= ?(?:ns|us|usecs?|ms|msecs?)\\b)", "<N>" },
-	/* sched_clock's raw and adjusted clock pairs */
-	{ "\\b(sched_clock: Marking (?:un)?stable) .*", "\\1 <N>" },
-	/*
-	 * Memory sizes ("Memory: 239476K/261624K available (4096K kernel code,
-	 * ...", "Freeing unused kernel image ... memory: 744K"): the image
-	 * grows with every added string, so they differ before and after.
-	 */
-	{ "\\b\\d+(?=[KkMG]\\b)", "<N>" },
-};
-
-/*
- * A number token: hex digits, maybe "0x", not glued to a word.  What it
- * masks is decided in mask_number().
- */
-#define NUMBER_PATTERN "(?<![0-9A-Za-z_])(0[xX])?([0-9a-fA-F]+)(?![0-9A-Za-z_])"
-
-/* The compiled rules; one per diff, so no regex is compiled per record. */
-struct normaliser {
-	GPtrArray *rules;   /* GRegex*, parallel to norm_rules */
-	GRegex *number;
-};
-
-static struct normaliser *normaliser_new(void)
-{
-	struct normaliser *n = g_new0(struct normaliser, 1);
-
-	n->rules = g_ptr_array_new_with_free_func((GDestroyNotify)g_regex_unref);
-	for (size_t i = 0; i < G_N_ELEMENTS(norm_rules); i++) {
-		GRegex *re = g_regex_new(norm_rules[i].pattern, G_REGEX_RAW, 0, NULL);
-
-		g_assert(re); /* the table is constant: a bad pattern is a bug */
-		g_ptr_array_add(n->rules, re);
-	}
-	n->number = g_regex_new(NUMBER_PATTERN, G_REGEX_RAW, 0, NULL);
-	g_assert(n->number);
-	return n;
-}
-
-static void normaliser_free(struct normaliser *n)
-{
-	if (!n)
-		return;
-	g_ptr_array_unref(n->rules);
-	g_regex_unref(n->number);
-	g_free(n);
-}
-
-/*
- * Mask a number that is an address, a hashed pointer or a counter: hex of
- * 8 digits or more (with "0x", or bare with a decimal digit among them, as
- * %p prints), and decimals of 7 digits or more.  That is the width of
- * pointers and of physical addresses ("[mem 0x000a0000-0x000fffff]"),
- * which vary with KASLR, the hash key or the VM's memory, and of cycle and
- * nanosecond counts.  Shorter numbers (ports, IRQs, vectors, CPU counts,
- * "0x3f8") are what the kernel decided, stay, and are compared.  A format
- * whose only change is a field width is still seen, in the index diff.
- */
-static gboolean mask_number(const GMatchInfo *m, GString *out, gpointer data)
-{
-	g_autofree char *prefix = g_match_info_fetch(m, 1);
-	g_autofree char *digits = g_match_info_fetch(m, 2);
-	size_t len = digits ? strlen(digits) : 0;
-	bool decimal = len && strspn(digits, "0123456789") == len;
-	bool some_decimal = digits && strpbrk(digits, "0123456789");
-
-	if (prefix && *prefix && len >= 8) {
-		g_string_append_printf(out, "%s<N>", prefix);
-	} else if ((len >= 8 && some_decimal) || (decimal && len >= 7)) {
-		g_string_append(out, "<N>");
-	} else {
-		g_autofree char *all = g_match_info_fetch(m, 0);
-
-		g_string_append(out, all);
-	}
-	return FALSE;
-}
-
-/* The normalised text of one record: rules in table order, then numbers. */
-static char *normaliser_apply(const struct normaliser *n, const char *text)
-{
-	g_autofree char *s = g_strdup(text);
-
-	for (guint i = 0; i < n->rules->len; i++) {
-		char *t = g_regex_replace(n->rules->pdata[i], s, -1, 0, norm_rules[i].replacement, 0, NULL);
-
-		if (t) {
-			g_free(s);
-			s = t;
-		}
-	}
-	{
-		char *t = g_regex_replace_eval(n->number, s, -1, 0, 0, mask_number, NULL, NULL);
-
-		if (t) {
-			g_free(s);
-			s = t;
-		}
-	}
-	return g_steal_pointer(&s);
-}
-
-char *pk_kdiff_normalise(const char *text)
-{
-	struct normaliser *n = normaliser_new();
-	char *s = normaliser_apply(n, text);
-
-	normaliser_free(n);
-	return s;
-}
-
-/*
- * The compared key: level, facility and continuation flag the way
- * /dev/kmsg writes them, then the normalised text on one line (control
- * bytes and '\' escaped as kmsg does), so that a level change, invisible
- * on a text console, still makes two records differ.
- */
-static char *record_key(const struct pk_record *r, const char *norm)
-{
-	GString *k = g_string_new(NULL);
-
-	g_string_append_printf(k, "%d,%d,%c;", r->level, r->facility, r->cont ? 'c' : '-');
-	for (const unsigned char *p = (const unsigned char *)norm; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '\\')
-			g_string_append_printf(k, "\\x%02x", *p);
-		else
-			g_string_append_c(k, (char)*p);
-	}
-	return g_string_free(k, FALSE);
-}
-
-/* ---------------------------------------------------------------- noise */
-
-struct pk_noise {
-	GHashTable *keys;   /* char* key -> NULL: a set, keys owned */
-};
-
-static struct pk_noise *noise_new(void)
-{
-	struct pk_noise *noise = g_new0(struct pk_noise, 1);
-
-	noise->keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	return noise;
-}
-
-void pk_noise_free(struct pk_noise *noise)
-{
-	if (!noise)
-		return;
-	g_hash_table_unref(noise->keys);
-	g_free(noise);
-}
-
-/* How many times each key occurs in one boot. */
-static GHashTable *count_keys(const struct pk_capture *cap, const struct normaliser *n)
-{
-	GHashTable *counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-
-	for (guint i = 0; i < cap->records->len; i++) {
-		const struct pk_record *r = cap->records->pdata[i];
-		g_autofree char *norm = normaliser_apply(n, r->text);
-		char *key = record_key(r, norm);
-		guint c = GPOINTER_TO_UINT(g_hash_table_lookup(counts, key));
-
-		g_hash_table_replace(counts, key, GUINT_TO_POINTER(c + 1));
-	}
-	return counts;
-}
-
-/*
- * A key is noise when some boot has it a different number of times than
- * another (zero included): comparing boots key by key, any count that is
- * not the same everywhere marks the key.
- */
-struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n)
-{
-	struct pk_noise *noise = noise_new();
-	struct normaliser *norm = normaliser_new();
-	g_autoptr(GPtrArray) counts = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_unref);
-
-	for (unsigned i = 0; i < n; i++)
-		g_ptr_array_add(counts, count_keys(boots[i], norm));
-	for (guint i = 0; i < counts->len; i++) {
-		GHashTableIter it;
-		gpointer key, value;
-
-		g_hash_table_iter_init(&it, counts->pdata[i]);
-		while (g_hash_table_iter_next(&it, &key, &value)) {
-			for (guint j = 0; j < counts->len; j++) {
-				if (g_hash_table_lookup(counts->pdata[j], key) != value) {
-					g_hash_table_add(noise->keys, g_strdup(key));
-					break;
-				}
-			}
-		}
-	}
-	normaliser_free(norm);
-	return noise;
-}
-
-static int compare_strings(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-char **pk_noise_keys(const struct pk_noise *noise)
-{
-	guint n = 0;
-	char **keys, **out;
-
-	if (!noise)
-		return g_new0(char *, 1);
-	keys = (char **)g_hash_table_get_keys_as_array(noise->keys, &n);
-	out = g_new0(char *, n + 1);
-
-	qsort(keys, n, sizeof(*keys), compare_strings);
-	for (guint i = 0; i < n; i++)
-		out[i] = g_strdup(keys[i]);
-	g_free(keys);
-	return out;
-}
-
-struct pk_noise *pk_noise_from_keys(const char *const *keys)
-{
-	struct pk_noise *noise = noise_new();
-
-	for (; keys && *keys; keys++)
-		g_hash_table_add(noise->keys, g_strdup(*keys));
-	return noise;
-}
-
-bool pk_noise_has(const struct pk_noise *noise, const struct pk_record *r)
-{
-	g_autofree char *norm = NULL, *key = NULL;
-
-	if (!noise || !g_hash_table_size(noise->keys))
-		return false;
-	norm = pk_kdiff_normalise(r->text);
-	key = record_key(r, norm);
-	return g_hash_table_contains(noise->keys, key);
-}
-
-/* ---------------------------------------------------------------- attribution */
-
-/* One printk index entry as a regex over record texts. */
-struct matcher {
-	const struct pk_index_entry *entry; /* borrowed from the capture */
-	guint order;        /* position in the index: the tie-breaker */
-	char *pattern;
-	GRegex *re;         /* compiled when first tried: most never are */
-	bool broken;        /* the pattern did not compile */
-	gsize literal;      /* literal bytes of the format: how specific it is */
-	bool has_word;      /* some letter or digit among them */
-};
-
-static void matcher_free(gpointer p)
-{
-	struct matcher *m = p;
-
-	g_free(m->pattern);
-	if (m->re)
-		g_regex_unref(m->re);
-	g_free(m);
-}
-
-/*
- * Every index entry of one capture as a matcher, and a word index over
- * them: each matcher is filed under the longest word of its format that
- * any record it matches must contain whole, so a record only tries the
- * matchers filed under its own words (plus the few with no such word).
- */
-struct attributor {
-	GPtrArray *matchers;    /* struct matcher*, owned */
-	GHashTable *by_word;    /* char* word -> GPtrArray of struct matcher*, borrowed */
-	GPtrArray *wordless;    /* struct matcher*, borrowed */
-};
-
-static void append_literal(GString *re, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (g_ascii_isalnum(c) || c == ' ' || c == '_')
-			g_string_append_c(re, (char)c);
-		else if (c < 0x80 && c >= 0x20)
-			g_string_append_printf(re, "\\%c", c);
-		else
-			g_string_append_printf(re, "\\x%02x", c);
-	}
-}
-
-/*
- * What a %p extension prints, by its first letter (vsprintf.c's pointer()).
- * Anything not listed prints some text: a lazy match of anything.
- */
-static const char *pointer_pattern(const char *ext)
-{
-	static const struct {
-		char ext;
-		const char *re;
-	} kinds[] = {
-		{ '\0', "(?:[0-9a-fA-F]+|\\(_*ptrval_*\\)|\\(null\\)|\\(efault\\))" }, /* %p hashed */
-		{ 'K', "(?:[0-9a-fA-F]+|\\(_*ptrval_*\\)|\\(null\\))" },  /* %pK restricted */
-		{ 'x', "[0-9a-fA-F]+" },                                  /* %px raw */
-		{ 'a', "(?:0x)?[0-9a-fA-F]+" },                           /* %pa %pap %pad */
-		{ 'R', "\\[.*?\\]" },                                     /* %pR %pr resources */
-		{ 'r', "\\[.*?\\]" },
-		{ 'b', "[0-9a-fA-F,-]*" },                                /* %*pb %*pbl bitmaps */
-		{ 'e', "-?[A-Za-z0-9]+" },                                /* %pe error names */
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
-		if (kinds[i].ext == ext[0])
-			return kinds[i].re;
-	return ".*?"; /* %pS %ps %pB %pOF %pV %pI4 %pM %pU %pd %pt ... */
-}
-
-/*
- * One conversion of a kernel format (p just after the '%'): append the
- * regex for what it prints, and return where the format goes on.  Flags,
- * widths, precisions ('*' included) and length modifiers are read; a
- * width may pad with spaces on either side.
- */
-static const char *append_conversion(GString *re, const char *p)
-{
-	bool minus = false, hash = false, width = false;
-	const char *core;
-
-	for (; *p && strchr("-+ #0", *p); p++) {
-		minus |= *p == '-';
-		hash |= *p == '#';
-	}
-	if (*p == '*')
-		width = (p++, true);
-	for (; g_ascii_isdigit(*p); p++)
-		width = true;
-	if (*p == '.')
-		for (p++; *p == '*' || g_ascii_isdigit(*p); p++)
-			;
-	for (; *p && strchr("hlLqjzZt", *p); p++)
-		;
-	switch (*p) {
-	case '\0': g_string_append(re, "%"); return p;
-	case '%': g_string_append(re, "%"); return p + 1;
-	case 'n': return p + 1;
-	case 'd': case 'i': core = "[-+ ]?\\d+"; break;
-	case 'u': core = "\\d+"; break;
-	case 'x': case 'X': core = hash ? "(?:0[xX])?[0-9a-fA-F]+" : "[0-9a-fA-F]+"; break;
-	case 'o': core = "[0-7]+"; break;
-	case 'c': core = "."; break;
-	case 'p': {
-		/* the kernel takes every alphanumeric after %p as the extension */
-		g_autofree char *ext = NULL;
-		const char *e = p + 1;
-
-		while (g_ascii_isalnum(*e))
-			e++;
-		ext = g_strndup(p + 1, (gsize)(e - p - 1));
-		g_string_append_printf(re, "(?:%s)", pointer_pattern(ext));
-		return e;
-	}
-	default: core = ".*?"; break; /* %s, and anything unknown prints some text */
-	}
-	if (width && !minus)
-		g_string_append(re, " *");
-	g_string_append(re, core);
-	if (width && minus)
-		g_string_append(re, " *");
-	return p + 1;
-}
-
-/*
- * The words of one literal run of a format that a matching record holds
- * whole: a word touching a conversion may be glued to what it prints, so
- * only the ends of the format itself count as boundaries (the start is
- * preceded by nothing or a "prefix: ", the end by nothing when the format
- * ends its line).
- */
-static void literal_words(GPtrArray *words, const char *s, size_t len, bool at_start, bool at_end)
-{
-	size_t i = 0;
-
-	while (i < len) {
-		size_t j = i;
-
-		if (!g_ascii_isalnum(s[i]) && s[i] != '_') {
-			i++;
-			continue;
-		}
-		while (j < len && (g_ascii_isalnum(s[j]) || s[j] == '_'))
-			j++;
-		if ((i > 0 || at_start) && (j < len || at_end))
-			g_ptr_array_add(words, g_strndup(s + i, j - i));
-		i = j;
-	}
-}
-
-static const char *longest(GPtrArray *words)
-{
-	const char *best = NULL;
-
-	for (guint i = 0; i < words->len; i++)
-		if (!best || strlen(words->pdata[i]) > strlen(best))
-			best = words->pdata[i];
-	return best;
-}
-
-/*
- * Turn an index format into an anchored regex, counting its literal bytes
- * and collecting its whole words.  The pr_fmt() prefix is part of the
- * index format, but a wrapper may still print an unknown "prefix: " first
- * (one without a colon inside, so that a "name: value" text is not taken
- * for a prefix); a format that does not end its line may be followed by
- * pr_cont() text.
- */
-static struct matcher *matcher_new(const struct pk_index_entry *e, guint order, GPtrArray *words)
-{
-	struct matcher *m = g_new0(struct matcher, 1);
-	GString *re = g_string_new("\\A(?:[^\\s:][^:\\n]*?: )?");
-	size_t flen = strlen(e->format);
-	bool closed = flen && e->format[flen - 1] == '\n';
-	const char *p = e->format, *end = e->format + flen - (closed ? 1 : 0);
-
-	while (p < end) {
-		const char *pct = memchr(p, '%', (size_t)(end - p));
-		const char *lit_end = pct ? pct : end;
-
-		append_literal(re, p, (size_t)(lit_end - p));
-		literal_words(words, p, (size_t)(lit_end - p), p == e->format, !pct && closed);
-		m->literal += (size_t)(lit_end - p);
-		for (const char *q = p; q < lit_end && !m->has_word; q++)
-			m->has_word = g_ascii_isalnum(*q);
-		if (!pct)
-			break;
-		p = append_conversion(re, pct + 1);
-	}
-	g_string_append(re, closed ? "\\z" : ".*\\z");
-	m->entry = e;
-	m->order = order;
-	m->pattern = g_string_free(re, FALSE);
-	return m;
-}
-
-static struct attributor *attributor_new(const GPtrArray *index)
-{
-	struct attributor *a = g_new0(struct attributor, 1);
-
-	a->matchers = g_ptr_array_new_with_free_func(matcher_free);
-	a->by_word = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					   (GDestroyNotify)g_ptr_array_unref);
-	a->wordless = g_ptr_array_new();
-	for (guint i = 0; index && i < index->len; i++) {
-		g_autoptr(GPtrArray) words = g_ptr_array_new_with_free_func(g_free);
-		struct matcher *m = matcher_new(index->pdata[i], i, words);
-		const char *word = longest(words);
-		GPtrArray *list;
-
-		g_ptr_array_add(a->matchers, m);
-		if (!m->has_word)
-			continue; /* "%s\n", "%s %s: %s\n": they would match any text */
-		if (!word) {
-			g_ptr_array_add(a->wordless, m);
-			continue;
-		}
-		list = g_hash_table_lookup(a->by_word, word);
-		if (!list) {
-			list = g_ptr_array_new();
-			g_hash_table_insert(a->by_word, g_strdup(word), list);
-		}
-		g_ptr_array_add(list, m);
-	}
-	return a;
-}
-
-static void attributor_free(struct attributor *a)
-{
-	if (!a)
-		return;
-	g_ptr_array_unref(a->wordless);
-	g_hash_table_unref(a->by_word);
-	g_ptr_array_unref(a->matchers);
-	g_free(a);
-}
-
-/*
- * Try one matcher on a record unless the best so far is already more
- * specific.  A KERN_CONT fragment's entry is only a candidate for a record
- * that is itself a continuation.
- */
-static void matcher_try(struct matcher *m, const struct pk_record *r, struct matcher **best)
-{
-	if (m->entry->cont && !r->cont)
-		return;
-	if (*best && (m->literal < (*best)->literal ||
-		      (m->literal == (*best)->literal && m->order > (*best)->order)))
-		return;
-	if (!m->re && !m->broken) {
-		m->re = g_regex_new(m->pattern, G_REGEX_RAW | G_REGEX_DOTALL, 0, NULL);
-		m->broken = !m->re;
-	}
-	if (m->re && g_regex_match(m->re, r->text, 0, NULL))
-		*best = m;
-}
-
-/* The most specific index entry whose format prints this record, or NULL. */
-static const struct pk_index_entry *attributor_match(struct attributor *a, const struct pk_record *r)
-{
-	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-	size_t len = strlen(r->text);
-	g_autofree char *words = g_strdup(r->text);
-	struct matcher *best = NULL;
-
-	/* cut the copy into its words: every other byte becomes a NUL */
-	for (size_t i = 0; i < len; i++)
-		if (!g_ascii_isalnum(words[i]) && words[i] != '_')
-			words[i] = '\0';
-	for (size_t i = 0; i < len; i += strlen(words + i) + 1) {
-		GPtrArray *list;
-
-		if (!words[i] || !g_hash_table_add(seen, words + i))
-			continue;
-		list = g_hash_table_lookup(a->by_word, words + i);
-		for (guint j = 0; list && j < list->len; j++)
-			matcher_try(list->pdata[j], r, &best);
-	}
-	for (guint i = 0; i < a->wordless->len; i++)
-		matcher_try(a->wordless->pdata[i], r, &best);
-	return best ? best->entry : NULL;
-}
-
 /* ---------------------------------------------------------------- records */
 
 /* One record as it is compared. */
 struct rec {
 	const struct pk_record *kmsg;       /* borrowed from the capture */
 	char *norm;                         /* pk_kdiff_normalise() of its text */
-	char *key;                          /* record_key(): one diff line */
+	char *key;                          /* pk_kdiff_record_key(): one diff line */
 	guint pos;                          /* index among its side's compared records */
 	const struct pk_index_entry *origin;
 	bool attributed;                    /* origin was looked up (it may be NULL) */
@@ -624,48 +68,25 @@ static void rec_free(gpointer p)
 	g_free(r);
 }
 
-/*
- * Messages whose presence, not just figures, follows the host's timing
- * under TCG: whether the PIT calibration of the TSC succeeds decides which
- * tsc: and clocksource: lines a boot prints, and what the delay loop and
- * sched_clock report.  No number of base boots is sure to have seen every
- * variant (a busy host brings out new ones), so with a noise mask they
- * are never compared in the boot log.  The same goes for the APIC timer
- * check, which fails when the host stalls the guest during calibration.  A patch that changes one of them still shows in the
- * printk index diff.
- */
-static const char *const timing_noise[] = {
-	"tsc: ", "clocksource: ", "sched_clock: ", "Calibrating delay loop",
-	"APIC timer disabled due to verification failure",
-};
-
-static bool is_timing_noise(const char *norm)
-{
-	for (guint i = 0; i < G_N_ELEMENTS(timing_noise); i++)
-		if (g_str_has_prefix(norm, timing_noise[i]))
-			return true;
-	return false;
-}
-
 /* One boot as compared: its records minus noise, its index as matchers. */
 struct side {
 	GPtrArray *recs;            /* struct rec*, owned */
-	struct attributor *attr;
+	struct pk_attributor *attr;
 	unsigned dropped;           /* records the noise mask left out */
 };
 
-static void side_init(struct side *s, const struct pk_capture *cap, const struct normaliser *n,
+static void side_init(struct side *s, const struct pk_capture *cap, const struct pk_normaliser *n,
 		      const struct pk_noise *noise)
 {
 	s->recs = g_ptr_array_new_with_free_func(rec_free);
-	s->attr = attributor_new(cap->index);
+	s->attr = pk_attributor_new(cap->index);
 	for (guint i = 0; i < cap->records->len; i++) {
 		struct rec *r = g_new0(struct rec, 1);
 
 		r->kmsg = cap->records->pdata[i];
-		r->norm = normaliser_apply(n, r->kmsg->text);
-		r->key = record_key(r->kmsg, r->norm);
-		if (noise && (is_timing_noise(r->norm) || g_hash_table_contains(noise->keys, r->key))) {
+		r->norm = pk_normaliser_apply(n, r->kmsg->text);
+		r->key = pk_kdiff_record_key(r->kmsg, r->norm);
+		if (pk_noise_drops(noise, r->norm, r->key)) {
 			s->dropped++;
 			rec_free(r);
 			continue;
@@ -678,14 +99,14 @@ static void side_init(struct side *s, const struct pk_capture *cap, const struct
 static void side_clear(struct side *s)
 {
 	g_ptr_array_unref(s->recs);
-	attributor_free(s->attr);
+	pk_attributor_free(s->attr);
 }
 
 /* A record's index entry, looked up once: only changed records need one. */
 static const struct pk_index_entry *rec_origin(struct side *s, struct rec *r)
 {
 	if (!r->attributed) {
-		r->origin = attributor_match(s->attr, r->kmsg);
+		r->origin = pk_attributor_match(s->attr, r->kmsg);
 		r->attributed = true;
 	}
 	return r->origin;
@@ -722,7 +143,7 @@ struct kdiff_ctx {
 	GArray *placed;     /* struct placed */
 };
 
-static void origin_set(struct pk_origin *o, const struct pk_index_entry *e)
+void pk_origin_set(struct pk_origin *o, const struct pk_index_entry *e)
 {
 	if (!e)
 		return;
@@ -732,7 +153,7 @@ static void origin_set(struct pk_origin *o, const struct pk_index_entry *e)
 	o->format = g_strdup(e->format);
 }
 
-static void origin_clear(struct pk_origin *o)
+void pk_origin_clear(struct pk_origin *o)
 {
 	g_free(o->file);
 	g_free(o->func);
@@ -745,18 +166,8 @@ static void change_free(gpointer p)
 
 	g_free(c->old_text);
 	g_free(c->new_text);
-	origin_clear(&c->origin);
+	pk_origin_clear(&c->origin);
 	g_free(c->message);
-	g_free(c);
-}
-
-static void index_change_free(gpointer p)
-{
-	struct pk_index_change *c = p;
-
-	g_free(c->old_format);
-	g_free(c->new_format);
-	origin_clear(&c->origin);
 	g_free(c);
 }
 
@@ -876,7 +287,7 @@ static void emit(struct kdiff_ctx *x, const struct hunk *hk, enum pk_change_kind
 		origin = rec_origin(&x->after, news[0]);
 	if (!origin && n_old)
 		origin = rec_origin(&x->before, olds[0]);
-	origin_set(&c->origin, origin);
+	pk_origin_set(&c->origin, origin);
 	c->message = change_message(c);
 	pl.new_pos = n_new ? news[0]->pos : hk->at;
 	pl.has_new = n_new > 0;
@@ -1055,7 +466,7 @@ static GPtrArray *text_words(const char *s)
 			g_ptr_array_add(words, g_strndup(s, (gsize)(e - s)));
 		s = *e ? e + 1 : e;
 	}
-	g_ptr_array_sort(words, compare_strings);
+	g_ptr_array_sort(words, pk_kdiff_compare_strings);
 	return words;
 }
 
@@ -1278,211 +689,6 @@ static int placed_compare(const void *pa, const void *pb)
 	return a->old_pos < b->old_pos ? -1 : a->old_pos > b->old_pos;
 }
 
-/* ---------------------------------------------------------------- index diff */
-
-static char *entry_key(const struct pk_index_entry *e)
-{
-	return g_strdup_printf("%s\x1f%s\x1f%s", e->file, e->func, e->format);
-}
-
-static char *entry_func_key(const struct pk_index_entry *e)
-{
-	return g_strdup_printf("%s\x1f%s", e->file, e->func);
-}
-
-static void add_index_change(GPtrArray *out, enum pk_change_kind kind, const struct pk_index_entry *o,
-			     const struct pk_index_entry *n)
-{
-	struct pk_index_change *c = g_new0(struct pk_index_change, 1);
-
-	c->kind = kind;
-	c->old_level = o ? o->level : -1;
-	c->new_level = n ? n->level : -1;
-	c->old_format = o ? g_strdup(o->format) : NULL;
-	c->new_format = n ? g_strdup(n->format) : NULL;
-	origin_set(&c->origin, n ? n : o);
-	g_ptr_array_add(out, c);
-}
-
-/* How far the patch moved lines near this one: the shift of the nearest unchanged entry. */
-struct shift {
-	int line, by;
-};
-
-static int shift_at(GHashTable *shifts, const struct pk_index_entry *e)
-{
-	GArray *list = g_hash_table_lookup(shifts, e->file);
-	int best = G_MAXINT, by = 0;
-
-	for (guint i = 0; list && i < list->len; i++) {
-		const struct shift *s = &g_array_index(list, struct shift, i);
-
-		if (abs(s->line - e->line) < best) {
-			best = abs(s->line - e->line);
-			by = s->by;
-		}
-	}
-	return by;
-}
-
-static void shift_note(GHashTable *shifts, const struct pk_index_entry *o, const struct pk_index_entry *n)
-{
-	GArray *list = g_hash_table_lookup(shifts, o->file);
-	struct shift s = { o->line, n->line - o->line };
-
-	if (!list)
-		g_hash_table_insert(shifts, o->file, list = g_array_new(FALSE, FALSE, sizeof(struct shift)));
-	g_array_append_val(list, s);
-}
-
-/*
- * Pair the entries of both indexes with the same file, function and
- * format, whatever their lines (a patch shifts them): an entry that only
- * moved is no change, one whose level or continuation flag differs is
- * level-changed.  What is not paired is returned in olds and news.
- */
-static void index_pair_same(GPtrArray *out, const GPtrArray *before, const GPtrArray *after,
-			    GPtrArray *olds, GPtrArray *news, GHashTable *shifts)
-{
-	g_autoptr(GHashTable) by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-							     (GDestroyNotify)g_ptr_array_unref);
-	g_autoptr(GHashTable) paired = g_hash_table_new(NULL, NULL);
-
-	for (guint i = 0; i < after->len; i++) {
-		char *key = entry_key(after->pdata[i]);
-		GPtrArray *list = g_hash_table_lookup(by_key, key);
-
-		if (!list)
-			g_hash_table_insert(by_key, g_strdup(key), list = g_ptr_array_new());
-		g_ptr_array_add(list, after->pdata[i]);
-		g_free(key);
-	}
-	for (guint i = 0; i < before->len; i++) {
-		const struct pk_index_entry *o = before->pdata[i], *n = NULL;
-		g_autofree char *key = entry_key(o);
-		GPtrArray *list = g_hash_table_lookup(by_key, key);
-		guint pick = 0;
-
-		for (guint j = 0; list && j < list->len && !n; j++) {
-			const struct pk_index_entry *e = list->pdata[j];
-
-			if (e->level == o->level && e->cont == o->cont)
-				n = e, pick = j;
-		}
-		if (!n && list && list->len)
-			n = list->pdata[0];
-		if (!n) {
-			g_ptr_array_add(olds, (gpointer)o);
-			continue;
-		}
-		g_ptr_array_remove_index(list, pick);
-		g_hash_table_add(paired, (gpointer)n);
-		shift_note(shifts, o, n);
-		if (n->level != o->level || n->cont != o->cont)
-			add_index_change(out, PK_CHANGE_LEVEL_CHANGED, o, n);
-	}
-	for (guint i = 0; i < after->len; i++)
-		if (!g_hash_table_contains(paired, after->pdata[i]))
-			g_ptr_array_add(news, after->pdata[i]);
-}
-
-struct index_candidate {
-	int distance;
-	guint o, n;
-};
-
-static int index_candidate_compare(const void *pa, const void *pb)
-{
-	const struct index_candidate *a = pa, *b = pb;
-
-	if (a->distance != b->distance)
-		return a->distance < b->distance ? -1 : 1;
-	if (a->o != b->o)
-		return a->o < b->o ? -1 : 1;
-	return a->n < b->n ? -1 : a->n > b->n;
-}
-
-/*
- * Leftovers in the same file and function, at about the same line once
- * the patch's shift is accounted for, are one call whose format changed;
- * the closest pairs first.  The rest were added or removed.
- */
-static void index_pair_near(GPtrArray *out, GPtrArray *olds, GPtrArray *news, GHashTable *shifts)
-{
-	g_autoptr(GArray) cands = g_array_new(FALSE, FALSE, sizeof(struct index_candidate));
-	g_autoptr(GHashTable) by_func = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-							      (GDestroyNotify)g_array_unref);
-	g_autofree bool *old_used = g_new0(bool, olds->len + 1);
-	g_autofree bool *new_used = g_new0(bool, news->len + 1);
-
-	/* the added entries by file and function, as indexes into news */
-	for (guint j = 0; j < news->len; j++) {
-		char *key = entry_func_key(news->pdata[j]);
-		GArray *list = g_hash_table_lookup(by_func, key);
-
-		if (!list)
-			g_hash_table_insert(by_func, g_strdup(key), list = g_array_new(FALSE, FALSE, sizeof(guint)));
-		g_array_append_val(list, j);
-		g_free(key);
-	}
-	for (guint i = 0; i < olds->len; i++) {
-		const struct pk_index_entry *o = olds->pdata[i];
-		g_autofree char *key = entry_func_key(o);
-		GArray *list = g_hash_table_lookup(by_func, key);
-		int expect = o->line + shift_at(shifts, o);
-
-		for (guint k = 0; list && k < list->len; k++) {
-			guint j = g_array_index(list, guint, k);
-			const struct pk_index_entry *n = news->pdata[j];
-			struct index_candidate c = { abs(n->line - expect), i, j };
-
-			if (c.distance <= INDEX_LINE_SLACK)
-				g_array_append_val(cands, c);
-		}
-	}
-	g_array_sort(cands, index_candidate_compare);
-	for (guint k = 0; k < cands->len; k++) {
-		const struct index_candidate *c = &g_array_index(cands, struct index_candidate, k);
-
-		if (old_used[c->o] || new_used[c->n])
-			continue;
-		old_used[c->o] = new_used[c->n] = true;
-		add_index_change(out, PK_CHANGE_TEXT_CHANGED, olds->pdata[c->o], news->pdata[c->n]);
-	}
-	for (guint i = 0; i < olds->len; i++)
-		if (!old_used[i])
-			add_index_change(out, PK_CHANGE_MESSAGE_REMOVED, olds->pdata[i], NULL);
-	for (guint j = 0; j < news->len; j++)
-		if (!new_used[j])
-			add_index_change(out, PK_CHANGE_MESSAGE_ADDED, NULL, news->pdata[j]);
-}
-
-static int index_change_compare(gconstpointer pa, gconstpointer pb)
-{
-	const struct pk_index_change *a = *(const struct pk_index_change *const *)pa;
-	const struct pk_index_change *b = *(const struct pk_index_change *const *)pb;
-	int c = strcmp(a->origin.file, b->origin.file);
-
-	if (c)
-		return c;
-	if (a->origin.line != b->origin.line)
-		return a->origin.line < b->origin.line ? -1 : 1;
-	/* by name, as when kinds were strings: the order is part of the output */
-	return strcmp(pk_change_kind_name(a->kind), pk_change_kind_name(b->kind));
-}
-
-/* What the kernel can print, before and after: the printk index diff. */
-static void diff_index(GPtrArray *out, const GPtrArray *before, const GPtrArray *after)
-{
-	g_autoptr(GPtrArray) olds = g_ptr_array_new();
-	g_autoptr(GPtrArray) news = g_ptr_array_new();
-	g_autoptr(GHashTable) shifts = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
-							     (GDestroyNotify)g_array_unref);
-
-	index_pair_same(out, before, after, olds, news, shifts);
-	index_pair_near(out, olds, news, shifts);
-	g_ptr_array_sort(out, index_change_compare);
-}
 
 /* ---------------------------------------------------------------- the diff */
 
@@ -1490,16 +696,16 @@ struct pk_kdiff *pk_kdiff_captures(const struct pk_capture *before, const struct
 				   const struct pk_noise *noise)
 {
 	struct pk_kdiff *d = g_new0(struct pk_kdiff, 1);
-	struct normaliser *n = normaliser_new();
+	struct pk_normaliser *n = pk_normaliser_new();
 	struct kdiff_ctx x = { 0 };
 
 	d->changes = g_ptr_array_new_with_free_func(change_free);
-	d->index_changes = g_ptr_array_new_with_free_func(index_change_free);
+	d->index_changes = g_ptr_array_new_with_free_func(pk_index_change_free);
 	d->records_before = before->records->len;
 	d->records_after = after->records->len;
 	side_init(&x.before, before, n, noise);
 	side_init(&x.after, after, n, noise);
-	normaliser_free(n);
+	pk_normaliser_free(n);
 	d->noise_dropped = x.before.dropped + x.after.dropped;
 	x.hunks = g_ptr_array_new_with_free_func(hunk_free);
 	x.placed = g_array_new(FALSE, FALSE, sizeof(struct placed));
@@ -1511,7 +717,7 @@ struct pk_kdiff *pk_kdiff_captures(const struct pk_capture *before, const struct
 	g_array_sort(x.placed, placed_compare);
 	for (guint i = 0; i < x.placed->len; i++)
 		g_ptr_array_add(d->changes, g_array_index(x.placed, struct placed, i).change);
-	diff_index(d->index_changes, before->index, after->index);
+	pk_kdiff_index(d->index_changes, before->index, after->index);
 
 	g_array_unref(x.placed);
 	g_ptr_array_unref(x.hunks);
@@ -1527,78 +733,4 @@ void pk_kdiff_free(struct pk_kdiff *d)
 	g_ptr_array_unref(d->changes);
 	g_ptr_array_unref(d->index_changes);
 	g_free(d);
-}
-
-/* ---------------------------------------------------------------- confirming */
-
-/*
- * Whether an index format is what a finding's C-escaped text says: the
- * same text once unescaped, maybe after a prefix (the index holds the
- * expanded pr_fmt(), the source does not), trailing newlines aside.
- */
-static bool format_is(const char *format, const char *c_text)
-{
-	g_autofree char *text = NULL;
-	size_t fl, tl;
-
-	if (!format || !c_text)
-		return false;
-	text = g_strcompress(c_text);
-	fl = strlen(format);
-	tl = strlen(text);
-	while (fl && format[fl - 1] == '\n')
-		fl--;
-	while (tl && text[tl - 1] == '\n')
-		tl--;
-	if (tl == fl)
-		return memcmp(format, text, fl) == 0;
-	return tl >= 4 && tl < fl && memcmp(format + fl - tl, text, tl) == 0;
-}
-
-/*
- * Whether an origin is the finding's: same file, and the format is the
- * finding's old or new text or the line is within a few of its line.  A
- * pr_fmt() finding is about every message of its file.
- */
-static bool origin_is(const struct pk_origin *o, const char *old_format, const char *new_format,
-		      const struct pk_finding *f)
-{
-	if (!o->file || strcmp(o->file, f->file))
-		return false;
-	if (pk_finding_is_pr_fmt(f->kind))
-		return true;
-	if (abs(o->line - f->line) <= CONFIRM_NEAR)
-		return true;
-	return format_is(old_format, f->old_text) || format_is(old_format, f->new_text) ||
-	       format_is(new_format, f->old_text) || format_is(new_format, f->new_text);
-}
-
-enum pk_confirmation pk_kdiff_confirm(const struct pk_kdiff *d, const struct pk_finding *f)
-{
-	if (!d || !f || !f->file)
-		return PK_NOT_CONFIRMED;
-	for (guint i = 0; i < d->changes->len; i++) {
-		const struct pk_change *c = d->changes->pdata[i];
-
-		if (origin_is(&c->origin, c->origin.format, NULL, f))
-			return PK_SEEN_AT_BOOT;
-	}
-	for (guint i = 0; i < d->index_changes->len; i++) {
-		const struct pk_index_change *c = d->index_changes->pdata[i];
-
-		if (origin_is(&c->origin, c->old_format, c->new_format, f))
-			return PK_IN_INDEX_ONLY;
-	}
-	return PK_NOT_CONFIRMED;
-}
-
-static const char *const confirmation_names[] = {
-	[PK_SEEN_AT_BOOT] = "seen-at-boot",
-	[PK_IN_INDEX_ONLY] = "in-index-only",
-	[PK_NOT_CONFIRMED] = "not-confirmed",
-};
-
-const char *pk_confirmation_name(enum pk_confirmation c)
-{
-	return (unsigned)c < G_N_ELEMENTS(confirmation_names) ? confirmation_names[c] : "not-confirmed";
 }

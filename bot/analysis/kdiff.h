@@ -3,9 +3,10 @@
  * could print) between a boot before a patch and a boot after it.
  *
  * Input is two struct pk_capture (kmsg.h), borrowed and never kept, and
- * optionally a noise mask learnt from several boots of the base.  Output
- * is a new struct pk_kdiff the caller frees with pk_kdiff_free() (NULL is
- * fine); every string in it is owned by it.  Pure computation: no I/O.
+ * optionally a noise mask learnt from several boots of the base
+ * (noise.h).  Output is a new struct pk_kdiff the caller frees with
+ * pk_kdiff_free() (NULL is fine); every string in it is owned by it.  Pure
+ * computation: no I/O.
  *
  * Records are normalised first (timestamps, caller ids, pointers and
  * addresses, clock/BogoMIPS figures, memory counts that vary, build stamps)
@@ -27,6 +28,11 @@
  *
  * libgit2 is initialised and shut down around each diff (its init is
  * reference-counted), so callers need not know it is there.
+ *
+ * The stage is six files: normalise.c (the compared text and key),
+ * noise.c (noise.h), attribute.c (index entries as matchers), kdiff.c
+ * (alignment and classification), kdiff-index.c (the index diff) and
+ * confirm.c (pk_kdiff_confirm()); kdiff-private.h is what they share.
  */
 #ifndef PK_KDIFF_H
 #define PK_KDIFF_H
@@ -35,6 +41,7 @@
 #include <stdbool.h>
 
 #include "analysis/kmsg.h"
+#include "analysis/noise.h"
 #include "analysis/scan.h"
 
 /* The dynamic kinds of DESIGN.md: what changed in the boot log or the index. */
@@ -99,9 +106,6 @@ enum pk_confirmation {
 	PK_NOT_CONFIRMED,   /* neither */
 };
 
-/* Records that vary between boots of one kernel, as normalised keys. */
-struct pk_noise;
-
 struct pk_kdiff {
 	GPtrArray *changes;         /* struct pk_change*, in after-boot order */
 	GPtrArray *index_changes;   /* struct pk_index_change*, sorted by file, line */
@@ -117,22 +121,6 @@ struct pk_kdiff {
  * 0x<N>-0x<N>] usable", "tsc: Detected <N> MHz processor".
  */
 char *pk_kdiff_normalise(const char *text);
-
-/*
- * Learn run-to-run noise from n >= 2 captures of the same kernel: every
- * normalised record that is not present in all of them (same count, same
- * level) is noise.  With n < 2 nothing is noise.  Returns a new mask
- * (pk_noise_free(), which accepts NULL).  Keys are "level,facility,flag;"
- * and the normalised text, as /dev/kmsg writes a record.
- */
-struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n);
-void pk_noise_free(struct pk_noise *noise);
-/* The mask as sorted lines (for storing it); caller frees with g_strfreev. */
-char **pk_noise_keys(const struct pk_noise *noise);
-/* Rebuild a mask from pk_noise_keys() output. */
-struct pk_noise *pk_noise_from_keys(const char *const *keys);
-/* Whether the mask says record r varies between boots (false for a NULL mask). */
-bool pk_noise_has(const struct pk_noise *noise, const struct pk_record *r);
 
 /*
  * Diff two boots; noise may be NULL.  Never fails.  With a mask, the

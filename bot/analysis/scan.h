@@ -46,6 +46,10 @@
  *
  * Kinds are enum pk_finding_kind; their names (the stable words of the
  * JSON, the store and the replies) come only from pk_finding_kind_name().
+ *
+ * The scanner is three files: lexer.c finds the printk-family calls of a
+ * hunk (lexer.h), scan.c pairs them and says what changed, prfmt.c judges
+ * the pr_fmt() definitions (scan-private.h is what the last two share).
  */
 #ifndef PK_SCAN_H
 #define PK_SCAN_H

@@ -1,0 +1,440 @@
+/*
+ * lexer.c - the printk-family calls of one side of a hunk; see lexer.h.
+ *
+ * A side (the context lines and the '-' or the '+' lines) is joined into
+ * one text with the hunk line of each byte, so that a call spread over
+ * several lines reads as one; identifiers followed by '(' are looked up
+ * in the family, and a call's arguments are read with C's literals,
+ * comments and brackets in mind, keeping the format argument's tokens.
+ */
+#include "analysis/lexer.h"
+
+#include <string.h>
+
+static void call_free(gpointer p)
+{
+	struct pk_call *c = p;
+
+	g_free(c->name);
+	g_string_free(c->text, TRUE);
+	g_array_unref(c->toks);
+	g_free(c->func);
+	g_free(c->written);
+	g_free(c);
+}
+
+/* Level words of pr_*(), dev_*(), netdev_*() names, and KERN_* macros. */
+static const struct { const char *word; const char *level; } level_words[] = {
+	{ "emerg", "emerg" }, { "alert", "alert" }, { "crit", "crit" },
+	{ "err", "err" }, { "warn", "warn" }, { "warning", "warn" },
+	{ "notice", "notice" }, { "info", "info" }, { "cont", "cont" },
+	{ "debug", "debug" }, { "devel", "debug" }, { "dbg", "debug" },
+	{ "default", "default" },
+};
+
+static const char *level_of_word(const char *w)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(level_words); i++)
+		if (!g_ascii_strcasecmp(w, level_words[i].word))
+			return level_words[i].level;
+	return NULL;
+}
+
+/* "err_once" -> "err": the rate-limit suffixes do not change the level. */
+static char *strip_suffix(const char *base)
+{
+	static const char *const suffixes[] = { "_once", "_ratelimited", "_deferred" };
+	char *s = g_strdup(base);
+
+	for (gboolean again = TRUE; again;) {
+		again = FALSE;
+		for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++)
+			if (g_str_has_suffix(s, suffixes[i])) {
+				s[strlen(s) - strlen(suffixes[i])] = '\0';
+				again = TRUE;
+			}
+	}
+	return s;
+}
+
+/*
+ * Whether name is a printk-family call; if so fill its family, its level
+ * from the name (NULL when the level is in the format), whether dynamic
+ * debug controls it, and which argument is the format.
+ */
+static gboolean classify(const char *name, enum pk_call_family *fam, const char **level,
+			 gboolean *dynamic, int *fmt_arg)
+{
+	static const struct { const char *prefix; enum pk_call_family fam; int skip; } fams[] = {
+		{ "pr_", PK_FAM_PR, 0 }, { "dev_", PK_FAM_DEV, 1 }, { "netdev_", PK_FAM_NETDEV, 1 },
+	};
+	g_autofree char *base = NULL;
+
+	static const struct { const char *name; int fmt_arg; } warns[] = {
+		{ "WARN", 1 }, { "WARN_ONCE", 1 }, { "WARN_RATELIMIT", 1 },
+		{ "WARN_TAINT", 2 }, { "WARN_TAINT_ONCE", 2 },
+	};
+
+	*dynamic = FALSE;
+	*level = NULL;
+	for (size_t i = 0; i < G_N_ELEMENTS(warns); i++)
+		if (!strcmp(name, warns[i].name)) {
+			*fam = PK_FAM_WARN;
+			*fmt_arg = warns[i].fmt_arg;
+			return TRUE;
+		}
+	if (!strcmp(name, "printk") || !strcmp(name, "printk_once") ||
+	    !strcmp(name, "printk_ratelimited") || !strcmp(name, "printk_deferred") ||
+	    !strcmp(name, "printk_deferred_once")) {
+		*fam = PK_FAM_PRINTK;
+		*fmt_arg = 0;
+		return TRUE;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(fams); i++) {
+		if (!g_str_has_prefix(name, fams[i].prefix))
+			continue;
+		base = strip_suffix(name + strlen(fams[i].prefix));
+		*fam = fams[i].fam;
+		*fmt_arg = fams[i].skip;
+		if (fams[i].fam != PK_FAM_PR && !strcmp(base, "printk")) {
+			*fmt_arg = 2;    /* dev_printk(KERN_X, dev, fmt) */
+			return TRUE;
+		}
+		if (fams[i].fam == PK_FAM_DEV && !strcmp(base, "err_probe")) {
+			*level = "err";
+			*fmt_arg = 2;
+			return TRUE;
+		}
+		if (!(*level = level_of_word(base)) || !strcmp(base, "default"))
+			return FALSE;
+		if (fams[i].fam == PK_FAM_PR ? !strcmp(base, "dbg") : !strcmp(base, "debug"))
+			return FALSE;
+		*dynamic = !strcmp(*level, "debug");
+		return TRUE;
+	}
+	return FALSE;
+}
+
+/*
+ * What the backward walk of enclosing_function() found from a hunk line:
+ * the calls of a side come in line order, so each walk stops where the
+ * last one started (a hunk of 100,000 pr_info() lines took 22 s walking
+ * back to its top for every call).
+ */
+struct func_memo {
+	int idx;                /* the walk started at this line; -1: none yet */
+	int stop;               /* 0 nothing found, 1 a function, 2 a closing brace */
+	char *func;             /* stop == 1: its name */
+};
+
+/* One side of a hunk as a single text, with the hunk line of each byte. */
+struct side {
+	GString *buf;
+	GArray *line_of;        /* int: index into hunk->lines */
+	const struct pk_hunk *hunk;
+	char side;              /* '-' (pre-image) or '+' (post-image) */
+	struct func_memo *memo;
+};
+
+static void side_build(struct side *s, const struct pk_hunk *h, char which)
+{
+	s->buf = g_string_new(NULL);
+	s->line_of = g_array_new(FALSE, FALSE, sizeof(int));
+	s->hunk = h;
+	s->side = which;
+	s->memo = g_new0(struct func_memo, 1);
+	s->memo->idx = -1;
+	for (guint i = 0; i < h->lines->len; i++) {
+		const struct pk_diff_line *l = h->lines->pdata[i];
+		int idx = (int)i;
+
+		size_t n, at;
+
+		if (l->kind != ' ' && l->kind != which)
+			continue;
+		n = strlen(l->text);
+		g_string_append_len(s->buf, l->text, (gssize)n);
+		g_string_append_c(s->buf, '\n');
+		at = s->line_of->len;
+		g_array_set_size(s->line_of, at + n + 1);
+		for (size_t k = 0; k <= n; k++)
+			g_array_index(s->line_of, int, at + k) = idx;
+	}
+}
+
+static void side_clear(struct side *s)
+{
+	g_string_free(s->buf, TRUE);
+	g_array_unref(s->line_of);
+	g_free(s->memo->func);
+	g_free(s->memo);
+}
+
+static const struct pk_diff_line *side_line(const struct side *s, size_t pos)
+{
+	return s->hunk->lines->pdata[g_array_index(s->line_of, int, pos)];
+}
+
+/* Skip a string or char literal starting at p (the quote); returns past it. */
+static size_t skip_literal(const char *b, size_t p, size_t len)
+{
+	char q = b[p++];
+
+	while (p < len && b[p] != q && b[p] != '\n') {
+		if (b[p] == '\\' && p + 1 < len)
+			p++;
+		p++;
+	}
+	return p < len ? p + 1 : p;
+}
+
+/* Skip blanks and comments; returns the next significant position. */
+static size_t skip_space(const char *b, size_t p, size_t len)
+{
+	for (;;) {
+		while (p < len && g_ascii_isspace(b[p]))
+			p++;
+		if (p + 1 < len && b[p] == '/' && b[p + 1] == '/') {
+			while (p < len && b[p] != '\n')
+				p++;
+		} else if (p + 1 < len && b[p] == '/' && b[p + 1] == '*') {
+			const char *end = strstr(b + p + 2, "*/");
+			p = end ? (size_t)(end - b) + 2 : len;
+		} else {
+			return p;
+		}
+	}
+}
+
+/* Fold each newline and the indentation after it into one space. */
+static char *fold_written(const char *b, size_t from, size_t to)
+{
+	GString *s = g_string_new(NULL);
+
+	for (size_t i = from; i < to; i++) {
+		if (b[i] != '\n') {
+			g_string_append_c(s, b[i]);
+			continue;
+		}
+		while (i + 1 < to && (b[i + 1] == ' ' || b[i + 1] == '\t'))
+			i++;
+		if (s->len && s->str[s->len - 1] != ' ')
+			g_string_append_c(s, ' ');
+	}
+	return g_string_free(s, FALSE);
+}
+
+/* Add one token of the format argument to the call. */
+static void format_token(struct pk_call *c, const struct side *s, const char *b, size_t p,
+			 size_t end, int *last_line)
+{
+	struct pk_fmt_tok tok = { side_line(s, p), b[p] == '"', c->text->len, 0 };
+
+	if (b[p] == '"') {
+		int line = g_array_index(s->line_of, int, p);
+		g_string_append_len(c->text, b + p + 1, end - p - (b[end - 1] == '"' ? 2 : 1));
+		if (line != *last_line)
+			c->fmt_lines++;
+		*last_line = line;
+		tok.len = c->text->len - tok.start;
+		g_array_append_val(c->toks, tok);
+		return;
+	}
+	if (g_str_has_prefix(b + p, "KERN_")) {
+		g_autofree char *w = g_strndup(b + p + 5, end - p - 5);
+		const char *lvl = level_of_word(w);
+		if (lvl && !strcmp(lvl, "cont"))
+			c->cont = TRUE;
+		else if (lvl)
+			c->level = lvl;
+		if (lvl)
+			c->kern_dl = tok.dl;
+		return;
+	}
+	/* a macro (PFX, DRV_NAME...) glued to the format: keep it visible */
+	g_string_append_printf(c->text, "{%.*s}", (int)(end - p), b + p);
+	tok.len = c->text->len - tok.start;
+	g_array_append_val(c->toks, tok);
+}
+
+/*
+ * Parse the argument list of a call whose '(' is at p; fills the format
+ * fields and returns the position after the closing ')'.
+ */
+static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int fmt_arg)
+{
+	const char *b = s->buf->str;
+	size_t len = s->buf->len;
+	int depth = 0, arg = 0, last_line = -1;
+
+	for (p++; (p = skip_space(b, p, len)) < len;) {
+		size_t end = p + 1;
+		char ch = b[p];
+
+		if (ch == '"' || ch == '\'')
+			end = skip_literal(b, p, len);
+		else if (g_ascii_isalnum(ch) || ch == '_')
+			for (end = p; end < len && (g_ascii_isalnum(b[end]) || b[end] == '_'); end++)
+				;
+		if (ch == '(' || ch == '[' || ch == '{')
+			depth++;
+		else if ((ch == ')' || ch == ']' || ch == '}') && depth-- == 0)
+			return p + 1;
+		else if (ch == ',' && depth == 0)
+			arg++;
+		else if (arg == fmt_arg && depth == 0 && ch != '\'' &&
+			 (ch == '"' || g_ascii_isalpha(ch) || ch == '_'))
+			format_token(c, s, b, p, end, &last_line);
+		else if (arg == 0 && fmt_arg == 2 && g_str_has_prefix(b + p, "KERN_"))
+			format_token(c, s, b, p, end, &last_line);  /* dev_printk's level */
+		p = end;
+	}
+	return len;
+}
+
+/*
+ * A regular expression compiled once (GRegex matching is thread-safe).
+ * Raw bytes, not UTF-8: a plain diff's lines need not be valid UTF-8, and
+ * PCRE's JIT (G_REGEX_OPTIMIZE) crashes on invalid UTF-8 in UTF-8 mode.
+ */
+GRegex *pk_lexer_regex(GRegex **slot, gsize *once, const char *pattern)
+{
+	if (g_once_init_enter(once)) {
+		*slot = g_regex_new(pattern, G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
+		g_once_init_leave(once, 1);
+	}
+	return *slot;
+}
+
+/* The name of the function a line begins the definition of, or NULL. */
+static char *function_defined(const char *line)
+{
+	static GRegex *re;
+	static gsize once;
+	g_autoptr(GMatchInfo) m = NULL;
+
+	/* at column 0, not a statement: "static int __init foo_init(void)" */
+	pk_lexer_regex(&re, &once, "^(?!(?:if|for|while|switch|return|else|do|case|goto|sizeof|typedef)\\b)"
+		   "[A-Za-z_][\\w\\s*]*?\\b([A-Za-z_]\\w*)\\s*\\([^;]*$");
+	if (!g_ascii_isalpha(*line) && *line != '_')
+		return NULL;
+	return g_regex_match(re, line, 0, &m) ? g_match_info_fetch(m, 1) : NULL;
+}
+
+/*
+ * The function hunk line idx is in: the nearest definition above it on
+ * this side of the hunk, else the function git names in the hunk header,
+ * as checkpatch takes it (its first "name(").  NULL after a closing brace
+ * at column 0 or when the header names none.
+ */
+static char *enclosing_function(const struct side *s, int idx)
+{
+	static GRegex *re;
+	static gsize once;
+	g_autoptr(GMatchInfo) m = NULL;
+	struct func_memo *memo = s->memo;
+	int from = memo->idx >= 0 && memo->idx <= idx ? memo->idx : 0, stop = 0;
+	char *name = NULL;
+
+	for (int i = idx - 1; i >= from && !stop; i--) {
+		const struct pk_diff_line *l = s->hunk->lines->pdata[i];
+
+		if (l->kind != ' ' && l->kind != s->side)
+			continue;
+		if (l->text[0] == '}')
+			stop = 2;
+		else if ((name = function_defined(l->text)))
+			stop = 1;
+	}
+	if (!stop && from > 0) {   /* nothing since the last walk: what it found */
+		stop = memo->stop;
+		name = g_strdup(memo->func);
+	}
+	g_free(memo->func);
+	memo->idx = idx;
+	memo->stop = stop;
+	memo->func = g_strdup(name);
+	if (stop)
+		return name;
+	pk_lexer_regex(&re, &once, "\\b(\\w+)\\s*\\(");
+	if (!s->hunk->section || !g_regex_match(re, s->hunk->section, 0, &m))
+		return NULL;
+	return g_match_info_fetch(m, 1);
+}
+
+/* Try to read a call at identifier [p, end); NULL when it is not one. */
+static struct pk_call *read_call(const struct side *s, size_t p, size_t end, size_t *next)
+{
+	const char *b = s->buf->str;
+	g_autofree char *name = g_strndup(b + p, end - p);
+	struct pk_call c = { 0 }, *out;
+	size_t open = skip_space(b, end, s->buf->len), close;
+	int fmt_arg;
+
+	if (open >= s->buf->len || b[open] != '(' ||
+	    !classify(name, &c.fam, &c.level, &c.dynamic, &fmt_arg))
+		return NULL;
+	c.text = g_string_new(NULL);
+	c.toks = g_array_new(FALSE, FALSE, sizeof(struct pk_fmt_tok));
+	if (c.level && !strcmp(c.level, "cont")) {
+		c.cont = TRUE;
+		c.level = NULL;
+	}
+	close = parse_args(&c, s, open, fmt_arg);
+	for (size_t i = p; i < close && i < s->line_of->len; i++)
+		if (side_line(s, i)->kind == s->side)
+			c.changed = TRUE;
+	c.dl = side_line(s, p);
+	c.line = s->side == '-' ? c.dl->old_no : c.dl->new_no;
+	c.func = enclosing_function(s, g_array_index(s->line_of, int, p));
+	c.written = fold_written(b, p, close);
+	c.name = g_steal_pointer(&name);
+	*next = close;
+	out = g_memdup2(&c, sizeof(c));
+	return out;
+}
+
+/* Every printk-family call on one side of a hunk. */
+static GPtrArray *side_calls(const struct side *s)
+{
+	GPtrArray *calls = g_ptr_array_new_with_free_func(call_free);
+	const char *b = s->buf->str;
+	size_t len = s->buf->len, p = 0;
+
+	while ((p = skip_space(b, p, len)) < len) {
+		size_t end = p + 1;
+		struct pk_call *c;
+
+		if (b[p] == '"' || b[p] == '\'') {
+			p = skip_literal(b, p, len);
+			continue;
+		}
+		if (!g_ascii_isalpha(b[p]) && b[p] != '_') {
+			p++;
+			continue;
+		}
+		for (end = p; end < len && (g_ascii_isalnum(b[end]) || b[end] == '_'); end++)
+			;
+		if ((c = read_call(s, p, end, &p)))
+			g_ptr_array_add(calls, c);
+		else
+			p = end;
+	}
+	return calls;
+}
+
+GPtrArray *pk_lexer_calls(const struct pk_hunk *h, char which)
+{
+	struct side s;
+	GPtrArray *calls;
+
+	side_build(&s, h, which);
+	calls = side_calls(&s);
+	side_clear(&s);
+	return calls;
+}
+
+gboolean pk_call_uses_pr_fmt(const struct pk_call *c)
+{
+	return c->fam == PK_FAM_PR && !c->cont;
+}

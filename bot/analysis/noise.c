@@ -1,0 +1,140 @@
+/*
+ * noise.c - records that vary between boots of one kernel: learning the
+ * mask from several boots of the base, storing it, asking it (noise.h).
+ */
+#include "analysis/kdiff-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pk_noise {
+	GHashTable *keys;   /* char* key -> NULL: a set, keys owned */
+};
+
+static struct pk_noise *noise_new(void)
+{
+	struct pk_noise *noise = g_new0(struct pk_noise, 1);
+
+	noise->keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	return noise;
+}
+
+void pk_noise_free(struct pk_noise *noise)
+{
+	if (!noise)
+		return;
+	g_hash_table_unref(noise->keys);
+	g_free(noise);
+}
+
+/* How many times each key occurs in one boot. */
+static GHashTable *count_keys(const struct pk_capture *cap, const struct pk_normaliser *n)
+{
+	GHashTable *counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (guint i = 0; i < cap->records->len; i++) {
+		const struct pk_record *r = cap->records->pdata[i];
+		g_autofree char *norm = pk_normaliser_apply(n, r->text);
+		char *key = pk_kdiff_record_key(r, norm);
+		guint c = GPOINTER_TO_UINT(g_hash_table_lookup(counts, key));
+
+		g_hash_table_replace(counts, key, GUINT_TO_POINTER(c + 1));
+	}
+	return counts;
+}
+
+/*
+ * A key is noise when some boot has it a different number of times than
+ * another (zero included): comparing boots key by key, any count that is
+ * not the same everywhere marks the key.
+ */
+struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n)
+{
+	struct pk_noise *noise = noise_new();
+	struct pk_normaliser *norm = pk_normaliser_new();
+	g_autoptr(GPtrArray) counts = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_unref);
+
+	for (unsigned i = 0; i < n; i++)
+		g_ptr_array_add(counts, count_keys(boots[i], norm));
+	for (guint i = 0; i < counts->len; i++) {
+		GHashTableIter it;
+		gpointer key, value;
+
+		g_hash_table_iter_init(&it, counts->pdata[i]);
+		while (g_hash_table_iter_next(&it, &key, &value)) {
+			for (guint j = 0; j < counts->len; j++) {
+				if (g_hash_table_lookup(counts->pdata[j], key) != value) {
+					g_hash_table_add(noise->keys, g_strdup(key));
+					break;
+				}
+			}
+		}
+	}
+	pk_normaliser_free(norm);
+	return noise;
+}
+
+char **pk_noise_keys(const struct pk_noise *noise)
+{
+	guint n = 0;
+	char **keys, **out;
+
+	if (!noise)
+		return g_new0(char *, 1);
+	keys = (char **)g_hash_table_get_keys_as_array(noise->keys, &n);
+	out = g_new0(char *, n + 1);
+
+	qsort(keys, n, sizeof(*keys), pk_kdiff_compare_strings);
+	for (guint i = 0; i < n; i++)
+		out[i] = g_strdup(keys[i]);
+	g_free(keys);
+	return out;
+}
+
+struct pk_noise *pk_noise_from_keys(const char *const *keys)
+{
+	struct pk_noise *noise = noise_new();
+
+	for (; keys && *keys; keys++)
+		g_hash_table_add(noise->keys, g_strdup(*keys));
+	return noise;
+}
+
+bool pk_noise_has(const struct pk_noise *noise, const struct pk_record *r)
+{
+	g_autofree char *norm = NULL, *key = NULL;
+
+	if (!noise || !g_hash_table_size(noise->keys))
+		return false;
+	norm = pk_kdiff_normalise(r->text);
+	key = pk_kdiff_record_key(r, norm);
+	return g_hash_table_contains(noise->keys, key);
+}
+
+/*
+ * Messages whose presence, not just figures, follows the host's timing
+ * under TCG: whether the PIT calibration of the TSC succeeds decides which
+ * tsc: and clocksource: lines a boot prints, and what the delay loop and
+ * sched_clock report.  No number of base boots is sure to have seen every
+ * variant (a busy host brings out new ones), so with a noise mask they
+ * are never compared in the boot log.  The same goes for the APIC timer
+ * check, which fails when the host stalls the guest during calibration.
+ * A patch that changes one of them still shows in the printk index diff.
+ */
+static const char *const timing_noise[] = {
+	"tsc: ", "clocksource: ", "sched_clock: ", "Calibrating delay loop",
+	"APIC timer disabled due to verification failure",
+};
+
+static bool is_timing_noise(const char *norm)
+{
+	for (guint i = 0; i < G_N_ELEMENTS(timing_noise); i++)
+		if (g_str_has_prefix(norm, timing_noise[i]))
+			return true;
+	return false;
+}
+
+bool pk_noise_drops(const struct pk_noise *noise, const char *norm, const char *key)
+{
+	return noise && (is_timing_noise(norm) || g_hash_table_contains(noise->keys, key));
+}

@@ -1,0 +1,53 @@
+/*
+ * scan-private.h - what scan.c and prfmt.c share and nobody else uses:
+ * the state of scanning one file of a patch, and the two steps of the
+ * pr_fmt() findings.  Code outside bot/analysis uses scan.h.
+ */
+#ifndef PK_SCAN_PRIVATE_H
+#define PK_SCAN_PRIVATE_H
+
+#include "analysis/lexer.h"
+#include "analysis/scan.h"
+#include "analysis/tree.h"
+
+/* What scanning one file of a patch knows and collects. */
+struct pk_scan_ctx {
+	struct pk_scan *scan;
+	const struct pk_diff_file *dfile;
+	const char *file;
+	unsigned pr_calls;      /* pr_*() calls (prefixed by pr_fmt) in the hunks' post-image */
+	int pr_delta;           /* those the patch adds minus those it removes */
+	gboolean prfmt_changed; /* a pr_fmt() line of the file changes */
+	struct pk_tree *tree;   /* NULL without --tree */
+	gboolean described;     /* the tree was asked about the file */
+	struct pk_tree_file *old_desc, *new_desc;
+	char *post_text;        /* the post-image file, NULL when the tree cannot give it */
+};
+
+/* Ask the tree about the file once: pre-image, post-image, their prefixes. */
+void pk_scan_ctx_describe(struct pk_scan_ctx *x);
+
+/*
+ * Add a finding of kind about the calls o (pre-image) and n (post-image),
+ * either NULL, to x->scan; message (may be NULL) is taken.  Returns the
+ * finding, owned by the scan, for the caller to adjust.
+ */
+struct pk_finding *pk_scan_add_finding(struct pk_scan_ctx *x, enum pk_finding_kind kind,
+				       const struct pk_call *o, const struct pk_call *n,
+				       char *message);
+
+/*
+ * The pr_fmt() definitions a file's hunks remove (*out_olds) and add
+ * (*out_news): two new arrays the caller unrefs.  Done before the hunks
+ * are scanned, which need to know whether the file's pr_fmt() changes.
+ */
+void pk_scan_prfmt_lines(const struct pk_diff_file *file, GPtrArray **out_olds,
+			 GPtrArray **out_news);
+
+/*
+ * The pr_fmt-* finding of one file, from pk_scan_prfmt_lines()'s arrays
+ * (borrowed), once its hunks are scanned (x->pr_calls, x->pr_delta).
+ */
+void pk_scan_prfmt(struct pk_scan_ctx *x, const GPtrArray *olds, const GPtrArray *news);
+
+#endif
