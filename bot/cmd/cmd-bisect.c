@@ -13,7 +13,6 @@
 #include "pipeline/test.h"
 #include "base/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,7 +39,7 @@ static const char bisect_usage[] =
 	"  --json                one JSON object: the ends, every change with its\n"
 	"                        commit, and the builds it took\n"
 	"  --config FILE         settings and policy (see config.example)\n"
-	"  --timeout SECONDS     per boot (default 60)\n"
+	"  --timeout SECONDS     per boot (default 60); a unit may follow: 90s, 2m, 1h\n"
 	"  --db FILE             the store (default $PRINTKBOT_DB or <cache>/printkbot.db)\n"
 	"  --allow-build-system  accepted for symmetry with run; a commit is built as it is\n\n"
 	"exit status: 0 every change found its first commit, 1 the ends print the\n"
@@ -632,54 +631,56 @@ static int bisect_range(struct bisect *b, GError **err)
 	return bisect_status(b);
 }
 
-int cmd_bisect(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, 'r' },
-		{ "message", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "allow-build-system", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct bisect b = { 0 };
-	struct pk_config config = { 0 };
-	g_autoptr(GError) err = NULL;
-	const char *repo = NULL, *db = NULL, *config_path = NULL;
-	double timeout = 0;
-	int c, status = 2;
+/* The command line of bisect (--config and --db are main's). */
+struct bisect_opts {
+	const char *repo;
+	const char *message;
+	bool json;
+	double timeout;          /* 0: the config's, else the default */
+	bool allow_build;        /* accepted, not used: a commit is built as it is */
+};
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r': repo = optarg; break;
-		case 'm': b.message = optarg; break;
-		case 'j': b.json = true; break;
-		case 'C': config_path = optarg; break;
-		case 't': timeout = g_ascii_strtod(optarg, NULL); break;
-		case 'd': db = optarg; break;
-		case 'B': break;
-		case 'h': fputs(bisect_usage, stdout); return 0;
-		default: fputs(bisect_usage, stderr); return 2;
-		}
+static const struct pk_option bisect_options[] = {
+	PK_OPTION_STRING("repo", struct bisect_opts, repo),
+	PK_OPTION_STRING("message", struct bisect_opts, message),
+	PK_OPTION_FLAG("json", struct bisect_opts, json),
+	PK_OPTION_CONFIG,
+	PK_OPTION_DURATION("timeout", struct bisect_opts, timeout),
+	PK_OPTION_DB,
+	PK_OPTION_FLAG("allow-build-system", struct bisect_opts, allow_build),
+	{ NULL },
+};
+
+static int bisect_check(const struct pk_cmdline *cl, GError **err)
+{
+	const struct bisect_opts *o = cl->opts;
+
+	if (o->message && !*o->message) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--message wants a text, not ''");
+		return -1;
 	}
-	if (optind == argc || (b.message && !*b.message)) {
-		fputs(bisect_usage, stderr);
-		return 2;
-	}
+	return 0;
+}
+
+static int cmd_bisect(struct pk_cmd_ctx *ctx)
+{
+	const struct bisect_opts *o = ctx->cmdline.opts;
+	struct bisect b = { 0 };
+	g_autoptr(GError) err = NULL;
+	int status = 2;
+
+	b.message = o->message;
+	b.json = o->json;
 	b.start = pk_now();
 	b.targets = g_ptr_array_new_with_free_func(target_free);
-	if (pk_config_load(&config, config_path, &err) < 0)
-		goto fail;
-	pk_sandbox_configure(&config.sandbox);
-	b.opts.policy = config.policy;
-	b.opts.boot_timeout = timeout ? timeout : config.boot_timeout;
+	/* struct bisect owns its lab and store, as its workers expect */
+	pk_cmd_ctx_take_lab(ctx, &b.lab);
+	b.store = pk_cmd_ctx_take_store(ctx);
+	b.opts.policy = ctx->config.policy;
+	b.opts.boot_timeout = o->timeout ? o->timeout : ctx->config.boot_timeout;
 	b.opts.progress = bisect_progress;
 	b.opts.progress_data = &b;
-	if (pk_lab_take(&b.lab, &err) < 0 || pk_store_open(&b.store, db ? db : config.db, &err) < 0 ||
-	    pk_range_load(&b.range, &b.lab, repo, (const char *const *)argv + optind, false, &err) < 0 ||
+	if (pk_range_load(&b.range, &b.lab, o->repo, (const char *const *)ctx->cmdline.args, false, &err) < 0 ||
 	    make_line(&b, &err) < 0)
 		goto fail;
 	if ((status = bisect_range(&b, &err)) < 0)
@@ -702,6 +703,16 @@ out:
 	pk_range_free(b.range);
 	pk_store_close(b.store);
 	pk_lab_clear(&b.lab);
-	pk_config_clear(&config);
 	return status;
 }
+
+const struct pk_cmd_spec cmd_bisect_spec = {
+	.usage = bisect_usage,
+	.options = bisect_options,
+	.opts_size = sizeof(struct bisect_opts),
+	.args_name = "RANGE...",
+	.args_min = 1, .args_max = G_MAXUINT,
+	.check = bisect_check,
+	.setup_status = 2,
+	.run = cmd_bisect,
+};

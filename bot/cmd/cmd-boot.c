@@ -6,18 +6,29 @@
 #include "lab/lab.h"
 #include "base/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-static void usage(FILE *to)
-{
-	fprintf(to, "usage: printkbot boot [--json] [--timeout SECONDS] [--cmdline ARGS] [REV]\n\n"
-		    "Check out REV (default: the base commit) in the bot's kernel tree, build\n"
-		    "it incrementally, boot it in QEMU and print its /dev/kmsg records.\n"
-		    "--json prints records, the printk index and timings as one JSON object.\n\n"
-		    "exit status: 0 booted, 1 build or boot failed (panic, timeout), 2 bad usage.\n");
-}
+static const char boot_usage[] =
+	"usage: printkbot boot [--json] [--timeout SECONDS] [--cmdline ARGS] [REV]\n\n"
+	"Check out REV (default: the base commit) in the bot's kernel tree, build\n"
+	"it incrementally, boot it in QEMU and print its /dev/kmsg records.\n"
+	"--json prints records, the printk index and timings as one JSON object.\n"
+	"--timeout is per boot (default 60 s): SECONDS, or with a unit (90s, 2m).\n"
+	"--cmdline adds ARGS to the kernel's command line.\n\n"
+	"exit status: 0 booted, 1 build or boot failed (panic, timeout), 2 bad usage.\n";
+
+struct boot_opts {
+	bool json;
+	double timeout;          /* 0: the default */
+	const char *cmdline;
+};
+
+static const struct pk_option boot_options[] = {
+	PK_OPTION_FLAG("json", struct boot_opts, json),
+	PK_OPTION_DURATION("timeout", struct boot_opts, timeout),
+	PK_OPTION_STRING("cmdline", struct boot_opts, cmdline),
+	{ NULL },
+};
 
 static void add_records(JsonBuilder *b, const struct pk_capture *cap)
 {
@@ -113,63 +124,60 @@ static void print_text(const struct pk_build_result *build, const struct pk_boot
 		printf("%s\n", boot->detail);
 }
 
-int cmd_boot(int argc, char **argv)
+/* Check out rev, build it, and boot it when it built; *booted says whether boot is filled. */
+static int boot_rev(struct pk_build_result *build, struct pk_boot_result *boot, bool *booted,
+		    const struct pk_lab *lab, const char *rev, struct pk_boot_opts *bopts, GError **err)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "cmdline", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	if (pk_lab_checkout(lab, rev, err) < 0)
+		return -1;
+	pk_progress("building %s...", rev);
+	if (pk_build_kernel(build, lab, err) < 0)
+		return -1;
+	if (build->ok) {
+		bopts->vmlinux = build->vmlinux;
+		pk_progress("booting %s...", rev);
+		if (pk_boot_kernel(boot, lab, bopts, err) < 0)
+			return -1;
+		*booted = true;
+	}
+	pk_progress("%s", "");
+	return 0;
+}
+
+static int cmd_boot(struct pk_cmd_ctx *ctx)
+{
+	const struct boot_opts *o = ctx->cmdline.opts;
+	const char *rev = ctx->cmdline.n_args ? ctx->cmdline.args[0] : PK_LAB_BASE_TAG;
 	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
 	struct pk_build_result build = { 0 };
 	struct pk_boot_result boot = { 0 };
 	g_autoptr(GError) err = NULL;
-	struct pk_lab lab = { 0 };
-	const char *rev = PK_LAB_BASE_TAG;
-	bool json = false, booted = false;
-	int c, status = 1;
+	bool booted = false;
+	int status = 1;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 't': bopts.timeout = g_ascii_strtod(optarg, NULL); break;
-		case 'c': bopts.extra_cmdline = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
+	bopts.timeout = o->timeout;
+	bopts.extra_cmdline = o->cmdline;
+	if (boot_rev(&build, &boot, &booted, &ctx->lab, rev, &bopts, &err) < 0) {
+		fprintf(stderr, "printkbot boot: %s\n", err->message);
+		goto cleanup;
 	}
-	if (argc - optind > 1) {
-		usage(stderr);
-		return 2;
-	}
-	if (optind < argc)
-		rev = argv[optind];
-	if (pk_lab_take(&lab, &err) < 0 || pk_lab_checkout(&lab, rev, &err) < 0)
-		goto fail;
-	pk_progress("building %s...", rev);
-	if (pk_build_kernel(&build, &lab, &err) < 0)
-		goto fail;
-	if (build.ok) {
-		bopts.vmlinux = build.vmlinux;
-		pk_progress("booting %s...", rev);
-		if (pk_boot_kernel(&boot, &lab, &bopts, &err) < 0)
-			goto fail;
-		booted = true;
-	}
-	pk_progress("%s", "");
-	if (json)
+	if (o->json)
 		print_json(rev, &build, booted ? &boot : NULL);
 	else
 		print_text(&build, booted ? &boot : NULL);
 	status = build.ok && boot.status == PK_BOOT_OK ? 0 : 1;
-	goto out;
-fail:
-	fprintf(stderr, "printkbot boot: %s\n", err->message);
-out:
+cleanup:
 	pk_boot_result_clear(&boot);
 	pk_build_result_clear(&build);
-	pk_lab_clear(&lab);
 	return status;
 }
+
+/* A lab that is not set up is a failure to boot (1), as any other. */
+const struct pk_cmd_spec cmd_boot_spec = {
+	.usage = boot_usage,
+	.options = boot_options,
+	.opts_size = sizeof(struct boot_opts),
+	.args_max = 1,
+	.setup_status = 1,
+	.run = cmd_boot,
+};

@@ -2,7 +2,6 @@
 #include "cmd/commands.h"
 #include "daemon/daemon.h"
 
-#include <getopt.h>
 #include <stdio.h>
 
 static const char daemon_usage[] =
@@ -20,37 +19,42 @@ static const char daemon_usage[] =
 	"back in the queue; SIGHUP reloads the configuration.\n"
 	"exit status: 0 when stopped or done, 2 when the daemon could not run.\n";
 
-int cmd_daemon(int argc, char **argv)
+/* The command line of daemon: --config and --db are passed on, the daemon loads its config. */
+struct daemon_opts {
+	bool once;
+	bool queue_only;
+};
+
+static const struct pk_option daemon_options[] = {
+	PK_OPTION_CONFIG,
+	PK_OPTION_DB,
+	PK_OPTION_FLAG("once", struct daemon_opts, once),
+	PK_OPTION_FLAG("queue-only", struct daemon_opts, queue_only),
+	{ NULL },
+};
+
+static int cmd_daemon(struct pk_cmd_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'C' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "once", no_argument, NULL, 'o' },
-		{ "queue-only", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	const struct daemon_opts *o = ctx->cmdline.opts;
 	struct pk_daemon_opts opts = { 0 };
 	g_autoptr(GError) err = NULL;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'C': opts.config_path = optarg; break;
-		case 'd': opts.db = optarg; break;
-		case 'o': opts.once = true; break;
-		case 'q': opts.once = opts.queue_only = true; break;
-		case 'h': fputs(daemon_usage, stdout); return 0;
-		default: fputs(daemon_usage, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		fputs(daemon_usage, stderr);
-		return 2;
-	}
+	opts.config_path = ctx->cmdline.common.config_path;
+	opts.db = ctx->cmdline.common.db;
+	opts.once = o->once || o->queue_only;   /* --queue-only is a --once that runs nothing */
+	opts.queue_only = o->queue_only;
 	if (pk_daemon_run(&opts, &err) < 0) {
 		fprintf(stderr, "printkbot daemon: %s\n", err->message);
 		return 2;
 	}
 	return 0;
 }
+
+const struct pk_cmd_spec cmd_daemon_spec = {
+	.usage = daemon_usage,
+	.options = daemon_options,
+	.opts_size = sizeof(struct daemon_opts),
+	.args_max = 0,
+	.setup_status = 2,
+	.run = cmd_daemon,
+};

@@ -49,29 +49,40 @@ static const struct {
 	{ "check", cmd_db__check },
 };
 
-int cmd_db(int argc, char **argv)
-{
-	const char *db = NULL, *sub = NULL;
+/* --db only: the file is not opened (PK_NEEDS_STORE would migrate it), only checked. */
+static const struct pk_option db_options[] = {
+	PK_OPTION_DB,
+	{ NULL },
+};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(db_usage, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-			db = argv[++i];
-		} else if (!strncmp(argv[i], "--db=", 5)) {
-			db = argv[i] + 5;
-		} else if (argv[i][0] != '-' && !sub) {
-			sub = argv[i];
-		} else {
-			fprintf(stderr, "printkbot: unexpected argument '%s'\n%s", argv[i], db_usage);
-			return 2;
-		}
-	}
-	for (size_t i = 0; sub && i < G_N_ELEMENTS(db_commands); i++)
-		if (!strcmp(sub, db_commands[i].name))
-			return db_commands[i].fn(db);
-	fprintf(stderr, "printkbot: %s\n%s", sub ? "unknown db command" : "db wants a command",
-		db_usage);
-	return 2;
+static int db_command(const char *name)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(db_commands); i++)
+		if (!strcmp(name, db_commands[i].name))
+			return (int)i;
+	return -1;
 }
+
+static int db_check(const struct pk_cmdline *cl, GError **err)
+{
+	if (db_command(cl->args[0]) < 0) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "unknown db command '%s'", cl->args[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_db(struct pk_cmd_ctx *ctx)
+{
+	return db_commands[db_command(ctx->cmdline.args[0])].fn(ctx->cmdline.common.db);
+}
+
+const struct pk_cmd_spec cmd_db_spec = {
+	.usage = db_usage,
+	.options = db_options,
+	.args_name = "a db command",
+	.args_min = 1, .args_max = 1,
+	.check = db_check,
+	.setup_status = 2,
+	.run = cmd_db,
+};

@@ -37,34 +37,6 @@ static const char history_usage[] =
 #define TEXT_COLS 48
 #define SUBJECT_COLS 44
 
-/*
- * A date as Unix time: YYYY-MM-DD is midnight UTC (end_of_day: the next
- * midnight, so --until includes the day), else ISO 8601 with UTC as default.
- */
-static int parse_date(gint64 *out, const char *text, gboolean end_of_day, GError **err)
-{
-	g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
-	g_autoptr(GDateTime) t = NULL;
-	int y, m, d;
-	char extra;
-
-	if (sscanf(text, "%4d-%2d-%2d%c", &y, &m, &d, &extra) == 3) {
-		t = g_date_time_new(utc, y, m, d, 0, 0, 0);
-		if (t && end_of_day) {
-			GDateTime *next = g_date_time_add_days(t, 1);
-
-			g_date_time_unref(t);
-			t = next;
-		}
-	} else {
-		t = g_date_time_new_from_iso8601(text, utc);
-	}
-	if (!t)
-		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a date (YYYY-MM-DD or ISO 8601)", text);
-	*out = g_date_time_to_unix(t);
-	return 0;
-}
-
 /* Texts as one readable line: control characters escaped, bad UTF-8 replaced. */
 static char *oneline(const char *text)
 {
@@ -221,84 +193,42 @@ static void print_json(JsonBuilder *b, JsonGenerator *gen, const struct pk_histo
 	puts(text);
 }
 
-/* "--name VALUE" or "--name=VALUE": the value, advancing *i past it; NULL if not this option. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, gboolean *missing)
-{
-	size_t n = strlen(name);
+/* The command line of history: the filter, and how to print it. */
+struct history_opts {
+	struct pk_history_filter filter;
+	bool json;
+};
 
-	if (strncmp(argv[*i], name, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = TRUE;
-		return NULL;
-	}
-	return argv[++*i];
-}
+static const struct pk_option history_options[] = {
+	PK_OPTION_STRING("file", struct history_opts, filter.file),
+	PK_OPTION_STRING("func", struct history_opts, filter.func),
+	PK_OPTION_STRING("grep", struct history_opts, filter.grep),
+	PK_OPTION_STRING("kind", struct history_opts, filter.kind),
+	PK_OPTION_STRING("verdict", struct history_opts, filter.verdict),
+	PK_OPTION_STRING("author", struct history_opts, filter.author),
+	PK_OPTION_DATE("since", struct history_opts, filter.since),
+	PK_OPTION_DATE_END("until", struct history_opts, filter.until),
+	PK_OPTION_STRING("source", struct history_opts, filter.source),
+	PK_OPTION_STRING("commit", struct history_opts, filter.commit),
+	PK_OPTION_STRING("message-id", struct history_opts, filter.message_id),
+	PK_OPTION_STRING("stage", struct history_opts, filter.stage),
+	PK_OPTION_FLAG("json", struct history_opts, json),
+	PK_OPTION_COUNT("limit", struct history_opts, filter.limit),
+	PK_OPTION_DB,
+	{ NULL },
+};
 
-int cmd_history(int argc, char **argv)
+static int cmd_history(struct pk_cmd_ctx *ctx)
 {
-	struct pk_history_filter f = { 0 };
-	const char *db = NULL, *since = NULL, *until = NULL, *limit = NULL;
-	g_autoptr(pk_store) store = NULL;
+	const struct history_opts *o = ctx->cmdline.opts;
 	g_autoptr(GPtrArray) rows = NULL;
 	g_autoptr(GError) err = NULL;
-	gboolean json = FALSE;
 
-	for (int i = 1; i < argc; i++) {
-		struct { const char *name; const char **to; } opts[] = {
-			{ "--file", &f.file }, { "--func", &f.func }, { "--grep", &f.grep },
-			{ "--kind", &f.kind }, { "--verdict", &f.verdict }, { "--author", &f.author },
-			{ "--since", &since }, { "--until", &until }, { "--source", &f.source },
-			{ "--commit", &f.commit }, { "--message-id", &f.message_id },
-			{ "--stage", &f.stage }, { "--limit", &limit }, { "--db", &db },
-		};
-		gboolean missing = FALSE, known = FALSE;
-
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(history_usage, stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "--json")) {
-			json = TRUE;
-			continue;
-		}
-		for (size_t k = 0; k < G_N_ELEMENTS(opts) && !known && !missing; k++) {
-			const char *v = opt_value(argc, argv, &i, opts[k].name, &missing);
-
-			if (v) {
-				*opts[k].to = v;
-				known = TRUE;
-			}
-		}
-		if (missing || !known) {
-			fprintf(stderr, "printkbot: %s '%s'\n%s", missing ? "missing value for" :
-				"unknown option", argv[i], history_usage);
-			return 2;
-		}
-	}
-	if ((since && parse_date(&f.since, since, FALSE, &err) < 0) ||
-	    (until && parse_date(&f.until, until, TRUE, &err) < 0)) {
+	if (pk_store_history(ctx->store, &rows, &o->filter, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;
 	}
-	if (limit) {
-		guint64 n = 0;
-
-		if (!g_ascii_string_to_unsigned(limit, 10, 1, G_MAXUINT, &n, NULL)) {
-			fprintf(stderr, "printkbot: --limit wants a positive number, not '%s'\n", limit);
-			return 2;
-		}
-		f.limit = (unsigned)n;
-	}
-	if (pk_store_open(&store, db, &err) < 0 || pk_store_history(store, &rows, &f, &err) < 0) {
-		fprintf(stderr, "printkbot: %s\n", err->message);
-		return 2;
-	}
-	if (json) {
+	if (o->json) {
 		g_autoptr(JsonBuilder) b = json_builder_new();
 		g_autoptr(JsonGenerator) gen = json_generator_new();
 
@@ -308,3 +238,12 @@ int cmd_history(int argc, char **argv)
 		print_table(rows, isatty(STDOUT_FILENO));
 	return rows->len ? 0 : 1;
 }
+
+const struct pk_cmd_spec cmd_history_spec = {
+	.usage = history_usage,
+	.options = history_options,
+	.opts_size = sizeof(struct history_opts),
+	.args_max = 0,
+	.setup_status = 2,
+	.run = cmd_history,
+};

@@ -5,7 +5,6 @@
 #include "report/outbox.h"
 #include "store/store.h"
 
-#include <getopt.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,48 +77,35 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	printf("%s\n", text);
 }
 
-int cmd_queue(int argc, char **argv)
+/* The command line of queue (--config and --db are main's). */
+struct queue_opts {
+	bool json;
+	const char *state;
+};
+
+static const struct pk_option queue_options[] = {
+	PK_OPTION_FLAG("json", struct queue_opts, json),
+	PK_OPTION_STRING("state", struct queue_opts, state),
+	PK_OPTION_CONFIG,
+	PK_OPTION_DB,
+	{ NULL },
+};
+
+static int cmd_queue(struct pk_cmd_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "state", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static const char *const order[] = { "running", "queued", "failed", "done", "cancelled" };
-	struct pk_config config = { 0 };
-	g_autoptr(pk_store) store = NULL;
+	const struct queue_opts *o = ctx->cmdline.opts;
+	struct pk_store *store = ctx->store;
 	g_autoptr(GPtrArray) jobs = NULL, pending = NULL, waiting = NULL;
 	g_autoptr(pk_outbox) outbox = NULL;
 	g_autofree char *outbox_dir = NULL;
 	g_autoptr(GError) err = NULL;
-	const char *db = NULL, *config_path = NULL, *state = NULL;
-	bool json = false;
-	int c, status = 0;
+	const char *state = o->state;
+	bool json = o->json;
+	int status = 0;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 's': state = optarg; break;
-		case 'C': config_path = optarg; break;
-		case 'd': db = optarg; break;
-		case 'h': fputs(queue_usage, stdout); return 0;
-		default: fputs(queue_usage, stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		fputs(queue_usage, stderr);
-		return 2;
-	}
-	if (pk_config_load(&config, config_path, &err) < 0) {
-		fprintf(stderr, "printkbot queue: %s\n", err->message);
-		return 2;
-	}
-	outbox_dir = pk_outbox_default_dir(config.daemon.outbox);
-	if (pk_store_open(&store, db ? db : config.db, &err) < 0 ||
-	    pk_store_jobs(store, state, &jobs, &err) < 0 ||
+	outbox_dir = pk_outbox_default_dir(ctx->config.daemon.outbox);
+	if (pk_store_jobs(store, state, &jobs, &err) < 0 ||
 	    pk_store_mails(store, "pending", &pending, &err) < 0 ||
 	    pk_outbox_open(&outbox, outbox_dir, false, &err) < 0 ||
 	    pk_outbox_waiting(outbox, &waiting, &err) < 0) {
@@ -157,6 +143,14 @@ int cmd_queue(int argc, char **argv)
 		printf("\n%u repl%s waiting in the outbox %s/new.\n", waiting->len,
 		       waiting->len == 1 ? "y" : "ies", outbox_dir);
 out:
-	pk_config_clear(&config);
 	return status;
 }
+
+const struct pk_cmd_spec cmd_queue_spec = {
+	.usage = queue_usage,
+	.options = queue_options,
+	.opts_size = sizeof(struct queue_opts),
+	.args_max = 0,
+	.setup_status = 2,
+	.run = cmd_queue,
+};

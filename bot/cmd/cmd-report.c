@@ -19,53 +19,70 @@ static const char report_usage[] =
 	"                 console diff (templates/review.html) to FILE\n\n"
 	"exit status: 0 rendered, 1 no such review, 2 usage, database or template error\n";
 
-int cmd_report(int argc, char **argv)
-{
-	g_autoptr(pk_store) store = NULL;
-	g_autoptr(GError) err = NULL;
-	g_autofree char *model = NULL, *body = NULL, *text = NULL;
-	const char *db = NULL, *id_arg = NULL, *html_path = NULL;
-	guint64 id = 0;
+/* The command line of report (--db is main's). */
+struct report_opts {
+	const char *html;
+};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(report_usage, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--db") && i + 1 < argc) {
-			db = argv[++i];
-		} else if (!strncmp(argv[i], "--db=", 5)) {
-			db = argv[i] + 5;
-		} else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
-			html_path = argv[++i];
-		} else if (argv[i][0] != '-' && !id_arg) {
-			id_arg = argv[i];
-		} else {
-			fprintf(stderr, "printkbot: unexpected argument '%s'\n%s", argv[i], report_usage);
-			return 2;
-		}
+static const struct pk_option report_options[] = {
+	PK_OPTION_DB,
+	PK_OPTION_STRING("html", struct report_opts, html),
+	{ NULL },
+};
+
+static bool review_id(gint64 *out, const char *text)
+{
+	guint64 id;
+
+	if (!g_ascii_string_to_unsigned(text, 10, 1, G_MAXINT64, &id, NULL))
+		return false;
+	*out = (gint64)id;
+	return true;
+}
+
+static int report_check(const struct pk_cmdline *cl, GError **err)
+{
+	gint64 id;
+
+	if (!review_id(&id, cl->args[0])) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "report wants a review id (a number)");
+		return -1;
 	}
-	if (!id_arg || !g_ascii_string_to_unsigned(id_arg, 10, 1, G_MAXINT64, &id, NULL)) {
-		fprintf(stderr, "printkbot: report wants a review id (a number)\n%s", report_usage);
-		return 2;
+	return 0;
+}
+
+/* Stored model rendered as text (into *out) and, with html_path, as HTML into that file. */
+static int render(char **out, const char *model, const char *html_path, GError **err)
+{
+	g_autofree char *text = pk_review_render_json(model, "review.txt", err);
+
+	if (!text)
+		return -1;
+	if (html_path) {
+		g_autofree char *html = pk_review_render_json(model, "review.html", err);
+		if (!html || pk_write_file(html_path, html, strlen(html), err) < 0)
+			return -1;
 	}
-	if (pk_store_open(&store, db, &err) < 0) {
+	*out = g_steal_pointer(&text);
+	return 0;
+}
+
+static int cmd_report(struct pk_cmd_ctx *ctx)
+{
+	const struct report_opts *o = ctx->cmdline.opts;
+	const char *id_arg = ctx->cmdline.args[0];
+	g_autofree char *model = NULL, *body = NULL, *text = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+
+	review_id(&id, id_arg);   /* report_check() made sure it is one */
+	if (pk_store_review_get(ctx->store, id, &model, &body, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
-		return 2;
+		return g_error_matches(err, PK_ERROR, PK_ERROR_INPUT) ? 1 : 2;   /* 1: no such review */
 	}
-	if (pk_store_review_get(store, (gint64)id, &model, &body, &err) < 0) {
-		fprintf(stderr, "printkbot: %s\n", err->message);
-		return g_error_matches(err, PK_ERROR, PK_ERROR_INPUT) ? 1 : 2;
-	}
-	if (!(text = pk_review_render_json(model, "review.txt", &err))) {
+	if (render(&text, model, o->html, &err) < 0) {
 		fprintf(stderr, "printkbot: review %s: %s\n", id_arg, err->message);
 		return 2;
-	}
-	if (html_path) {
-		g_autofree char *html = pk_review_render_json(model, "review.html", &err);
-		if (!html || pk_write_file(html_path, html, strlen(html), &err) < 0) {
-			fprintf(stderr, "printkbot: review %s: %s\n", id_arg, err->message);
-			return 2;
-		}
 	}
 	fputs(text, stdout);
 	if (strcmp(text, body))
@@ -73,3 +90,14 @@ int cmd_report(int argc, char **argv)
 			"changed since it was written)", id_arg);
 	return 0;
 }
+
+const struct pk_cmd_spec cmd_report_spec = {
+	.usage = report_usage,
+	.options = report_options,
+	.opts_size = sizeof(struct report_opts),
+	.args_name = "ID",
+	.args_min = 1, .args_max = 1,
+	.check = report_check,
+	.setup_status = 2,
+	.run = cmd_report,
+};

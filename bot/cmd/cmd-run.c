@@ -9,7 +9,6 @@
 #include "pipeline/test.h"
 #include "base/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +35,7 @@ static const char run_usage[] =
 	"                        \"commit\" and \"parent\"), nothing else on stdout\n"
 	"  --all-parents         every commit of the range, not only first parents\n"
 	"  --config FILE         settings and policy (see config.example)\n"
-	"  --timeout SECONDS     per boot (default 60)\n"
+	"  --timeout SECONDS     per boot (default 60); a unit may follow: 90s, 2m, 1h\n"
 	"  --db FILE             the store (default $PRINTKBOT_DB or <cache>/printkbot.db)\n"
 	"  --allow-build-system  build commits that change Makefile, Kconfig, scripts/...\n\n"
 	"exit status: 0 when every commit is no-churn or no-visible-change, 1 when\n"
@@ -281,59 +280,49 @@ static int open_range(struct run *run, const char *repo, const char *const *spec
 	return pk_store_add_source(run->store, &run->source_id, "git", name, NULL, err);
 }
 
-int cmd_run(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, 'r' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "all-parents", no_argument, NULL, 'P' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "allow-build-system", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct run run = { 0 };
-	struct pk_config config = { 0 };
-	g_autoptr(GError) err = NULL;
-	const char *repo = NULL, *db = NULL, *config_path = NULL;
-	bool all = false, all_parents = false, allow_build = false;
-	double timeout = 0;
-	int c, status = 2;
+/* The command line of run (--config and --db are main's). */
+struct run_opts {
+	const char *repo;
+	bool all;
+	bool json;
+	bool all_parents;
+	double timeout;          /* 0: the config's, else the default */
+	bool allow_build;
+};
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r': repo = optarg; break;
-		case 'a': all = true; break;
-		case 'j': run.json = true; break;
-		case 'P': all_parents = true; break;
-		case 'C': config_path = optarg; break;
-		case 't': timeout = g_ascii_strtod(optarg, NULL); break;
-		case 'd': db = optarg; break;
-		case 'B': allow_build = true; break;
-		case 'h': fputs(run_usage, stdout); return 0;
-		default: fputs(run_usage, stderr); return 2;
-		}
-	}
-	if (optind == argc) {
-		fputs(run_usage, stderr);
-		return 2;
-	}
+static const struct pk_option run_options[] = {
+	PK_OPTION_STRING("repo", struct run_opts, repo),
+	PK_OPTION_FLAG("all", struct run_opts, all),
+	PK_OPTION_FLAG("json", struct run_opts, json),
+	PK_OPTION_FLAG("all-parents", struct run_opts, all_parents),
+	PK_OPTION_CONFIG,
+	PK_OPTION_DURATION("timeout", struct run_opts, timeout),
+	PK_OPTION_DB,
+	PK_OPTION_FLAG("allow-build-system", struct run_opts, allow_build),
+	{ NULL },
+};
+
+static int cmd_run(struct pk_cmd_ctx *ctx)
+{
+	const struct run_opts *o = ctx->cmdline.opts;
+	const struct pk_config *config = &ctx->config;
+	struct run run = { 0 };
+	g_autoptr(GError) err = NULL;
+	int status = 2;
+
 	run.rows = g_ptr_array_new_with_free_func(run_row_free);
 	run.start = pk_now();
-	if (pk_config_load(&config, config_path, &err) < 0)
-		goto fail;
-	pk_sandbox_configure(&config.sandbox);
-	run.opts.policy = config.policy;
-	run.opts.policy.allow_build_system |= allow_build;
-	run.opts.boot_timeout = timeout ? timeout : config.boot_timeout;
-	run.opts.build_without_churn = all;
+	run.json = o->json;
+	/* struct run owns its lab and store, as its workers expect */
+	pk_cmd_ctx_take_lab(ctx, &run.lab);
+	run.store = pk_cmd_ctx_take_store(ctx);
+	run.opts.policy = config->policy;
+	run.opts.policy.allow_build_system |= o->allow_build;
+	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
+	run.opts.build_without_churn = o->all;
 	run.opts.progress = run_progress;
 	run.opts.progress_data = &run;
-	if (pk_lab_take(&run.lab, &err) < 0 || pk_store_open(&run.store, db ? db : config.db, &err) < 0 ||
-	    open_range(&run, repo, (const char *const *)argv + optind, all_parents, &err) < 0)
+	if (open_range(&run, o->repo, (const char *const *)ctx->cmdline.args, o->all_parents, &err) < 0)
 		goto fail;
 	run.noise_base = g_strdup(run.range->base);
 	run.opts.noise_base = run.noise_base;
@@ -364,6 +353,15 @@ out:
 	pk_range_free(run.range);
 	pk_store_close(run.store);
 	pk_lab_clear(&run.lab);
-	pk_config_clear(&config);
 	return status;
 }
+
+const struct pk_cmd_spec cmd_run_spec = {
+	.usage = run_usage,
+	.options = run_options,
+	.opts_size = sizeof(struct run_opts),
+	.args_name = "RANGE...",
+	.args_min = 1, .args_max = G_MAXUINT,
+	.setup_status = 2,
+	.run = cmd_run,
+};

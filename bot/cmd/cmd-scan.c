@@ -7,7 +7,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A mailbox larger than this is refused rather than read into memory. */
 #define SCAN_MAX_INPUT (512u * 1024 * 1024)
@@ -28,9 +27,23 @@ static const char scan_usage[] =
 	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
 	"exit status: 0 no findings, 1 findings, 2 bad input or usage\n";
 
-/* The options of one scan run. */
+/* The command line of scan. */
 struct scan_opts {
-	gboolean json;
+	bool json;
+	const char *tree_dir;   /* --tree */
+	bool describe;
+};
+
+static const struct pk_option scan_options[] = {
+	PK_OPTION_FLAG("json", struct scan_opts, json),
+	PK_OPTION_STRING("tree", struct scan_opts, tree_dir),
+	PK_OPTION_FLAG("describe", struct scan_opts, describe),
+	{ NULL },
+};
+
+/* How one scan runs. */
+struct scan_run {
+	bool json;
 	struct pk_tree *tree;   /* NULL without --tree */
 };
 
@@ -91,7 +104,7 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 }
 
 /* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
-static int scan_one(const char *path, const struct scan_opts *o)
+static int scan_one(const char *path, const struct scan_run *o)
 {
 	g_autofree char *buf = NULL;
 	g_autoptr(GPtrArray) patches = NULL;
@@ -121,9 +134,9 @@ static int scan_one(const char *path, const struct scan_opts *o)
 }
 
 /* --describe: one line (or JSON object) per path of the tree. */
-static int describe(struct pk_tree *tree, char **paths, int n, gboolean json)
+static int describe(struct pk_tree *tree, char **paths, unsigned n, bool json)
 {
-	for (int i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		g_autoptr(pk_tree_file) f = pk_tree_describe(tree, paths[i], NULL);
 
 		if (json) {
@@ -148,51 +161,48 @@ static int describe(struct pk_tree *tree, char **paths, int n, gboolean json)
 	return 0;
 }
 
-int cmd_scan(int argc, char **argv)
+static int scan_check(const struct pk_cmdline *cl, GError **err)
 {
-	struct scan_opts o = { 0 };
+	const struct scan_opts *o = cl->opts;
+
+	if (o->describe && !o->tree_dir) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--describe needs --tree DIR");
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_scan(struct pk_cmd_ctx *ctx)
+{
+	const struct scan_opts *o = ctx->cmdline.opts;
+	char **args = ctx->cmdline.args;
 	g_autoptr(pk_tree) tree = NULL;
 	g_autoptr(GError) err = NULL;
-	const char *tree_dir = NULL;
-	gboolean describe_paths = FALSE;
-	int rc = 0, i, files = 0;
+	struct scan_run run = { o->json, NULL };
+	int rc = 0;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(scan_usage, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			o.json = TRUE;
-		} else if (!strcmp(argv[i], "--tree") && i + 1 < argc) {
-			tree_dir = argv[++i];
-		} else if (g_str_has_prefix(argv[i], "--tree=")) {
-			tree_dir = argv[i] + 7;
-		} else if (!strcmp(argv[i], "--describe")) {
-			describe_paths = TRUE;
-		} else if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		} else {
-			fprintf(stderr, "printkbot: unknown option '%s'\n%s", argv[i], scan_usage);
-			return 2;
-		}
-	}
-	if (tree_dir && pk_tree_open(&tree, tree_dir, &err) < 0) {
+	if (o->tree_dir && pk_tree_open(&tree, o->tree_dir, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;
 	}
-	if (describe_paths && !tree) {
-		fprintf(stderr, "printkbot: --describe needs --tree DIR\n%s", scan_usage);
-		return 2;
-	}
-	if (describe_paths)
-		return describe(tree, argv + i, argc - i, o.json);
-	o.tree = tree;
-	for (; i < argc; i++, files++) {
-		int one = scan_one(argv[i], &o);   /* not inside MAX(): it evaluates twice */
+	if (o->describe)
+		return describe(tree, args, ctx->cmdline.n_args, o->json);
+	run.tree = tree;
+	for (char **a = args; *a; a++) {
+		int one = scan_one(*a, &run);   /* not inside MAX(): it evaluates twice */
 		rc = MAX(rc, one);
 	}
-	if (!files)
-		rc = scan_one("-", &o);
+	if (!*args)
+		rc = scan_one("-", &run);
 	return rc;
 }
+
+const struct pk_cmd_spec cmd_scan_spec = {
+	.usage = scan_usage,
+	.options = scan_options,
+	.opts_size = sizeof(struct scan_opts),
+	.args_max = G_MAXUINT,
+	.check = scan_check,
+	.setup_status = 2,
+	.run = cmd_scan,
+};

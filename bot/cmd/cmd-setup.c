@@ -4,33 +4,41 @@
 #include "base/util.h"
 
 #include <stdio.h>
-#include <string.h>
 
-int cmd_setup(int argc, char **argv)
+static const char setup_usage[] =
+	"usage: printkbot setup\n\n"
+	"Extract Debian's linux-source-6.12 into the cache dir, make it a git\n"
+	"repository with one base commit (tag " PK_LAB_BASE_TAG "), write the kernel\n"
+	"config (tinyconfig + qemu/kernel.config) and build the guest initramfs.\n"
+	"Safe to interrupt and rerun; does nothing when all is in place.\n";
+
+static const struct pk_option setup_options[] = {
+	{ NULL },
+};
+
+/* Not PK_NEEDS_LAB: that wants a lab already set up; this one only opens and locks it. */
+static int cmd_setup(struct pk_cmd_ctx *ctx)
 {
 	g_autoptr(GError) err = NULL;
-	struct pk_lab lab;
+	struct pk_lab lab = { .lock_fd = -1 };   /* pk_lab_open() leaves it as is on failure */
 	double t0 = pk_now();
+	int status = 0;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: printkbot setup\n\n"
-		       "Extract Debian's linux-source-6.12 into the cache dir, make it a git\n"
-		       "repository with one base commit (tag " PK_LAB_BASE_TAG "), write the kernel\n"
-		       "config (tinyconfig + qemu/kernel.config) and build the guest initramfs.\n"
-		       "Safe to interrupt and rerun; does nothing when all is in place.\n");
-		return 0;
-	}
-	if (argc > 1) {
-		fprintf(stderr, "printkbot setup: unexpected argument '%s'\n", argv[1]);
-		return 2;
-	}
 	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 || pk_lab_setup(&lab, &err) < 0) {
 		fprintf(stderr, "printkbot setup: %s\n", err->message);
-		pk_lab_clear(&lab);
-		return 1;
+		status = 1;
+	} else {
+		printf("kernel lab ready in %.1f s: tree %s, build dir %s\n", pk_now() - t0, lab.tree,
+		       lab.build_dir);
 	}
-	printf("kernel lab ready in %.1f s: tree %s, build dir %s\n", pk_now() - t0, lab.tree,
-	       lab.build_dir);
 	pk_lab_clear(&lab);
-	return 0;
+	return status;
 }
+
+const struct pk_cmd_spec cmd_setup_spec = {
+	.usage = setup_usage,
+	.options = setup_options,
+	.args_max = 0,
+	.setup_status = 1,
+	.run = cmd_setup,
+};

@@ -7,7 +7,6 @@
 #include "pipeline/test.h"
 #include "base/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,7 +25,7 @@ static const char test_usage[] =
 	"                        $PRINTKBOT_CONFIG, else /etc/printkbot.conf if present);\n"
 	"                        options given here override it\n"
 	"  --base REV            the revision patches apply to (default: printkbot-base)\n"
-	"  --timeout SECONDS     per boot (default 60)\n"
+	"  --timeout SECONDS     per boot (default 60); a unit may follow: 90s, 2m, 1h\n"
 	"  --db FILE             the store (default $PRINTKBOT_DB or <cache>/printkbot.db)\n"
 	"  --no-store            keep nothing, cache nothing\n"
 	"  --allow-build-system  build patches that change Makefile, Kconfig, scripts/...\n"
@@ -37,8 +36,30 @@ static const char test_usage[] =
 	"some patch changed the console or failed, 2 on bad input or when the bot\n"
 	"could not work.\n";
 
+/* The command line of test (--config, --db and --no-store are main's: commands.h). */
+struct test_opts {
+	bool json;
+	const char *base;
+	double timeout;          /* 0: the config's, else the default */
+	bool allow_build;
+	bool all;
+};
+
+static const struct pk_option test_options[] = {
+	PK_OPTION_FLAG("json", struct test_opts, json),
+	PK_OPTION_CONFIG,
+	PK_OPTION_STRING("base", struct test_opts, base),
+	PK_OPTION_DURATION("timeout", struct test_opts, timeout),
+	PK_OPTION_DB,
+	PK_OPTION_NO_STORE,
+	PK_OPTION_FLAG("allow-build-system", struct test_opts, allow_build),
+	PK_OPTION_FLAG("all", struct test_opts, all),
+	{ NULL },
+};
+
+/* One test command at work; lab and store are the context's. */
 struct test_run {
-	struct pk_lab lab;
+	const struct pk_lab *lab;
 	struct pk_store *store;   /* NULL with --no-store */
 	struct pk_test_opts opts;
 	const char *base;
@@ -67,7 +88,7 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 		return 0;
 	if (pk_store_begin(run->store, err) < 0)
 		return -1;
-	if (pk_test_store(run->store, &test_id, patch, source_id, res, run->lab.config_hash, err) < 0 ||
+	if (pk_test_store(run->store, &test_id, patch, source_id, res, run->lab->config_hash, err) < 0 ||
 	    pk_store_add_review(run->store, &review_id, test_id, model_json, body, err) < 0 ||
 	    pk_store_commit(run->store, err) < 0) {
 		pk_store_rollback(run->store);
@@ -105,14 +126,14 @@ static int test_input(struct test_run *run, const char *path)
 	}
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
-		struct pk_review_info info = { path, i + 1, patches->len, run->base, run->lab.config_hash };
+		struct pk_review_info info = { path, i + 1, patches->len, run->base, run->lab->config_hash };
 		struct pk_test_result res = { 0 };
 
 		if (p->error)
 			fprintf(stderr, "printkbot test: %s: %s: malformed diff: %s\n", path,
 				p->message_id ? p->message_id : "(no Message-ID)", p->error);
 		pk_info("%s: testing %u/%u: %s", path, i + 1, patches->len, p->subject ? p->subject : "(diff)");
-		if (pk_test_patch(&res, &run->lab, run->store, &run->opts, p, parent, &err) < 0 ||
+		if (pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err) < 0 ||
 		    review_one(run, p, source_id, &res, &info, &err) < 0) {
 			/* the bot failed on this patch; the next ones still get their turn */
 			fprintf(stderr, "printkbot test: %s: patch %u/%u: %s\n", path, i + 1, patches->len,
@@ -132,70 +153,32 @@ static int test_input(struct test_run *run, const char *path)
 	return status;
 }
 
-int cmd_test(int argc, char **argv)
+static int cmd_test(struct pk_cmd_ctx *ctx)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "base", required_argument, NULL, 'b' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "no-store", no_argument, NULL, 'n' },
-		{ "allow-build-system", no_argument, NULL, 'B' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct test_run run = { 0 };
-	struct pk_config config = { 0 };
-	g_autoptr(GError) err = NULL;
-	const char *db = NULL, *config_path = NULL, *base = NULL;
-	bool no_store = false, json = false, allow_build = false, all = false;
-	double timeout = 0;
-	int c, status = 0;
+	const struct test_opts *o = ctx->cmdline.opts;
+	const struct pk_config *config = &ctx->config;
+	struct test_run run = { &ctx->lab, ctx->store };
+	int status = 0;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'C': config_path = optarg; break;
-		case 'j': json = true; break;
-		case 'b': base = optarg; break;
-		case 't': timeout = g_ascii_strtod(optarg, NULL); break;
-		case 'd': db = optarg; break;
-		case 'n': no_store = true; break;
-		case 'B': allow_build = true; break;
-		case 'a': all = true; break;
-		case 'h': fputs(test_usage, stdout); return 0;
-		default: fputs(test_usage, stderr); return 2;
-		}
-	}
-	if (optind == argc) {
-		fputs(test_usage, stderr);
-		return 2;
-	}
-	if (pk_config_load(&config, config_path, &err) < 0)
-		goto fail;
-	pk_sandbox_configure(&config.sandbox);
-	run.json = json;
-	run.base = base ? base : config.base ? config.base : PK_LAB_BASE_TAG;
-	run.opts.policy = config.policy;
-	run.opts.policy.allow_build_system |= allow_build;
-	run.opts.boot_timeout = timeout ? timeout : config.boot_timeout;
-	run.opts.build_without_churn = all;
-	if (pk_lab_take(&run.lab, &err) < 0)
-		goto fail;
-	if (!no_store && pk_store_open(&run.store, db ? db : config.db, &err) < 0)
-		goto fail;
-	for (int i = optind; i < argc; i++) {
-		int one = test_input(&run, argv[i]);   /* not inside MAX(): it evaluates twice */
+	run.json = o->json;
+	run.base = o->base ? o->base : config->base ? config->base : PK_LAB_BASE_TAG;
+	run.opts.policy = config->policy;
+	run.opts.policy.allow_build_system |= o->allow_build;
+	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
+	run.opts.build_without_churn = o->all;
+	for (char **a = ctx->cmdline.args; *a; a++) {
+		int one = test_input(&run, *a);   /* not inside MAX(): it evaluates twice */
 		status = MAX(status, one);
 	}
-	goto out;
-fail:
-	fprintf(stderr, "printkbot test: %s\n", err->message);
-	status = 2;
-out:
-	pk_store_close(run.store);
-	pk_lab_clear(&run.lab);
-	pk_config_clear(&config);
 	return status;
 }
+
+const struct pk_cmd_spec cmd_test_spec = {
+	.usage = test_usage,
+	.options = test_options,
+	.opts_size = sizeof(struct test_opts),
+	.args_name = "PATCH|MBOX|-...",
+	.args_min = 1, .args_max = G_MAXUINT,
+	.setup_status = 2,
+	.run = cmd_test,
+};

@@ -1022,6 +1022,11 @@ static void test_confirmation_mismatch(void **state)
 	assert_int_equal(count(s, "tests"), tests);
 }
 
+/* The commands as main runs them (parse, set up, run), by name. */
+static int cmd_report(int argc, char **argv) { return pk_command_main(pk_command_find("report"), argc, argv); }
+static int cmd_history(int argc, char **argv) { return pk_command_main(pk_command_find("history"), argc, argv); }
+static int cmd_db(int argc, char **argv) { return pk_command_main(pk_command_find("db"), argc, argv); }
+
 /* Run a command with its standard output in a file; returns its exit status. */
 static int run_captured(int (*cmd)(int, char **), int argc, char **argv, char **out)
 {

@@ -1,0 +1,169 @@
+/* commands.c - the command table, and what every command gets before it runs; see commands.h. */
+#include "cmd/commands.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NEEDS_ALL (PK_NEEDS_CONFIG | PK_NEEDS_LAB | PK_NEEDS_STORE)
+
+const struct pk_command pk_commands[] = {
+	/* setup prepares the lab, so it cannot need a set-up one: it opens and locks its own */
+	{ "setup",   0,                                &cmd_setup_spec,
+	  "prepare the kernel tree, config and initramfs (cached, idempotent)" },
+	{ "boot",    PK_NEEDS_LAB,                     &cmd_boot_spec,
+	  "build a kernel revision, boot it in QEMU, print its records" },
+	{ "scan",    0,                                &cmd_scan_spec,
+	  "static logging-churn findings of patches (no build)" },
+	{ "test",    NEEDS_ALL,                        &cmd_test_spec,
+	  "apply, build and boot before/after, diff what the kernel prints, review" },
+	{ "history", PK_NEEDS_STORE,                   &cmd_history_spec,
+	  "stored changes to kernel messages: by file, text, author, date..." },
+	{ "report",  PK_NEEDS_STORE,                   &cmd_report_spec,
+	  "render a stored review again" },
+	/* db takes --db but checks the file read-only: opening it would migrate it */
+	{ "db",      0,                                &cmd_db_spec,
+	  "check the database (integrity, schema version)" },
+	{ "run",     NEEDS_ALL,                        &cmd_run_spec,
+	  "test each commit of a branch against its parent, then a summary" },
+	{ "bisect",  NEEDS_ALL,                        &cmd_bisect_spec,
+	  "the first commit of a branch that changed each message" },
+	/* the daemon loads its config itself: it loads it again on SIGHUP */
+	{ "daemon",  0,                                &cmd_daemon_spec,
+	  "read patch mail, test each series, reply in the thread" },
+	{ "queue",   PK_NEEDS_CONFIG | PK_NEEDS_STORE, &cmd_queue_spec,
+	  "the daemon's jobs: waiting, running, done, failed" },
+	{ NULL },
+};
+
+const struct pk_command *pk_command_find(const char *name)
+{
+	for (const struct pk_command *c = pk_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* Too few or too many other arguments for spec. */
+static int check_args(const struct pk_cmd_spec *spec, const struct pk_cmdline *cl, GError **err)
+{
+	if (cl->n_args < spec->args_min) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "missing %s", spec->args_name);
+		return -1;
+	}
+	if (cl->n_args > spec->args_max) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "unexpected argument '%s'",
+			    cl->args[spec->args_max]);
+		return -1;
+	}
+	return 0;
+}
+
+int pk_command_parse(struct pk_cmd_ctx *out, const struct pk_command *cmd, int argc, char **argv,
+		     GError **err)
+{
+	const struct pk_cmd_spec *spec = cmd->spec;
+	struct pk_cmdline cl;
+
+	memset(out, 0, sizeof(*out));
+	out->lab.lock_fd = -1;
+	if (pk_cmdline_parse(&cl, spec->options, spec->opts_size, argc, argv, err) < 0)
+		return -1;
+	/* with --help nothing else counts: `test --help` needs no PATCH */
+	if (!cl.help && (check_args(spec, &cl, err) < 0 || (spec->check && spec->check(&cl, err) < 0))) {
+		pk_cmdline_clear(&cl);
+		return -1;
+	}
+	out->name = cmd->name;
+	out->cmdline = cl;
+	return 0;
+}
+
+int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GError **err)
+{
+	const struct pk_cmd_common *common = &ctx->cmdline.common;
+
+	if (cmd->needs & PK_NEEDS_CONFIG) {
+		if (pk_config_load(&ctx->config, common->config_path, err) < 0)
+			return -1;
+		pk_sandbox_configure(&ctx->config.sandbox);
+	}
+	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
+		return -1;
+	/* without PK_NEEDS_CONFIG, config.db is NULL: --db, else the default */
+	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&
+	    pk_store_open(&ctx->store, common->db ? common->db : ctx->config.db, err) < 0)
+		return -1;
+	return 0;
+}
+
+void pk_cmd_ctx_clear(struct pk_cmd_ctx *ctx)
+{
+	pk_store_close(ctx->store);
+	pk_lab_clear(&ctx->lab);
+	pk_config_clear(&ctx->config);
+	pk_cmdline_clear(&ctx->cmdline);
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->lab.lock_fd = -1;
+}
+
+void pk_cmd_ctx_take_lab(struct pk_cmd_ctx *ctx, struct pk_lab *out)
+{
+	*out = ctx->lab;
+	memset(&ctx->lab, 0, sizeof(ctx->lab));
+	ctx->lab.lock_fd = -1;
+}
+
+struct pk_store *pk_cmd_ctx_take_store(struct pk_cmd_ctx *ctx)
+{
+	return g_steal_pointer(&ctx->store);
+}
+
+int pk_command_main(const struct pk_command *cmd, int argc, char **argv)
+{
+	g_autoptr(GError) err = NULL;
+	struct pk_cmd_ctx ctx;
+	int status;
+
+	if (pk_command_parse(&ctx, cmd, argc, argv, &err) < 0) {
+		fprintf(stderr, "printkbot %s: %s\n", cmd->name, err->message);
+		/* a value that does not parse is said in full above; the rest is a usage error */
+		if (!g_error_matches(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
+			fputs(cmd->spec->usage, stderr);
+		return 2;
+	}
+	if (ctx.cmdline.help) {
+		fputs(cmd->spec->usage, stdout);
+		status = 0;
+	} else if (pk_command_setup(&ctx, cmd, &err) < 0) {
+		fprintf(stderr, "printkbot %s: %s\n", cmd->name, err->message);
+		status = cmd->spec->setup_status;
+	} else {
+		status = cmd->spec->run(&ctx);
+	}
+	pk_cmd_ctx_clear(&ctx);
+	return status;
+}
+
+int pk_command_dispatch(int argc, char **argv)
+{
+	const char *name = strcmp(argv[0], "help") ? argv[0] : argc > 1 ? argv[1] : NULL;
+	const struct pk_command *cmd = name ? pk_command_find(name) : NULL;
+
+	if (!cmd) {
+		fprintf(stderr, "printkbot: '%s' is not a printkbot command; see 'printkbot --help'\n",
+			name ? name : "");
+		return 2;
+	}
+	if (name != argv[0]) {
+		/* `printkbot help CMD` is `printkbot CMD --help`, by the same path */
+		char *help_argv[] = { (char *)name, (char *)"--help", NULL };
+
+		if (argc > 2) {
+			fprintf(stderr, "printkbot help: unexpected argument '%s'\n", argv[2]);
+			return 2;
+		}
+		return pk_command_main(cmd, 2, help_argv);
+	}
+	return pk_command_main(cmd, argc, argv);
+}
