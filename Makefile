@@ -31,8 +31,9 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 
 all: printkbot
 
+# Made afresh: `ar r` would keep the object of a source file that is gone.
 bot/libprintkbot.a: $(BOT_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 bot/%.o: bot/%.c $(BOT_HDRS)
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -75,7 +76,7 @@ build/asan/%.o: bot/%.c $(BOT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 build/asan/libprintkbot.a: $(ASAN_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 build/asan/test-%: tests/unit/test-%.c build/asan/libprintkbot.a
 	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
@@ -87,7 +88,7 @@ build/fuzz/%.o: bot/%.c $(BOT_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 build/fuzz/libprintkbot.a: $(FUZZ_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libprintkbot.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libprintkbot.a $(LDLIBS)
 

@@ -33,11 +33,14 @@ static char *job_what(const struct pk_store_job *j)
 	    !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p)))
 		return g_strdup("");
 	o = json_node_get_object(json_parser_get_root(p));
-	if (!strcmp(j->kind, "series"))
+	switch (j->kind) {
+	case PK_JOB_SERIES:
 		return g_strdup(json_object_get_string_member_with_default(o, "subject", ""));
-	if (!strcmp(j->kind, "reply"))
+	case PK_JOB_REPLY:
 		return g_strdup_printf("reply %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "reply", 0));
-	return g_strdup(j->payload);
+	default:
+		return g_strdup(j->payload);
+	}
 }
 
 static char *when(gint64 t)
@@ -57,9 +60,9 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	json_builder_set_member_name(b, "id");
 	json_builder_add_int_value(b, j->id);
 	json_builder_set_member_name(b, "kind");
-	json_builder_add_string_value(b, j->kind);
+	json_builder_add_string_value(b, pk_job_kind_name(j->kind));
 	json_builder_set_member_name(b, "state");
-	json_builder_add_string_value(b, j->state);
+	json_builder_add_string_value(b, pk_job_state_name(j->state));
 	json_builder_set_member_name(b, "attempts");
 	json_builder_add_int_value(b, j->attempts);
 	json_builder_set_member_name(b, "what");
@@ -88,7 +91,9 @@ int cmd_queue(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static const char *const order[] = { "running", "queued", "failed", "done", "cancelled" };
+	static const enum pk_job_state order[] = { PK_JOB_RUNNING, PK_JOB_QUEUED, PK_JOB_FAILED,
+						   PK_JOB_DONE, PK_JOB_CANCELLED };
+	enum pk_job_state only = PK_JOB_ANY_STATE;
 	struct pk_config config = { 0 };
 	g_autoptr(pk_store) store = NULL;
 	g_autoptr(GPtrArray) jobs = NULL, pending = NULL, waiting = NULL;
@@ -117,9 +122,15 @@ int cmd_queue(int argc, char **argv)
 		fprintf(stderr, "printkbot queue: %s\n", err->message);
 		return 2;
 	}
+	if (state && !pk_job_state_parse(state, &only)) {
+		fprintf(stderr, "printkbot queue: unknown state '%s' (queued, running, done, failed "
+			"or cancelled)\n", state);
+		pk_config_clear(&config);
+		return 2;
+	}
 	outbox_dir = pk_outbox_default_dir(config.daemon.outbox);
 	if (pk_store_open(&store, db ? db : config.db, &err) < 0 ||
-	    pk_store_jobs(store, state, &jobs, &err) < 0 ||
+	    pk_store_jobs(store, only, &jobs, &err) < 0 ||
 	    pk_store_mails(store, "pending", &pending, &err) < 0 ||
 	    pk_outbox_open(&outbox, outbox_dir, false, &err) < 0 ||
 	    pk_outbox_waiting(outbox, &waiting, &err) < 0) {
@@ -134,7 +145,7 @@ int cmd_queue(int argc, char **argv)
 			const struct pk_store_job *j = jobs->pdata[i];
 			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
 
-			if (strcmp(j->state, order[s]))
+			if (j->state != order[s])
 				continue;
 			what = job_what(j);
 			if (json) {
@@ -142,9 +153,9 @@ int cmd_queue(int argc, char **argv)
 				continue;
 			}
 			upd = when(j->updated);
-			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id, j->kind, j->state,
-			       j->attempts, upd, what);
-			if (!strcmp(j->state, "queued") && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
+			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id,
+			       pk_job_kind_name(j->kind), pk_job_state_name(j->state), j->attempts, upd, what);
+			if (j->state == PK_JOB_QUEUED && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
 				next = when(j->not_before);
 				printf("%38s next try %s\n", "", next);
 			}

@@ -277,26 +277,14 @@ static int skip_series(struct daemon *d, const struct pk_series *s, const char *
 /* A newer version of a series replaces an older one still waiting in the queue. */
 static int cancel_older(struct daemon *d, const struct pk_series *s, gint64 new_job, GError **err)
 {
-	g_autoptr(GPtrArray) jobs = NULL;
+	g_autofree char *why = g_strdup_printf("superseded by v%d (job %" G_GINT64_FORMAT ")",
+					       s->version, new_job);
+	g_autoptr(GArray) cancelled = NULL;
 
-	if (pk_store_jobs(d->store, "queued", &jobs, err) < 0)
+	if (pk_store_jobs_cancel_superseded(d->store, s->key, s->version, why, &cancelled, err) < 0)
 		return -1;
-	for (guint i = 0; i < jobs->len; i++) {
-		struct pk_store_job *j = jobs->pdata[i];
-		g_autoptr(JsonParser) p = json_parser_new();
-		JsonObject *o;
-		g_autofree char *why = NULL;
-
-		if (strcmp(j->kind, "series") || j->id == new_job || !(o = parse_payload(p, j->payload)))
-			continue;
-		if (g_strcmp0(json_object_get_string_member_with_default(o, "key", ""), s->key) ||
-		    json_object_get_int_member_with_default(o, "version", 0) >= s->version)
-			continue;
-		why = g_strdup_printf("superseded by v%d (job %" G_GINT64_FORMAT ")", s->version, new_job);
-		if (pk_store_job_set_state(d->store, j->id, "cancelled", why, err) < 0)
-			return -1;
-		logf_event(j->id, NULL, "cancelled: %s", why);
-	}
+	for (guint i = 0; i < cancelled->len; i++)
+		logf_event(g_array_index(cancelled, gint64, i), NULL, "cancelled: %s", why);
 	return 0;
 }
 
@@ -312,7 +300,7 @@ static int queue_series(struct daemon *d, const struct pk_series *s, GError **er
 	payload = series_payload(s, ids);
 	if (pk_store_begin(d->store, err) < 0)
 		return -1;
-	if (pk_store_job_add(d->store, &job, "series", payload, err) < 0)
+	if (pk_store_job_add_series(d->store, &job, s->key, s->version, payload, err) < 0)
 		goto fail;
 	if (s->cover && pk_store_mail_set_state(d->store, s->cover->id, "queued", NULL, job, err) < 0)
 		goto fail;
@@ -491,7 +479,7 @@ static int store_tested(struct daemon *d, gint64 job_id, const struct pk_store_m
 		goto fail;
 	if (wanted) {
 		reply_payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
-		if (pk_store_job_add(d->store, &send_job, "reply", reply_payload, err) < 0)
+		if (pk_store_job_add(d->store, &send_job, PK_JOB_REPLY, reply_payload, err) < 0)
 			goto fail;
 		/* in the outbox before the commit: a crash between leaves a file the re-render finds */
 		if (pk_outbox_deliver(d->outbox, reply.message_id, reply.text, strlen(reply.text), NULL, err) < 0)
@@ -645,18 +633,6 @@ out:
 
 /* ---- the reply job ------------------------------------------------------- */
 
-static gint64 job_attempts(struct daemon *d, gint64 job_id)
-{
-	g_autoptr(GPtrArray) jobs = NULL;
-
-	if (pk_store_jobs(d->store, "running", &jobs, NULL) < 0)
-		return 1;
-	for (guint i = 0; i < jobs->len; i++)
-		if (((struct pk_store_job *)jobs->pdata[i])->id == job_id)
-			return ((struct pk_store_job *)jobs->pdata[i])->attempts;
-	return 1;
-}
-
 /* The backoff: retry_min after the first failure, doubling up to retry_max. */
 static double retry_wait(const struct daemon *d, gint64 attempts)
 {
@@ -672,11 +648,12 @@ static double retry_wait(const struct daemon *d, gint64 attempts)
  * reconcile_outbox()).  A reply stored before the outbox existed, or whose
  * file was removed by hand, is delivered from the store's text first.
  */
-static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *payload, char **detail,
+static enum job_end run_reply(struct daemon *d, const struct pk_store_job *job, char **detail,
 			      gint64 *out_retry)
 {
 	g_autoptr(JsonParser) parser = json_parser_new();
-	JsonObject *o = parse_payload(parser, payload);
+	JsonObject *o = parse_payload(parser, job->payload);
+	gint64 job_id = job->id;
 	gint64 reply_id = o ? json_object_get_int_member_with_default(o, "reply", 0) : 0;
 	struct pk_store_reply *r = NULL;
 	g_autoptr(GError) err = NULL;
@@ -722,7 +699,7 @@ static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *paylo
 		return JOB_DONE;
 	}
 	if (pk_outbox_read(d->outbox, r->message_id, &text, &len, &err) <= 0) {
-		double wait = retry_wait(d, job_attempts(d, job_id));
+		double wait = retry_wait(d, job->attempts);
 
 		/* the file is there (it was checked): a read error is the disk's, try again later */
 		*out_retry = now_s() + (gint64)wait;
@@ -748,7 +725,7 @@ static enum job_end run_reply(struct daemon *d, gint64 job_id, const char *paylo
 		*detail = g_strdup_printf("<%s> refused by the server: %s", r->message_id, err->message);
 		end = JOB_FAILED;
 	} else {
-		gint64 attempts = job_attempts(d, job_id);
+		gint64 attempts = job->attempts;
 		double wait = retry_wait(d, attempts);
 
 		*out_retry = now_s() + (gint64)wait;
@@ -802,41 +779,48 @@ static int reconcile_outbox(struct daemon *d, GError **err)
 /* Run the next due job (replies first: they are quick and people wait for them). 1 ran, 0 none. */
 static int run_next_job(struct daemon *d, gint64 *out_wait, GError **err)
 {
-	g_autofree char *kind = NULL, *payload = NULL, *detail = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	g_autofree char *detail = NULL;
 	gint64 id, retry = 0, wait_reply = -1, wait_any = -1;
 	enum job_end end;
 	int rc;
 
-	rc = pk_store_job_next_due(d->store, "reply", now_s(), &id, &kind, &payload, &wait_reply, err);
+	rc = pk_store_job_next_due(d->store, PK_JOB_REPLY, now_s(), &job, &wait_reply, err);
 	if (rc == 0)
-		rc = pk_store_job_next_due(d->store, NULL, now_s(), &id, &kind, &payload, &wait_any, err);
+		rc = pk_store_job_next_due(d->store, PK_JOB_ANY_KIND, now_s(), &job, &wait_any, err);
 	if (rc <= 0) {
 		*out_wait = wait_reply < 0 ? wait_any : wait_any < 0 ? wait_reply : MIN(wait_reply, wait_any);
 		return rc;
 	}
-	if (pk_store_job_set_state(d->store, id, "running", NULL, err) < 0)
+	id = job->id;
+	if (pk_store_job_set_state(d->store, id, PK_JOB_RUNNING, NULL, err) < 0)
 		return -1;
-	if (!strcmp(kind, "series"))
-		end = run_series(d, id, payload, &detail);
-	else if (!strcmp(kind, "reply"))
-		end = run_reply(d, id, payload, &detail, &retry);
-	else {
-		detail = g_strdup_printf("unknown job kind '%s'", kind);
+	job->attempts++;   /* the move to running counted this one */
+	switch (job->kind) {
+	case PK_JOB_SERIES:
+		end = run_series(d, id, job->payload, &detail);
+		break;
+	case PK_JOB_REPLY:
+		end = run_reply(d, job, &detail, &retry);
+		break;
+	default:
+		detail = g_strdup_printf("unknown job kind '%s'", pk_job_kind_name(job->kind));
 		end = JOB_FAILED;
+		break;
 	}
 	switch (end) {
 	case JOB_DONE:
 		logf_event(id, NULL, "done: %s", detail);
-		return pk_store_job_set_state(d->store, id, "done", detail, err) < 0 ? -1 : 1;
+		return pk_store_job_set_state(d->store, id, PK_JOB_DONE, detail, err) < 0 ? -1 : 1;
 	case JOB_FAILED:
 		logf_event(id, NULL, "failed: %s", detail);
-		return pk_store_job_set_state(d->store, id, "failed", detail, err) < 0 ? -1 : 1;
+		return pk_store_job_set_state(d->store, id, PK_JOB_FAILED, detail, err) < 0 ? -1 : 1;
 	case JOB_RETRY:
 		logf_event(id, NULL, "%s", detail);
 		return pk_store_job_retry_at(d->store, id, retry, detail, err) < 0 ? -1 : 1;
 	case JOB_INTERRUPTED:
 		logf_event(id, NULL, "interrupted by a signal: back in the queue");
-		return pk_store_job_set_state(d->store, id, "queued", "interrupted by a signal", err) < 0 ? -1 : 1;
+		return pk_store_job_set_state(d->store, id, PK_JOB_QUEUED, "interrupted by a signal", err) < 0 ? -1 : 1;
 	}
 	return 1;
 }
@@ -844,16 +828,14 @@ static int run_next_job(struct daemon *d, gint64 *out_wait, GError **err)
 /* Jobs left "running" by a daemon that died are queued again. */
 static int recover_jobs(struct daemon *d, GError **err)
 {
-	g_autoptr(GPtrArray) jobs = NULL;
+	g_autoptr(GArray) requeued = NULL;
 
-	if (pk_store_jobs(d->store, "running", &jobs, err) < 0)
+	if (pk_store_jobs_requeue_running(d->store, "requeued: the daemon stopped while it ran",
+					  &requeued, err) < 0)
 		return -1;
-	for (guint i = 0; i < jobs->len; i++) {
-		struct pk_store_job *j = jobs->pdata[i];
-		if (pk_store_job_set_state(d->store, j->id, "queued", "requeued: the daemon stopped while it ran", err) < 0)
-			return -1;
-		logf_event(j->id, NULL, "was running when the daemon stopped: queued again");
-	}
+	for (guint i = 0; i < requeued->len; i++)
+		logf_event(g_array_index(requeued, gint64, i), NULL,
+			   "was running when the daemon stopped: queued again");
 	return 0;
 }
 

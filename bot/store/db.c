@@ -53,7 +53,7 @@ void pk_store_rollback(struct pk_store *store)
 		tx_rollback(store);
 }
 
-/* ---- opening and migrating -------------------------------------------- */
+/* ---- opening and migrating --------------------------------------------- */
 
 char *pk_store_default_path(void)
 {
@@ -187,7 +187,7 @@ void pk_store_close(struct pk_store *store)
 	g_free(store);
 }
 
-/* ---- blobs and Message-IDs ---------------------------------------------- */
+/* ---- blobs and Message-IDs --------------------------------------------- */
 
 GBytes *store_gzip(const char *data, size_t len, GError **err)
 {

@@ -10,7 +10,7 @@
 /* Index sets derived from a derived set: a bound that a corrupt file cannot loop past. */
 #define STORE_MAX_SET_DEPTH 32
 
-/* ---- digests -------------------------------------------------------------- */
+/* ---- digests ----------------------------------------------------------- */
 
 /* Digests tell NULL from "" and never run two fields together. */
 static void digest_str(GChecksum *c, const char *v)

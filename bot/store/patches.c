@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-/* ---- sources and series ------------------------------------------------- */
+/* ---- sources and series ------------------------------------------------ */
 
 int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind,
 			const char *name, const char *url, GError **err)
@@ -74,7 +74,7 @@ int pk_store_add_series(struct pk_store *store, gint64 *out_id,
 	return 0;
 }
 
-/* ---- patches ------------------------------------------------------------ */
+/* ---- patches ----------------------------------------------------------- */
 
 /*
  * [PATCH v2 3/7] from the first bracketed group of a subject.  Intake knows
@@ -241,7 +241,7 @@ int pk_store_patch_raw(struct pk_store *store, gint64 patch_id, char **out, GErr
 	*out = raw;
 	return 0;
 }
-/* ---- findings ----------------------------------------------------------- */
+/* ---- findings ---------------------------------------------------------- */
 
 static int insert_findings(struct pk_store *s, gint64 patch_id, const struct pk_scan *scan,
 			   GError **err)

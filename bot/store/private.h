@@ -42,7 +42,7 @@ struct pk_store {
 /* Free a base cache (lab.c); NULL is fine. */
 void store_base_cache_free(struct store_base_cache *c);
 
-/* ---- statements --------------------------------------------------------- */
+/* ---- statements -------------------------------------------------------- */
 
 static inline int db_error(struct pk_store *s, GError **err, const char *what)
 {
@@ -146,7 +146,7 @@ static inline gint64 unix_now(void)
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
 
-/* ---- transactions ------------------------------------------------------- */
+/* ---- transactions ------------------------------------------------------ */
 
 /*
  * The outermost level is BEGIN IMMEDIATE (the write lock is taken at once,

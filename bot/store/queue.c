@@ -7,57 +7,146 @@
 
 #include <string.h>
 
-/* ---- the job queue ------------------------------------------------------ */
+/* ---- job states and kinds ---------------------------------------------- */
 
-static const char *const job_states[] = { "queued", "running", "done", "failed", "cancelled" };
+/* The words of the jobs table (its CHECK constraint names the same states). */
+static const char *const job_state_names[] = {
+	[PK_JOB_QUEUED] = "queued",
+	[PK_JOB_RUNNING] = "running",
+	[PK_JOB_DONE] = "done",
+	[PK_JOB_FAILED] = "failed",
+	[PK_JOB_CANCELLED] = "cancelled",
+};
 
-/* The static name of a state, or NULL for an unknown one. */
-static const char *job_state_name(const char *state)
+static const char *const job_kind_names[] = {
+	[PK_JOB_UNKNOWN] = "unknown",
+	[PK_JOB_SERIES] = "series",
+	[PK_JOB_REPLY] = "reply",
+};
+
+const char *pk_job_state_name(enum pk_job_state state)
 {
-	for (size_t i = 0; state && i < G_N_ELEMENTS(job_states); i++)
-		if (!strcmp(state, job_states[i]))
-			return job_states[i];
-	return NULL;
+	return (unsigned)state < G_N_ELEMENTS(job_state_names) ? job_state_names[state] : "";
 }
 
-static gboolean job_move_allowed(const char *from, const char *to)
+bool pk_job_state_parse(const char *name, enum pk_job_state *out)
 {
-	static const struct { const char *from, *to; } moves[] = {
-		{ "queued", "running" }, { "queued", "cancelled" },
-		{ "running", "done" }, { "running", "failed" },
-		{ "running", "queued" },   /* the daemon died mid-job: run it again */
-		{ "failed", "queued" },    /* retry */
+	for (unsigned i = 0; name && i < G_N_ELEMENTS(job_state_names); i++)
+		if (!strcmp(name, job_state_names[i])) {
+			*out = (enum pk_job_state)i;
+			return true;
+		}
+	return false;
+}
+
+const char *pk_job_kind_name(enum pk_job_kind kind)
+{
+	return (unsigned)kind < G_N_ELEMENTS(job_kind_names) ? job_kind_names[kind] : "";
+}
+
+bool pk_job_kind_parse(const char *name, enum pk_job_kind *out)
+{
+	for (unsigned i = PK_JOB_UNKNOWN + 1; name && i < G_N_ELEMENTS(job_kind_names); i++)
+		if (!strcmp(name, job_kind_names[i])) {
+			*out = (enum pk_job_kind)i;
+			return true;
+		}
+	return false;
+}
+
+/* A kind that a job can have (not "any", not unknown). */
+static bool job_kind_real(enum pk_job_kind kind)
+{
+	return kind > PK_JOB_UNKNOWN && (unsigned)kind < G_N_ELEMENTS(job_kind_names);
+}
+
+static bool job_state_real(enum pk_job_state state)
+{
+	return (unsigned)state < G_N_ELEMENTS(job_state_names);
+}
+
+static bool job_move_allowed(enum pk_job_state from, enum pk_job_state to)
+{
+	static const struct { enum pk_job_state from, to; } moves[] = {
+		{ PK_JOB_QUEUED, PK_JOB_RUNNING }, { PK_JOB_QUEUED, PK_JOB_CANCELLED },
+		{ PK_JOB_RUNNING, PK_JOB_DONE }, { PK_JOB_RUNNING, PK_JOB_FAILED },
+		{ PK_JOB_RUNNING, PK_JOB_QUEUED },   /* the daemon died mid-job: run it again */
+		{ PK_JOB_FAILED, PK_JOB_QUEUED },    /* retry */
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(moves); i++)
-		if (!strcmp(from, moves[i].from) && !strcmp(to, moves[i].to))
-			return TRUE;
-	return FALSE;
+		if (from == moves[i].from && to == moves[i].to)
+			return true;
+	return false;
 }
 
-int pk_store_job_add(struct pk_store *store, gint64 *out_id, const char *kind,
-		     const char *payload, GError **err)
+/* ---- reading jobs ------------------------------------------------------ */
+
+void pk_store_job_free(struct pk_store_job *job)
 {
-	/* state is left to its default: only pk_store_job_set_state() writes it */
-	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO jobs (kind, payload, created, updated) "
-					  "VALUES (?1, ?2, ?3, ?3)", err);
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, kind);
-	bind_text(st, 2, payload);
-	sqlite3_bind_int64(st, 3, unix_now());
-	if (run(store, st, err) < 0)
-		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
-	return 0;
+	if (!job)
+		return;
+	g_free(job->payload);
+	g_free(job->detail);
+	g_free(job->series_key);
+	g_free(job);
 }
 
-int pk_store_job_state(struct pk_store *store, gint64 job_id, const char **out_state,
+#define JOB_COLUMNS "id, kind, state, payload, detail, series_key, series_version, " \
+		    "attempts, created, updated, not_before"
+
+/*
+ * The job of a row of JOB_COLUMNS.  A kind this printkbot does not know
+ * reads as PK_JOB_UNKNOWN (the daemon fails such a job); a state it does
+ * not know is refused (the table's CHECK allows none).
+ */
+static struct pk_store_job *job_row(struct pk_store *s, sqlite3_stmt *st, GError **err)
+{
+	struct pk_store_job *j;
+	enum pk_job_kind kind = PK_JOB_UNKNOWN;
+	enum pk_job_state state;
+
+	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 2), &state)) {
+		pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
+			 s->path, (gint64)sqlite3_column_int64(st, 0));
+		return NULL;
+	}
+	pk_job_kind_parse((const char *)sqlite3_column_text(st, 1), &kind);
+	j = g_new0(struct pk_store_job, 1);
+	j->id = sqlite3_column_int64(st, 0);
+	j->kind = kind;
+	j->state = state;
+	j->payload = col_text(st, 3);
+	j->detail = col_text(st, 4);
+	j->series_key = col_text(st, 5);
+	j->series_version = sqlite3_column_int(st, 6);
+	j->attempts = sqlite3_column_int(st, 7);
+	j->created = sqlite3_column_int64(st, 8);
+	j->updated = sqlite3_column_int64(st, 9);
+	j->not_before = sqlite3_column_int64(st, 10);
+	return j;
+}
+
+/* The first row of a prepared query of JOB_COLUMNS: 1 (*out new), 0 none. */
+static int job_first(struct pk_store *s, sqlite3_stmt *st, struct pk_store_job **out,
+		     GError **err)
+{
+	struct pk_store_job *j;
+	int rc;
+
+	if ((rc = step(s, st, err)) <= 0)
+		return rc;
+	if (!(j = job_row(s, st, err)))
+		return -1;
+	*out = j;
+	return 1;
+}
+
+int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state *out_state,
 		       GError **err)
 {
 	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT state FROM jobs WHERE id = ?1", err);
-	const char *name;
+	enum pk_job_state state;
 	int rc;
 
 	if (!st)
@@ -65,19 +154,143 @@ int pk_store_job_state(struct pk_store *store, gint64 job_id, const char **out_s
 	sqlite3_bind_int64(st, 1, job_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
-	name = job_state_name((const char *)sqlite3_column_text(st, 0));
-	if (!name)
+	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 0), &state))
 		return pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
 				store->path, job_id);
-	*out_state = name;
+	*out_state = state;
 	return 1;
 }
 
-static int job_set_state_locked(struct pk_store *s, gint64 job_id, const char *to,
+int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = "
+					  "'queued' ORDER BY id LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	return job_first(store, st, out, err);
+}
+
+int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **out,
+		  GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_job_free);
+	int rc;
+
+	if (state != PK_JOB_ANY_STATE && !job_state_real(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
+		  "ORDER BY id", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, state == PK_JOB_ANY_STATE ? NULL : pk_job_state_name(state));
+	while ((rc = step(store, st, err)) > 0) {
+		struct pk_store_job *j = job_row(store, st, err);
+
+		if (!j)
+			return -1;
+		g_ptr_array_add(rows, j);
+	}
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}
+
+/* Seconds until the first queued job of kind (NULL: any) is due, -1 when none is queued. */
+static int job_wait(struct pk_store *s, const char *kind, gint64 now, gint64 *out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
+					  "'queued' AND (?1 IS NULL OR kind = ?1)", err);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, kind);
+	if (step(s, st, err) < 0)
+		return -1;
+	*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
+	     : MAX(sqlite3_column_int64(st, 0) - now, 0);
+	return 0;
+}
+
+int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 now,
+			  struct pk_store_job **out, gint64 *out_wait, GError **err)
+{
+	const char *name = kind == PK_JOB_ANY_KIND ? NULL : pk_job_kind_name(kind);
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 wait = 0;
+	int rc;
+
+	if (kind != PK_JOB_ANY_KIND && !job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job kind %d", (int)kind);
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = 'queued' AND "
+		  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, now);
+	if ((rc = job_first(store, st, &job, err)) < 0)
+		return -1;
+	/* nothing due: how long until the first queued job is */
+	if (!rc && out_wait && job_wait(store, name, now, &wait, err) < 0)
+		return -1;
+	if (out_wait)
+		*out_wait = wait;
+	if (rc)
+		*out = g_steal_pointer(&job);
+	return rc;
+}
+
+/* ---- queueing and moving jobs ------------------------------------------ */
+
+static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
+		      const char *series_key, int series_version, const char *payload,
+		      GError **err)
+{
+	/* state is left to its default: only pk_store_job_set_state() writes it */
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (!job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "a job of an unknown kind (%d) cannot be queued",
+				(int)kind);
+	st = prep(s, "INSERT INTO jobs (kind, payload, series_key, series_version, created, "
+		  "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5)", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, pk_job_kind_name(kind));
+	bind_text(st, 2, payload);
+	bind_text(st, 3, series_key);
+	if (series_key)
+		sqlite3_bind_int(st, 4, series_version);
+	sqlite3_bind_int64(st, 5, unix_now());
+	if (run(s, st, err) < 0)
+		return -1;
+	*out_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind kind,
+		     const char *payload, GError **err)
+{
+	return job_insert(store, out_id, kind, NULL, 0, payload, err);
+}
+
+int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *series_key,
+			    int series_version, const char *payload, GError **err)
+{
+	if (!series_key)
+		return pk_error(err, PK_ERROR_INPUT, "a series job needs its series' key");
+	return job_insert(store, out_id, PK_JOB_SERIES, series_key, series_version, payload, err);
+}
+
+/* The one place a job's state is written. */
+static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_state to,
 				const char *detail, GError **err)
 {
 	g_autoptr(sqlite3_stmt) st = NULL;
-	const char *from = NULL;
+	enum pk_job_state from;
 	int rc;
 
 	if ((rc = pk_store_job_state(s, job_id, &from, err)) <= 0)
@@ -85,48 +298,103 @@ static int job_set_state_locked(struct pk_store *s, gint64 job_id, const char *t
 					      s->path, job_id);
 	if (!job_move_allowed(from, to))
 		return pk_error(err, PK_ERROR_INPUT, "job %" G_GINT64_FORMAT ": cannot go from %s to %s",
-				job_id, from, to);
+				job_id, pk_job_state_name(from), pk_job_state_name(to));
 	st = prep(s, "UPDATE jobs SET state = ?2, detail = ?3, updated = ?4, "
 		  "attempts = attempts + (?2 = 'running') WHERE id = ?1", err);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
-	bind_text(st, 2, to);
+	bind_text(st, 2, pk_job_state_name(to));
 	bind_text(st, 3, detail);
 	sqlite3_bind_int64(st, 4, unix_now());
 	return run(s, st, err);
 }
 
-int pk_store_job_set_state(struct pk_store *store, gint64 job_id, const char *state,
+int pk_store_job_set_state(struct pk_store *store, gint64 job_id, enum pk_job_state state,
 			   const char *detail, GError **err)
 {
-	const char *to = job_state_name(state);
-
-	if (!to)
-		return pk_error(err, PK_ERROR_INPUT, "unknown job state '%s'", state ? state : "(null)");
+	if (!job_state_real(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
 	if (tx_begin(store, err) < 0)
 		return -1;
-	return tx_end(store, job_set_state_locked(store, job_id, to, detail, err), err);
+	return tx_end(store, job_set_state_locked(store, job_id, state, detail, err), err);
 }
 
-int pk_store_job_next(struct pk_store *store, gint64 *out_id, char **out_kind,
-		      char **out_payload, GError **err)
+static int job_retry_locked(struct pk_store *s, gint64 job_id, gint64 not_before,
+			    const char *detail, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT id, kind, payload FROM jobs WHERE state = "
-					  "'queued' ORDER BY id LIMIT 1", err);
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (job_set_state_locked(s, job_id, PK_JOB_QUEUED, detail, err) < 0)
+		return -1;
+	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, not_before);
+	return run(s, st, err);
+}
+
+int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
+			  const char *detail, GError **err)
+{
+	if (tx_begin(store, err) < 0)
+		return -1;
+	return tx_end(store, job_retry_locked(store, job_id, not_before, detail, err), err);
+}
+
+/*
+ * Move every job the prepared query sel selects (its ids) to state to,
+ * each through job_set_state_locked(), in one transaction: the question is
+ * one query, the moves the one path.
+ */
+static int jobs_move(struct pk_store *s, sqlite3_stmt *sel, enum pk_job_state to,
+		     const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
 	int rc;
 
-	if (!st)
+	if (tx_begin(s, err) < 0)
 		return -1;
-	if ((rc = step(store, st, err)) <= 0)
-		return rc;
-	*out_id = sqlite3_column_int64(st, 0);
-	*out_kind = col_text(st, 1);
-	*out_payload = col_text(st, 2);
-	return 1;
+	while ((rc = step(s, sel, err)) > 0) {
+		gint64 id = sqlite3_column_int64(sel, 0);
+
+		g_array_append_val(ids, id);
+	}
+	for (guint i = 0; rc == 0 && i < ids->len; i++)
+		rc = job_set_state_locked(s, g_array_index(ids, gint64, i), to, detail, err);
+	if (tx_end(s, rc, err) < 0)
+		return -1;
+	if (out_ids)
+		*out_ids = g_steal_pointer(&ids);
+	return 0;
 }
 
-/* ---- the daemon: sources, mails, replies, the queue ------------------ */
+int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
+				    const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'queued' AND "
+					   "kind = 'series' AND series_key = ?1 AND "
+					   "series_version < ?2 ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	bind_text(sel, 1, series_key);
+	sqlite3_bind_int(sel, 2, version);
+	return jobs_move(store, sel, PK_JOB_CANCELLED, detail, out_ids, err);
+}
+
+int pk_store_jobs_requeue_running(struct pk_store *store, const char *detail, GArray **out_ids,
+				  GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'running' "
+					   "ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	return jobs_move(store, sel, PK_JOB_QUEUED, detail, out_ids, err);
+}
+
+/* ---- how far each source was read -------------------------------------- */
 
 int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const char *key,
 			      char **out, GError **err)
@@ -159,6 +427,8 @@ int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const ch
 	bind_text(st, 3, value);
 	return run(store, st, err);
 }
+
+/* ---- mails ------------------------------------------------------------- */
 
 void pk_store_mail_free(struct pk_store_mail *m)
 {
@@ -359,6 +629,8 @@ int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *
 	return 0;
 }
 
+/* ---- replies ----------------------------------------------------------- */
+
 void pk_store_reply_free(struct pk_store_reply *r)
 {
 	if (!r)
@@ -475,105 +747,4 @@ int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GE
 	if (tx_begin(store, err) < 0)
 		return -1;
 	return tx_end(store, reply_sent_locked(store, reply_id, time ? time : unix_now(), err), err);
-}
-
-void pk_store_job_free(struct pk_store_job *job)
-{
-	if (!job)
-		return;
-	g_free(job->kind);
-	g_free(job->payload);
-	g_free(job->state);
-	g_free(job->detail);
-	g_free(job);
-}
-
-int pk_store_jobs(struct pk_store *store, const char *state, GPtrArray **out, GError **err)
-{
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT id, kind, payload, state, detail, attempts, "
-					  "created, updated, not_before FROM jobs WHERE ?1 IS NULL "
-					  "OR state = ?1 ORDER BY id", err);
-	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_job_free);
-	int rc;
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, state);
-	while ((rc = step(store, st, err)) > 0) {
-		struct pk_store_job *j = g_new0(struct pk_store_job, 1);
-
-		j->id = sqlite3_column_int64(st, 0);
-		j->kind = col_text(st, 1);
-		j->payload = col_text(st, 2);
-		j->state = col_text(st, 3);
-		j->detail = col_text(st, 4);
-		j->attempts = sqlite3_column_int(st, 5);
-		j->created = sqlite3_column_int64(st, 6);
-		j->updated = sqlite3_column_int64(st, 7);
-		j->not_before = sqlite3_column_int64(st, 8);
-		g_ptr_array_add(rows, j);
-	}
-	if (rc < 0)
-		return -1;
-	*out = g_steal_pointer(&rows);
-	return 0;
-}
-
-int pk_store_job_next_due(struct pk_store *store, const char *kind, gint64 now_s, gint64 *out_id,
-			  char **out_kind, char **out_payload, gint64 *out_wait, GError **err)
-{
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT id, kind, payload, not_before FROM jobs "
-					  "WHERE state = 'queued' AND (?1 IS NULL OR kind = ?1) "
-					  "ORDER BY not_before > ?2, id LIMIT 1", err);
-	g_autoptr(sqlite3_stmt) soon = NULL;
-	int rc;
-
-	if (!st)
-		return -1;
-	bind_text(st, 1, kind);
-	sqlite3_bind_int64(st, 2, now_s);
-	if ((rc = step(store, st, err)) < 0)
-		return -1;
-	if (rc > 0 && sqlite3_column_int64(st, 3) <= now_s) {
-		*out_id = sqlite3_column_int64(st, 0);
-		*out_kind = col_text(st, 1);
-		*out_payload = col_text(st, 2);
-		if (out_wait)
-			*out_wait = 0;
-		return 1;
-	}
-	if (!out_wait)
-		return 0;
-	/* nothing due: how long until the first queued job is */
-	if (!(soon = prep(store, "SELECT min(not_before) FROM jobs WHERE state = 'queued' AND "
-			  "(?1 IS NULL OR kind = ?1)", err)))
-		return -1;
-	bind_text(soon, 1, kind);
-	if (step(store, soon, err) < 0)
-		return -1;
-	*out_wait = sqlite3_column_type(soon, 0) == SQLITE_NULL ? -1
-		  : MAX(sqlite3_column_int64(soon, 0) - now_s, 0);
-	return 0;
-}
-
-static int job_retry_locked(struct pk_store *s, gint64 job_id, gint64 not_before,
-			    const char *detail, GError **err)
-{
-	g_autoptr(sqlite3_stmt) st = NULL;
-
-	if (job_set_state_locked(s, job_id, "queued", detail, err) < 0)
-		return -1;
-	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_int64(st, 2, not_before);
-	return run(s, st, err);
-}
-
-int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
-			  const char *detail, GError **err)
-{
-	if (tx_begin(store, err) < 0)
-		return -1;
-	return tx_end(store, job_retry_locked(store, job_id, not_before, detail, err), err);
 }
