@@ -81,6 +81,38 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	printf("%s\n", text);
 }
 
+/* The jobs, running first, then queued, failed, done and cancelled. */
+static void print_jobs(GPtrArray *jobs, bool json)
+{
+	static const enum pk_job_state order[] = { PK_JOB_RUNNING, PK_JOB_QUEUED, PK_JOB_FAILED,
+						   PK_JOB_DONE, PK_JOB_CANCELLED };
+
+	if (!json)
+		printf("%-6s %-7s %-9s %-3s %-19s %s\n", "JOB", "KIND", "STATE", "TRY", "UPDATED", "WHAT / DETAIL");
+	for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
+		for (guint i = 0; i < jobs->len; i++) {
+			const struct pk_store_job *j = jobs->pdata[i];
+			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
+
+			if (j->state != order[s])
+				continue;
+			what = job_what(j);
+			if (json) {
+				print_json(j, what);
+				continue;
+			}
+			upd = when(j->updated);
+			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id,
+			       pk_job_kind_name(j->kind), pk_job_state_name(j->state), j->attempts, upd, what);
+			if (j->state == PK_JOB_QUEUED && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
+				next = when(j->not_before);
+				printf("%38s next try %s\n", "", next);
+			}
+			if (j->detail && *j->detail)
+				printf("%38s %s\n", "", j->detail);
+		}
+}
+
 int cmd_queue(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -91,8 +123,6 @@ int cmd_queue(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static const enum pk_job_state order[] = { PK_JOB_RUNNING, PK_JOB_QUEUED, PK_JOB_FAILED,
-						   PK_JOB_DONE, PK_JOB_CANCELLED };
 	enum pk_job_state only = PK_JOB_ANY_STATE;
 	struct pk_config config = { 0 };
 	g_autoptr(pk_store) store = NULL;
@@ -138,30 +168,7 @@ int cmd_queue(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	if (!json)
-		printf("%-6s %-7s %-9s %-3s %-19s %s\n", "JOB", "KIND", "STATE", "TRY", "UPDATED", "WHAT / DETAIL");
-	for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
-		for (guint i = 0; i < jobs->len; i++) {
-			const struct pk_store_job *j = jobs->pdata[i];
-			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
-
-			if (j->state != order[s])
-				continue;
-			what = job_what(j);
-			if (json) {
-				print_json(j, what);
-				continue;
-			}
-			upd = when(j->updated);
-			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id,
-			       pk_job_kind_name(j->kind), pk_job_state_name(j->state), j->attempts, upd, what);
-			if (j->state == PK_JOB_QUEUED && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
-				next = when(j->not_before);
-				printf("%38s next try %s\n", "", next);
-			}
-			if (j->detail && *j->detail)
-				printf("%38s %s\n", "", j->detail);
-		}
+	print_jobs(jobs, json);
 	if (!json && pending->len)
 		printf("\n%u mail(s) wait for the rest of their series.\n", pending->len);
 	if (!json)
