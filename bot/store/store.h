@@ -320,8 +320,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store_job, pk_store_job_free)
 /*
  * Queue a job (state PK_JOB_QUEUED); payload is the kind's JSON, or NULL.
  * A series job is queued with pk_store_job_add_series(), which also
- * records its series key and version (both copied), so the queue can be
- * asked about a series without reading payloads.
+ * records its series key and version, so the queue can be asked about a
+ * series without reading payloads (one queued with pk_store_job_add() has
+ * no series and is never superseded).
  */
 int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind kind,
 		     const char *payload, GError **err);
