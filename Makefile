@@ -31,8 +31,9 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 
 all: printkbot
 
+# Made afresh: `ar r` would keep the object of a source file that is gone.
 bot/libprintkbot.a: $(BOT_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 bot/%.o: bot/%.c $(BOT_HDRS)
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -42,7 +43,8 @@ bot/%.o: bot/%.c $(BOT_HDRS)
 DB_MIGRATIONS = $(sort $(wildcard db/[0-9][0-9][0-9]-*.sql))
 bot/store/store-sql.inc: db/embed.awk db/schema.sql $(DB_MIGRATIONS)
 	awk -f db/embed.awk db/schema.sql $(DB_MIGRATIONS) > $@.tmp && mv $@.tmp $@
-bot/store/store.o: bot/store/store-sql.inc
+# db.c includes the generated SQL, in every build of it.
+bot/store/db.o build/asan/store/db.o build/fuzz/store/db.o: bot/store/store-sql.inc
 
 printkbot: bot/main.o bot/libprintkbot.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -70,11 +72,11 @@ SAN_ENV      = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_strstr=0 \
 	       LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-build/asan/%.o: bot/%.c $(BOT_HDRS) bot/store/store-sql.inc
+build/asan/%.o: bot/%.c $(BOT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ASAN_CFLAGS) -c -o $@ $<
 build/asan/libprintkbot.a: $(ASAN_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 build/asan/test-%: tests/unit/test-%.c build/asan/libprintkbot.a
 	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
@@ -82,11 +84,11 @@ build/asan/test-%: tests/unit/test-%.c build/asan/libprintkbot.a
 unit-asan: $(ASAN_UNITS)
 	@fail=0; for t in $(ASAN_UNITS); do echo "== $$t"; $(SAN_ENV) ./$$t || fail=1; done; exit $$fail
 
-build/fuzz/%.o: bot/%.c $(BOT_HDRS) bot/store/store-sql.inc
+build/fuzz/%.o: bot/%.c $(BOT_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
 build/fuzz/libprintkbot.a: $(FUZZ_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h build/fuzz/libprintkbot.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libprintkbot.a $(LDLIBS)
 

@@ -1,5 +1,5 @@
 # embed.awk - turn db/schema.sql and db/NNN-*.sql into C string literals
-# (bot/store-sql.inc, included by bot/store.c) so the binary carries its SQL.
+# (bot/store/store-sql.inc, included by bot/store/db.c) so the binary carries its SQL.
 # The first file is the schema; every other file is a migration whose
 # version is the number its name starts with.
 function flush() {

@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 4, kept in PRAGMA user_version).  A new database is made from
+-- version 5, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -245,7 +245,7 @@ CREATE INDEX reviews_test ON reviews(test_id);
 -- The daemon's queue.  state is written by pk_store_job_set_state() only.
 CREATE TABLE jobs (
 	id       INTEGER PRIMARY KEY,
-	kind     TEXT NOT NULL,             -- "test", "run", ...
+	kind     TEXT NOT NULL,             -- "series", "reply" (enum pk_job_kind)
 	payload  TEXT,                      -- what to do, as the kind defines it (JSON)
 	state    TEXT NOT NULL DEFAULT 'queued'
 	         CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
@@ -253,7 +253,9 @@ CREATE TABLE jobs (
 	attempts INTEGER NOT NULL DEFAULT 0,
 	created  INTEGER NOT NULL,
 	updated  INTEGER NOT NULL,
-	not_before INTEGER NOT NULL DEFAULT 0   -- a retried job waits until then (003-daemon.sql)
+	not_before INTEGER NOT NULL DEFAULT 0,  -- a retried job waits until then (003-daemon.sql)
+	series_key TEXT,                    -- a series job's series and version, NULL for
+	series_version INTEGER              -- the other kinds (005-job-series.sql)
 );
 CREATE INDEX jobs_state ON jobs(state, id);
 

@@ -32,11 +32,14 @@ static char *job_what(const struct pk_store_job *j)
 	    !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p)))
 		return g_strdup("");
 	o = json_node_get_object(json_parser_get_root(p));
-	if (!strcmp(j->kind, "series"))
+	switch (j->kind) {
+	case PK_JOB_SERIES:
 		return g_strdup(json_object_get_string_member_with_default(o, "subject", ""));
-	if (!strcmp(j->kind, "reply"))
+	case PK_JOB_REPLY:
 		return g_strdup_printf("reply %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "reply", 0));
-	return g_strdup(j->payload);
+	default:
+		return g_strdup(j->payload);
+	}
 }
 
 static char *when(gint64 t)
@@ -56,9 +59,9 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	json_builder_set_member_name(b, "id");
 	json_builder_add_int_value(b, j->id);
 	json_builder_set_member_name(b, "kind");
-	json_builder_add_string_value(b, j->kind);
+	json_builder_add_string_value(b, pk_job_kind_name(j->kind));
 	json_builder_set_member_name(b, "state");
-	json_builder_add_string_value(b, j->state);
+	json_builder_add_string_value(b, pk_job_state_name(j->state));
 	json_builder_set_member_name(b, "attempts");
 	json_builder_add_int_value(b, j->attempts);
 	json_builder_set_member_name(b, "what");
@@ -77,6 +80,38 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	printf("%s\n", text);
 }
 
+/* The jobs, running first, then queued, failed, done and cancelled. */
+static void print_jobs(GPtrArray *jobs, bool json)
+{
+	static const enum pk_job_state order[] = { PK_JOB_RUNNING, PK_JOB_QUEUED, PK_JOB_FAILED,
+						   PK_JOB_DONE, PK_JOB_CANCELLED };
+
+	if (!json)
+		printf("%-6s %-7s %-9s %-3s %-19s %s\n", "JOB", "KIND", "STATE", "TRY", "UPDATED", "WHAT / DETAIL");
+	for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
+		for (guint i = 0; i < jobs->len; i++) {
+			const struct pk_store_job *j = jobs->pdata[i];
+			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
+
+			if (j->state != order[s])
+				continue;
+			what = job_what(j);
+			if (json) {
+				print_json(j, what);
+				continue;
+			}
+			upd = when(j->updated);
+			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id,
+			       pk_job_kind_name(j->kind), pk_job_state_name(j->state), j->attempts, upd, what);
+			if (j->state == PK_JOB_QUEUED && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
+				next = when(j->not_before);
+				printf("%38s next try %s\n", "", next);
+			}
+			if (j->detail && *j->detail)
+				printf("%38s %s\n", "", j->detail);
+		}
+}
+
 /* The command line of queue (--config and --db are main's). */
 struct queue_opts {
 	bool json;
@@ -93,19 +128,23 @@ static const struct pk_option queue_options[] = {
 
 static int cmd_queue(struct pk_cmd_ctx *ctx)
 {
-	static const char *const order[] = { "running", "queued", "failed", "done", "cancelled" };
 	const struct queue_opts *o = ctx->cmdline.opts;
 	struct pk_store *store = ctx->store;
 	g_autoptr(GPtrArray) jobs = NULL, pending = NULL, waiting = NULL;
 	g_autoptr(pk_outbox) outbox = NULL;
 	g_autofree char *outbox_dir = NULL;
 	g_autoptr(GError) err = NULL;
-	const char *state = o->state;
+	enum pk_job_state only = PK_JOB_ANY_STATE;
 	bool json = o->json;
 	int status = 0;
 
+	if (o->state && !pk_job_state_parse(o->state, &only)) {
+		fprintf(stderr, "printkbot queue: unknown state '%s' (queued, running, done, failed "
+			"or cancelled)\n", o->state);
+		return 2;
+	}
 	outbox_dir = pk_outbox_default_dir(ctx->config.daemon.outbox);
-	if (pk_store_jobs(store, state, &jobs, &err) < 0 ||
+	if (pk_store_jobs(store, only, &jobs, &err) < 0 ||
 	    pk_store_mails(store, "pending", &pending, &err) < 0 ||
 	    pk_outbox_open(&outbox, outbox_dir, false, &err) < 0 ||
 	    pk_outbox_waiting(outbox, &waiting, &err) < 0) {
@@ -113,30 +152,7 @@ static int cmd_queue(struct pk_cmd_ctx *ctx)
 		status = 2;
 		goto out;
 	}
-	if (!json)
-		printf("%-6s %-7s %-9s %-3s %-19s %s\n", "JOB", "KIND", "STATE", "TRY", "UPDATED", "WHAT / DETAIL");
-	for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
-		for (guint i = 0; i < jobs->len; i++) {
-			const struct pk_store_job *j = jobs->pdata[i];
-			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
-
-			if (strcmp(j->state, order[s]))
-				continue;
-			what = job_what(j);
-			if (json) {
-				print_json(j, what);
-				continue;
-			}
-			upd = when(j->updated);
-			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id, j->kind, j->state,
-			       j->attempts, upd, what);
-			if (!strcmp(j->state, "queued") && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
-				next = when(j->not_before);
-				printf("%38s next try %s\n", "", next);
-			}
-			if (j->detail && *j->detail)
-				printf("%38s %s\n", "", j->detail);
-		}
+	print_jobs(jobs, json);
 	if (!json && pending->len)
 		printf("\n%u mail(s) wait for the rest of their series.\n", pending->len);
 	if (!json)

@@ -4,7 +4,9 @@
  * of it, and reply in the thread.
  *
  * The queue is the store's jobs table; two kinds of jobs run here:
- *   "series"  {"key", "version", "total", "subject", "cover", "mails": [ids]}:
+ *   "series"  {"key", "version", "total", "subject", "cover", "mails": [ids]}
+ *             (key and version are also the job's series columns, so a
+ *             newer version cancels an older one still queued in one query):
  *             test the patches in order, each on the previous one, store
  *             test, review and rendered reply in one transaction per patch,
  *             deliver the reply into the outbox Maildir's new/ (outbox.h)
@@ -43,5 +45,29 @@ struct pk_daemon_opts {
 
 /* Run until a signal ends it (or, with once, until nothing is due).  -1 with err on failure. */
 int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err);
+
+/*
+ * The daemon without its loop, for a caller that drives it (the tests).
+ * pk_daemon_open() does what pk_daemon_run() does before its loop: load
+ * the configuration and install its sandbox settings, open the store and
+ * take its daemon lock, open the outbox (and settle replies sent before a
+ * crash), queue again the jobs a dead daemon left running, and open the
+ * sources.  No signal handler is installed.  opts is borrowed and must
+ * outlive the daemon; *out is freed with pk_daemon_close() (NULL is fine).
+ */
+struct pk_daemon;
+int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GError **err);
+void pk_daemon_close(struct pk_daemon *d);
+
+/*
+ * What SIGHUP does, logged as the loop logs it: read the configuration
+ * again and open its sources.  Only when both succeeded does the new
+ * configuration replace the old one and its sandbox settings become the
+ * process's (pk_sandbox_configure()); then the outbox it names is opened
+ * (a failure there keeps the old outbox and is not a failed reload).
+ * Returns 0 when the new configuration is in force, -1 when the old one
+ * is kept, with its sandbox settings and its sources.
+ */
+int pk_daemon_reload(struct pk_daemon *d);
 
 #endif

@@ -5,7 +5,9 @@
  * This is the only module that talks SQL; callers pass and get plain
  * structs (the ones of patch.h, scan.h, build.h, boot.h, kmsg.h, kdiff.h)
  * and row ids (gint64, 0 meaning "none").  The schema is db/schema.sql,
- * compiled into the binary with the numbered migrations of db/.
+ * compiled into the binary with the numbered migrations of db/.  This
+ * header is the whole contract; behind it, one file per domain (each
+ * section below names its file) shares store/private.h.
  *
  * Opening: pk_store_open() creates the database or migrates an older one
  * (in one transaction) and refuses a newer one or a file that is not a
@@ -46,7 +48,9 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 4
+#define PK_STORE_SCHEMA_VERSION 5
+
+/* ---- the database (db.c) ----------------------------------------------- */
 
 struct pk_store;
 
@@ -70,7 +74,26 @@ int pk_store_begin(struct pk_store *store, GError **err);
 int pk_store_commit(struct pk_store *store, GError **err);
 void pk_store_rollback(struct pk_store *store);
 
-/* ---- intake ------------------------------------------------------------ */
+/* What pk_store_check_file() found. */
+struct pk_store_check {
+	int version;                /* PRAGMA user_version of the file, -1 when unreadable */
+	GPtrArray *problems;        /* char*: what is wrong; empty when healthy */
+};
+void pk_store_check_clear(struct pk_store_check *check);
+
+/*
+ * Check a database file without changing it (read-only, no migration):
+ * integrity_check, foreign_key_check and the schema version (a problem
+ * when it is newer than PK_STORE_SCHEMA_VERSION or missing).  A file that
+ * is not SQLite, or too damaged to read its schema, is a problem too.
+ * Returns -1 only when the file does not exist or cannot be opened.
+ */
+int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err);
+
+/* Row counts per table, for tests and the bench: "table" -> count. */
+int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GError **err);
+
+/* ---- sources, patches, findings (patches.c) ---------------------------- */
 
 /*
  * The source a patch came from, found or added: kind is "mbox", "maildir",
@@ -120,7 +143,7 @@ int pk_store_patch_raw(struct pk_store *store, gint64 patch_id, char **out, GErr
 int pk_store_add_findings(struct pk_store *store, gint64 patch_id,
 			  const struct pk_scan *scan, GError **err);
 
-/* ---- the lab --------------------------------------------------------- */
+/* ---- builds, boots, records, indexes, noise (lab.c) -------------------- */
 
 /*
  * A kernel build of tree_commit (base_commit is what it was applied on; the
@@ -167,7 +190,7 @@ int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *cons
 		       unsigned boots, GError **err);
 int pk_store_get_noise(struct pk_store *store, gint64 build_id, char ***out, GError **err);
 
-/* ---- tests and reviews ------------------------------------------------ */
+/* ---- tests, changes, reviews and history (reviews.c) ------------------- */
 
 /* One tested patch.  Ids are 0 for a side that does not exist. */
 struct pk_store_test {
@@ -199,8 +222,6 @@ int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char 
 /* A stored review's model and body (either out may be NULL); caller frees. */
 int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
 			char **out_body, GError **err);
-
-/* ---- history ---------------------------------------------------------- */
 
 /*
  * What `history` asks; NULL/0 fields do not filter, the others combine
@@ -240,28 +261,123 @@ void pk_history_row_free(struct pk_history_row *row);
 int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *filter, GError **err);
 
-/* ---- the job queue -------------------------------------------------- */
+/* ---- the daemon's queue (queue.c): jobs, mails, replies, sources ------- */
 
-/* Queue a job (state "queued"); payload is the kind's JSON, or NULL. */
-int pk_store_job_add(struct pk_store *store, gint64 *out_id, const char *kind,
-		     const char *payload, GError **err);
 /*
- * The only way a job's state changes: "queued", "running", "done",
- * "failed" or "cancelled", with detail (why, what it produced) or NULL.
- * Moving to "running" counts an attempt.  Allowed moves: queued -> running
+ * A job's state.  Code passes the enum; the names ("queued"...) are the
+ * words of the jobs table and of `printkbot queue`, and come only from
+ * pk_job_state_name().  PK_JOB_ANY_STATE is for questions (pk_store_jobs()),
+ * never a job's state.
+ */
+enum pk_job_state {
+	PK_JOB_ANY_STATE = -1,
+	PK_JOB_QUEUED,     /* waiting, not to run before its not_before */
+	PK_JOB_RUNNING,    /* the daemon runs it (one attempt counted) */
+	PK_JOB_DONE,       /* ran to its end: final */
+	PK_JOB_FAILED,     /* could not be done; may be queued again */
+	PK_JOB_CANCELLED,  /* superseded while it waited: final */
+};
+
+/* The state's stable name ("queued"); "" for PK_JOB_ANY_STATE or a bad value. */
+const char *pk_job_state_name(enum pk_job_state state);
+/* The state named name: true and *out set, or false (*out untouched). */
+bool pk_job_state_parse(const char *name, enum pk_job_state *out);
+
+/*
+ * A job's kind (daemon.h says what each does).  PK_JOB_UNKNOWN is what a
+ * stored kind this printkbot does not know reads as; PK_JOB_ANY_KIND is
+ * for questions (pk_store_job_next_due()).  Neither can be queued.
+ */
+enum pk_job_kind {
+	PK_JOB_ANY_KIND = -1,
+	PK_JOB_UNKNOWN,
+	PK_JOB_SERIES,     /* "series": test the patches of one series, in order */
+	PK_JOB_REPLY,      /* "reply": send one rendered reply */
+};
+
+/* The kind's stable name ("series"); "unknown" for PK_JOB_UNKNOWN, "" for any other value. */
+const char *pk_job_kind_name(enum pk_job_kind kind);
+/* The kind named name (never PK_JOB_UNKNOWN): true and *out set, or false. */
+bool pk_job_kind_parse(const char *name, enum pk_job_kind *out);
+
+/* A job as the store keeps it.  Freed with pk_store_job_free(). */
+struct pk_store_job {
+	gint64 id;
+	enum pk_job_kind kind;
+	enum pk_job_state state;
+	char *payload;            /* the kind's JSON, or NULL */
+	char *detail;             /* why it failed, what it produced, or NULL */
+	char *series_key;         /* a series job's series (struct pk_series key), else NULL */
+	int series_version;       /* and its version, else 0 */
+	int attempts;             /* moves to running so far */
+	gint64 created, updated;  /* Unix times */
+	gint64 not_before;        /* a queued job does not run before (Unix time; 0 = at once) */
+};
+void pk_store_job_free(struct pk_store_job *job);
+typedef struct pk_store_job pk_store_job;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store_job, pk_store_job_free)
+
+/*
+ * Queue a job (state PK_JOB_QUEUED); payload is the kind's JSON, or NULL.
+ * A series job is queued with pk_store_job_add_series(), which also
+ * records its series key and version, so the queue can be asked about a
+ * series without reading payloads (one queued with pk_store_job_add() has
+ * no series and is never superseded).
+ */
+int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind kind,
+		     const char *payload, GError **err);
+int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *series_key,
+			    int series_version, const char *payload, GError **err);
+
+/*
+ * The only way a job's state changes (the functions below that move jobs
+ * go through it too), with detail (why, what it produced) or NULL.  Moving
+ * to PK_JOB_RUNNING counts an attempt.  Allowed moves: queued -> running
  * | cancelled; running -> done | failed | queued (requeued after a crash);
  * failed -> queued (retry).  Anything else is refused.
  */
-int pk_store_job_set_state(struct pk_store *store, gint64 job_id, const char *state,
+int pk_store_job_set_state(struct pk_store *store, gint64 job_id, enum pk_job_state state,
 			   const char *detail, GError **err);
-/* The oldest queued job: 1 found (kind and payload are new), 0 none. */
-int pk_store_job_next(struct pk_store *store, gint64 *out_id, char **out_kind,
-		      char **out_payload, GError **err);
-/* A job's state (static string) — 1 found, 0 no such job. */
-int pk_store_job_state(struct pk_store *store, gint64 job_id, const char **out_state,
+/* A job's state — 1 found, 0 no such job. */
+int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state *out_state,
 		       GError **err);
+/*
+ * Put a running job back in the queue, not to run before not_before (Unix
+ * time): the move running -> queued of pk_store_job_set_state(), with the
+ * retry time written in the same transaction.
+ */
+int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
+			  const char *detail, GError **err);
 
-/* ---- the daemon: sources, mails, replies, the queue ------------------ */
+/* The oldest queued job, due or not: 1 found (*out new), 0 none. */
+int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err);
+/*
+ * The oldest queued job of kind (PK_JOB_ANY_KIND: any) whose not_before
+ * has come (<= now): 1 found (*out new, with its attempts so far), 0 none.
+ * *out_wait (may be NULL) is set to the seconds until the next queued job
+ * of that kind is due, -1 when none is queued.
+ */
+int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 now,
+			  struct pk_store_job **out, gint64 *out_wait, GError **err);
+/* Jobs in state (PK_JOB_ANY_STATE: all), oldest first: a new array of struct pk_store_job*. */
+int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **out,
+		  GError **err);
+
+/*
+ * A newer version of a series replaces the older ones still waiting:
+ * every queued series job of series_key whose version is below version is
+ * cancelled with detail, in one transaction.  *out_ids (may be NULL) gets
+ * the cancelled jobs' ids (gint64, oldest first) in a new GArray, empty
+ * when none was waiting.
+ */
+int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
+				    const char *detail, GArray **out_ids, GError **err);
+/*
+ * Jobs left running by a process that died are queued again with detail,
+ * in one transaction; *out_ids (may be NULL) as above.
+ */
+int pk_store_jobs_requeue_running(struct pk_store *store, const char *detail, GArray **out_ids,
+				  GError **err);
 
 /*
  * How far a source was read, as the backend names it ("uidvalidity",
@@ -343,52 +459,5 @@ int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
 				 struct pk_store_reply **out, GError **err);
 /* The reply went out at time (0 = now); its review is marked posted too. */
 int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
-
-/* A job as `printkbot queue` lists it. */
-struct pk_store_job {
-	gint64 id;
-	char *kind, *payload, *state, *detail;
-	int attempts;
-	gint64 created, updated, not_before;
-};
-void pk_store_job_free(struct pk_store_job *job);
-/* Jobs in state (NULL: all), oldest first: a new array of struct pk_store_job*. */
-int pk_store_jobs(struct pk_store *store, const char *state, GPtrArray **out, GError **err);
-/*
- * The oldest queued job of kind (NULL: any) whose not_before has come
- * (<= now): 1 found (kind and payload new), 0 none.  *out_wait (may be
- * NULL) is set to the seconds until the next queued job of that kind is
- * due, -1 when none is queued.
- */
-int pk_store_job_next_due(struct pk_store *store, const char *kind, gint64 now, gint64 *out_id,
-			  char **out_kind, char **out_payload, gint64 *out_wait, GError **err);
-/*
- * Put a running job back in the queue, not to run before not_before (Unix
- * time): the move running -> queued of pk_store_job_set_state(), with the
- * retry time written in the same transaction.
- */
-int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
-			  const char *detail, GError **err);
-
-/* ---- maintenance ------------------------------------------------------- */
-
-/* What pk_store_check_file() found. */
-struct pk_store_check {
-	int version;                /* PRAGMA user_version of the file, -1 when unreadable */
-	GPtrArray *problems;        /* char*: what is wrong; empty when healthy */
-};
-void pk_store_check_clear(struct pk_store_check *check);
-
-/*
- * Check a database file without changing it (read-only, no migration):
- * integrity_check, foreign_key_check and the schema version (a problem
- * when it is newer than PK_STORE_SCHEMA_VERSION or missing).  A file that
- * is not SQLite, or too damaged to read its schema, is a problem too.
- * Returns -1 only when the file does not exist or cannot be opened.
- */
-int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err);
-
-/* Row counts per table, for tests and the bench: "table" -> count. */
-int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GError **err);
 
 #endif

@@ -163,8 +163,9 @@ static void test_queue(void **state)
 	struct pk_store_mail m = { .message_id = "<a@x>", .subject = "[PATCH] a", .state = "pending",
 				   .version = 1, .number = 1, .total = 1, .churn = 2 };
 	g_autoptr(GPtrArray) pending = NULL;
-	g_autofree char *kind = NULL, *payload = NULL, *raw = NULL;
-	gint64 id, again, job_s, job_r, next, wait;
+	g_autoptr(pk_store_job) next = NULL;
+	g_autofree char *raw = NULL;
+	gint64 id, again, job_s, job_r, wait;
 	bool existed;
 	size_t len;
 
@@ -180,23 +181,23 @@ static void test_queue(void **state)
 	assert_int_equal(pending->len, 1);
 	assert_int_equal(((struct pk_store_mail *)pending->pdata[0])->churn, 2);
 
-	assert_int_equal(pk_store_job_add(f->store, &job_s, "series", "{}", NULL), 0);
-	assert_int_equal(pk_store_job_add(f->store, &job_r, "reply", "{\"reply\":1}", NULL), 0);
-	assert_int_equal(pk_store_job_next_due(f->store, "reply", 1000, &next, &kind, &payload, &wait, NULL), 1);
-	assert_int_equal(next, job_r);
-	g_clear_pointer(&kind, g_free);
-	g_clear_pointer(&payload, g_free);
+	assert_int_equal(pk_store_job_add(f->store, &job_s, PK_JOB_SERIES, "{}", NULL), 0);
+	assert_int_equal(pk_store_job_add(f->store, &job_r, PK_JOB_REPLY, "{\"reply\":1}", NULL), 0);
+	assert_int_equal(pk_store_job_next_due(f->store, PK_JOB_REPLY, 1000, &next, &wait, NULL), 1);
+	assert_int_equal(next->id, job_r);
+	g_clear_pointer(&next, pk_store_job_free);
 	/* the reply could not be sent: back in the queue until t=2000 */
-	assert_int_equal(pk_store_job_set_state(f->store, job_r, "running", NULL, NULL), 0);
+	assert_int_equal(pk_store_job_set_state(f->store, job_r, PK_JOB_RUNNING, NULL, NULL), 0);
 	assert_int_equal(pk_store_job_retry_at(f->store, job_r, 2000, "server down", NULL), 0);
-	assert_int_equal(pk_store_job_next_due(f->store, "reply", 1000, &next, &kind, &payload, &wait, NULL), 0);
+	assert_int_equal(pk_store_job_next_due(f->store, PK_JOB_REPLY, 1000, &next, &wait, NULL), 0);
 	assert_int_equal(wait, 1000);
-	assert_int_equal(pk_store_job_next_due(f->store, NULL, 1000, &next, &kind, &payload, &wait, NULL), 1);
-	assert_int_equal(next, job_s);    /* the other job is due meanwhile */
-	g_clear_pointer(&kind, g_free);
-	g_clear_pointer(&payload, g_free);
-	assert_int_equal(pk_store_job_next_due(f->store, "reply", 2000, &next, &kind, &payload, &wait, NULL), 1);
-	assert_int_equal(next, job_r);
+	assert_int_equal(pk_store_job_next_due(f->store, PK_JOB_ANY_KIND, 1000, &next, &wait, NULL), 1);
+	assert_int_equal(next->id, job_s);    /* the other job is due meanwhile */
+	g_clear_pointer(&next, pk_store_job_free);
+	assert_int_equal(pk_store_job_next_due(f->store, PK_JOB_REPLY, 2000, &next, &wait, NULL), 1);
+	assert_int_equal(next->id, job_r);
+	assert_int_equal(next->attempts, 1);
+	g_clear_pointer(&next, pk_store_job_free);
 	/* a retry is only a move the state machine allows: a queued job is not running */
 	assert_int_equal(pk_store_job_retry_at(f->store, job_r, 3000, "x", NULL), -1);
 }

@@ -1,109 +1,23 @@
 /*
  * test-store.c - the SQLite store: schema and migrations, bad files,
  * captures stored and loaded back, shared records and index entries,
- * history filters, reviews and the job queue.
+ * patches, transactions and reviews.  The queue is test-queue.c, history
+ * test-history.c; all three share store-fixture.h.
  *
- * This test includes sqlite3.h, which bot/ modules other than the store
- * never do: it has to write files the way an older printkbot (or a
- * stranger) would, and look at the schema from outside the store.
+ * This test includes sqlite3.h (through store-fixture.h), which bot/
+ * modules other than the store never do: it has to write files the way an
+ * older printkbot (or a stranger) would, and look at the schema from
+ * outside the store.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
-#include <sqlite3.h>
-
-#include "cmd/commands.h"
-#include "report/review.h"
-#include "store/store.h"
-#include "pipeline/test.h"
-#include "base/util.h"
-
-/* ---- helpers ----------------------------------------------------------- */
-
-static char *tmpdir;
-
-static char *db_path(const char *name)
-{
-	char *p = g_build_filename(tmpdir, name, NULL);
-	g_autofree char *wal = g_strconcat(p, "-wal", NULL);
-	g_autofree char *shm = g_strconcat(p, "-shm", NULL);
-
-	unlink(p);
-	unlink(wal);
-	unlink(shm);
-	return p;
-}
-
-static struct pk_store *open_ok(const char *path)
-{
-	g_autoptr(GError) err = NULL;
-	struct pk_store *s = NULL;
-
-	if (pk_store_open(&s, path, &err) < 0)
-		fail_msg("open %s: %s", path, err->message);
-	return s;
-}
-
-static gint64 count(struct pk_store *s, const char *table)
-{
-	g_autoptr(GError) err = NULL;
-	gint64 n = -1;
-
-	if (pk_store_count(s, table, &n, &err) < 0)
-		fail_msg("count %s: %s", table, err->message);
-	return n;
-}
-
-/* Run SQL on a file directly, as something other than the store. */
-static void raw_exec(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	char *msg = NULL;
-
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-	sqlite3_close(db);
-}
-
-static gint64 utc(int y, int m, int d, int h)
-{
-	g_autoptr(GDateTime) t = g_date_time_new_utc(y, m, d, h, 0, 0);
-
-	return g_date_time_to_unix(t);
-}
-
-/* The shape of a database: every table's columns and every index's keys. */
-static char *schema_shape(const char *path)
-{
-	g_autoptr(GString) out = g_string_new(NULL);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db,
-		"SELECT m.type, m.name, m.tbl_name, p.cid, p.name, p.type, p.\"notnull\", "
-		"p.dflt_value, p.pk FROM sqlite_master m JOIN pragma_table_xinfo(m.name) p "
-		"WHERE m.type = 'table' UNION ALL "
-		"SELECT m.type, m.name, m.tbl_name, p.seqno, p.name, NULL, NULL, NULL, NULL "
-		"FROM sqlite_master m JOIN pragma_index_info(m.name) p WHERE m.type = 'index' "
-		"ORDER BY 1, 2, 4", -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < 9; i++)
-			g_string_append_printf(out, "%s|", sqlite3_column_text(st, i) ?
-					       (const char *)sqlite3_column_text(st, i) : "-");
-		g_string_append_c(out, '\n');
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return g_string_free(g_steal_pointer(&out), FALSE);
-}
+#include "store-fixture.h"
 
 /* A capture with a few records (one with a dictionary) and an index. */
 static struct pk_capture *mkcapture(unsigned n_index, const char *changed_format)
@@ -249,18 +163,6 @@ static void test_default_path(void **state)
 	assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
 }
 
-static char *migration_sql(const char *name)
-{
-	g_autofree char *src = pk_source_dir();
-	g_autofree char *file = g_build_filename(src, "db", name, NULL);
-	g_autoptr(GError) err = NULL;
-	char *sql = NULL;
-
-	if (!g_file_get_contents(file, &sql, NULL, &err))
-		fail_msg("%s", err->message);
-	return sql;
-}
-
 /*
  * A version-1 database with data, made from db/001-initial.sql alone, is
  * migrated on open: same shape as a new one, data intact, and the new
@@ -323,6 +225,49 @@ static void test_migrate_v1(void **state)
 		sqlite3_finalize(st);
 		sqlite3_close(db);
 	}
+}
+
+/*
+ * A version-4 database with a queued series job: the migration to 5 reads
+ * its series key and version from the payload, so a newer version of the
+ * series supersedes it like a job queued since.
+ */
+static void test_migrate_v4_jobs(void **state)
+{
+	static const char *const steps[] = { "001-initial.sql", "002-history.sql",
+					     "003-daemon.sql", "004-boot-records.sql" };
+	g_autofree char *old = db_path("v4.db");
+	g_autofree char *fresh = db_path("v5.db");
+	g_autofree char *old_shape = NULL, *fresh_shape = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(GError) err = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		g_autofree char *sql = migration_sql(steps[i]);
+
+		raw_exec(old, sql);
+	}
+	raw_exec(old, "PRAGMA user_version = 4;"
+		 "INSERT INTO jobs (id, kind, payload, created, updated) VALUES (1, 'series', "
+		 " '{\"key\":\"k\",\"version\":1,\"mails\":[1]}', 1, 1);"
+		 "INSERT INTO jobs (id, kind, payload, created, updated) VALUES (2, 'series', "
+		 " 'not json', 1, 1);"
+		 "INSERT INTO jobs (id, kind, payload, created, updated) VALUES (3, 'reply', "
+		 " '{\"reply\":1}', 1, 1);");
+	{
+		g_autoptr(pk_store) s = open_ok(old);
+
+		assert_int_equal(pk_store_jobs_cancel_superseded(s, "k", 2, "superseded by v2", &ids,
+								 &err), 0);
+		assert_int_equal(ids->len, 1);
+		assert_int_equal(g_array_index(ids, gint64, 0), 1);
+	}
+	{
+		g_autoptr(pk_store) s = open_ok(fresh);
+	}
+	old_shape = schema_shape(old);
+	fresh_shape = schema_shape(fresh);
+	assert_string_equal(old_shape, fresh_shape);
 }
 
 static void test_newer_refused(void **state)
@@ -721,504 +666,13 @@ static void test_reviews(void **state)
 	assert_string_equal(model, "{\"verdict\":\"no-churn\"}");
 }
 
-static void test_jobs(void **state)
-{
-	g_autofree char *path = db_path("jobs.db");
-	g_autoptr(pk_store) s = open_ok(path);
-	g_autoptr(GError) err = NULL;
-	g_autofree char *kind = NULL, *payload = NULL;
-	const char *st = NULL;
-	gint64 a, b, next;
-
-	assert_int_equal(pk_store_job_add(s, &a, "test", "{\"patch\":1}", &err), 0);
-	assert_int_equal(pk_store_job_add(s, &b, "test", NULL, &err), 0);
-	assert_int_equal(pk_store_job_next(s, &next, &kind, &payload, &err), 1);
-	assert_int_equal(next, a);
-	assert_string_equal(payload, "{\"patch\":1}");
-	assert_int_equal(pk_store_job_set_state(s, a, "running", NULL, &err), 0);
-	assert_int_equal(pk_store_job_state(s, a, &st, &err), 1);
-	assert_string_equal(st, "running");
-	g_clear_pointer(&kind, g_free);
-	g_clear_pointer(&payload, g_free);
-	assert_int_equal(pk_store_job_next(s, &next, &kind, &payload, &err), 1);
-	assert_int_equal(next, b);
-	assert_int_equal(pk_store_job_set_state(s, a, "done", "review 3", &err), 0);
-	/* done is final */
-	assert_int_equal(pk_store_job_set_state(s, a, "queued", NULL, &err), -1);
-	assert_non_null(strstr(err->message, "cannot go from done to queued"));
-	g_clear_error(&err);
-	assert_int_equal(pk_store_job_set_state(s, b, "sleeping", NULL, &err), -1);
-	g_clear_error(&err);
-	assert_int_equal(pk_store_job_set_state(s, 99, "running", NULL, &err), -1);
-	g_clear_error(&err);
-	assert_int_equal(pk_store_job_set_state(s, b, "running", NULL, &err), 0);
-	assert_int_equal(pk_store_job_set_state(s, b, "failed", "boot timed out", &err), 0);
-	assert_int_equal(pk_store_job_set_state(s, b, "queued", NULL, &err), 0);
-	assert_int_equal(pk_store_job_state(s, 99, &st, &err), 0);
-}
-
-/* ---- history ------------------------------------------------------------ */
-
-/*
- * The history fixture: four patches; each row's old text starts with a tag
- * (S static, B boot, I index; then the patch number) that cases name.
- *   P1 2025-12-15 Jane, lkml, tested console-changed: S1 B1 I1 (topology.c)
- *   P2 2026-01-10 John, lkml, tested no-visible-change: S2 I2 (drivers/net/x.c)
- *   P3 2026-02-01 Jane, git commit abcdef123456, console-changed: S3 B3 (core.c)
- *   P4 2026-03-01 Zoë, no source, never tested (scan: no-visible-change): S4 (topology.c)
- */
-struct fx_finding { const char *file, *kind, *old, *new; };
-struct fx_change { const char *stage, *file, *func, *kind, *old, *new; };
-struct fx_patch {
-	const char *subject, *mid, *commit, *author, *name, *email, *source, *source_kind;
-	gint64 time;
-	const char *scan_verdict, *test_verdict;   /* NULL: not tested */
-	struct fx_finding finding;
-	struct fx_change changes[2];
-};
-
-/* The verdict named name (NULL: none). */
-static enum pk_verdict verdict_of(const char *name)
-{
-	enum pk_verdict v = PK_VERDICT_NONE;
-
-	if (name)
-		assert_true(pk_verdict_parse(name, &v));
-	return v;
-}
-
-/* The finding kind named name. */
-static enum pk_finding_kind finding_kind_of(const char *name)
-{
-	enum pk_finding_kind k = PK_FINDING_TEXT_CHANGED;
-
-	assert_true(pk_finding_kind_parse(name, &k));
-	return k;
-}
-
-/* The change kind named name. */
-static enum pk_change_kind change_kind_of(const char *name)
-{
-	enum pk_change_kind k = PK_CHANGE_TEXT_CHANGED;
-
-	assert_true(pk_change_kind_parse(name, &k));
-	return k;
-}
-
-static struct pk_store *history_fixture(const char *name)
-{
-	const struct fx_patch fx[] = {
-		{ "[PATCH v2 1/3] sched: tidy topology messages", "p1@x", NULL,
-		  "Jane Doe <jane@example.org>", "Jane Doe", "jane@example.org", "lkml", "mbox",
-		  utc(2025, 12, 15, 9), "console-changed", "console-changed",
-		  { "kernel/sched/topology.c", "text-changed", "S1 scheduling while atomic", "S1 new" },
-		  { { "boot", "kernel/sched/topology.c", "build_sched_domains", "text-changed",
-		      "B1 old", "B1 scheduling while atomic" },
-		    { "index", "kernel/sched/topology.c", "build_sched_domains", "text-changed",
-		      "I1 old %d\n", "I1 new %d\n" } } },
-		{ "[PATCH] net: pr_fmt for x", "p2@x", NULL,
-		  "John Smith <john@example.com>", "John Smith", "john@example.com", "lkml", "mbox",
-		  utc(2026, 1, 10, 12), "console-changed", "no-visible-change",
-		  { "drivers/net/x.c", "level-changed", "S2 link up", "S2 link up" },
-		  { { "index", "drivers/net/x.c", "x_probe", "level-changed", "I2 link up\n",
-		      "I2 link up\n" } } },
-		{ "sched: debug atomic scheduling", NULL, "abcdef1234567890",
-		  "Jane Doe <jane@example.org>", "Jane Doe", "jane@example.org",
-		  "linux.git master", "git", utc(2026, 2, 1, 12), "console-changed", "console-changed",
-		  { "kernel/sched/core.c", "debug-compiled-out", "S3 scheduling while atomic", NULL },
-		  { { "boot", "kernel/sched/core.c", "schedule_debug", "message-removed",
-		      "B3 BUG: scheduling while atomic", NULL } } },
-		{ "[PATCH 2/2] sched: pr_info", "p4@x", NULL,
-		  "Zo\xc3\xab \xc3\x9cnicode <zoe@example.net>", "Zo\xc3\xab \xc3\x9cnicode",
-		  "zoe@example.net", NULL, NULL, utc(2026, 3, 1, 8), "no-visible-change", NULL,
-		  { "kernel/sched/topology.c", "call-converted", "S4 domain", "S4 domain" },
-		  { { NULL } } },
-	};
-	g_autofree char *path = db_path(name);
-	struct pk_store *s = open_ok(path);
-	g_autoptr(GError) err = NULL;
-
-	for (size_t i = 0; i < G_N_ELEMENTS(fx); i++) {
-		const struct fx_patch *x = &fx[i];
-		struct pk_patch p = { .subject = (char *)x->subject, .message_id = (char *)x->mid,
-				      .author = (char *)x->author, .author_name = (char *)x->name,
-				      .author_email = (char *)x->email, .time = x->time,
-				      .diff = "diff --git a/x b/x\n" };
-		struct pk_store_patch_opts o = PK_STORE_PATCH_OPTS_INIT;
-		struct pk_finding f = { .file = (char *)x->finding.file, .line = 10,
-					.kind = finding_kind_of(x->finding.kind), .old_text = (char *)x->finding.old,
-					.new_text = (char *)x->finding.new, .message = "m" };
-		g_autoptr(GPtrArray) findings = g_ptr_array_new();
-		struct pk_scan scan = { .verdict = verdict_of(x->scan_verdict), .calls_changed = 1,
-					.findings = findings };
-		g_autoptr(GPtrArray) changes = g_ptr_array_new_with_free_func(g_free);
-		g_autoptr(GPtrArray) index_changes = g_ptr_array_new_with_free_func(g_free);
-		struct pk_kdiff diff = { .changes = changes, .index_changes = index_changes };
-		const char *confirm[] = { "seen-at-boot" };
-		struct pk_store_test t = { .verdict = verdict_of(x->test_verdict), .diff = &diff,
-					   .confirmations = confirm, .n_confirmations = 1 };
-		gint64 patch, test;
-
-		o.commit = x->commit;
-		if (x->source && pk_store_add_source(s, &o.source_id, x->source_kind, x->source,
-						     NULL, &err) < 0)
-			fail_msg("%s", err->message);
-		g_ptr_array_add(findings, &f);
-		if (pk_store_add_patch(s, &patch, NULL, &p, &o, &err) < 0 ||
-		    pk_store_add_findings(s, patch, &scan, &err) < 0)
-			fail_msg("%s", err->message);
-		if (!x->test_verdict)
-			continue;
-		for (size_t k = 0; k < G_N_ELEMENTS(x->changes) && x->changes[k].stage; k++) {
-			const struct fx_change *c = &x->changes[k];
-			struct pk_origin o = { .file = (char *)c->file, .line = 20 + (int)k,
-					       .func = (char *)c->func, .format = (char *)c->old };
-
-			if (!strcmp(c->stage, "boot")) {
-				struct pk_change *ch = g_new0(struct pk_change, 1);
-
-				*ch = (struct pk_change){ .kind = change_kind_of(c->kind), .old_level = 6,
-					.new_level = c->new ? 6 : -1, .old_text = (char *)c->old,
-					.new_text = (char *)c->new, .origin = o, .message = "m" };
-				g_ptr_array_add(changes, ch);
-			} else {
-				struct pk_index_change *ch = g_new0(struct pk_index_change, 1);
-
-				*ch = (struct pk_index_change){ .kind = change_kind_of(c->kind), .old_level = 6,
-					.new_level = 4, .old_format = (char *)c->old,
-					.new_format = (char *)c->new, .origin = o };
-				g_ptr_array_add(index_changes, ch);
-			}
-		}
-		t.patch_id = patch;
-		if (pk_store_add_test(s, &test, &t, &err) < 0)
-			fail_msg("%s", err->message);
-	}
-	return s;
-}
-
-/* The tags (first word of the old text) of the rows, in order, comma-joined. */
-static char *history_tags(struct pk_store *s, const struct pk_history_filter *f)
-{
-	g_autoptr(GPtrArray) rows = NULL;
-	g_autoptr(GString) out = g_string_new(NULL);
-	g_autoptr(GError) err = NULL;
-
-	if (pk_store_history(s, &rows, f, &err) < 0)
-		fail_msg("history: %s", err->message);
-	for (guint i = 0; i < rows->len; i++) {
-		const struct pk_history_row *r = rows->pdata[i];
-
-		g_string_append_printf(out, "%s%.2s", i ? "," : "", r->old_text);
-	}
-	return g_string_free(g_steal_pointer(&out), FALSE);
-}
-
-struct history_case {
-	const char *name;
-	struct pk_history_filter filter;
-	const char *tags;
-};
-
-static void test_history_filters(void **state)
-{
-	g_autoptr(pk_store) s = history_fixture("history.db");
-	const struct history_case cases[] = {
-		{ "no filter, newest first", { 0 }, "S4,S3,B3,S2,I2,S1,B1,I1" },
-		{ "file", { .file = "kernel/sched/topology.c" }, "S4,S1,B1,I1" },
-		{ "file nothing", { .file = "kernel/sched" }, "" },
-		{ "file is exact", { .file = "Kernel/sched/topology.c" }, "" },
-		{ "func", { .func = "build_sched_domains" }, "B1,I1" },
-		{ "grep old or new text", { .grep = "scheduling while atomic" }, "S3,B3,S1,B1" },
-		{ "grep is case-sensitive", { .grep = "Scheduling While" }, "" },
-		{ "grep a format", { .grep = "new %d" }, "I1" },
-		{ "kind", { .kind = "level-changed" }, "S2,I2" },
-		{ "verdict", { .verdict = "console-changed" }, "S3,B3,S1,B1,I1" },
-		{ "verdict of an untested patch is the scan's", { .verdict = "no-visible-change" },
-		  "S4,S2,I2" },
-		{ "author name", { .author = "jane doe" }, "S3,B3,S1,B1,I1" },
-		{ "author address", { .author = "JOHN@example.com" }, "S2,I2" },
-		{ "author non-ASCII", { .author = "Zo\xc3\xab" }, "S4" },
-		{ "since", { .since = utc(2026, 1, 1, 0) }, "S4,S3,B3,S2,I2" },
-		{ "until", { .until = utc(2026, 1, 1, 0) }, "S1,B1,I1" },
-		{ "since and until", { .since = utc(2026, 1, 1, 0), .until = utc(2026, 2, 1, 0) },
-		  "S2,I2" },
-		{ "source name", { .source = "lkml" }, "S2,I2,S1,B1,I1" },
-		{ "source kind", { .source = "git" }, "S3,B3" },
-		{ "commit prefix", { .commit = "ABCDEF1" }, "S3,B3" },
-		{ "commit not a prefix", { .commit = "bcdef" }, "" },
-		{ "message-id", { .message_id = "<p2@x>" }, "S2,I2" },
-		{ "message-id bare", { .message_id = "p2@x" }, "S2,I2" },
-		{ "stage boot", { .stage = "boot" }, "B3,B1" },
-		{ "stage index", { .stage = "index" }, "I2,I1" },
-		{ "stage static", { .stage = "static" }, "S4,S3,S2,S1" },
-		{ "file and verdict", { .file = "kernel/sched/topology.c", .verdict = "console-changed" },
-		  "S1,B1,I1" },
-		{ "grep, author and since", { .grep = "scheduling while atomic", .author = "jane",
-					      .since = utc(2026, 1, 1, 0) }, "S3,B3" },
-		{ "func and stage", { .func = "build_sched_domains", .stage = "index" }, "I1" },
-		{ "func excludes static findings", { .func = "x_probe", .file = "drivers/net/x.c" }, "I2" },
-		{ "kind and file, nothing", { .kind = "text-changed", .file = "drivers/net/x.c" }, "" },
-		{ "source and since", { .source = "lkml", .since = utc(2026, 1, 1, 0) }, "S2,I2" },
-		{ "limit", { .limit = 2 }, "S4,S3" },
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *got = history_tags(s, &cases[i].filter);
-
-		if (strcmp(got, cases[i].tags))
-			fail_msg("%s: got '%s', want '%s'", cases[i].name, got, cases[i].tags);
-	}
-}
-
-static void test_history_rows(void **state)
-{
-	g_autoptr(pk_store) s = history_fixture("rows.db");
-	g_autoptr(GPtrArray) rows = NULL;
-	g_autoptr(GError) err = NULL;
-	struct pk_history_filter f = { .grep = "scheduling while atomic" };
-	struct pk_history_filter bad = { .stage = "mail" };
-	const struct pk_history_row *r;
-
-	assert_int_equal(pk_store_history(s, &rows, &f, &err), 0);
-	assert_int_equal(rows->len, 4);
-	r = rows->pdata[1];      /* B3: the git patch's console change */
-	assert_string_equal(r->stage, "boot");
-	assert_string_equal(r->kind, "message-removed");
-	assert_string_equal(r->file, "kernel/sched/core.c");
-	assert_int_equal(r->line, 20);
-	assert_string_equal(r->func, "schedule_debug");
-	assert_null(r->new_text);
-	assert_null(r->message_id);
-	assert_string_equal(r->link, "abcdef1234567890");
-	assert_string_equal(r->source, "linux.git master");
-	assert_true(r->test_id > 0);
-	r = rows->pdata[2];      /* S1: a static finding of a mail */
-	assert_string_equal(r->stage, "static");
-	assert_null(r->func);
-	assert_int_equal(r->test_id, 0);
-	assert_string_equal(r->subject, "[PATCH v2 1/3] sched: tidy topology messages");
-	assert_string_equal(r->author, "Jane Doe <jane@example.org>");
-	assert_string_equal(r->link, "https://lore.kernel.org/r/p1@x");
-	assert_int_equal(r->time, utc(2025, 12, 15, 9));
-	assert_int_equal(count(s, "finding_checks"), 3);
-	assert_int_equal(pk_store_history(s, &rows, &bad, &err), -1);
-	assert_non_null(strstr(err->message, "unknown stage"));
-}
-
-/* A test whose confirmations do not match the stored findings is refused whole. */
-static void test_confirmation_mismatch(void **state)
-{
-	g_autoptr(pk_store) s = history_fixture("mismatch.db");
-	g_autoptr(GError) err = NULL;
-	const char *two[] = { "seen-at-boot", "not-confirmed" };
-	struct pk_store_test t = { .patch_id = 1, .verdict = PK_VERDICT_CONSOLE_CHANGED,
-				   .confirmations = two, .n_confirmations = 2 };
-	gint64 tests = count(s, "tests"), id = 0;
-
-	assert_int_equal(pk_store_add_test(s, &id, &t, &err), -1);
-	assert_non_null(strstr(err->message, "1 stored findings but the test confirms 2"));
-	assert_int_equal(id, 0);
-	assert_int_equal(count(s, "tests"), tests);
-}
-
-/* The commands as main runs them (parse, set up, run), by name. */
-static int cmd_report(int argc, char **argv) { return pk_command_main(pk_command_find("report"), argc, argv); }
-static int cmd_history(int argc, char **argv) { return pk_command_main(pk_command_find("history"), argc, argv); }
-static int cmd_db(int argc, char **argv) { return pk_command_main(pk_command_find("db"), argc, argv); }
-
-/* Run a command with its standard output in a file; returns its exit status. */
-static int run_captured(int (*cmd)(int, char **), int argc, char **argv, char **out)
-{
-	g_autofree char *file = g_build_filename(tmpdir, "stdout", NULL);
-	int saved, fd, rc;
-
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	assert_true(saved >= 0 && fd >= 0);
-	dup2(fd, STDOUT_FILENO);
-	close(fd);
-	rc = cmd(argc, argv);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	assert_int_equal(pk_read_file(out, NULL, file, 0, NULL), 0);
-	return rc;
-}
-
-static const char report_mail[] =
-	"From: Jane Doe <jane@example.org>\n"
-	"Subject: [PATCH] sched: convert printk to pr_err\n"
-	"Message-ID: <report@example.org>\n"
-	"Date: Tue, 1 Dec 2026 10:00:00 +0000\n"
-	"\n"
-	"Convert.\n"
-	"---\n"
-	"diff --git a/kernel/sched/core.c b/kernel/sched/core.c\n"
-	"--- a/kernel/sched/core.c\n"
-	"+++ b/kernel/sched/core.c\n"
-	"@@ -10,3 +10,3 @@ void f(void)\n"
-	" {\n"
-	"-\tprintk(KERN_ERR \"BUG: scheduling while atomic: %s\\n\", comm);\n"
-	"+\tpr_err(\"BUG: scheduling while atomic: %s\", comm);\n"
-	" }\n";
-
-/*
- * `report ID` renders the stored model again: the same bytes as the body
- * rendered when the review was made, and the stored review is found by id.
- */
-static void test_report(void **state)
-{
-	g_autofree char *path = db_path("report.db");
-	g_autoptr(pk_store) s = open_ok(path);
-	g_autoptr(GPtrArray) patches = NULL;
-	g_autoptr(GError) err = NULL;
-	g_autoptr(JsonNode) model = NULL;
-	g_autofree char *model_json = NULL, *body = NULL, *out = NULL, *id = NULL;
-	const struct pk_review_info info = { "report.mbox", 1, 2, "printkbot-base", "427fcf303d87" };
-	struct pk_test_result res = { 0 };
-	struct pk_store_test t = { .verdict = PK_VERDICT_DOES_NOT_APPLY };
-	const struct pk_patch *p;
-	unsigned skipped;
-	gint64 review, stale;
-
-	assert_int_equal(pk_patch_read_mails(&patches, &skipped, report_mail, strlen(report_mail), NULL), 0);
-	p = patches->pdata[0];
-	res.scan = pk_scan(p);
-	res.verdict = PK_VERDICT_DOES_NOT_APPLY;
-	res.reason = g_strdup("kernel/sched/core.c: hunk 1 does not apply");
-	res.before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");
-	model = pk_review_model(p, &res, &info);
-	model_json = json_to_string(model, FALSE);
-	body = pk_review_render(model, "review.txt", &err);
-	if (!body)
-		fail_msg("render: %s", err->message);
-	assert_int_equal(pk_store_add_patch(s, &t.patch_id, NULL, p, NULL, &err), 0);
-	assert_int_equal(pk_store_add_findings(s, t.patch_id, res.scan, &err), 0);
-	assert_int_equal(pk_store_add_test(s, &t.patch_id, &t, &err), 0);
-	assert_int_equal(pk_store_add_review(s, &review, t.patch_id, model_json, body, &err), 0);
-	/* a review whose stored body is stale: report renders the model, not the body */
-	assert_int_equal(pk_store_add_review(s, &stale, t.patch_id, model_json, "stale body\n", &err), 0);
-	pk_store_close(g_steal_pointer(&s));
-
-	id = g_strdup_printf("%" G_GINT64_FORMAT, review);
-	{
-		char *argv[] = { "report", "--db", path, id, NULL };
-
-		assert_int_equal(run_captured(cmd_report, 4, argv, &out), 0);
-		assert_string_equal(out, body);
-		assert_non_null(strstr(out, "does-not-apply"));
-	}
-	g_clear_pointer(&out, g_free);
-	g_free(id);
-	id = g_strdup_printf("%" G_GINT64_FORMAT, stale);
-	{
-		char *argv[] = { "report", "--db", path, id, NULL };
-
-		assert_int_equal(run_captured(cmd_report, 4, argv, &out), 0);
-		assert_string_equal(out, body);
-	}
-	g_clear_pointer(&out, g_free);
-	{
-		char *argv[] = { "report", "--db", path, "99", NULL };
-
-		assert_int_equal(run_captured(cmd_report, 4, argv, &out), 1);
-		assert_string_equal(out, "");
-	}
-	pk_test_result_clear(&res);
-}
-
-/* history and db check through the commands: exit codes and output forms. */
-static void test_commands(void **state)
-{
-	g_autoptr(pk_store) s = history_fixture("commands.db");
-	g_autofree char *path = g_strdup(pk_store_path(s));
-	g_autofree char *out = NULL;
-	g_auto(GStrv) lines = NULL;
-
-	pk_store_close(g_steal_pointer(&s));
-	{
-		char *argv[] = { "history", "--db", path, "--json", "--file=kernel/sched/topology.c", NULL };
-		g_autoptr(JsonParser) parser = json_parser_new();
-
-		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 0);
-		lines = g_strsplit(out, "\n", -1);
-		assert_int_equal(g_strv_length(lines), 5);   /* 4 rows and the last newline */
-		assert_true(json_parser_load_from_data(parser, lines[1], -1, NULL));
-		assert_string_equal(json_object_get_string_member(
-			json_node_get_object(json_parser_get_root(parser)), "link"),
-			"https://lore.kernel.org/r/p1@x");
-	}
-	g_clear_pointer(&out, g_free);
-	{
-		char *argv[] = { "history", "--db", path, "--grep", "scheduling while atomic",
-				 "--until", "2025-12-15", NULL };
-
-		/* --until includes the day it names */
-		assert_int_equal(run_captured(cmd_history, 7, argv, &out), 0);
-		assert_non_null(strstr(out, "PATCH"));
-		assert_non_null(strstr(out, "S1 scheduling while atomic → S1 new"));
-		assert_non_null(strstr(out, "[PATCH v2 1/3] sched: tidy topology messages"));
-		assert_null(strstr(out, "B3"));
-	}
-	g_clear_pointer(&out, g_free);
-	{
-		char *argv[] = { "history", "--db", path, "--author", "nobody", NULL };
-
-		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 1);
-	}
-	g_clear_pointer(&out, g_free);
-	{
-		char *argv[] = { "history", "--db", path, "--since", "last week", NULL };
-
-		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 2);
-	}
-	g_clear_pointer(&out, g_free);
-	{
-		char *argv[] = { "db", "check", "--db", path, NULL };
-
-		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 0);
-		assert_non_null(strstr(out, "integrity ok, foreign keys ok"));
-	}
-	g_clear_pointer(&out, g_free);
-	{
-		g_autofree char *bad = db_path("bad.db");
-		char *argv[] = { "db", "check", "--db", bad, NULL };
-
-		assert_int_equal(pk_write_file(bad, "SQLite format 3\0garbage", 24, NULL), 0);
-		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 1);
-		assert_non_null(strstr(out, "problem"));
-	}
-}
-
-static int setup(void **state)
-{
-	tmpdir = g_dir_make_tmp("test-store-XXXXXX", NULL);
-	return tmpdir ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	g_autoptr(GDir) dir = g_dir_open(tmpdir, 0, NULL);
-	const char *name;
-
-	while (dir && (name = g_dir_read_name(dir))) {
-		g_autofree char *p = g_build_filename(tmpdir, name, NULL);
-
-		unlink(p);
-	}
-	rmdir(tmpdir);
-	g_free(tmpdir);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_migrate_v1),
+		cmocka_unit_test(test_migrate_v4_jobs),
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_random_bytes),
@@ -1230,12 +684,6 @@ int main(void)
 		cmocka_unit_test(test_patches),
 		cmocka_unit_test(test_transaction),
 		cmocka_unit_test(test_reviews),
-		cmocka_unit_test(test_jobs),
-		cmocka_unit_test(test_history_filters),
-		cmocka_unit_test(test_history_rows),
-		cmocka_unit_test(test_confirmation_mismatch),
-		cmocka_unit_test(test_report),
-		cmocka_unit_test(test_commands),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

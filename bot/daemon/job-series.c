@@ -1,0 +1,314 @@
+/*
+ * job-series.c - the series job: read its mails back from the store, take
+ * the lab, test each patch on the one before it (the first on the series'
+ * base-commit when the lab has it), and store each patch's test, review
+ * and rendered reply in one transaction, the reply delivered into the
+ * outbox and a reply job queued to send it.  See daemon.h.
+ */
+#include "daemon/private.h"
+#include "intake/intake.h"
+#include "intake/mail.h"
+#include "lab/lab.h"
+#include "pipeline/test.h"
+#include "report/outbox.h"
+#include "report/reply.h"
+#include "report/review.h"
+#include "base/util.h"
+
+#include <string.h>
+
+/* Where the series goes: its base-commit when the lab has it, else the configured base. */
+static void choose_base(struct pk_daemon *d, const struct pk_lab *lab, const char *base_commit,
+			char **out_parent, char **out_name, char **out_note)
+{
+	const char *configured = d->config.base ? d->config.base : PK_LAB_BASE_TAG;
+	g_autofree char *rev = base_commit ? g_strdup_printf("%s^{commit}", base_commit) : NULL;
+
+	*out_note = NULL;
+	if (base_commit && pk_lab_git(lab, NULL, NULL, "rev-parse", "--verify", "--quiet", rev, NULL) == 0) {
+		*out_parent = g_strdup(base_commit);
+		*out_name = g_strdup_printf("base-commit %.12s", base_commit);
+		return;
+	}
+	if (base_commit)
+		*out_note = g_strdup_printf("the patch names base-commit %.12s, which the bot's tree does "
+					    "not have; it was tested on %s instead", base_commit, configured);
+	*out_parent = g_strdup(configured);
+	*out_name = g_strdup(configured);
+}
+
+static char *mbox_name(const char *message_id)
+{
+	return g_strdup_printf("%s.mbx", message_id);
+}
+
+/* Store one tested patch: test, review, reply and the job that sends it, all or nothing. */
+static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_store_mail *row,
+			const struct pk_mail *mail, const struct pk_test_result *res,
+			const struct pk_lab *lab, const struct pk_review_info *info,
+			const struct pk_reply_info *rinfo, GError **err)
+{
+	g_autoptr(JsonNode) model = pk_review_model(mail->patch, res, info);
+	g_autofree char *body = pk_review_render(model, "review.txt", err);
+	g_autofree char *model_json = NULL, *recipients = NULL, *reply_payload = NULL;
+	g_autoptr(GError) rerr = NULL;
+	struct pk_reply reply = { 0 };
+	struct pk_store_reply sr = { 0 };
+	bool wanted = pk_reply_wanted(d->config.daemon.reply_on, res->verdict);
+	gint64 test_id, review_id, reply_id, send_job = 0;
+
+	if (!body)
+		return -1;
+	model_json = json_to_string(model, FALSE);
+	if (wanted && pk_reply_build(&reply, mail, model, body, &d->config.daemon, rinfo, &rerr) < 0) {
+		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
+		wanted = false;
+	}
+	if (wanted) {
+		g_ptr_array_add(reply.recipients, NULL);
+		recipients = g_strjoinv("\n", (char **)reply.recipients->pdata);
+	}
+	if (pk_store_begin(d->store, err) < 0)
+		goto fail_clear;
+	if (pk_test_store(d->store, &test_id, mail->patch, row->source_id, res, lab->config_hash, err) < 0 ||
+	    pk_store_add_review(d->store, &review_id, test_id, model_json, body, err) < 0)
+		goto fail;
+	sr.mail_id = row->id;
+	sr.review_id = review_id;
+	sr.job_id = job_id;
+	sr.after_commit = res->after.commit;
+	sr.message_id = wanted ? reply.message_id : NULL;
+	sr.sender = wanted ? reply.sender : NULL;
+	sr.recipients = recipients;
+	sr.text = wanted ? reply.text : NULL;
+	if (pk_store_reply_add(d->store, &reply_id, &sr, err) < 0)
+		goto fail;
+	if (wanted) {
+		reply_payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
+		if (pk_store_job_add(d->store, &send_job, PK_JOB_REPLY, reply_payload, err) < 0)
+			goto fail;
+		/* in the outbox before the commit: a crash between leaves a file the re-render finds */
+		if (pk_outbox_deliver(d->outbox, reply.message_id, reply.text, strlen(reply.text), NULL, err) < 0)
+			goto fail;
+	}
+	if (pk_store_commit(d->store, err) < 0)
+		goto fail;
+	if (wanted)
+		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> in the outbox, "
+			   "sent by job %" G_GINT64_FORMAT, pk_verdict_name(res->verdict), review_id, reply.message_id, send_job);
+	else
+		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply (reply_on = %s)",
+			   pk_verdict_name(res->verdict), review_id, d->config.daemon.reply_on);
+	pk_reply_clear(&reply);
+	return 0;
+fail:
+	pk_store_rollback(d->store);
+fail_clear:
+	pk_reply_clear(&reply);
+	return -1;
+}
+
+/* A series job as it runs. */
+struct series_run {
+	struct pk_daemon *d;
+	gint64 job_id;
+	GPtrArray *rows;          /* struct pk_store_mail*, one per patch, in order */
+	GPtrArray *mails;         /* struct pk_mail*, each row's mail parsed */
+	struct pk_mail *cover;    /* the cover letter, or NULL */
+	guint total;              /* the patches the series announces */
+	struct pk_lab lab;
+	struct pk_test_opts topts;
+	char *parent;             /* what the next patch is applied on */
+	char *base_name, *base_note;
+	GString *verdicts;        /* each tested patch's verdict, comma-separated */
+};
+
+static void series_run_clear(struct series_run *r)
+{
+	g_ptr_array_unref(r->rows);
+	g_ptr_array_unref(r->mails);
+	pk_mail_free(r->cover);
+	pk_lab_clear(&r->lab);
+	g_free(r->parent);
+	g_free(r->base_name);
+	g_free(r->base_note);
+	g_string_free(r->verdicts, TRUE);
+}
+
+/* A stored mail and its raw bytes parsed (both new): 0, or -1 with *detail set. */
+static int read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_row,
+		     struct pk_mail **out_mail, char **detail)
+{
+	g_autoptr(GError) err = NULL;
+	struct pk_store_mail *row = NULL;
+	g_autofree char *raw = NULL;
+	struct pk_mail *m = NULL;
+	size_t len;
+
+	if (pk_store_mail_get(d->store, id, &row, &err) <= 0 ||
+	    pk_store_mail_raw(d->store, id, &raw, &len, &err) <= 0 ||
+	    pk_mail_parse(&m, raw, len, &err) < 0) {
+		*detail = g_strdup_printf("mail %" G_GINT64_FORMAT " cannot be read back: %s", id,
+					  err ? err->message : "not stored");
+		pk_store_mail_free(row);
+		return -1;
+	}
+	*out_row = row;
+	*out_mail = m;
+	return 0;
+}
+
+/*
+ * Every mail of the job (payload: "mails", "cover", "total") is read back
+ * before anything is built: a lost one fails the job at once.  0, or -1
+ * with *detail set.
+ */
+static int series_read(struct series_run *r, JsonObject *payload, char **detail)
+{
+	JsonArray *ids = payload && json_object_has_member(payload, "mails")
+		       ? json_object_get_array_member(payload, "mails") : NULL;
+	gint64 cover = payload ? json_object_get_int_member_with_default(payload, "cover", 0) : 0;
+	struct pk_store_mail *row;
+	struct pk_mail *m;
+
+	if (!ids || !json_array_get_length(ids)) {
+		*detail = g_strdup("the job's payload names no mails");
+		return -1;
+	}
+	r->total = (guint)json_object_get_int_member_with_default(payload, "total",
+								  json_array_get_length(ids));
+	for (guint i = 0; i < json_array_get_length(ids); i++) {
+		if (read_mail(r->d, json_array_get_int_element(ids, i), &row, &m, detail) < 0)
+			return -1;
+		g_ptr_array_add(r->rows, row);
+		g_ptr_array_add(r->mails, m);
+	}
+	if (cover) {
+		if (read_mail(r->d, cover, &row, &r->cover, detail) < 0)
+			return -1;
+		pk_store_mail_free(row);
+	}
+	return 0;
+}
+
+/* Take the lab and choose the base the first patch goes on. */
+static int series_start(struct series_run *r, GError **err)
+{
+	const struct pk_mail *first = r->mails->pdata[0];
+	const char *base_commit = r->cover && r->cover->base_commit ? r->cover->base_commit
+				: first->base_commit;
+
+	if (pk_lab_take(&r->lab, err) < 0)
+		return -1;
+	choose_base(r->d, &r->lab, base_commit, &r->parent, &r->base_name, &r->base_note);
+	if (r->base_note)
+		daemon_log(r->job_id, NULL, "%s", r->base_note);
+	r->topts.policy = r->d->config.policy;
+	r->topts.boot_timeout = r->d->config.boot_timeout;
+	return 0;
+}
+
+/* The list of the source a mail came from (its list =), for the reply's Cc; NULL when none. */
+static const char *source_list(const struct pk_daemon *d, gint64 source_id)
+{
+	const struct pk_source_config *src = NULL;
+
+	for (guint k = 0; d->sources && k < d->sources->len; k++) {
+		const struct pk_intake *in = d->sources->pdata[k];
+
+		if (in->ctx.source_id == source_id)
+			src = in->ctx.cfg;
+	}
+	return src ? src->list : NULL;
+}
+
+/* The next patch goes on the commit the last one made (none: where it was). */
+static void series_advance(struct series_run *r, const char *after_commit)
+{
+	if (after_commit) {
+		g_free(r->parent);
+		r->parent = g_strdup(after_commit);
+	}
+}
+
+/*
+ * Test patch i and store what came of it.  A patch whose reply is stored
+ * already was tested before a restart: that result stands, and the next
+ * patch goes on from it.  0 to go on, 1 when a signal came, -1 with err
+ * set when the bot failed.
+ */
+static int series_test_one(struct series_run *r, guint i, GError **err)
+{
+	struct pk_daemon *d = r->d;
+	struct pk_mail *m = r->mails->pdata[i];
+	struct pk_store_mail *row = r->rows->pdata[i];
+	struct pk_store_reply *done = NULL;
+	struct pk_test_result res = { 0 };
+	g_autofree char *source = mbox_name(m->message_id);
+	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
+				       r->lab.config_hash };
+	struct pk_reply_info rinfo = { r->base_name, r->base_note, source_list(d, row->source_id),
+				       daemon_now() };
+	int rc;
+
+	if (pk_store_reply_for_mail(d->store, row->id, &done, err) < 0)
+		return -1;
+	if (done) {
+		daemon_log(r->job_id, m->message_id, "tested before the restart; not again");
+		series_advance(r, done->after_commit);
+		pk_store_reply_free(done);
+		return 0;
+	}
+	if (!m->patch) {
+		daemon_log(r->job_id, m->message_id, "no patch in it any more; skipped");
+		return 0;
+	}
+	daemon_log(r->job_id, m->message_id, "testing %u/%u on %s: %s", i + 1, r->mails->len,
+		   i ? r->parent : r->base_name, m->subject ? m->subject : "");
+	rc = pk_test_patch(&res, &r->lab, d->store, &r->topts, m->patch, r->parent, err);
+	if (rc == 0 && daemon_stopping())
+		rc = 1;   /* a canceled build or boot is no verdict: the patch is tested again */
+	if (rc == 0)
+		rc = store_tested(d, r->job_id, row, m, &res, &r->lab, &info, &rinfo, err);
+	if (rc == 0) {
+		g_string_append_printf(r->verdicts, "%s%s", r->verdicts->len ? ", " : "",
+				       pk_verdict_name(res.verdict));
+		series_advance(r, res.after.commit);
+	}
+	pk_test_result_clear(&res);
+	return rc;
+}
+
+enum job_end daemon_run_series(struct pk_daemon *d, gint64 job_id, JsonObject *payload,
+			       char **detail)
+{
+	struct series_run r = {
+		.d = d, .job_id = job_id, .lab = { .lock_fd = -1 },
+		.rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free),
+		.mails = g_ptr_array_new_with_free_func((GDestroyNotify)pk_mail_free),
+		.verdicts = g_string_new(NULL),
+	};
+	g_autoptr(GError) err = NULL;
+	enum job_end end;
+	int rc;
+
+	if (series_read(&r, payload, detail) < 0) {
+		series_run_clear(&r);
+		return JOB_FAILED;
+	}
+	rc = series_start(&r, &err);
+	for (guint i = 0; rc == 0 && i < r.mails->len; i++)
+		rc = series_test_one(&r, i, &err);
+	if (rc > 0) {
+		end = JOB_INTERRUPTED;
+	} else if (rc < 0) {
+		*detail = g_strdup(err ? err->message : "failed");
+		end = daemon_stopping() ? JOB_INTERRUPTED : JOB_FAILED;
+	} else {
+		*detail = g_strdup_printf("%u patch%s: %s", r.mails->len, r.mails->len == 1 ? "" : "es",
+					  r.verdicts->len ? r.verdicts->str : "tested before");
+		end = JOB_DONE;
+	}
+	series_run_clear(&r);
+	return end;
+}

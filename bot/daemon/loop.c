@@ -1,0 +1,365 @@
+/*
+ * loop.c - the daemon's loop: start (configuration, store, lock, outbox,
+ * sources), then read the sources, assemble series and run due jobs
+ * until a signal or, with once, until nothing is due; SIGHUP reloads the
+ * configuration.  See daemon.h.
+ */
+#define _GNU_SOURCE
+#include "daemon/private.h"
+#include "intake/intake.h"
+#include "lab/sandbox.h"
+#include "report/outbox.h"
+#include "base/proc.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* Set by the signal handlers; the loop and proc.h read them. */
+static volatile sig_atomic_t stop_flag, reload_flag;
+static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
+
+void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
+{
+	g_autofree char *what = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	what = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "printkbot daemon:");
+	if (job)
+		fprintf(stderr, " job %" G_GINT64_FORMAT, job);
+	if (msgid)
+		fprintf(stderr, " <%s>", msgid);
+	fprintf(stderr, "%s %s\n", job || msgid ? ":" : "", what);
+}
+
+/* ---- signals ------------------------------------------------------------- */
+
+bool daemon_stopping(void)
+{
+	return stop_flag != 0;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGHUP)
+		reload_flag = 1;
+	else
+		stop_flag = 1;
+	if (wake_fd >= 0 && write(wake_fd, "x", 1) < 0) {
+		/* the pipe is full: poll() wakes anyway */
+	}
+	errno = saved;
+}
+
+/* No SA_RESTART: a signal must interrupt poll() and proc.h's wait. */
+static void install_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	pk_proc_set_cancel(&stop_flag);
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+/* A job's payload as a JSON object (owned by p), or NULL: none, or not an object. */
+static JsonObject *parse_payload(JsonParser *p, const char *payload)
+{
+	JsonNode *root;
+
+	if (!payload || !json_parser_load_from_data(p, payload, -1, NULL))
+		return NULL;
+	root = json_parser_get_root(p);
+	return root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+}
+
+/* Write how a job ended to the store (retry: when a JOB_RETRY runs again).  1, or -1. */
+static int job_finish(struct pk_daemon *d, gint64 id, enum job_end end, const char *detail,
+		      gint64 retry, GError **err)
+{
+	switch (end) {
+	case JOB_DONE:
+		daemon_log(id, NULL, "done: %s", detail);
+		return pk_store_job_set_state(d->store, id, PK_JOB_DONE, detail, err) < 0 ? -1 : 1;
+	case JOB_FAILED:
+		daemon_log(id, NULL, "failed: %s", detail);
+		return pk_store_job_set_state(d->store, id, PK_JOB_FAILED, detail, err) < 0 ? -1 : 1;
+	case JOB_RETRY:
+		daemon_log(id, NULL, "%s", detail);
+		return pk_store_job_retry_at(d->store, id, retry, detail, err) < 0 ? -1 : 1;
+	case JOB_INTERRUPTED:
+		daemon_log(id, NULL, "interrupted by a signal: back in the queue");
+		return pk_store_job_set_state(d->store, id, PK_JOB_QUEUED, "interrupted by a signal",
+					      err) < 0 ? -1 : 1;
+	}
+	return 1;
+}
+
+/* Run the next due job (replies first: they are quick and people wait for them). 1 ran, 0 none. */
+static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
+{
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(JsonParser) parser = json_parser_new();
+	g_autofree char *detail = NULL;
+	gint64 retry = 0, wait_reply = -1, wait_any = -1;
+	JsonObject *payload;
+	enum job_end end;
+	int rc;
+
+	rc = pk_store_job_next_due(d->store, PK_JOB_REPLY, daemon_now(), &job, &wait_reply, err);
+	if (rc == 0)
+		rc = pk_store_job_next_due(d->store, PK_JOB_ANY_KIND, daemon_now(), &job, &wait_any, err);
+	if (rc <= 0) {
+		*out_wait = wait_reply < 0 ? wait_any : wait_any < 0 ? wait_reply : MIN(wait_reply, wait_any);
+		return rc;
+	}
+	if (pk_store_job_set_state(d->store, job->id, PK_JOB_RUNNING, NULL, err) < 0)
+		return -1;
+	job->attempts++;   /* the move to running counted this one */
+	payload = parse_payload(parser, job->payload);
+	switch (job->kind) {
+	case PK_JOB_SERIES:
+		end = daemon_run_series(d, job->id, payload, &detail);
+		break;
+	case PK_JOB_REPLY:
+		end = daemon_run_reply(d, job, payload, &detail, &retry);
+		break;
+	default:
+		detail = g_strdup("unknown job kind (neither series nor reply)");
+		end = JOB_FAILED;
+		break;
+	}
+	return job_finish(d, job->id, end, detail, retry, err);
+}
+
+/* Jobs left "running" by a daemon that died are queued again. */
+static int recover_jobs(struct pk_daemon *d, GError **err)
+{
+	g_autoptr(GArray) requeued = NULL;
+
+	if (pk_store_jobs_requeue_running(d->store, "requeued: the daemon stopped while it ran",
+					  &requeued, err) < 0)
+		return -1;
+	for (guint i = 0; i < requeued->len; i++)
+		daemon_log(g_array_index(requeued, gint64, i), NULL,
+			   "was running when the daemon stopped: queued again");
+	return 0;
+}
+
+/* ---- start, reload, stop -------------------------------------------------- */
+
+static int daemon_lock(const char *db_path, GError **err)
+{
+	g_autofree char *path = g_strdup_printf("%s.daemon-lock", db_path);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon uses %s (%s is locked)",
+				db_path, path);
+	}
+	return fd;
+}
+
+int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GError **err)
+{
+	struct pk_daemon *d = g_new0(struct pk_daemon, 1);
+
+	d->opts = opts;
+	d->lock_fd = -1;
+	if (pk_config_load(&d->config, opts->config_path, err) < 0) {
+		g_free(d);
+		return -1;
+	}
+	pk_sandbox_configure(&d->config.sandbox);
+	if (pk_store_open(&d->store, opts->db ? opts->db : d->config.db, err) < 0 ||
+	    (d->lock_fd = daemon_lock(pk_store_path(d->store), err)) < 0 ||
+	    daemon_open_outbox(d, err) < 0 || daemon_reconcile_outbox(d, err) < 0 ||
+	    recover_jobs(d, err) < 0 || daemon_open_sources(d, err) < 0) {
+		pk_daemon_close(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+void pk_daemon_close(struct pk_daemon *d)
+{
+	if (!d)
+		return;
+	daemon_close_sources(d);
+	pk_store_close(d->store);
+	pk_outbox_free(d->outbox);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+	pk_config_clear(&d->config);
+	g_free(d);
+}
+
+/* The new configuration failed: back to old (its sources opened again). */
+static void reload_undo(struct pk_daemon *d, struct pk_config *old)
+{
+	g_autoptr(GError) err = NULL;
+
+	daemon_close_sources(d);
+	pk_config_clear(&d->config);
+	d->config = *old;
+	if (daemon_open_sources(d, &err) < 0)
+		daemon_log(0, NULL, "and the old sources fail too: %s", err->message);
+}
+
+int pk_daemon_reload(struct pk_daemon *d)
+{
+	struct pk_config fresh = { 0 };
+	struct pk_config old = d->config;
+	g_autoptr(GError) err = NULL;
+
+	reload_flag = 0;
+	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0) {
+		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
+		return -1;
+	}
+	daemon_close_sources(d);
+	d->config = fresh;
+	if (daemon_open_sources(d, &err) < 0) {
+		daemon_log(0, NULL, "SIGHUP: %s; the old configuration is kept", err->message);
+		reload_undo(d, &old);
+		return -1;
+	}
+	pk_config_clear(&old);
+	/* only now, the new configuration in force: a failure above kept the old limits too */
+	pk_sandbox_configure(&d->config.sandbox);
+	if (daemon_open_outbox(d, &err) < 0 || daemon_reconcile_outbox(d, &err) < 0) {
+		daemon_log(0, NULL, "SIGHUP: %s; the outbox %s is kept", err->message, d->outbox->dir);
+		g_clear_error(&err);
+	}
+	daemon_log(0, NULL, "SIGHUP: configuration reloaded (%u source(s))", d->sources->len);
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+/* Fetch the sources that are due: all at first, then those whose watch fired or poll time came. */
+static void fetch_due(struct pk_daemon *d, bool first, double now)
+{
+	for (guint i = 0; i < d->sources->len; i++) {
+		struct pk_intake *in = d->sources->pdata[i];
+		int fd = in->ops->watch_fd(in->state);
+		struct pollfd p = { fd, POLLIN, 0 };
+		bool due = first || (fd < 0 && !d->opts->once && now >= in->next_poll);
+
+		if (!due && fd >= 0 && !d->opts->once && poll(&p, 1, 0) > 0)
+			due = true;
+		if (due)
+			daemon_fetch_source(d, in);
+	}
+}
+
+/* Nothing to do: sleep until mail, a signal, a poll or a job is due (waits: -1 for none). */
+static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double series_wait,
+			    gint64 job_wait)
+{
+	g_autoptr(GArray) fds = g_array_new(FALSE, TRUE, sizeof(struct pollfd));
+	struct pollfd wake = { wake_rd, POLLIN, 0 };
+	double timeout = -1;
+
+	g_array_append_val(fds, wake);
+	for (guint i = 0; i < d->sources->len; i++) {
+		struct pk_intake *in = d->sources->pdata[i];
+		int fd = in->ops->watch_fd(in->state);
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (fd >= 0)
+			g_array_append_val(fds, p);
+		else
+			timeout = timeout < 0 ? in->next_poll - now : MIN(timeout, in->next_poll - now);
+	}
+	if (series_wait >= 0)
+		timeout = timeout < 0 ? series_wait : MIN(timeout, series_wait);
+	if (job_wait >= 0)
+		timeout = timeout < 0 ? (double)job_wait : MIN(timeout, (double)job_wait);
+	if (poll((struct pollfd *)fds->data, fds->len,
+		 timeout < 0 ? -1 : (int)(MAX(timeout, 0) * 1000) + 1) > 0) {
+		char buf[64];
+
+		while (read(wake_rd, buf, sizeof buf) > 0)
+			;
+	}
+}
+
+/* Until a signal (or, with once, until nothing is due): 0, or -1 when the store fails. */
+static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
+{
+	bool first = true;
+
+	while (!stop_flag) {
+		double series_wait = -1, now = pk_now();
+		gint64 job_wait = -1;
+		int ran;
+
+		if (reload_flag)
+			pk_daemon_reload(d);
+		fetch_due(d, first, now);
+		first = false;
+		if (daemon_assemble(d, &series_wait, err) < 0)
+			return -1;
+		if (d->opts->queue_only)
+			break;
+		if ((ran = run_next_job(d, &job_wait, err)) < 0)
+			return -1;
+		if (ran)
+			continue;
+		if (d->opts->once)
+			break;
+		sleep_until_due(d, wake_rd, now, series_wait, job_wait);
+	}
+	return 0;
+}
+
+int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
+{
+	struct pk_daemon *d = NULL;
+	int pipefd[2] = { -1, -1 }, rc = -1;
+
+	if (pk_daemon_open(&d, opts, err) < 0)
+		return -1;
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		pk_error(err, PK_ERROR_FAILED, "pipe: %s", g_strerror(errno));
+		goto out;
+	}
+	wake_fd = pipefd[1];
+	install_signals();
+	daemon_log(0, NULL, "started: %u source(s), database %s, outbox %s%s", d->sources->len,
+		   pk_store_path(d->store), d->outbox->dir, opts->once ? ", once" : "");
+	if (daemon_loop(d, pipefd[0], err) < 0)
+		goto out;
+	daemon_log(0, NULL, stop_flag ? "stopped by a signal" : "nothing more to do");
+	rc = 0;
+out:
+	pk_proc_set_cancel(NULL);
+	wake_fd = -1;
+	if (pipefd[0] >= 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	pk_daemon_close(d);
+	return rc;
+}

@@ -1,0 +1,93 @@
+/*
+ * private.h - what the files of the daemon share: the daemon's state and
+ * the functions each role gives the loop.  Only bot/daemon/ includes it;
+ * daemon.h is the stage's face.
+ *
+ *   loop.c        the loop, signals, SIGHUP reload, start and stop, and
+ *                 the dispatch of due jobs;
+ *   inbox.c       mail from the sources -> stored mails -> series -> jobs;
+ *   job-series.c  the series job: test each patch, store, render the reply;
+ *   job-reply.c   the reply job: send from the outbox over SMTP.
+ *
+ * The daemon logs its own events, one line each (daemon_log()): it is the
+ * top of everything it runs.
+ */
+#ifndef PK_DAEMON_PRIVATE_H
+#define PK_DAEMON_PRIVATE_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdbool.h>
+
+#include "daemon/daemon.h"
+#include "base/config.h"
+#include "store/store.h"
+
+struct pk_intake;
+struct pk_outbox;
+
+struct pk_daemon {
+	struct pk_config config;
+	struct pk_store *store;
+	GPtrArray *sources;       /* struct pk_intake* */
+	struct pk_outbox *outbox; /* rendered replies waiting to be sent */
+	const struct pk_daemon_opts *opts;
+	int lock_fd;              /* the lock beside the database, -1 before it is taken */
+};
+
+/* How a job ended; the loop writes the matching state (or the retry) to the store. */
+enum job_end { JOB_DONE, JOB_FAILED, JOB_INTERRUPTED, JOB_RETRY };
+
+/* ---- loop.c -------------------------------------------------------------- */
+
+/* One line per event: "printkbot daemon: job 4 <id@host>: what happened" (job 0, msgid NULL: none). */
+void daemon_log(gint64 job, const char *msgid, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+/* Whether SIGTERM or SIGINT came: a build or boot canceled then is no verdict. */
+bool daemon_stopping(void);
+
+/* Unix seconds, the store's time. */
+static inline gint64 daemon_now(void)
+{
+	return g_get_real_time() / G_USEC_PER_SEC;
+}
+
+/* ---- inbox.c ------------------------------------------------------------- */
+
+/*
+ * Open the configured sources, closing those open before.  On failure the
+ * ones opened before the failing one stay open (d->sources is never NULL).
+ */
+int daemon_open_sources(struct pk_daemon *d, GError **err);
+void daemon_close_sources(struct pk_daemon *d);
+/* Fetch a source's new mail into the store (failures are logged; the source is tried again later). */
+void daemon_fetch_source(struct pk_daemon *d, struct pk_intake *in);
+/*
+ * Turn pending mails into jobs: a complete series at once, an incomplete
+ * one after series_wait seconds without a new mail of it.  *out_wait gets
+ * the seconds until the next incomplete series is due, -1 for none.
+ */
+int daemon_assemble(struct pk_daemon *d, double *out_wait, GError **err);
+
+/* ---- job-series.c -------------------------------------------------------- */
+
+/*
+ * Run a series job (payload: its JSON object, NULL when it has none): test
+ * each patch on the previous one.  *detail (new) says what came of it.
+ */
+enum job_end daemon_run_series(struct pk_daemon *d, gint64 job_id, JsonObject *payload,
+			       char **detail);
+
+/* ---- job-reply.c --------------------------------------------------------- */
+
+/*
+ * Run a reply job (job->attempts counts this run): send the reply from
+ * the outbox.  JOB_RETRY sets *out_retry, the Unix time of the next try.
+ */
+enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *job,
+			      JsonObject *payload, char **detail, gint64 *out_retry);
+/* The outbox the config names (created when missing); the one open before is kept on failure. */
+int daemon_open_outbox(struct pk_daemon *d, GError **err);
+/* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */
+int daemon_reconcile_outbox(struct pk_daemon *d, GError **err);
+
+#endif

@@ -1,0 +1,750 @@
+/*
+ * queue.c - what the daemon keeps: the job queue, the mails it read, the
+ * replies it rendered, and how far each source was read.  See store.h for
+ * the contracts.
+ */
+#include "store/private.h"
+
+#include <string.h>
+
+/* ---- job states and kinds ---------------------------------------------- */
+
+/* The words of the jobs table (its CHECK constraint names the same states). */
+static const char *const job_state_names[] = {
+	[PK_JOB_QUEUED] = "queued",
+	[PK_JOB_RUNNING] = "running",
+	[PK_JOB_DONE] = "done",
+	[PK_JOB_FAILED] = "failed",
+	[PK_JOB_CANCELLED] = "cancelled",
+};
+
+static const char *const job_kind_names[] = {
+	[PK_JOB_UNKNOWN] = "unknown",
+	[PK_JOB_SERIES] = "series",
+	[PK_JOB_REPLY] = "reply",
+};
+
+const char *pk_job_state_name(enum pk_job_state state)
+{
+	return (unsigned)state < G_N_ELEMENTS(job_state_names) ? job_state_names[state] : "";
+}
+
+bool pk_job_state_parse(const char *name, enum pk_job_state *out)
+{
+	for (unsigned i = 0; name && i < G_N_ELEMENTS(job_state_names); i++)
+		if (!strcmp(name, job_state_names[i])) {
+			*out = (enum pk_job_state)i;
+			return true;
+		}
+	return false;
+}
+
+const char *pk_job_kind_name(enum pk_job_kind kind)
+{
+	return (unsigned)kind < G_N_ELEMENTS(job_kind_names) ? job_kind_names[kind] : "";
+}
+
+bool pk_job_kind_parse(const char *name, enum pk_job_kind *out)
+{
+	for (unsigned i = PK_JOB_UNKNOWN + 1; name && i < G_N_ELEMENTS(job_kind_names); i++)
+		if (!strcmp(name, job_kind_names[i])) {
+			*out = (enum pk_job_kind)i;
+			return true;
+		}
+	return false;
+}
+
+/* A kind that a job can have (not "any", not unknown). */
+static bool job_kind_real(enum pk_job_kind kind)
+{
+	return kind > PK_JOB_UNKNOWN && (unsigned)kind < G_N_ELEMENTS(job_kind_names);
+}
+
+static bool job_state_real(enum pk_job_state state)
+{
+	return (unsigned)state < G_N_ELEMENTS(job_state_names);
+}
+
+static bool job_move_allowed(enum pk_job_state from, enum pk_job_state to)
+{
+	static const struct { enum pk_job_state from, to; } moves[] = {
+		{ PK_JOB_QUEUED, PK_JOB_RUNNING }, { PK_JOB_QUEUED, PK_JOB_CANCELLED },
+		{ PK_JOB_RUNNING, PK_JOB_DONE }, { PK_JOB_RUNNING, PK_JOB_FAILED },
+		{ PK_JOB_RUNNING, PK_JOB_QUEUED },   /* the daemon died mid-job: run it again */
+		{ PK_JOB_FAILED, PK_JOB_QUEUED },    /* retry */
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(moves); i++)
+		if (from == moves[i].from && to == moves[i].to)
+			return true;
+	return false;
+}
+
+/* ---- reading jobs ------------------------------------------------------ */
+
+void pk_store_job_free(struct pk_store_job *job)
+{
+	if (!job)
+		return;
+	g_free(job->payload);
+	g_free(job->detail);
+	g_free(job->series_key);
+	g_free(job);
+}
+
+#define JOB_COLUMNS "id, kind, state, payload, detail, series_key, series_version, " \
+		    "attempts, created, updated, not_before"
+
+/*
+ * The job of a row of JOB_COLUMNS.  A kind this printkbot does not know
+ * reads as PK_JOB_UNKNOWN (the daemon fails such a job); a state it does
+ * not know is refused (the table's CHECK allows none).
+ */
+static struct pk_store_job *job_row(struct pk_store *s, sqlite3_stmt *st, GError **err)
+{
+	struct pk_store_job *j;
+	enum pk_job_kind kind = PK_JOB_UNKNOWN;
+	enum pk_job_state state;
+
+	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 2), &state)) {
+		pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
+			 s->path, (gint64)sqlite3_column_int64(st, 0));
+		return NULL;
+	}
+	pk_job_kind_parse((const char *)sqlite3_column_text(st, 1), &kind);
+	j = g_new0(struct pk_store_job, 1);
+	j->id = sqlite3_column_int64(st, 0);
+	j->kind = kind;
+	j->state = state;
+	j->payload = col_text(st, 3);
+	j->detail = col_text(st, 4);
+	j->series_key = col_text(st, 5);
+	j->series_version = sqlite3_column_int(st, 6);
+	j->attempts = sqlite3_column_int(st, 7);
+	j->created = sqlite3_column_int64(st, 8);
+	j->updated = sqlite3_column_int64(st, 9);
+	j->not_before = sqlite3_column_int64(st, 10);
+	return j;
+}
+
+/* The first row of a prepared query of JOB_COLUMNS: 1 (*out new), 0 none. */
+static int job_first(struct pk_store *s, sqlite3_stmt *st, struct pk_store_job **out,
+		     GError **err)
+{
+	struct pk_store_job *j;
+	int rc;
+
+	if ((rc = step(s, st, err)) <= 0)
+		return rc;
+	if (!(j = job_row(s, st, err)))
+		return -1;
+	*out = j;
+	return 1;
+}
+
+int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state *out_state,
+		       GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT state FROM jobs WHERE id = ?1", err);
+	enum pk_job_state state;
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 0), &state))
+		return pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
+				store->path, job_id);
+	*out_state = state;
+	return 1;
+}
+
+int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = "
+					  "'queued' ORDER BY id LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	return job_first(store, st, out, err);
+}
+
+int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **out,
+		  GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_job_free);
+	int rc;
+
+	if (state != PK_JOB_ANY_STATE && !job_state_real(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
+		  "ORDER BY id", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, state == PK_JOB_ANY_STATE ? NULL : pk_job_state_name(state));
+	while ((rc = step(store, st, err)) > 0) {
+		struct pk_store_job *j = job_row(store, st, err);
+
+		if (!j)
+			return -1;
+		g_ptr_array_add(rows, j);
+	}
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}
+
+/* Seconds until the first queued job of kind (NULL: any) is due, -1 when none is queued. */
+static int job_wait(struct pk_store *s, const char *kind, gint64 now, gint64 *out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
+					  "'queued' AND (?1 IS NULL OR kind = ?1)", err);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, kind);
+	if (step(s, st, err) < 0)
+		return -1;
+	*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
+	     : MAX(sqlite3_column_int64(st, 0) - now, 0);
+	return 0;
+}
+
+int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 now,
+			  struct pk_store_job **out, gint64 *out_wait, GError **err)
+{
+	const char *name = kind == PK_JOB_ANY_KIND ? NULL : pk_job_kind_name(kind);
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 wait = 0;
+	int rc;
+
+	if (kind != PK_JOB_ANY_KIND && !job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job kind %d", (int)kind);
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = 'queued' AND "
+		  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, now);
+	if ((rc = job_first(store, st, &job, err)) < 0)
+		return -1;
+	/* nothing due: how long until the first queued job is */
+	if (!rc && out_wait && job_wait(store, name, now, &wait, err) < 0)
+		return -1;
+	if (out_wait)
+		*out_wait = wait;
+	if (rc)
+		*out = g_steal_pointer(&job);
+	return rc;
+}
+
+/* ---- queueing and moving jobs ------------------------------------------ */
+
+static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
+		      const char *series_key, int series_version, const char *payload,
+		      GError **err)
+{
+	/* state is left to its default: only pk_store_job_set_state() writes it */
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (!job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "a job of an unknown kind (%d) cannot be queued",
+				(int)kind);
+	st = prep(s, "INSERT INTO jobs (kind, payload, series_key, series_version, created, "
+		  "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5)", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, pk_job_kind_name(kind));
+	bind_text(st, 2, payload);
+	bind_text(st, 3, series_key);
+	if (series_key)
+		sqlite3_bind_int(st, 4, series_version);
+	sqlite3_bind_int64(st, 5, unix_now());
+	if (run(s, st, err) < 0)
+		return -1;
+	*out_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind kind,
+		     const char *payload, GError **err)
+{
+	return job_insert(store, out_id, kind, NULL, 0, payload, err);
+}
+
+int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *series_key,
+			    int series_version, const char *payload, GError **err)
+{
+	if (!series_key)
+		return pk_error(err, PK_ERROR_INPUT, "a series job needs its series' key");
+	return job_insert(store, out_id, PK_JOB_SERIES, series_key, series_version, payload, err);
+}
+
+/* The one place a job's state is written. */
+static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_state to,
+				const char *detail, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	enum pk_job_state from;
+	int rc;
+
+	if ((rc = pk_store_job_state(s, job_id, &from, err)) <= 0)
+		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no job %" G_GINT64_FORMAT,
+					      s->path, job_id);
+	if (!job_move_allowed(from, to))
+		return pk_error(err, PK_ERROR_INPUT, "job %" G_GINT64_FORMAT ": cannot go from %s to %s",
+				job_id, pk_job_state_name(from), pk_job_state_name(to));
+	st = prep(s, "UPDATE jobs SET state = ?2, detail = ?3, updated = ?4, "
+		  "attempts = attempts + (?2 = 'running') WHERE id = ?1", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	bind_text(st, 2, pk_job_state_name(to));
+	bind_text(st, 3, detail);
+	sqlite3_bind_int64(st, 4, unix_now());
+	return run(s, st, err);
+}
+
+int pk_store_job_set_state(struct pk_store *store, gint64 job_id, enum pk_job_state state,
+			   const char *detail, GError **err)
+{
+	if (!job_state_real(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
+	if (tx_begin(store, err) < 0)
+		return -1;
+	return tx_end(store, job_set_state_locked(store, job_id, state, detail, err), err);
+}
+
+static int job_retry_locked(struct pk_store *s, gint64 job_id, gint64 not_before,
+			    const char *detail, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (job_set_state_locked(s, job_id, PK_JOB_QUEUED, detail, err) < 0)
+		return -1;
+	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, not_before);
+	return run(s, st, err);
+}
+
+int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
+			  const char *detail, GError **err)
+{
+	if (tx_begin(store, err) < 0)
+		return -1;
+	return tx_end(store, job_retry_locked(store, job_id, not_before, detail, err), err);
+}
+
+/*
+ * Move every job the prepared query sel selects (its ids) to state to,
+ * each through job_set_state_locked(), in one transaction: the question is
+ * one query, the moves the one path.
+ */
+static int jobs_move(struct pk_store *s, sqlite3_stmt *sel, enum pk_job_state to,
+		     const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	int rc;
+
+	if (tx_begin(s, err) < 0)
+		return -1;
+	while ((rc = step(s, sel, err)) > 0) {
+		gint64 id = sqlite3_column_int64(sel, 0);
+
+		g_array_append_val(ids, id);
+	}
+	for (guint i = 0; rc == 0 && i < ids->len; i++)
+		rc = job_set_state_locked(s, g_array_index(ids, gint64, i), to, detail, err);
+	if (tx_end(s, rc, err) < 0)
+		return -1;
+	if (out_ids)
+		*out_ids = g_steal_pointer(&ids);
+	return 0;
+}
+
+int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
+				    const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'queued' AND "
+					   "kind = 'series' AND series_key = ?1 AND "
+					   "series_version < ?2 ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	bind_text(sel, 1, series_key);
+	sqlite3_bind_int(sel, 2, version);
+	return jobs_move(store, sel, PK_JOB_CANCELLED, detail, out_ids, err);
+}
+
+int pk_store_jobs_requeue_running(struct pk_store *store, const char *detail, GArray **out_ids,
+				  GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'running' "
+					   "ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	return jobs_move(store, sel, PK_JOB_QUEUED, detail, out_ids, err);
+}
+
+/* ---- how far each source was read -------------------------------------- */
+
+int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const char *key,
+			      char **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT value FROM source_state "
+					  "WHERE source_id = ?1 AND key = ?2", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, source_id);
+	bind_text(st, 2, key);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	*out = col_text(st, 0);
+	return 1;
+}
+
+int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const char *key,
+			      const char *value, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO source_state (source_id, key, value) "
+					  "VALUES (?1, ?2, ?3) ON CONFLICT (source_id, key) "
+					  "DO UPDATE SET value = excluded.value", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, source_id);
+	bind_text(st, 2, key);
+	bind_text(st, 3, value);
+	return run(store, st, err);
+}
+
+/* ---- mails ------------------------------------------------------------- */
+
+void pk_store_mail_free(struct pk_store_mail *m)
+{
+	if (!m)
+		return;
+	g_free(m->message_id);
+	g_free(m->in_reply_to);
+	g_free(m->refs);
+	g_free(m->subject);
+	g_free(m->author_email);
+	g_free(m->state);
+	g_free(m->reason);
+	g_free(m);
+}
+
+static const char *const mail_states[] = { "pending", "queued", "skipped" };
+
+static gboolean mail_state_known(const char *state)
+{
+	for (size_t i = 0; state && i < G_N_ELEMENTS(mail_states); i++)
+		if (!strcmp(state, mail_states[i]))
+			return TRUE;
+	return FALSE;
+}
+
+int pk_store_mail_find(struct pk_store *store, const char *message_id, gint64 *out_id,
+		       GError **err)
+{
+	g_autofree char *mid = store_bare_msgid(message_id);
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT id FROM mails WHERE message_id = ?1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, mid);
+	if ((rc = step(store, st, err)) > 0)
+		*out_id = sqlite3_column_int64(st, 0);
+	return rc;
+}
+
+static int insert_mail(struct pk_store *s, gint64 *out_id, const struct pk_store_mail *m,
+		       const char *mid, const char *raw, size_t len, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(GBytes) blob = NULL;
+
+	if (raw && !(blob = store_gzip(raw, len, err)))
+		return -1;
+	st = prep(s, "INSERT INTO mails (source_id, message_id, in_reply_to, refs, subject, "
+		  "author_email, version, number, total, state, reason, raw, job_id, received, churn) "
+		  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", err);
+	if (!st)
+		return -1;
+	bind_id(st, 1, m->source_id);
+	bind_text(st, 2, mid);
+	bind_text(st, 3, m->in_reply_to);
+	bind_text(st, 4, m->refs);
+	bind_text(st, 5, m->subject);
+	bind_text(st, 6, m->author_email);
+	sqlite3_bind_int(st, 7, MAX(m->version, 1));
+	sqlite3_bind_int(st, 8, MAX(m->number, 0));
+	sqlite3_bind_int(st, 9, MAX(m->total, 1));
+	bind_text(st, 10, m->state);
+	bind_text(st, 11, m->reason);
+	bind_blob(st, 12, blob);
+	bind_id(st, 13, m->job_id);
+	sqlite3_bind_int64(st, 14, m->received ? m->received : unix_now());
+	sqlite3_bind_int(st, 15, m->churn);
+	if (run(s, st, err) < 0)
+		return -1;
+	*out_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int pk_store_mail_add(struct pk_store *store, gint64 *out_id, bool *out_existed,
+		      const struct pk_store_mail *mail, const char *raw, size_t len,
+		      GError **err)
+{
+	g_autofree char *mid = store_bare_msgid(mail->message_id);
+	gint64 id = 0;
+	int rc;
+
+	if (!mid || !*mid)
+		return pk_error(err, PK_ERROR_INPUT, "a mail without a Message-ID cannot be stored");
+	if (!mail_state_known(mail->state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown mail state '%s'",
+				mail->state ? mail->state : "(null)");
+	if (tx_begin(store, err) < 0)
+		return -1;
+	rc = pk_store_mail_find(store, mid, &id, err);
+	if (rc == 0)
+		rc = insert_mail(store, &id, mail, mid, raw, len, err);
+	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
+		return -1;
+	*out_id = id;
+	if (out_existed)
+		*out_existed = rc == 1;
+	return 0;
+}
+
+#define MAIL_COLUMNS "id, source_id, job_id, message_id, in_reply_to, refs, subject, " \
+		     "author_email, version, number, total, state, reason, received, churn"
+
+static struct pk_store_mail *mail_row(sqlite3_stmt *st)
+{
+	struct pk_store_mail *m = g_new0(struct pk_store_mail, 1);
+
+	m->id = sqlite3_column_int64(st, 0);
+	m->source_id = sqlite3_column_int64(st, 1);
+	m->job_id = sqlite3_column_int64(st, 2);
+	m->message_id = col_text(st, 3);
+	m->in_reply_to = col_text(st, 4);
+	m->refs = col_text(st, 5);
+	m->subject = col_text(st, 6);
+	m->author_email = col_text(st, 7);
+	m->version = sqlite3_column_int(st, 8);
+	m->number = sqlite3_column_int(st, 9);
+	m->total = sqlite3_column_int(st, 10);
+	m->state = col_text(st, 11);
+	m->reason = col_text(st, 12);
+	m->received = sqlite3_column_int64(st, 13);
+	m->churn = sqlite3_column_int(st, 14);
+	return m;
+}
+
+int pk_store_mails(struct pk_store *store, const char *state, GPtrArray **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE "
+					  "?1 IS NULL OR state = ?1 ORDER BY id", err);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, state);
+	while ((rc = step(store, st, err)) > 0)
+		g_ptr_array_add(rows, mail_row(st));
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}
+
+int pk_store_mail_get(struct pk_store *store, gint64 mail_id, struct pk_store_mail **out,
+		      GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE id = ?1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, mail_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	*out = mail_row(st);
+	return 1;
+}
+
+int pk_store_mail_raw(struct pk_store *store, gint64 mail_id, char **out, size_t *out_len,
+		      GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT raw FROM mails WHERE id = ?1 AND raw IS NOT NULL", err);
+	char *text;
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, mail_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	if (!(text = store_gunzip(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), err)))
+		return -1;
+	*out_len = strlen(text);
+	*out = text;
+	return 1;
+}
+
+int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *state,
+			    const char *reason, gint64 job_id, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (!mail_state_known(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown mail state '%s'", state ? state : "(null)");
+	/* a skipped mail no longer needs its bytes */
+	st = prep(store, "UPDATE mails SET state = ?2, reason = ?3, job_id = ?4, "
+		  "raw = CASE WHEN ?2 = 'skipped' THEN NULL ELSE raw END WHERE id = ?1", err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, mail_id);
+	bind_text(st, 2, state);
+	bind_text(st, 3, reason);
+	bind_id(st, 4, job_id);
+	if (run(store, st, err) < 0)
+		return -1;
+	if (!sqlite3_changes(store->db))
+		return pk_error(err, PK_ERROR_INPUT, "%s: no mail %" G_GINT64_FORMAT, store->path, mail_id);
+	return 0;
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+void pk_store_reply_free(struct pk_store_reply *r)
+{
+	if (!r)
+		return;
+	g_free(r->after_commit);
+	g_free(r->message_id);
+	g_free(r->sender);
+	g_free(r->recipients);
+	g_free(r->text);
+	g_free(r);
+}
+
+int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_store_reply *r,
+		       GError **err)
+{
+	g_autofree char *mid = store_bare_msgid(r->message_id);
+	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO replies (mail_id, review_id, job_id, "
+					  "after_commit, message_id, sender, recipients, text, sent) "
+					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, r->mail_id);
+	bind_id(st, 2, r->review_id);
+	bind_id(st, 3, r->job_id);
+	bind_text(st, 4, r->after_commit);
+	bind_text(st, 5, mid);
+	bind_text(st, 6, r->sender);
+	bind_text(st, 7, r->recipients);
+	bind_text(st, 8, r->text);
+	if (r->sent)
+		sqlite3_bind_int64(st, 9, r->sent);
+	if (run(store, st, err) < 0)
+		return -1;
+	*out_id = sqlite3_last_insert_rowid(store->db);
+	return 0;
+}
+
+/* key is bound as text when given, else id. */
+static int reply_query(struct pk_store *store, const char *where, gint64 id, const char *key,
+		       struct pk_store_reply **out, GError **err)
+{
+	g_autofree char *sql = g_strdup_printf("SELECT id, mail_id, review_id, job_id, after_commit, "
+					       "message_id, sender, recipients, text, sent FROM "
+					       "replies WHERE %s = ?1", where);
+	g_autoptr(sqlite3_stmt) st = prep(store, sql, err);
+	struct pk_store_reply *r;
+	int rc;
+
+	if (!st)
+		return -1;
+	if (key)
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	r = g_new0(struct pk_store_reply, 1);
+	r->id = sqlite3_column_int64(st, 0);
+	r->mail_id = sqlite3_column_int64(st, 1);
+	r->review_id = sqlite3_column_int64(st, 2);
+	r->job_id = sqlite3_column_int64(st, 3);
+	r->after_commit = col_text(st, 4);
+	r->message_id = col_text(st, 5);
+	r->sender = col_text(st, 6);
+	r->recipients = col_text(st, 7);
+	r->text = col_text(st, 8);
+	r->sent = sqlite3_column_int64(st, 9);
+	*out = r;
+	return 1;
+}
+
+int pk_store_reply_get(struct pk_store *store, gint64 reply_id, struct pk_store_reply **out,
+		       GError **err)
+{
+	return reply_query(store, "id", reply_id, NULL, out, err);
+}
+
+int pk_store_reply_for_mail(struct pk_store *store, gint64 mail_id, struct pk_store_reply **out,
+			    GError **err)
+{
+	return reply_query(store, "mail_id", mail_id, NULL, out, err);
+}
+
+int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
+				 struct pk_store_reply **out, GError **err)
+{
+	return reply_query(store, "message_id", 0, message_id, out, err);
+}
+
+static int reply_sent_locked(struct pk_store *s, gint64 reply_id, gint64 when, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "UPDATE replies SET sent = ?2 WHERE id = ?1", err);
+	g_autoptr(sqlite3_stmt) rv = NULL;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, reply_id);
+	sqlite3_bind_int64(st, 2, when);
+	if (run(s, st, err) < 0)
+		return -1;
+	rv = prep(s, "UPDATE reviews SET posted_to = (SELECT recipients FROM replies WHERE id = ?1), "
+		  "posted_at = ?2, reply_message_id = (SELECT message_id FROM replies WHERE id = ?1) "
+		  "WHERE id = (SELECT review_id FROM replies WHERE id = ?1)", err);
+	if (!rv)
+		return -1;
+	sqlite3_bind_int64(rv, 1, reply_id);
+	sqlite3_bind_int64(rv, 2, when);
+	return run(s, rv, err);
+}
+
+int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err)
+{
+	if (tx_begin(store, err) < 0)
+		return -1;
+	return tx_end(store, reply_sent_locked(store, reply_id, time ? time : unix_now(), err), err);
+}

@@ -1,0 +1,426 @@
+/*
+ * reviews.c - what a test leaves: the test with its console and index
+ * changes and the confirmations of the static findings, the review, and
+ * the history questions asked of them all.  See store.h for the contracts.
+ */
+#include "store/private.h"
+
+#include <string.h>
+
+/* ---- tests and reviews ------------------------------------------------- */
+
+static void bind_level(sqlite3_stmt *st, int i, int level)
+{
+	if (level >= 0)
+		sqlite3_bind_int(st, i, level);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_origin(sqlite3_stmt *st, int first, const struct pk_origin *o)
+{
+	bind_text(st, first, o->file);
+	if (o->file)
+		sqlite3_bind_int(st, first + 1, o->line);
+	bind_text(st, first + 2, o->func);
+	bind_text(st, first + 3, o->format);
+}
+
+static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kdiff *d,
+			  GError **err)
+{
+	g_autoptr(sqlite3_stmt) c = prep(s, "INSERT INTO console_changes (test_id, seq, kind, "
+					 "old_level, new_level, old_text, new_text, file, line, func, "
+					 "format, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+					 "?10, ?11, ?12)", err);
+	g_autoptr(sqlite3_stmt) x = prep(s, "INSERT INTO index_changes (test_id, seq, kind, "
+					 "old_level, new_level, old_format, new_format, file, line, "
+					 "func, format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+					 "?10, ?11)", err);
+
+	if (!c || !x)
+		return -1;
+	for (guint i = 0; i < d->changes->len; i++) {
+		const struct pk_change *ch = d->changes->pdata[i];
+
+		sqlite3_bind_int64(c, 1, test_id);
+		sqlite3_bind_int(c, 2, (int)i);
+		bind_text(c, 3, pk_change_kind_name(ch->kind));
+		bind_level(c, 4, ch->old_level);
+		bind_level(c, 5, ch->new_level);
+		bind_text(c, 6, ch->old_text);
+		bind_text(c, 7, ch->new_text);
+		bind_origin(c, 8, &ch->origin);
+		bind_text(c, 12, ch->message);
+		if (run(s, c, err) < 0)
+			return -1;
+	}
+	for (guint i = 0; i < d->index_changes->len; i++) {
+		const struct pk_index_change *ch = d->index_changes->pdata[i];
+
+		sqlite3_bind_int64(x, 1, test_id);
+		sqlite3_bind_int(x, 2, (int)i);
+		bind_text(x, 3, pk_change_kind_name(ch->kind));
+		bind_level(x, 4, ch->old_level);
+		bind_level(x, 5, ch->new_level);
+		bind_text(x, 6, ch->old_format);
+		bind_text(x, 7, ch->new_format);
+		bind_origin(x, 8, &ch->origin);
+		if (run(s, x, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Pair each stored finding of the patch (scan order) with its confirmation. */
+static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct pk_store_test *t,
+				GError **err)
+{
+	g_autoptr(sqlite3_stmt) f = prep(s, "SELECT id FROM findings WHERE patch_id = ?1 ORDER BY seq", err);
+	g_autoptr(sqlite3_stmt) ins = prep(s, "INSERT INTO finding_checks (test_id, finding_id, "
+					   "confirmation) VALUES (?1, ?2, ?3)", err);
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	int rc;
+
+	if (!f || !ins)
+		return -1;
+	sqlite3_bind_int64(f, 1, t->patch_id);
+	while ((rc = step(s, f, err)) > 0) {
+		gint64 id = sqlite3_column_int64(f, 0);
+
+		g_array_append_val(ids, id);
+	}
+	if (rc < 0)
+		return -1;
+	if (ids->len != t->n_confirmations)
+		return pk_error(err, PK_ERROR_INPUT, "%s: patch %" G_GINT64_FORMAT " has %u stored "
+				"findings but the test confirms %u", s->path, t->patch_id,
+				ids->len, t->n_confirmations);
+	for (guint i = 0; i < ids->len; i++) {
+		sqlite3_bind_int64(ins, 1, test_id);
+		sqlite3_bind_int64(ins, 2, g_array_index(ids, gint64, i));
+		bind_text(ins, 3, t->confirmations[i]);
+		if (run(s, ins, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store_test *t,
+		       GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "INSERT INTO tests (patch_id, before_build, after_build, "
+					  "before_boot, after_boot, verdict, reason, seconds, "
+					  "records_before, records_after, noise_dropped, created) VALUES "
+					  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", err);
+	g_autoptr(sqlite3_stmt) upd = prep(s, "UPDATE patches SET verdict = ?2 WHERE id = ?1", err);
+	gint64 test_id;
+
+	if (!st || !upd)
+		return -1;
+	sqlite3_bind_int64(st, 1, t->patch_id);
+	bind_id(st, 2, t->before_build);
+	bind_id(st, 3, t->after_build);
+	bind_id(st, 4, t->before_boot);
+	bind_id(st, 5, t->after_boot);
+	bind_text(st, 6, pk_verdict_name(t->verdict));
+	bind_text(st, 7, t->reason);
+	sqlite3_bind_double(st, 8, t->seconds);
+	if (t->diff) {
+		sqlite3_bind_int(st, 9, (int)t->diff->records_before);
+		sqlite3_bind_int(st, 10, (int)t->diff->records_after);
+		sqlite3_bind_int(st, 11, (int)t->diff->noise_dropped);
+	}
+	sqlite3_bind_int64(st, 12, unix_now());
+	if (run(s, st, err) < 0)
+		return -1;
+	test_id = sqlite3_last_insert_rowid(s->db);
+	if (t->diff && insert_changes(s, test_id, t->diff, err) < 0)
+		return -1;
+	if (t->confirmations && insert_confirmations(s, test_id, t, err) < 0)
+		return -1;
+	sqlite3_bind_int64(upd, 1, t->patch_id);
+	bind_text(upd, 2, pk_verdict_name(t->verdict));
+	if (run(s, upd, err) < 0)
+		return -1;
+	*out_id = test_id;
+	return 0;
+}
+
+int pk_store_add_test(struct pk_store *store, gint64 *out_id,
+		      const struct pk_store_test *test, GError **err)
+{
+	gint64 id = 0;
+	int rc;
+
+	if (tx_begin(store, err) < 0)
+		return -1;
+	rc = tx_end(store, insert_test(store, &id, test, err), err);
+	if (rc == 0)
+		*out_id = id;
+	return rc;
+}
+
+int pk_store_add_review(struct pk_store *store, gint64 *out_id, gint64 test_id,
+			const char *model_json, const char *body, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO reviews (test_id, model, body, created) "
+					  "VALUES (?1, ?2, ?3, ?4)", err);
+
+	if (!st)
+		return -1;
+	bind_id(st, 1, test_id);
+	bind_text(st, 2, model_json);
+	bind_text(st, 3, body);
+	sqlite3_bind_int64(st, 4, unix_now());
+	if (run(store, st, err) < 0)
+		return -1;
+	*out_id = sqlite3_last_insert_rowid(store->db);
+	return 0;
+}
+
+int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char *posted_to,
+			   const char *reply_message_id, gint64 time, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "UPDATE reviews SET posted_to = ?2, "
+					  "reply_message_id = ?3, posted_at = ?4 WHERE id = ?1", err);
+	g_autofree char *mid = store_bare_msgid(reply_message_id);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, review_id);
+	bind_text(st, 2, posted_to);
+	bind_text(st, 3, mid);
+	sqlite3_bind_int64(st, 4, time ? time : unix_now());
+	if (run(store, st, err) < 0)
+		return -1;
+	if (!sqlite3_changes(store->db))
+		return pk_error(err, PK_ERROR_INPUT, "%s: no review %" G_GINT64_FORMAT,
+				store->path, review_id);
+	return 0;
+}
+
+int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
+			char **out_body, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT model, body FROM reviews WHERE id = ?1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, review_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no review %" G_GINT64_FORMAT,
+					      store->path, review_id);
+	if (out_model_json)
+		*out_model_json = col_text(st, 0);
+	if (out_body)
+		*out_body = col_text(st, 1);
+	return 0;
+}
+
+/* ---- history ----------------------------------------------------------- */
+
+void pk_history_row_free(struct pk_history_row *row)
+{
+	if (!row)
+		return;
+	g_free(row->subject);
+	g_free(row->message_id);
+	g_free(row->commit);
+	g_free(row->author);
+	g_free(row->verdict);
+	g_free(row->stage);
+	g_free(row->kind);
+	g_free(row->file);
+	g_free(row->func);
+	g_free(row->old_text);
+	g_free(row->new_text);
+	g_free(row->source);
+	g_free(row->link);
+	g_free(row);
+}
+
+/*
+ * The three places a change is stored, as arms of one UNION ALL: what each
+ * calls its columns, so one set of filter clauses serves them all.
+ */
+struct history_arm {
+	const char *stage;
+	const char *from;       /* joins the change table c to patches p */
+	const char *test_id;
+	const char *verdict;
+	const char *func;       /* NULL: the arm has no function (the filter skips it) */
+	const char *old_text, *new_text;
+};
+
+static const struct history_arm history_arms[] = {
+	{ "static", "findings c JOIN patches p ON p.id = c.patch_id",
+	  "0", "p.verdict", NULL, "c.old_text", "c.new_text" },
+	{ "boot", "console_changes c JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id",
+	  "t.id", "t.verdict", "c.func", "c.old_text", "c.new_text" },
+	{ "index", "index_changes c JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id",
+	  "t.id", "t.verdict", "c.func", "c.old_format", "c.new_format" },
+};
+
+/*
+ * One arm's SELECT.  Only the clauses of the filters that are set are
+ * written; every value is a named parameter bound later, never text.
+ */
+static gboolean history_has_patch_filter(const struct pk_history_filter *f);
+
+static void history_arm_sql(GString *q, const struct history_arm *a, int order,
+			    const struct pk_history_filter *f)
+{
+	g_string_append_printf(q, "SELECT p.id, %s, p.subject, p.message_id, p.commit_id, p.author, "
+			       "p.time, %s, '%s', c.kind, c.file, c.line, %s, %s, %s, s.name, "
+			       "%d AS stage_order, c.seq FROM %s LEFT JOIN sources s ON "
+			       "s.id = p.source_id WHERE 1", a->test_id, a->verdict, a->stage,
+			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->from);
+	if (f->file)
+		g_string_append(q, " AND c.file = :file");
+	if (f->func)
+		g_string_append_printf(q, " AND %s = :func", a->func);
+	if (f->grep)
+		g_string_append_printf(q, " AND (instr(%s, :grep) > 0 OR instr(%s, :grep) > 0)",
+				       a->old_text, a->new_text);
+	if (f->kind)
+		g_string_append(q, " AND c.kind = :kind");
+	if (f->verdict)
+		g_string_append_printf(q, " AND %s = :verdict", a->verdict);
+	if (history_has_patch_filter(f))
+		g_string_append(q, " AND p.id IN sel");
+}
+
+/*
+ * The filters on the patch rather than the change select the patches once,
+ * in a CTE that each arm then walks by index, instead of each arm testing
+ * every one of its changes' patches.
+ */
+static gboolean history_has_patch_filter(const struct pk_history_filter *f)
+{
+	return f->author || f->source || f->commit || f->message_id || f->since || f->until;
+}
+
+static void history_patch_sql(GString *q, const struct pk_history_filter *f)
+{
+	g_string_append(q, "WITH sel(id) AS MATERIALIZED (SELECT p.id FROM patches p LEFT JOIN "
+			"sources s ON s.id = p.source_id WHERE 1");
+	if (f->author)
+		g_string_append(q, " AND instr(lower(ifnull(p.author, '') || ' ' || "
+				"ifnull(p.author_name, '') || ' ' || ifnull(p.author_email, '')), "
+				":author) > 0");
+	if (f->source)
+		g_string_append(q, " AND (s.name = :source OR s.url = :source OR s.kind = :source)");
+	if (f->commit)
+		g_string_append(q, " AND substr(p.commit_id, 1, length(:commit)) = :commit");
+	if (f->message_id)
+		g_string_append(q, " AND p.message_id = :mid");
+	if (f->since)
+		g_string_append(q, " AND p.time >= :since");
+	if (f->until)
+		g_string_append(q, " AND p.time < :until");
+	g_string_append(q, ") ");
+}
+
+static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+
+	if (i && value)
+		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+}
+
+static char *history_link(const char *mid, const char *commit)
+{
+	g_autofree char *esc = NULL;
+
+	if (mid) {
+		esc = g_uri_escape_string(mid, "@!$&'()*+,;=:", FALSE);
+		return g_strconcat("https://lore.kernel.org/r/", esc, NULL);
+	}
+	return g_strdup(commit);
+}
+
+static struct pk_history_row *history_row(sqlite3_stmt *st)
+{
+	struct pk_history_row *r = g_new0(struct pk_history_row, 1);
+
+	r->patch_id = sqlite3_column_int64(st, 0);
+	r->test_id = sqlite3_column_int64(st, 1);
+	r->subject = col_text(st, 2);
+	r->message_id = col_text(st, 3);
+	r->commit = col_text(st, 4);
+	r->author = col_text(st, 5);
+	r->time = sqlite3_column_int64(st, 6);
+	r->verdict = col_text(st, 7);
+	r->stage = col_text(st, 8);
+	r->kind = col_text(st, 9);
+	r->file = col_text(st, 10);
+	r->line = sqlite3_column_int(st, 11);
+	r->func = col_text(st, 12);
+	r->old_text = col_text(st, 13);
+	r->new_text = col_text(st, 14);
+	r->source = col_text(st, 15);
+	r->link = history_link(r->message_id, r->commit);
+	return r;
+}
+
+int pk_store_history(struct pk_store *store, GPtrArray **out,
+		     const struct pk_history_filter *f, GError **err)
+{
+	g_autoptr(GString) q = g_string_new(NULL);
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_history_row_free);
+	g_autofree char *mid = store_bare_msgid(f->message_id);
+	g_autofree char *author = f->author ? g_ascii_strdown(f->author, -1) : NULL;
+	g_autofree char *commit = f->commit ? g_ascii_strdown(f->commit, -1) : NULL;
+	int arms = 0, rc;
+
+	if (history_has_patch_filter(f))
+		history_patch_sql(q, f);
+	g_string_append(q, "SELECT * FROM (");
+	for (size_t i = 0; i < G_N_ELEMENTS(history_arms); i++) {
+		const struct history_arm *a = &history_arms[i];
+
+		if ((f->stage && strcmp(f->stage, a->stage)) || (f->func && !a->func))
+			continue;
+		if (arms++)
+			g_string_append(q, " UNION ALL ");
+		history_arm_sql(q, a, (int)i, f);
+	}
+	if (!arms) {
+		if (f->stage && strcmp(f->stage, "static") && strcmp(f->stage, "boot") &&
+		    strcmp(f->stage, "index"))
+			return pk_error(err, PK_ERROR_INPUT, "unknown stage '%s' (static, boot, index)",
+					f->stage);
+		*out = g_steal_pointer(&rows);
+		return 0;
+	}
+	g_string_append(q, ") ORDER BY 7 DESC, 1 DESC, stage_order, 2, seq");
+	if (f->limit)
+		g_string_append(q, " LIMIT :limit");
+	if (!(st = prep(store, q->str, err)))
+		return -1;
+	bind_named(st, ":file", f->file);
+	bind_named(st, ":func", f->func);
+	bind_named(st, ":grep", f->grep);
+	bind_named(st, ":kind", f->kind);
+	bind_named(st, ":verdict", f->verdict);
+	bind_named(st, ":author", author);
+	bind_named(st, ":source", f->source);
+	bind_named(st, ":commit", commit);
+	bind_named(st, ":mid", mid);
+	if (f->since)
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":since"), f->since);
+	if (f->until)
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":until"), f->until);
+	if (f->limit)
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), f->limit);
+	while ((rc = step(store, st, err)) > 0)
+		g_ptr_array_add(rows, history_row(st));
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}

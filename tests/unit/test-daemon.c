@@ -1,0 +1,190 @@
+/*
+ * test-daemon.c - the daemon's SIGHUP reload: a new configuration takes
+ * effect, sandbox limits included, only when all of it could be loaded and
+ * its sources opened; a reload that fails (a config that does not parse, a
+ * source that cannot be opened) keeps the old limits in force.  And a
+ * newer version of a series cancels the older one still in the queue.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "daemon/daemon.h"
+#include "lab/sandbox.h"
+#include "store/store.h"
+
+struct fixture {
+	char *dir;
+	char *config;              /* the config file the daemon reads */
+	struct pk_daemon_opts opts;
+	struct pk_daemon *daemon;
+};
+
+/*
+ * Write the config: the store and outbox in the test's dir, the limits
+ * given, and one Maildir source at maildir (relative to the dir).
+ */
+static void write_config(struct fixture *f, const char *policy, const char *maildir)
+{
+	g_autofree char *text = g_strdup_printf(
+		"[store]\npath = %s/daemon.db\n"
+		"[daemon]\noutbox = %s/outbox\n"
+		"[policy]\n%s\n"
+		"[source list]\ntype = maildir\npath = %s/%s\n",
+		f->dir, f->dir, policy, f->dir, maildir);
+
+	assert_true(g_file_set_contents(f->config, text, -1, NULL));
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = g_new0(struct fixture, 1);
+	g_autoptr(GError) err = NULL;
+
+	f->dir = g_dir_make_tmp("pk-daemon-XXXXXX", NULL);
+	f->config = g_build_filename(f->dir, "printkbot.conf", NULL);
+	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
+		g_autofree char *p = g_build_filename(f->dir, "maildir", *sub, NULL);
+
+		assert_int_equal(g_mkdir_with_parents(p, 0700), 0);
+	}
+	write_config(f, "build_cpu_seconds = 100", "maildir");
+	f->opts.config_path = f->config;
+	if (pk_daemon_open(&f->daemon, &f->opts, &err) < 0)
+		fail_msg("daemon open: %s", err->message);
+	/* opening installed the first configuration's limits */
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 100);
+	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_ON);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
+
+	pk_daemon_close(f->daemon);
+	g_assert(system(cmd) == 0);
+	g_free(f->config);
+	g_free(f->dir);
+	g_free(f);
+	return 0;
+}
+
+/* A new configuration whose source cannot be opened: the old limits stay. */
+static void test_reload_source_fails(void **state)
+{
+	struct fixture *f = *state;
+
+	write_config(f, "build_cpu_seconds = 200\nsandbox = off", "no-such-maildir");
+	assert_int_equal(pk_daemon_reload(f->daemon), -1);
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 100);
+	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_ON);
+	/* and the daemon still reloads a good one afterwards */
+	write_config(f, "build_cpu_seconds = 300", "maildir");
+	assert_int_equal(pk_daemon_reload(f->daemon), 0);
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 300);
+}
+
+/* A new configuration that does not parse: the old limits stay. */
+static void test_reload_bad_config(void **state)
+{
+	struct fixture *f = *state;
+
+	write_config(f, "build_cpu_seconds = lots", "maildir");
+	assert_int_equal(pk_daemon_reload(f->daemon), -1);
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 100);
+	assert_true(g_file_set_contents(f->config, "[policy\nbuild_cpu_seconds = 200\n", -1, NULL));
+	assert_int_equal(pk_daemon_reload(f->daemon), -1);
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 100);
+}
+
+/* A good new configuration: its limits are in force once the reload returns. */
+static void test_reload_ok(void **state)
+{
+	struct fixture *f = *state;
+
+	write_config(f, "build_cpu_seconds = 250\nbuild_processes = 77\nsandbox = off\n"
+		     "sandbox_user = someone", "maildir");
+	assert_int_equal(pk_daemon_reload(f->daemon), 0);
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 250);
+	assert_int_equal(pk_sandbox_settings()->build.processes, 77);
+	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_OFF);
+	assert_string_equal(pk_sandbox_settings()->user, "someone");
+}
+
+/* A patch mail of version v (1: no vN in the subject) into the source's Maildir new/. */
+static void deliver_patch(struct fixture *f, int v)
+{
+	g_autofree char *path = g_strdup_printf("%s/maildir/new/patch-v%d", f->dir, v);
+	g_autofree char *tag = v > 1 ? g_strdup_printf("PATCH v%d", v) : g_strdup("PATCH");
+	g_autofree char *mail = g_strdup_printf(
+		"From: Printk Bot Fixture <fixture@printkbot.invalid>\n"
+		"Date: Tue, 1 Dec 2026 10:0%d:00 +0000\n"
+		"Subject: [%s] x86/e820: say the PCI gap is free\n"
+		"Message-ID: <v%d@printkbot.invalid>\n\n"
+		"The boot message about the PCI gap changes text.\n\n"
+		"Signed-off-by: Printk Bot Fixture <fixture@printkbot.invalid>\n---\n"
+		"diff --git a/arch/x86/kernel/e820.c b/arch/x86/kernel/e820.c\n"
+		"--- a/arch/x86/kernel/e820.c\n+++ b/arch/x86/kernel/e820.c\n"
+		"@@ -679,7 +679,7 @@ __init void e820__setup_pci_gap(void)\n"
+		" \t */\n \tpci_mem_start = gapstart;\n \n"
+		"-\tpr_info(\"[mem %%#010lx-%%#010lx] available for PCI devices\\n\",\n"
+		"+\tpr_info(\"[mem %%#010lx-%%#010lx] free for PCI devices (v%d)\\n\",\n"
+		" \t\tgapstart, gapstart + gapsize - 1);\n }\n \n", v, tag, v, v);
+
+	assert_true(g_file_set_contents(path, mail, -1, NULL));
+}
+
+/*
+ * The daemon queues v1 of a series; when v2 arrives, v2 is queued and v1,
+ * still waiting, is cancelled (the store answers which in one query).
+ */
+static void test_newer_series_cancels_older(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autoptr(GPtrArray) jobs = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	const struct pk_store_job *v1, *v2;
+
+	pk_daemon_close(f->daemon);   /* one daemon per database: the run takes the lock */
+	f->daemon = NULL;
+	deliver_patch(f, 1);
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run 1: %s", err->message);
+	deliver_patch(f, 2);
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run 2: %s", err->message);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, &err), 0);
+	assert_int_equal(jobs->len, 2);
+	v1 = jobs->pdata[0];
+	v2 = jobs->pdata[1];
+	assert_int_equal(v1->kind, PK_JOB_SERIES);
+	assert_int_equal(v1->series_version, 1);
+	assert_int_equal(v1->state, PK_JOB_CANCELLED);
+	assert_non_null(strstr(v1->detail, "superseded by v2"));
+	assert_int_equal(v2->series_version, 2);
+	assert_int_equal(v2->state, PK_JOB_QUEUED);
+	assert_string_equal(v1->series_key, v2->series_key);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_reload_source_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_bad_config, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
