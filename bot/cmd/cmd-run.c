@@ -132,27 +132,24 @@ static int review_commit(struct run *run, struct run_row *row, const struct pk_t
 						     res->after.commit);
 	struct pk_review_info info = { source, run->index, run->total, "its parent", run->lab.config_hash,
 				       reproduce };
-	g_autoptr(JsonNode) model = pk_review_model(res->patch, res, &info);
-	g_autofree char *model_json = NULL;
-	gint64 test_id, review_id;
+	struct pk_review_doc doc;
+	struct pk_test_record_info rec = { NULL, run->source_id, run->lab.config_hash, NULL, NULL };
+	gint64 review_id;
+	int rc;
 
-	json_object_set_string_member(json_node_get_object(model), "commit", res->after.commit);
-	json_object_set_string_member(json_node_get_object(model), "parent", res->before.commit);
-	if (!(row->body = pk_review_render(model, "review.txt", err)))
+	if (pk_review_doc_make(&doc, NULL, res, &info, err) < 0)
 		return -1;
-	model_json = json_to_string(model, FALSE);
 	if (run->json) {
-		printf("%s\n", model_json);
+		printf("%s\n", doc.model_json);
 		fflush(stdout);
 	}
-	if (pk_store_begin(run->store, err) < 0)
+	rec.model_json = doc.model_json;
+	rec.review_text = doc.text;
+	rc = pk_test_record(run->store, &review_id, res, &rec, err);
+	row->body = g_steal_pointer(&doc.text);
+	pk_review_doc_clear(&doc);
+	if (rc < 0)
 		return -1;
-	if (pk_test_store(run->store, &test_id, res->patch, run->source_id, res, run->lab.config_hash, err) < 0 ||
-	    pk_store_add_review(run->store, &review_id, test_id, model_json, row->body, err) < 0 ||
-	    pk_store_commit(run->store, err) < 0) {
-		pk_store_rollback(run->store);
-		return -1;
-	}
 	if (!run->first_review)
 		run->first_review = review_id;
 	run->last_review = review_id;

@@ -71,31 +71,27 @@ struct test_run {
 static int review_one(struct test_run *run, const struct pk_patch *patch, gint64 source_id,
 		      const struct pk_test_result *res, const struct pk_review_info *info, GError **err)
 {
-	g_autoptr(JsonNode) model = pk_review_model(patch, res, info);
-	g_autofree char *body = pk_review_render(model, "review.txt", err);
-	g_autofree char *model_json = NULL;
-	gint64 test_id, review_id;
+	struct pk_review_doc doc;
+	gint64 review_id;
+	int rc = 0;
 
-	if (!body)
+	if (pk_review_doc_make(&doc, patch, res, info, err) < 0)
 		return -1;
-	model_json = json_to_string(model, FALSE);
 	if (run->json)
-		printf("%s\n", model_json);
+		printf("%s\n", doc.model_json);
 	else
-		printf("%s%s", run->printed++ ? "\n========================================================================\n\n" : "", body);
+		printf("%s%s", run->printed++ ? "\n========================================================================\n\n" : "", doc.text);
 	fflush(stdout);
-	if (!run->store)
-		return 0;
-	if (pk_store_begin(run->store, err) < 0)
-		return -1;
-	if (pk_test_store(run->store, &test_id, patch, source_id, res, run->lab->config_hash, err) < 0 ||
-	    pk_store_add_review(run->store, &review_id, test_id, model_json, body, err) < 0 ||
-	    pk_store_commit(run->store, err) < 0) {
-		pk_store_rollback(run->store);
-		return -1;
+	if (run->store) {
+		struct pk_test_record_info rec = { patch, source_id, run->lab->config_hash, doc.model_json, doc.text };
+
+		rc = pk_test_record(run->store, &review_id, res, &rec, err);
+		if (rc == 0)
+			pk_info("stored as review %" G_GINT64_FORMAT " (printkbot report %" G_GINT64_FORMAT ")",
+				review_id, review_id);
 	}
-	pk_info("stored as review %" G_GINT64_FORMAT " (printkbot report %" G_GINT64_FORMAT ")", review_id, review_id);
-	return 0;
+	pk_review_doc_clear(&doc);
+	return rc;
 }
 
 /* Test every patch of one input, a series in order; returns the exit status for it. */

@@ -48,19 +48,20 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 			const struct pk_lab *lab, const struct pk_review_info *info,
 			const struct pk_reply_info *rinfo, GError **err)
 {
-	g_autoptr(JsonNode) model = pk_review_model(mail->patch, res, info);
-	g_autofree char *body = pk_review_render(model, "review.txt", err);
-	g_autofree char *model_json = NULL, *recipients = NULL, *reply_payload = NULL;
+	g_autofree char *recipients = NULL, *reply_payload = NULL;
 	g_autoptr(GError) rerr = NULL;
+	struct pk_review_doc doc;
+	struct pk_test_record_info rec = { mail->patch, row->source_id, lab->config_hash, NULL, NULL };
 	struct pk_reply reply = { 0 };
 	struct pk_store_reply sr = { 0 };
 	bool wanted = pk_reply_wanted(d->config.daemon.reply_on, res->verdict);
-	gint64 test_id, review_id, reply_id, send_job = 0;
+	gint64 review_id, reply_id, send_job = 0;
 
-	if (!body)
+	if (pk_review_doc_make(&doc, mail->patch, res, info, err) < 0)
 		return -1;
-	model_json = json_to_string(model, FALSE);
-	if (wanted && pk_reply_build(&reply, mail, model, body, &d->config.daemon, rinfo, &rerr) < 0) {
+	rec.model_json = doc.model_json;
+	rec.review_text = doc.text;
+	if (wanted && pk_reply_build(&reply, mail, doc.model, doc.text, &d->config.daemon, rinfo, &rerr) < 0) {
 		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
 		wanted = false;
 	}
@@ -70,8 +71,7 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 	}
 	if (pk_store_begin(d->store, err) < 0)
 		goto fail_clear;
-	if (pk_test_store(d->store, &test_id, mail->patch, row->source_id, res, lab->config_hash, err) < 0 ||
-	    pk_store_add_review(d->store, &review_id, test_id, model_json, body, err) < 0)
+	if (pk_test_record(d->store, &review_id, res, &rec, err) < 0)
 		goto fail;
 	sr.mail_id = row->id;
 	sr.review_id = review_id;
@@ -100,11 +100,13 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply (reply_on = %s)",
 			   pk_verdict_name(res->verdict), review_id, d->config.daemon.reply_on);
 	pk_reply_clear(&reply);
+	pk_review_doc_clear(&doc);
 	return 0;
 fail:
 	pk_store_rollback(d->store);
 fail_clear:
 	pk_reply_clear(&reply);
+	pk_review_doc_clear(&doc);
 	return -1;
 }
 

@@ -113,15 +113,25 @@ int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, un
 		       const char *commit, bool learn_noise, GError **err);
 void pk_test_side_clear(struct pk_test_side *s);
 
+/* What pk_test_record() keeps besides the result itself. */
+struct pk_test_record_info {
+	const struct pk_patch *patch; /* the tested patch; NULL: res->patch (pk_test_commit()) */
+	gint64 source_id;             /* where it came from (pk_store_add_source()), 0 for none */
+	const char *config_hash;      /* the lab's kernel config */
+	const char *model_json;       /* the review model as JSON text (report/review.h) */
+	const char *review_text;      /* the rendered review */
+};
+
 /*
- * Store a tested patch (the patch, its findings, the after side's build
- * and boot unless they have ids already, the test with its changes); the
- * before side was stored when it was made.  A tested commit's patch is
- * stored by its commit id, so testing it again adds a test, not a patch.
- * The caller wraps this and the review in one transaction.
+ * Store a tested patch and its review in one transaction: the patch and
+ * its findings, the after side's build and boot unless they have ids
+ * already (the before side was stored when it was made), the test with
+ * its changes, and the review (*out_review_id).  A tested commit's patch
+ * is stored by its commit id, so testing it again adds a test, not a
+ * patch.  Inside a caller's transaction it is a savepoint of it, so a
+ * caller that stores more with it (the daemon's reply) keeps all or none.
  */
-int pk_test_store(struct pk_store *store, gint64 *out_test_id, const struct pk_patch *patch,
-		  gint64 source_id, const struct pk_test_result *res, const char *config_hash,
-		  GError **err);
+int pk_test_record(struct pk_store *store, gint64 *out_review_id, const struct pk_test_result *res,
+		   const struct pk_test_record_info *info, GError **err);
 
 #endif

@@ -658,6 +658,31 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_index_changes(b, d);
 	add_bool(b, "compared", d != NULL);
 	add_wrapped(b, "tested_wrapped", tested, "");
+	if (res->patch) {
+		/* a commit tested as it is (pk_test_commit()): name it and its parent */
+		add_str(b, "commit", res->after.commit);
+		add_str(b, "parent", res->before.commit);
+	}
 	json_builder_end_object(b);
 	return json_builder_get_root(b);
+}
+
+int pk_review_doc_make(struct pk_review_doc *out, const struct pk_patch *patch,
+		       const struct pk_test_result *res, const struct pk_review_info *info, GError **err)
+{
+	memset(out, 0, sizeof(*out));
+	out->model = pk_review_model(patch ? patch : res->patch, res, info);
+	if (!(out->text = pk_review_render(out->model, "review.txt", err))) {
+		pk_review_doc_clear(out);
+		return -1;
+	}
+	out->model_json = json_to_string(out->model, FALSE);
+	return 0;
+}
+
+void pk_review_doc_clear(struct pk_review_doc *doc)
+{
+	g_clear_pointer(&doc->model, json_node_unref);
+	g_clear_pointer(&doc->model_json, g_free);
+	g_clear_pointer(&doc->text, g_free);
 }

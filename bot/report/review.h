@@ -47,4 +47,20 @@ char *pk_review_render(JsonNode *model, const char *name, GError **err);
 /* Same, from the model serialised as JSON text (what the store keeps). */
 char *pk_review_render_json(const char *model_json, const char *name, GError **err);
 
+/* A tested patch's review as it is shown and kept. */
+struct pk_review_doc {
+	JsonNode *model;          /* pk_review_model() */
+	char *model_json;         /* the model as JSON text: what --json prints and the store keeps */
+	char *text;               /* rendered through review.txt */
+};
+
+/*
+ * Make the review of res (patch NULL: res->patch, a tested commit) into
+ * *out; -1 with err set when the template fails.  Clear with
+ * pk_review_doc_clear().
+ */
+int pk_review_doc_make(struct pk_review_doc *out, const struct pk_patch *patch,
+		       const struct pk_test_result *res, const struct pk_review_info *info, GError **err);
+void pk_review_doc_clear(struct pk_review_doc *doc);
+
 #endif
