@@ -27,7 +27,7 @@ BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-.PHONY: all deps check unit e2e demo install clean bench bench-store bench-sandbox unit-asan fuzz
+.PHONY: all deps check unit e2e demo install clean bench bench-store bench-sandbox bench-noise unit-asan fuzz
 
 all: printkbot
 
@@ -142,6 +142,10 @@ bench/sandbox: bench/sandbox.c bot/libprintkbot.a
 # The sandbox's cost on a one-file rebuild and a boot, side by side (needs a built lab).
 bench-sandbox: bench/sandbox
 	./bench/sandbox $(BENCH_ROUNDS)
+
+# False alarms under load (N patches beside HOGS busy loops); see the script.
+bench-noise: printkbot
+	bash bench/noise.sh
 
 bench-store: printkbot bot/libprintkbot.a
 	bash bench/store.sh

@@ -74,6 +74,23 @@ struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned 
 	return noise;
 }
 
+void pk_noise_add(struct pk_noise *into, const struct pk_noise *from)
+{
+	GHashTableIter it;
+	gpointer key;
+
+	if (!from)
+		return;
+	g_hash_table_iter_init(&it, from->keys);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		g_hash_table_add(into->keys, g_strdup(key));
+}
+
+unsigned pk_noise_size(const struct pk_noise *noise)
+{
+	return noise ? g_hash_table_size(noise->keys) : 0;
+}
+
 char **pk_noise_keys(const struct pk_noise *noise)
 {
 	guint n = 0;

@@ -27,6 +27,10 @@ struct pk_noise;
  */
 struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n);
 void pk_noise_free(struct pk_noise *noise);
+/* Add every key of from (borrowed; NULL adds nothing) to into. */
+void pk_noise_add(struct pk_noise *into, const struct pk_noise *from);
+/* How many records the mask names. */
+unsigned pk_noise_size(const struct pk_noise *noise);
 /* The mask as sorted lines (for storing it); caller frees with g_strfreev. */
 char **pk_noise_keys(const struct pk_noise *noise);
 /* Rebuild a mask from pk_noise_keys() output (borrowed, copied); a new mask. */

@@ -1,7 +1,7 @@
 /*
  * test.c - one patch through the whole pipeline; see test.h.
  */
-#include "pipeline/test.h"
+#include "pipeline/private.h"
 
 #include <string.h>
 
@@ -44,6 +44,8 @@ void pk_test_result_clear(struct pk_test_result *res)
 		g_array_unref(res->confirmations);
 	pk_patch_free(res->patch);
 	g_free(res->noise_commit);
+	if (res->unstable)
+		g_ptr_array_unref(res->unstable);
 	memset(res, 0, sizeof *res);
 }
 
@@ -67,8 +69,7 @@ static char *console_tail(const char *console, unsigned n)
 	return g_strdup(p);
 }
 
-/* Say which stage side s is in: through opts->progress, else on the progress line. */
-static void stage(const struct pk_test_opts *opts, const char *verb, const struct pk_test_side *s)
+void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const struct pk_test_side *s)
 {
 	g_autofree char *what = g_strdup_printf("%s %.12s", verb, s->commit);
 
@@ -79,12 +80,12 @@ static void stage(const struct pk_test_opts *opts, const char *verb, const struc
 }
 
 /* Build whatever is checked out in the lab, for side s, its config made to fit the tree. */
-static int build_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		      GError **err)
 {
 	if (pk_range_sync_config(lab, s->commit, NULL, err) < 0)
 		return -1;
-	stage(opts, "building", s);
+	pk_pipeline_stage(opts, "building", s);
 	if (pk_build_kernel(&s->build, lab, err) < 0)
 		return -1;
 	s->build_tried = true;
@@ -101,7 +102,7 @@ static int boot_side(struct pk_test_side *s, const struct pk_lab *lab, const str
 
 	bopts.vmlinux = s->build.vmlinux;
 	bopts.timeout = opts->boot_timeout;
-	stage(opts, "booting", s);
+	pk_pipeline_stage(opts, "booting", s);
 	if (pk_boot_kernel(out, lab, &bopts, err) < 0)
 		return -1;
 	s->booted = true;
@@ -191,7 +192,7 @@ static int build_and_boot(struct pk_test_side *s, const struct pk_lab *lab, stru
 	unsigned n = 0;
 	int rc = -1;
 
-	if (pk_apply_checkout(lab, s->commit, err) < 0 || build_side(s, lab, opts, err) < 0)
+	if (pk_apply_checkout(lab, s->commit, err) < 0 || pk_pipeline_build(s, lab, opts, err) < 0)
 		goto out;
 	while (s->build.ok && n < MIN(n_boots, NOISE_BOOTS)) {
 		if (boot_side(s, lab, opts, &boots[n], err) < 0)
@@ -244,7 +245,7 @@ static int prepare_after(struct pk_test_result *res, const struct pk_lab *lab,
 	struct pk_test_side *s = &res->after;
 	struct pk_boot_result boot = { 0 };
 
-	if (build_side(s, lab, opts, err) < 0)
+	if (pk_pipeline_build(s, lab, opts, err) < 0)
 		return -1;
 	if (!s->build.ok)
 		return 0;
@@ -296,18 +297,28 @@ static void set_verdict(struct pk_test_result *res, enum pk_verdict verdict, cha
 static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
 		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err);
 
-/* The verdict once the after side was built and booted (or not): a patch's and a commit's alike. */
-static void judge_after(struct pk_test_result *res, const struct pk_noise *noise)
+/*
+ * The verdict once the after side was built and booted (or not): a
+ * patch's and a commit's alike.  A change in the boot log counts only
+ * when it holds in the confirmation boots (private.h); after_built says
+ * the build dir holds the after side's kernel.
+ */
+static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+		       const struct pk_test_opts *opts, struct pk_noise **noise, bool after_built,
+		       GError **err)
 {
 	if (!res->after.build.ok) {
 		set_verdict(res, PK_VERDICT_BUILD_FAILED, NULL);   /* the errors are in after.build.errors */
 	} else if (res->after.boot.status != PK_BOOT_OK) {
 		set_verdict(res, PK_VERDICT_BOOT_FAILED, boot_failure(&res->after.boot));
 	} else {
-		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, noise);
+		res->diff = pk_kdiff_captures(res->before.boot.capture, res->after.boot.capture, *noise);
+		if (pk_pipeline_recheck(res, lab, store, opts, noise, after_built, err) < 0)
+			return -1;
 		confirm_findings(res);
 		set_verdict(res, diff_verdict(res->diff), NULL);
 	}
+	return 0;
 }
 
 /* Everything after the scan and the policy: apply, both sides, diff. */
@@ -344,9 +355,8 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 		goto out;
 	}
 	res->after.commit = g_steal_pointer(&applied.commit);
-	if (prepare_after(res, lab, opts, err) < 0)
+	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, &noise, true, err) < 0)
 		goto out;
-	judge_after(res, noise);
 	rc = 0;
 out:
 	pk_apply_result_clear(&applied);
@@ -473,9 +483,9 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 		rc = 0;
 		goto out;
 	}
-	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0)
+	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
+	    judge_after(res, lab, store, opts, &noise, !res->after.cached, err) < 0)
 		goto out;
-	judge_after(res, noise);
 	rc = 0;
 out:
 	if (!res->before.commit)

@@ -7,7 +7,10 @@
  * The before side (the parent's build and boots) is looked up in the store
  * first: a second patch on the same base and config never rebuilds or
  * reboots it.  The base is booted more than once to learn its run-to-run
- * noise, and the mask is stored with it.
+ * noise, and the mask is stored with it.  A change in the boot log is
+ * counted only when it holds with both sides booted again, then and there
+ * (the host's load can bring out records no earlier boot showed); what
+ * varied is learnt into the mask and listed as unstable.
  *
  * A patch that does not apply, a build that fails and a boot that panics
  * are verdicts in the result; pk_test_patch() returns -1 only when the bot
@@ -68,6 +71,10 @@ struct pk_test_result {
 	double seconds;
 	struct pk_patch *patch;   /* pk_test_commit(): the commit as a patch (owned) */
 	char *noise_commit;       /* pk_test_commit(): whose boots the mask came from, or NULL */
+	unsigned recheck_rounds;  /* confirmation boots made of each side (0: the boot log did not
+	                             change, or the changes could not be confirmed) */
+	GPtrArray *unstable;      /* char*: boot-log changes that did not hold when booted again,
+	                             not counted; NULL when nothing was rechecked */
 };
 
 /*

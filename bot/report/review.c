@@ -501,6 +501,18 @@ static void add_findings(JsonBuilder *b, const struct pk_test_result *res)
 	json_builder_end_array(b);
 }
 
+/* Boot-log changes that did not repeat in the confirmation boots (test.h), one wrapped sentence each. */
+static void add_unstable(JsonBuilder *b, const GPtrArray *unstable)
+{
+	json_builder_set_member_name(b, "unstable");
+	json_builder_begin_array(b);
+	for (guint i = 0; unstable && i < unstable->len; i++) {
+		g_autofree char *w = pk_wrap(unstable->pdata[i], 70, "  ");
+		json_builder_add_string_value(b, w);
+	}
+	json_builder_end_array(b);
+}
+
 static void add_console_changes(JsonBuilder *b, const struct pk_kdiff *d)
 {
 	json_builder_set_member_name(b, "console");
@@ -611,6 +623,13 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	g_string_append_printf(s, " The base was booted %u times to learn run-to-run noise; %u varying "
 			       "record%s left out of the comparison.", res->noise_boots, res->diff->noise_dropped,
 			       res->diff->noise_dropped == 1 ? " was" : "s were");
+	if (res->recheck_rounds)
+		g_string_append_printf(s, " The boot log changed, so both kernels were booted %u more time%s, "
+				       "and only what repeated is counted.", res->recheck_rounds,
+				       res->recheck_rounds == 1 ? "" : "s");
+	else if (res->diff->changes->len)
+		g_string_append(s, " The boot-log changes could not be confirmed by booting both kernels "
+				"again (a side no longer built or booted).");
 	return g_string_free(s, FALSE);
 }
 
@@ -656,6 +675,9 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_console_changes(b, d);
 	add_bool(b, "has_index", d && d->index_changes->len > 0);
 	add_index_changes(b, d);
+	add_bool(b, "has_unstable", res->unstable && res->unstable->len > 0);
+	add_unstable(b, res->unstable);
+	add_int(b, "recheck_rounds", res->recheck_rounds);
 	add_bool(b, "compared", d != NULL);
 	add_wrapped(b, "tested_wrapped", tested, "");
 	if (res->patch) {

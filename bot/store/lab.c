@@ -184,6 +184,35 @@ int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *cons
 	return tx_end(store, rc, err);
 }
 
+int pk_store_add_noise(struct pk_store *store, gint64 build_id, const char *const *keys,
+		       unsigned boots, GError **err)
+{
+	g_autoptr(sqlite3_stmt) ins = NULL;
+	g_autoptr(sqlite3_stmt) upd = NULL;
+	bool has_mask = false;
+	int rc = 0;
+
+	if (tx_begin(store, err) < 0)
+		return -1;
+	/* only a build that has a mask grows it: an after side's boot is not a mask of one */
+	if (!(upd = prep(store, "UPDATE builds SET noise_boots = noise_boots + ?2 "
+			 "WHERE id = ?1 AND noise_boots > 0", err)) ||
+	    !(ins = prep(store, "INSERT OR IGNORE INTO noise_keys (build_id, key) VALUES (?1, ?2)", err)))
+		rc = -1;
+	if (!rc) {
+		sqlite3_bind_int64(upd, 1, build_id);
+		sqlite3_bind_int(upd, 2, (int)boots);
+		rc = run(store, upd, err);
+		has_mask = !rc && sqlite3_changes(store->db) > 0;
+	}
+	for (size_t i = 0; !rc && has_mask && keys && keys[i]; i++) {
+		sqlite3_bind_int64(ins, 1, build_id);
+		bind_text(ins, 2, keys[i]);
+		rc = run(store, ins, err);
+	}
+	return tx_end(store, rc, err);
+}
+
 int pk_store_get_noise(struct pk_store *store, gint64 build_id, char ***out, GError **err)
 {
 	g_autoptr(sqlite3_stmt) b = prep(store, "SELECT noise_boots FROM builds WHERE id = ?1", err);

@@ -189,6 +189,12 @@ int pk_store_boot_console(struct pk_store *store, gint64 boot_id, char **out, GE
 int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *const *keys,
 		       unsigned boots, GError **err);
 int pk_store_get_noise(struct pk_store *store, gint64 build_id, char ***out, GError **err);
+/*
+ * Grow a build's stored mask by keys, learnt from boots more boots (the
+ * confirmation boots of a test); a build without a mask is left alone.
+ */
+int pk_store_add_noise(struct pk_store *store, gint64 build_id, const char *const *keys,
+		       unsigned boots, GError **err);
 
 /* ---- tests, changes, reviews and history (reviews.c) ------------------- */
 

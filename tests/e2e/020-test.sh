@@ -57,6 +57,9 @@ check(tc and "available for PCI devices" in tc[0]["old_text"] and "free for PCI 
 check(any(c["kind"] == "text-changed" for c in m["index"]), "text-change: the printk index entry changed too")
 check(m["before"]["commit"] and m["after"]["commit"] and m["before"]["commit"] != m["after"]["commit"],
       "text-change: before and after commits")
+check(m["recheck_rounds"] >= 1 and not any("available for PCI" in u for u in m["unstable"]),
+      "text-change: confirmed by booting both kernels again, the change held (%d rounds, unstable %s)"
+      % (m["recheck_rounds"], m["unstable"]))
 
 m, rc = load("level-change")
 lc = console(m, "level-changed")
@@ -78,6 +81,8 @@ m, rc = load("pure-conversion")
 check(m["verdict"] == "no-visible-change" and rc == 0 and not m["console"] and not m["index"],
       "pure-conversion: no-visible-change, exit 0 (%s %s)" % (m["verdict"], m["console"] + m["index"]))
 check(any(f["kind"] == "call-converted" for f in m["findings"]), "pure-conversion: call-converted finding")
+check(m["recheck_rounds"] == 0 or m["unstable"],
+      "pure-conversion: no confirmation boots unless the first boot showed a change (%d rounds)" % m["recheck_rounds"])
 
 m, rc = load("debug-compiled-out")
 mr = console(m, "message-removed")

@@ -194,6 +194,17 @@ static void test_noise_learn(void **state)
 		assert_null(none[0]);
 		pk_noise_free(one);
 	}
+	{
+		/* a mask grows by another's keys (the confirmation boots), once each */
+		const char *extra[] = { "6,0,-;new varying", keys[0], NULL };
+		struct pk_noise *more = pk_noise_from_keys(extra);
+
+		pk_noise_add(again, more);
+		pk_noise_add(again, NULL);
+		assert_int_equal(pk_noise_size(again), g_strv_length(keys) + 1);
+		assert_int_equal(pk_noise_size(NULL), 0);
+		pk_noise_free(more);
+	}
 	pk_noise_free(again);
 	pk_noise_free(noise);
 	pk_noise_free(NULL);

@@ -554,7 +554,22 @@ static void test_noise(void **state)
 	assert_int_equal(pk_store_set_noise(s, build, none, 2, &err), 0);
 	assert_int_equal(pk_store_get_noise(s, build, &got, &err), 1);
 	assert_int_equal(g_strv_length(got), 0);
+	g_clear_pointer(&got, g_strfreev);
 	assert_int_equal(pk_store_set_noise(s, 777, keys, 2, &err), -1);
+	g_clear_error(&err);
+	/* confirmation boots grow a mask, keeping what it had */
+	assert_int_equal(pk_store_set_noise(s, build, keys + 1, 3, &err), 0);
+	assert_int_equal(pk_store_add_noise(s, build, keys, 1, &err), 0);
+	assert_int_equal(pk_store_get_noise(s, build, &got, &err), 1);
+	assert_int_equal(g_strv_length(got), 2);
+	g_clear_pointer(&got, g_strfreev);
+	/* and leave a build without a mask without one (an after side's boot is no mask) */
+	{
+		gint64 after = add_build(s, "after", "base", "cfg");
+
+		assert_int_equal(pk_store_add_noise(s, after, keys, 1, &err), 0);
+		assert_int_equal(pk_store_get_noise(s, after, &got, &err), 0);
+	}
 }
 
 /* ---- intake, tests, reviews, jobs ------------------------------------- */

@@ -1,0 +1,34 @@
+/*
+ * private.h - what the files of the pipeline stage share and nobody else
+ * calls: building one side in the lab, naming the stage a side is in, and
+ * the confirmation boots of recheck.c.
+ */
+#ifndef PK_PIPELINE_PRIVATE_H
+#define PK_PIPELINE_PRIVATE_H
+
+#include "pipeline/test.h"
+
+/* Say which stage side s is in: through opts->progress, else on the progress line. */
+void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const struct pk_test_side *s);
+
+/*
+ * Build s->commit, checked out already, into s->build (the kernel config
+ * made to fit its Kconfig first).  A failed build is in s->build, not an
+ * error.
+ */
+int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		      GError **err);
+
+/*
+ * Confirm the boot-log changes of res->diff (both sides booted, diffed
+ * with noise): boot both kernels again, learn what varies into *noise
+ * and diff again, keeping the changes that hold; those that did not are
+ * res->unstable.  after_built says the lab's build dir holds the after
+ * side's kernel now (else it is built again).  Nothing happens without a
+ * boot-log change.  -1 only when the bot cannot work.
+ */
+int pk_pipeline_recheck(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			const struct pk_test_opts *opts, struct pk_noise **noise, bool after_built,
+			GError **err);
+
+#endif
