@@ -175,6 +175,80 @@ static void sink_write(struct sink *s, const char *buf, size_t n)
 	s->logged += keep;
 }
 
+/* How the child is being ended, and when its deadline is. */
+struct ending {
+	pid_t pid;                        /* the group leader */
+	double deadline;                  /* 0: none */
+	volatile sig_atomic_t *cancel;    /* may be NULL */
+	enum pk_proc_end end;             /* EXITED until it is asked to end */
+};
+
+/* Read the child's output until EOF, asking its group to end at the deadline or when cancelled. */
+static void pump_output(struct ending *e, int fd, struct sink *sink)
+{
+	double kill_at = 0;
+	bool open_pipe = true;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		double now = pk_now(), wake = 0;
+		int ms = -1, r;
+
+		if (e->end == PK_PROC_EXITED && ((e->cancel && *e->cancel) || (e->deadline && now >= e->deadline))) {
+			e->end = (e->cancel && *e->cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
+			kill(-e->pid, SIGTERM);
+			kill_at = now + KILL_GRACE;
+		}
+		if (kill_at && now >= kill_at) {
+			kill(-e->pid, SIGKILL);
+			kill_at = 0;
+		}
+		if (!open_pipe)
+			break;
+		if (e->end == PK_PROC_EXITED && e->deadline)
+			wake = e->deadline;
+		if (kill_at)
+			wake = kill_at;
+		if (wake)
+			ms = (int)((wake - now) * 1000) + 1;
+		r = poll(&pfd, 1, ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			char buf[65536];
+			ssize_t n = read(fd, buf, sizeof(buf));
+
+			if (n > 0)
+				sink_write(sink, buf, (size_t)n);
+			else if (n == 0 || errno != EINTR)
+				open_pipe = false;
+		}
+	}
+}
+
+/* The pipe is closed; the leader may still run (a grandchild closed it): wait, or end it. */
+static int wait_leader(struct ending *e)
+{
+	int status = 0;
+
+	while (waitpid(e->pid, &status, WNOHANG) == 0) {
+		if (e->end == PK_PROC_EXITED && !(e->deadline && pk_now() >= e->deadline) &&
+		    !(e->cancel && *e->cancel)) {
+			if (waitpid(e->pid, &status, 0) == e->pid)
+				break;
+			continue;
+		}
+		if (e->end == PK_PROC_EXITED)
+			e->end = (e->cancel && *e->cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
+		kill(-e->pid, SIGTERM);
+		g_usleep((gulong)(KILL_GRACE * 1e6)); /* grace for a clean exit, then force it */
+		kill(-e->pid, SIGKILL);
+		waitpid(e->pid, &status, 0);
+		break;
+	}
+	return status;
+}
+
 int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 		const struct pk_proc_opts *opts, GError **err)
 {
@@ -184,9 +258,9 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 	struct sink sink = { .log_fd = -1, .capture = o->capture,
 			     .cap = o->output_cap ? o->output_cap : DEFAULT_CAP };
 	struct pk_proc_result res = { 0 };
-	double start = pk_now(), deadline = o->timeout > 0 ? start + o->timeout : 0;
-	double kill_at = 0;
-	bool open_pipe = true;
+	double start = pk_now();
+	struct ending ending = { .deadline = o->timeout > 0 ? start + o->timeout : 0, .cancel = cancel,
+				 .end = PK_PROC_EXITED };
 	int pipefd[2], status = 0;
 	pid_t pid, parent;
 
@@ -215,67 +289,12 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 	if (pid == 0)
 		child_exec(argv, o, pipefd[1], parent);
 	close(pipefd[1]);
-	res.end = PK_PROC_EXITED;
 
-	/* Read output until EOF, and ask for the child's end at the deadline. */
-	for (;;) {
-		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-		double now = pk_now(), wake = 0;
-		int ms = -1, r;
-
-		if (cancel && *cancel && res.end == PK_PROC_EXITED) {
-			res.end = PK_PROC_CANCELED;
-			kill(-pid, SIGTERM);
-			kill_at = now + KILL_GRACE;
-		}
-		if (deadline && now >= deadline && res.end == PK_PROC_EXITED) {
-			res.end = PK_PROC_TIMEOUT;
-			kill(-pid, SIGTERM);
-			kill_at = now + KILL_GRACE;
-		}
-		if (kill_at && now >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		if (!open_pipe)
-			break;
-		if (res.end == PK_PROC_EXITED && deadline)
-			wake = deadline;
-		if (kill_at)
-			wake = kill_at;
-		if (wake)
-			ms = (int)((wake - now) * 1000) + 1;
-		r = poll(&pfd, 1, ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r > 0) {
-			char buf[65536];
-			ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-			if (n > 0)
-				sink_write(&sink, buf, (size_t)n);
-			else if (n == 0 || errno != EINTR)
-				open_pipe = false;
-		}
-	}
+	ending.pid = pid;
+	pump_output(&ending, pipefd[0], &sink);
 	close(pipefd[0]);
-
-	/* The pipe is closed; the leader may still run (a grandchild closed it). */
-	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (res.end == PK_PROC_EXITED && !(deadline && pk_now() >= deadline) &&
-		    !(cancel && *cancel)) {
-			if (waitpid(pid, &status, 0) == pid)
-				break;
-			continue;
-		}
-		if (res.end == PK_PROC_EXITED)
-			res.end = (cancel && *cancel) ? PK_PROC_CANCELED : PK_PROC_TIMEOUT;
-		kill(-pid, SIGTERM);
-		g_usleep((gulong)(KILL_GRACE * 1e6)); /* grace for a clean exit, then force it */
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		break;
-	}
+	status = wait_leader(&ending);
+	res.end = ending.end;
 	kill(-pid, SIGKILL); /* anything of the group that outlived its leader */
 	reap_orphans(res.end != PK_PROC_EXITED);
 
