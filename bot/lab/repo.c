@@ -227,6 +227,37 @@ char *pk_repo_kernel_version(const struct pk_lab *lab, const char *rev, GError *
 
 /* ---------------------------------------------------------------- setup's import */
 
+/*
+ * Add every file of the worktree to index.  Not git_index_add_all() with
+ * GIT_INDEX_ADD_FORCE: libgit2 1.5 lists an ignored directory whole
+ * ("Documentation/") rather than its files, and the tarball's .gitignore
+ * ignores everything; a workdir diff that recurses into ignored
+ * directories lists each file.
+ */
+static int add_every_file(git_repository *repo, git_index *index, GError **err)
+{
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_diff *diff = NULL;
+	int rc = -1;
+
+	opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+		     GIT_DIFF_INCLUDE_IGNORED | GIT_DIFF_RECURSE_IGNORED_DIRS | GIT_DIFF_SKIP_BINARY_CHECK;
+	if (git_diff_index_to_workdir(&diff, repo, index, &opts) < 0)
+		return pk_git_fail(err, "listing the tree's files");
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (git_index_add_bypath(index, d->new_file.path) < 0) {
+			pk_git_fail(err, d->new_file.path);
+			goto cleanup;
+		}
+	}
+	rc = 0;
+cleanup:
+	git_diff_free(diff);
+	return rc;
+}
+
 /* The repository, gc off (objects stay loose: the lab never runs gc), every file in its index. */
 static int init_with_all_files(git_repository **out, git_index **out_index, const char *dir, GError **err)
 {
@@ -235,15 +266,14 @@ static int init_with_all_files(git_repository **out, git_index **out_index, cons
 	git_index *index = NULL;
 
 	if (git_repository_init(&repo, dir, 0) < 0 || git_repository_config(&config, repo) < 0 ||
-	    git_config_set_int32(config, "gc.auto", 0) < 0) {
+	    git_config_set_int32(config, "gc.auto", 0) < 0 || git_repository_index(&index, repo) < 0) {
 		pk_git_fail(err, dir);
 		goto fail;
 	}
-	/* forced: the tarball's .gitignore ignores everything */
-	if (git_repository_index(&index, repo) < 0 ||
-	    git_index_add_all(index, NULL, GIT_INDEX_ADD_FORCE, NULL, NULL) < 0 ||
-	    git_index_write(index) < 0) {
-		pk_git_fail(err, "adding the tree's files");
+	if (add_every_file(repo, index, err) < 0)
+		goto fail;
+	if (git_index_write(index) < 0) {
+		pk_git_fail(err, "writing the index");
 		goto fail;
 	}
 	git_config_free(config);
