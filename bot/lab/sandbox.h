@@ -92,7 +92,26 @@ struct pk_sandbox {
 	                            PATH, HOME=/tmp, TMPDIR=/tmp and LC_ALL=C */
 	guint64 tmp_size;        /* bytes of /tmp, 0 = the settings' */
 	const char *group_of;    /* a path whose group the child also gets (/dev/kvm), or NULL */
+	const char *const *argv; /* for pk_sandbox_run(): the command to run wrapped when it
+	                            differs from the one run unwrapped, or NULL */
+	const struct pk_limits *limits;  /* for pk_sandbox_run(): on every process when
+	                                    wrapped, in place of the proc opts' (NULL: those) */
 };
+
+/*
+ * The one place that decides whether a child that may run code from a
+ * patch (make and the tree's kconfig scripts, QEMU) is wrapped, for
+ * build.c and boot.c alike.  When the sandbox is active
+ * (pk_sandbox_active()): each path of sb->rw is handed to the sandbox
+ * user (pk_sandbox_own()), and sb->argv (or argv) runs inside
+ * pk_sandbox_argv(sb, ...), with sb->limits when set.  When it is not,
+ * argv runs as it is with opts as they are, and, when the sandbox is on
+ * but cannot be used, stderr says so once per process.  *out_sandboxed
+ * (may be NULL) says which it was.  Returns what pk_proc_run() returns;
+ * -1 also when the sandbox could not be set up.
+ */
+int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_sandbox *sb,
+		   const char *const *argv, const struct pk_proc_opts *opts, GError **err);
 
 /*
  * The argument vector that runs argv inside sandbox sb: bwrap's options,
