@@ -16,19 +16,8 @@
 #include <stdbool.h>
 
 #include "base/patch.h"
+#include "base/settings.h"
 #include "lab/sandbox.h"
-
-struct pk_policy {
-	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */
-	bool allow_other_files;   /* anything but *.c and *.h */
-	unsigned max_files;       /* files one patch may touch */
-	unsigned max_lines;       /* diff lines one patch may carry */
-	enum pk_sandbox_mode sandbox; /* on: build only in the sandbox; off: without it */
-	size_t max_mail_size;     /* bytes of one mail (or file given to test), 0 = none;
-	                             checked by whoever reads it, before parsing */
-};
-
-#define PK_POLICY_DEFAULT { false, false, 200, 20000, PK_SANDBOX_ON, 64u << 20 }
 
 /*
  * Whether patch may be applied and built.  Returns true, or false with
