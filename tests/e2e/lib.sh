@@ -72,14 +72,17 @@ _e2e_at_exit=()
 at_exit() { _e2e_at_exit+=("$(printf '%q ' "$@")"); }
 
 # The EXIT trap: what the test left running in the background (a daemon,
-# a listener: jobs it did not wait for) is ended, then the test's own
-# clean-ups run (each may fail), then $work goes.
+# a listener: jobs it did not wait for) is ended by SIGTERM, on which a
+# daemon ends its own children, or after 10 s by SIGKILL; then the test's
+# own clean-ups run (each may fail), then $work goes.
 _e2e_exit() {
-	local rc=$? i pid
+	local rc=$? i
 	set +e
-	for pid in $(jobs -p); do
-		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	done
+	if [ -n "$(jobs -pr)" ]; then
+		kill $(jobs -pr) 2>/dev/null
+		poll 10 _e2e_no_jobs || kill -9 $(jobs -pr) 2>/dev/null
+		wait
+	fi
 	for ((i = ${#_e2e_at_exit[@]} - 1; i >= 0; i--)); do
 		eval "${_e2e_at_exit[i]}"
 	done
@@ -90,6 +93,7 @@ _e2e_exit() {
 	fi
 	exit "$rc"
 }
+_e2e_no_jobs() { [ -z "$(jobs -pr)" ]; }
 trap _e2e_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
