@@ -26,10 +26,11 @@ $bot test "$data/text-change.patch" >"$work/text-change.txt" 2>/dev/null || true
 
 python3 - "$work" <<'PY'
 import json, os, sys
-from e2elib import check, done, model, rc
+import e2elib
+from e2elib import check, done
 work = sys.argv[1]
 def load(name):
-    return model(name), rc(name)
+    return e2elib.model(name), e2elib.rc(name)
 def console(m, kind):
     return [c for c in m["console"] if c["kind"] == kind]
 
