@@ -47,9 +47,10 @@ done()
 PY
 
 # A kernel that panics in an initcall, and one that hangs, as commits in the
-# lab's repository on printkbot-base, tagged printkbot-test-<name>.  They are
+# lab's repository on printkbot-base, tagged printkbot-test-<name> (made
+# again by every run, as every checkout's 001-lab.sh names them).  They are
 # made with a scratch index, so that the lab's checkout (whatever commit a
-# printkbot left there) is neither needed nor touched; the tags go at exit.
+# printkbot left there) is neither needed nor touched.
 fixture() {  # name, C body of an initcall
 	local index=$work/index-$1 blob tree_id commit
 	{
@@ -65,7 +66,6 @@ fixture() {  # name, C body of an initcall
 		git -C "$tree" commit-tree "$tree_id" -p printkbot-base -m "fixture: $1")
 	git -C "$tree" tag -f "printkbot-test-$1" "$commit" >/dev/null
 }
-at_exit lab_git tag -d printkbot-test-panic printkbot-test-hang
 # boot leaves the hang fixture checked out: the lab goes back to its base
 at_exit lab_git checkout -q --detach printkbot-base
 lab_locked fixture panic '	panic("printkbot fixture panic");'
