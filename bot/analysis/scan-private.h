@@ -22,6 +22,7 @@ struct pk_scan_ctx {
 	gboolean described;     /* the tree was asked about the file */
 	struct pk_tree_file *old_desc, *new_desc;
 	char *post_text;        /* the post-image file, NULL when the tree cannot give it */
+	guint64 *pair_cells;    /* the scan's LCS cells left for pairing (scan.c's PAIR_CELLS) */
 };
 
 /* Ask the tree about the file once: pre-image, post-image, their prefixes. */

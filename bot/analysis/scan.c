@@ -42,6 +42,7 @@ static const struct {
 	[PK_FINDING_PREFER_PR_LEVEL] = { "prefer-pr-level", TRUE },
 	[PK_FINDING_EMBEDDED_FUNCTION_NAME] = { "embedded-function-name", TRUE },
 	[PK_FINDING_WHITESPACE_BEFORE_NEWLINE] = { "whitespace-before-newline", TRUE },
+	[PK_FINDING_PAIRING_CAPPED] = { "pairing-capped", TRUE },
 };
 
 const char *pk_finding_kind_name(enum pk_finding_kind kind)
@@ -110,14 +111,27 @@ static char *norm_text(const struct pk_call *c)
 	return g_string_free(s, FALSE);
 }
 
-/* 2 * LCS / (|a| + |b|): 1.0 for equal strings, near 0 for unrelated ones. */
-static double similarity(const char *a, const char *b)
+/* Texts compared by LCS are cut to this many bytes: a longer message is told by its start. */
+#define SIMILARITY_CHARS 400
+
+/*
+ * 2 * LCS / (|a| + |b|): 1.0 for equal strings, near 0 for unrelated ones.
+ * The cells computed are taken from *cells; 0 when it cannot pay for them.
+ */
+static double similarity(const char *a, const char *b, guint64 *cells)
 {
-	size_t la = MIN(strlen(a), 400), lb = MIN(strlen(b), 400);
-	g_autofree int *prev = g_new0(int, lb + 1), *cur = g_new0(int, lb + 1);
+	size_t la = MIN(strlen(a), SIMILARITY_CHARS), lb = MIN(strlen(b), SIMILARITY_CHARS);
+	g_autofree int *prev = NULL, *cur = NULL;
 
 	if (!la && !lb)
 		return 1.0;
+	if ((guint64)la * lb > *cells) {
+		*cells = 0;
+		return 0;
+	}
+	*cells -= (guint64)la * lb;
+	prev = g_new0(int, lb + 1);
+	cur = g_new0(int, lb + 1);
 	for (size_t i = 1; i <= la; i++) {
 		for (size_t j = 1; j <= lb; j++)
 			cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : MAX(prev[j], cur[j - 1]);
@@ -515,18 +529,85 @@ static int candidate_cmp(gconstpointer a, gconstpointer b)
 	return abs((int)x->o - (int)x->n) - abs((int)y->o - (int)y->n);
 }
 
+/*
+ * Pairing is bounded, since a patch is a stranger's input and the daemon
+ * scans every mail it takes in.  Calls with the same text pair through a
+ * hash (each with the nearest few of its equals); the others are compared
+ * by LCS only with the added calls about as far into the hunk as they are
+ * (a rewrite keeps the calls' order), and every scan has PAIR_CELLS cells
+ * of LCS to spend (about 0.1 s): calls left when they are spent stay
+ * unpaired, reported as removed and added, and a pairing-capped finding
+ * says so.  Real patches use a small part of it: a 200-call conversion
+ * with 60-character messages takes ~25 M cells.
+ */
+#define PAIR_WINDOW 16
+#define PAIR_EQUALS 4
+#define PAIR_CELLS (200ull * 1000 * 1000)
+
+/* The candidates of old call i: its nearest equals, then the likely ones of its window. */
+static void add_candidates(GArray *cands, guint i, char **otext, char **ntext, guint n_news,
+			   GHashTable *by_text, guint n_olds, guint64 *cells)
+{
+	GArray *equals = g_hash_table_lookup(by_text, otext[i]);
+	guint centre = n_olds ? (guint)((guint64)i * n_news / n_olds) : 0;
+	guint from = centre > PAIR_WINDOW ? centre - PAIR_WINDOW : 0;
+	guint to = MIN(n_news, centre + PAIR_WINDOW + 1);
+
+	if (equals) {
+		/* equals are in hunk order: the few around i's place, found by bisection */
+		guint lo = 0, hi = equals->len;
+
+		while (lo < hi) {
+			guint mid = lo + (hi - lo) / 2;
+			if (g_array_index(equals, guint, mid) + PAIR_EQUALS / 2 < centre)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		lo = MIN(lo, equals->len > PAIR_EQUALS ? equals->len - PAIR_EQUALS : 0);
+		for (guint k = lo; k < equals->len && k < lo + PAIR_EQUALS; k++) {
+			struct candidate c = { i, g_array_index(equals, guint, k), 1.0 };
+			g_array_append_val(cands, c);
+		}
+	}
+	for (guint j = from; j < to && *cells; j++) {
+		struct candidate c = { i, j, 0 };
+
+		if (!strcmp(otext[i], ntext[j]))
+			continue;   /* an equal: above */
+		c.sim = similarity(otext[i], ntext[j], cells);
+		if (c.sim >= 0.5)
+			g_array_append_val(cands, c);
+	}
+}
+
 /* Pair removed and added calls printing the same message, best match first. */
 static void pair_calls(struct pk_scan_ctx *x, GPtrArray *olds, GPtrArray *news)
 {
+	g_auto(GStrv) otext = g_new0(char *, olds->len + 1);
+	g_auto(GStrv) ntext = g_new0(char *, news->len + 1);
+	/* after the texts, so freed before them: its keys are ntext's */
+	g_autoptr(GHashTable) by_text = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+							      (GDestroyNotify)g_array_unref);
 	g_autoptr(GArray) cands = g_array_new(FALSE, FALSE, sizeof(struct candidate));
+	gboolean capped = FALSE;
 
-	for (guint i = 0; i < olds->len; i++)
-		for (guint j = 0; j < news->len; j++) {
-			g_autofree char *a = norm_text(olds->pdata[i]), *b = norm_text(news->pdata[j]);
-			struct candidate c = { i, j, similarity(a, b) };
-			if (c.sim >= 0.5)
-				g_array_append_val(cands, c);
+	for (guint j = 0; j < news->len; j++) {
+		GArray *equals;
+
+		ntext[j] = norm_text(news->pdata[j]);
+		if (!(equals = g_hash_table_lookup(by_text, ntext[j]))) {
+			equals = g_array_new(FALSE, FALSE, sizeof(guint));
+			g_hash_table_insert(by_text, ntext[j], equals);
 		}
+		g_array_append_val(equals, j);
+	}
+	for (guint i = 0; i < olds->len; i++)
+		otext[i] = norm_text(olds->pdata[i]);
+	for (guint i = 0; i < olds->len; i++) {
+		add_candidates(cands, i, otext, ntext, news->len, by_text, olds->len, x->pair_cells);
+		capped |= !*x->pair_cells;
+	}
 	g_array_sort(cands, candidate_cmp);
 	for (guint k = 0; k < cands->len; k++) {
 		struct candidate *c = &g_array_index(cands, struct candidate, k);
@@ -536,6 +617,10 @@ static void pair_calls(struct pk_scan_ctx *x, GPtrArray *olds, GPtrArray *news)
 		o->paired = n->paired = TRUE;
 		scan_pair(x, o, n);
 	}
+	if (capped && olds->len && news->len)
+		pk_scan_add_finding(x, PK_FINDING_PAIRING_CAPPED, olds->pdata[0], news->pdata[0], g_strdup_printf(
+			"%u removed and %u added calls in one hunk: too many to compare every text, "
+			"so the ones left unpaired are reported as removed and added", olds->len, news->len));
 }
 
 /* Keep only the calls a hunk changes; count the pr_fmt()-prefixed ones. */
@@ -599,11 +684,13 @@ static enum pk_verdict verdict(const struct pk_scan *s)
 struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 {
 	struct pk_scan *s = g_new0(struct pk_scan, 1);
+	guint64 pair_cells = PAIR_CELLS;
 
 	s->findings = g_ptr_array_new_with_free_func(finding_free);
 	for (guint i = 0; patch && i < patch->files->len; i++) {
 		const struct pk_diff_file *f = patch->files->pdata[i];
-		struct pk_scan_ctx x = { .scan = s, .dfile = f, .file = pk_diff_file_path(f), .tree = tree };
+		struct pk_scan_ctx x = { .scan = s, .dfile = f, .file = pk_diff_file_path(f), .tree = tree,
+					 .pair_cells = &pair_cells };
 		g_autoptr(GPtrArray) olds = NULL, news = NULL;
 
 		pk_scan_prfmt_lines(f, &olds, &news);

@@ -17,6 +17,10 @@
  *   warn-converted                    WARN*() <-> another call: the message
  *                                     stays, the WARNING: line, backtrace and
  *                                     taint go (or come)
+ *   pairing-capped                    a hunk had so many changed calls that
+ *                                     comparing their texts was cut short;
+ *                                     calls left unpaired are reported as
+ *                                     added and removed
  *   prefix-changed                    (with a tree) a rewritten call prints
  *                                     another pr_fmt() prefix, the file's
  *                                     pr_fmt() being unchanged
@@ -86,6 +90,7 @@ enum pk_finding_kind {
 	PK_FINDING_PREFER_PR_LEVEL,
 	PK_FINDING_EMBEDDED_FUNCTION_NAME,
 	PK_FINDING_WHITESPACE_BEFORE_NEWLINE,
+	PK_FINDING_PAIRING_CAPPED,
 };
 
 /* The kind's stable name ("level-changed"); "" for a value out of range. */

@@ -250,6 +250,59 @@ static void test_scan_cases(void **state)
 	}
 }
 
+/* Count the findings of kind k in s. */
+static unsigned count_kind(const struct pk_scan *s, enum pk_finding_kind k)
+{
+	unsigned n = 0;
+
+	for (guint i = 0; i < s->findings->len; i++)
+		n += ((struct pk_finding *)s->findings->pdata[i])->kind == k;
+	return n;
+}
+
+/*
+ * Pairing is bounded (hostile mail): 600 + 600 distinct 400-character
+ * messages are compared until the scan's budget is spent, then the rest
+ * are added and removed with one pairing-capped finding, in well under a
+ * second; 5,000 conversions of one same text all pair through the hash.
+ */
+static void test_pairing_bounded(void **state)
+{
+	g_autoptr(GString) body = g_string_new(NULL);
+	double t0 = pk_now();
+
+	for (int sign = 0; sign < 2; sign++)
+		for (int i = 0; i < 600; i++) {
+			g_string_append_printf(body, "%c\tpr_info(\"", sign ? '+' : '-');
+			for (int k = 0; k < 400; k++)
+				g_string_append_c(body, 'a' + (char)g_random_int_range(0, 26));
+			g_string_append(body, "\\n\");\n");
+		}
+	{
+		g_autofree char *diff = mkdiff(body->str);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+
+		assert_int_equal(count_kind(s, PK_FINDING_PAIRING_CAPPED), 1);
+		assert_int_equal(count_kind(s, PK_FINDING_MESSAGE_ADDED), 600);
+		assert_int_equal(count_kind(s, PK_FINDING_MESSAGE_REMOVED), 600);
+	}
+	print_message("600 + 600 distinct 400-character messages: %.2f s\n", pk_now() - t0);
+	g_string_truncate(body, 0);
+	for (int sign = 0; sign < 2; sign++)
+		for (int i = 0; i < 5000; i++)
+			g_string_append(body, sign ? "+\tpr_info(\"same\\n\");\n" : "-\tprintk(KERN_INFO \"same\\n\");\n");
+	{
+		g_autofree char *diff = mkdiff(body->str);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+
+		assert_int_equal(count_kind(s, PK_FINDING_CALL_CONVERTED), 5000);
+		assert_int_equal(count_kind(s, PK_FINDING_PAIRING_CAPPED), 0);
+		assert_int_equal(count_kind(s, PK_FINDING_MESSAGE_ADDED), 0);
+	}
+}
+
 /* The fields of one finding: levels, texts, calls as written, line. */
 static void test_finding_fields(void **state)
 {
@@ -829,6 +882,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_cases),
 		cmocka_unit_test(test_finding_fields),
+		cmocka_unit_test(test_pairing_bounded),
 		cmocka_unit_test(test_finding_lines),
 		cmocka_unit_test(test_diff_lines),
 		cmocka_unit_test(test_diff_malformed),
