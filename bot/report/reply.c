@@ -214,36 +214,17 @@ static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_re
 	json_object_set_boolean_member(o, "in_reply", TRUE);
 }
 
-int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
-		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+/* The body: the review model with the reply's members, the review inside, through reply.txt. */
+static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct pk_daemon_config *cfg,
+			 const struct pk_reply_info *info, const char *mid, GError **err)
 {
 	g_autoptr(JsonNode) reply_model = json_node_copy(model);
 	JsonObject *o = json_node_get_object(reply_model);
-	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
 	g_autofree char *hello = greeting(pm);
-	g_autofree char *found = NULL, *note = NULL, *body = NULL, *subject = NULL, *review = NULL;
-	g_autofree char *author = NULL, *author_addr = NULL, *mid = NULL, *clean = NULL;
-	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) refs = g_ptr_array_new();
-	g_autofree char *xheader = NULL;
-	/* RFC 3834: an automatic reply, which vacation responders leave unanswered (a copy:
-	   pk_mail_compose() trims the values of extra in place) */
-	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
-	enum pk_verdict verdict = model_verdict(o);
-	struct pk_mail_out m = { 0 };
-	char *text;
+	g_autofree char *found = pk_wrap(found_sentence(model_verdict(o)), REPLY_WIDTH, "");
+	g_autofree char *note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
+	g_autofree char *review = NULL;
 
-	if (!pm->message_id || !pk_mail_msgid_ok(pm->message_id))
-		return pk_error(err, PK_ERROR_INPUT, "the patch has no usable Message-ID to reply to");
-	if (!pm->from_addr || !(author = author_mailbox(pm)) || !(author_addr = pk_mail_addr(author)))
-		return pk_error(err, PK_ERROR_INPUT, "%s: the patch's From cannot be replied to", pm->message_id);
-	if (!bot_addr)
-		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
-	mid = pk_reply_message_id(pm->message_id, cfg->from);
-	found = pk_wrap(found_sentence(verdict), REPLY_WIDTH, "");
-	note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
 	add_string(o, "greeting", hello);
 	add_string(o, "found_wrapped", found);
 	add_string(o, "base", info->base);
@@ -254,9 +235,37 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	add_string(o, "reply_message_id", mid);
 	add_head(o, pm, info, mid);
 	if (!(review = pk_review_render(reply_model, "review.txt", err)))
-		return -1;
+		return NULL;
 	add_string(o, "review", review);
-	if (!(body = pk_review_render(reply_model, "reply.txt", err)))
+	return pk_review_render(reply_model, "reply.txt", err);
+}
+
+int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
+		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+{
+	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
+	g_autofree char *body = NULL, *subject = NULL;
+	g_autofree char *author = NULL, *author_addr = NULL, *mid = NULL, *clean = NULL;
+	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) refs = g_ptr_array_new();
+	g_autofree char *xheader = NULL;
+	/* RFC 3834: an automatic reply, which vacation responders leave unanswered (a copy:
+	   pk_mail_compose() trims the values of extra in place) */
+	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
+	enum pk_verdict verdict = model_verdict(json_node_get_object(model));
+	struct pk_mail_out m = { 0 };
+	char *text;
+
+	if (!pm->message_id || !pk_mail_msgid_ok(pm->message_id))
+		return pk_error(err, PK_ERROR_INPUT, "the patch has no usable Message-ID to reply to");
+	if (!pm->from_addr || !(author = author_mailbox(pm)) || !(author_addr = pk_mail_addr(author)))
+		return pk_error(err, PK_ERROR_INPUT, "%s: the patch's From cannot be replied to", pm->message_id);
+	if (!bot_addr)
+		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
+	mid = pk_reply_message_id(pm->message_id, cfg->from);
+	if (!(body = render_body(model, pm, cfg, info, mid, err)))
 		return -1;
 
 	/* To the author; Cc the list, then (cc_original) whoever the patch went to */

@@ -93,11 +93,11 @@ static void test_head(void **state)
 		fputs(text, stderr);
 	assert_true(has_line(text, "Auto-Submitted: auto-generated"));
 	assert_true(has_line(text, "[tested on printkbot-base]"));
-	assert_true(has_line(text, "base:          Linux 6.12.118 (Debian linux-source-6.12), commit 514c34ece50e"));
+	assert_true(has_line(text, "base:   Linux 6.12.118 (Debian linux-source-6.12), commit 514c34ece50e"));
 	assert_true(has_line(text, "patch link:    https://lore.kernel.org/linux-serial/20261201.2.jane@example.org/"));
 	assert_true(has_line(text, "patch subject: [PATCH v2 2/3] serial: 8250: say which port"));
-	assert_true(has_line(text, "config:        x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e (below)"));
-	assert_true(has_line(text, "compiler:      gcc (Debian 12.2.0-14+deb12u1) 12.2.0"));
+	assert_true(has_line(text, "config: x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e (below)"));
+	assert_true(has_line(text, "compiler: gcc (Debian 12.2.0-14+deb12u1) 12.2.0"));
 	assert_true(has_line(text, "reproduce:"));
 	assert_true(has_line(text, "        b4 am -o - -v 2 -P 1-2 20261201.2.jane@example.org | printkbot test -"));
 	assert_true(has_line(text, "        CONFIG_PRINTK_INDEX=y"));
@@ -140,7 +140,7 @@ static void test_no_archive(void **state)
 	assert_null(strstr(text, "https://"));
 	assert_null(strstr(text, "compiler:"));
 	assert_true(has_line(text, "| Reported-by: printkbot <bot@example.org>"));
-	assert_true(has_line(text, "config:        x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e"));
+	assert_true(has_line(text, "config: x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e"));
 	assert_true(has_line(text, "Auto-Submitted: auto-generated"));
 }
 
