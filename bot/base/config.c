@@ -25,7 +25,7 @@ static const char *const known_keys[][24] = {
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
-	  "list", "poll_interval", "ca_file", "insecure", NULL },
+	  "list", "poll_interval", "ca_file", "insecure", "archive", NULL },
 };
 
 /*
@@ -227,6 +227,7 @@ static void source_config_free(struct pk_source_config *s)
 		memset(s->password, 0, strlen(s->password));
 	g_free(s->password);
 	g_free(s->list);
+	g_free(s->archive);
 	g_free(s->ca_file);
 	g_free(s);
 }
@@ -289,6 +290,7 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 	s->path = get_string(kf, group, "path", NULL);
 	s->user = get_string(kf, group, "user", NULL);
 	s->list = get_string(kf, group, "list", NULL);
+	s->archive = get_string(kf, group, "archive", NULL);
 	s->ca_file = get_string(kf, group, "ca_file", NULL);
 	s->poll_interval = 300;
 	if (!g_key_file_has_key(kf, group, "type", NULL))
@@ -303,6 +305,9 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 		return config_error(err, path, group, "url", "an imap source needs url = imap[s]://host/MAILBOX");
 	if (strcmp(s->type, "imap") && !s->path)
 		return config_error(err, path, group, NULL, "a %s source needs a path", s->type);
+	if (s->archive && ((!g_str_has_prefix(s->archive, "https://") && !g_str_has_prefix(s->archive, "http://")) ||
+			   strpbrk(s->archive, " \t\r\n")))
+		return config_error(err, path, group, "archive", "'%s' is not an http(s):// URL", s->archive);
 	if (s->poll_interval < 1)
 		s->poll_interval = 1;
 	return 0;

@@ -8,6 +8,7 @@
 #include "daemon/private.h"
 #include "intake/intake.h"
 #include "intake/mail.h"
+#include "lab/describe.h"
 #include "lab/lab.h"
 #include "lab/repo.h"
 #include "pipeline/test.h"
@@ -63,7 +64,7 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 		return -1;
 	rec.model_json = doc.model_json;
 	rec.review_text = doc.text;
-	if (wanted && pk_reply_build(&reply, mail, doc.model, doc.text, &d->config.daemon, rinfo, &rerr) < 0) {
+	if (wanted && pk_reply_build(&reply, mail, doc.model, &d->config.daemon, rinfo, &rerr) < 0) {
 		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
 		wanted = false;
 	}
@@ -123,7 +124,11 @@ struct series_run {
 	struct pk_lab lab;
 	struct pk_test_opts topts;
 	char *parent;             /* what the next patch is applied on */
+	char *base_rev;           /* what the first patch went on */
 	char *base_name, *base_note;
+	char *kernel;             /* base_rev as a person names it (describe.h), or NULL */
+	char *compiler;           /* the lab's gcc (describe.h), or NULL */
+	char **config_lines;      /* qemu/kernel.config's options, or NULL */
 	GString *verdicts;        /* each tested patch's verdict, comma-separated */
 };
 
@@ -134,8 +139,12 @@ static void series_run_clear(struct series_run *r)
 	pk_mail_free(r->cover);
 	pk_lab_clear(&r->lab);
 	g_free(r->parent);
+	g_free(r->base_rev);
 	g_free(r->base_name);
 	g_free(r->base_note);
+	g_free(r->kernel);
+	g_free(r->compiler);
+	g_strfreev(r->config_lines);
 	g_string_free(r->verdicts, TRUE);
 }
 
@@ -195,6 +204,24 @@ static int series_read(struct series_run *r, JsonObject *payload, char **detail)
 	return 0;
 }
 
+/*
+ * What the replies' heads say of the lab: the base, the compiler and the
+ * config fragment.  Read once per series job rather than once per daemon,
+ * so a gcc upgraded under a running daemon is named from the next series
+ * on.  One that cannot be read is left out of the replies, and logged.
+ */
+static void series_describe(struct series_run *r)
+{
+	g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
+
+	if (!(r->kernel = pk_describe_base(&r->lab, r->base_rev, &e1)))
+		daemon_log(r->job_id, NULL, "the base is not described in the replies: %s", e1->message);
+	if (!(r->compiler = pk_describe_compiler(&e2)))
+		daemon_log(r->job_id, NULL, "no compiler: line in the replies: %s", e2->message);
+	if (!(r->config_lines = pk_describe_config_lines(&r->lab, &e3)))
+		daemon_log(r->job_id, NULL, "the config's lines are not in the replies: %s", e3->message);
+}
+
 /* Take the lab and choose the base the first patch goes on. */
 static int series_start(struct series_run *r, GError **err)
 {
@@ -207,13 +234,15 @@ static int series_start(struct series_run *r, GError **err)
 	choose_base(r->d, &r->lab, base_commit, &r->parent, &r->base_name, &r->base_note);
 	if (r->base_note)
 		daemon_log(r->job_id, NULL, "%s", r->base_note);
+	r->base_rev = g_strdup(r->parent);
+	series_describe(r);
 	r->topts.policy = r->d->config.policy;
 	r->topts.boot_timeout = r->d->config.boot_timeout;
 	return 0;
 }
 
-/* The list of the source a mail came from (its list =), for the reply's Cc; NULL when none. */
-static const char *source_list(const struct pk_daemon *d, gint64 source_id)
+/* The config of the source a mail came from (its list =, archive =), or NULL. */
+static const struct pk_source_config *source_of(const struct pk_daemon *d, gint64 source_id)
 {
 	const struct pk_source_config *src = NULL;
 
@@ -223,7 +252,7 @@ static const char *source_list(const struct pk_daemon *d, gint64 source_id)
 		if (in->ctx.source_id == source_id)
 			src = in->ctx.cfg;
 	}
-	return src ? src->list : NULL;
+	return src;
 }
 
 /* The next patch goes on the commit the last one made (none: where it was). */
@@ -249,10 +278,15 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	struct pk_store_reply *done = NULL;
 	struct pk_test_result res = { 0 };
 	g_autofree char *source = mbox_name(m->message_id);
+	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, r->base_rev);
+	const struct pk_source_config *src = source_of(d, row->source_id);
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
-				       r->lab.config_hash };
-	struct pk_reply_info rinfo = { r->base_name, r->base_note, source_list(d, row->source_id),
-				       daemon_now() };
+				       r->lab.config_hash, reproduce };
+	struct pk_reply_info rinfo = {
+		.base = r->base_name, .base_note = r->base_note, .list = src ? src->list : NULL,
+		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,
+		.compiler = r->compiler, .config_lines = (const char *const *)r->config_lines,
+	};
 	int rc;
 
 	if (pk_store_reply_for_mail(d->store, row->id, &done, err) < 0)

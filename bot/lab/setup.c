@@ -13,7 +13,7 @@
 #include "base/util.h"
 
 #define KERNEL_TARBALL "/usr/src/linux-source-6.12.tar.xz"
-#define KERNEL_PACKAGE "linux-source-6.12"
+#define KERNEL_PACKAGE PK_LAB_KERNEL_PACKAGE
 
 /* Run a setup child; a non-zero exit is an error quoting the log's tail. */
 static int run_step(const char *what, const char *const *argv, const char *cwd,

@@ -20,6 +20,9 @@
 
 #include "lab/lab.h"
 
+/* The Debian package whose kernel setup imports (describe.h names the base after it). */
+#define PK_LAB_KERNEL_PACKAGE "linux-source-6.12"
+
 /* Run the steps that are not done yet; lab is opened and locked by the caller. */
 int pk_setup_lab(struct pk_lab *lab, GError **err);
 

@@ -1,6 +1,8 @@
 /* reply.c - the reply mail under a tested patch; see reply.h. */
 #include "report/reply.h"
 #include "report/review.h"
+#include "intake/series.h"
+#include "lab/lab.h"
 #include "base/util.h"
 
 #include <string.h>
@@ -141,22 +143,118 @@ static char *author_mailbox(const struct pk_mail *m)
 	return g_strdup(m->from_addr);
 }
 
-int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
-		   const char *review_body, const struct pk_daemon_config *cfg,
-		   const struct pk_reply_info *info, GError **err)
+char *pk_reply_archive_link(const char *archive, const char *message_id)
+{
+	g_autofree char *id = NULL;
+
+	if (!archive || !message_id)
+		return NULL;
+	/* '/', '?', '#' and '%' would end or change the path; '@' and the like stay, as lore writes them */
+	id = g_uri_escape_string(message_id, G_URI_RESERVED_CHARS_ALLOWED_IN_PATH_ELEMENT, FALSE);
+	return g_strdup_printf("%s%s%s/", archive, g_str_has_suffix(archive, "/") ? "" : "/", id);
+}
+
+/* A word as a shell reads it back: as it is when it holds nothing the shell acts on, else quoted. */
+static char *shell_word(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if (!g_ascii_isalnum(*p) && !strchr("@%+=:,./_-", *p))
+			return g_shell_quote(s);
+	return g_strdup(s);
+}
+
+char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base)
+{
+	g_autoptr(GString) cmd = g_string_new("b4 am -o -");
+	g_autofree char *id = shell_word(message_id);
+	struct pk_subject s;
+
+	pk_subject_parse(&s, subject);
+	/* b4 takes the newest version in the thread unless told which */
+	if (s.version > 1)
+		g_string_append_printf(cmd, " -v %d", s.version);
+	/* patch n of a series was tested on 1..n-1: b4 gives the whole series unless told */
+	if (s.total > 1 && s.number > 1)
+		g_string_append_printf(cmd, " -P 1-%d", s.number);
+	else if (s.total > 1)
+		g_string_append(cmd, " -P 1");
+	g_string_append_printf(cmd, " %s | printkbot test", id);
+	if (base && strcmp(base, PK_LAB_BASE_TAG)) {
+		g_autofree char *rev = shell_word(base);
+		g_string_append_printf(cmd, " --base %s", rev);
+	}
+	g_string_append(cmd, " -");
+	pk_subject_clear(&s);
+	return g_string_free(g_steal_pointer(&cmd), FALSE);
+}
+
+/* What the reply's head says beside the review model's own members (templates/reply.txt). */
+static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_reply_info *info,
+		     const char *reply_id)
+{
+	const char *hash = json_object_get_string_member_with_default(o, "config_hash", "");
+	g_autofree char *link = pk_reply_archive_link(info->archive, pm->message_id);
+	g_autofree char *closes = pk_reply_archive_link(info->archive, reply_id);
+	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config %s%s", hash,
+						  info->config_lines ? " (below)" : "");
+	g_autofree char *subject = pk_mail_clean_subject(pm->subject ? pm->subject : "");
+	JsonArray *lines = json_array_new();
+
+	for (const char *const *l = info->config_lines; l && *l; l++)
+		json_array_add_string_element(lines, *l);
+	add_string(o, "kernel", info->kernel ? info->kernel : info->base);
+	add_string(o, "patch_link", link);
+	add_string(o, "patch_subject", subject);
+	add_string(o, "config_name", config);
+	add_string(o, "compiler", info->compiler);
+	add_string(o, "closes", closes);
+	json_object_set_boolean_member(o, "has_config_lines", json_array_get_length(lines) > 0);
+	json_object_set_array_member(o, "config_lines", lines);
+	/* the review inside the reply leaves out what the head says (review.txt) */
+	json_object_set_boolean_member(o, "in_reply", TRUE);
+}
+
+/* The body: the review model with the reply's members, the review inside, through reply.txt. */
+static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct pk_daemon_config *cfg,
+			 const struct pk_reply_info *info, const char *mid, GError **err)
 {
 	g_autoptr(JsonNode) reply_model = json_node_copy(model);
 	JsonObject *o = json_node_get_object(reply_model);
-	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
 	g_autofree char *hello = greeting(pm);
-	g_autofree char *found = NULL, *note = NULL, *body = NULL, *subject = NULL;
+	g_autofree char *found = pk_wrap(found_sentence(model_verdict(o)), REPLY_WIDTH, "");
+	g_autofree char *note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
+	g_autofree char *review = NULL;
+
+	add_string(o, "greeting", hello);
+	add_string(o, "found_wrapped", found);
+	add_string(o, "base", info->base);
+	add_string(o, "base_note_wrapped", note);
+	add_string(o, "base_note", info->base_note);
+	json_object_set_boolean_member(o, "to_fix", has_something_to_fix(o));
+	add_string(o, "bot", cfg->from);
+	add_string(o, "reply_message_id", mid);
+	add_head(o, pm, info, mid);
+	if (!(review = pk_review_render(reply_model, "review.txt", err)))
+		return NULL;
+	add_string(o, "review", review);
+	return pk_review_render(reply_model, "reply.txt", err);
+}
+
+int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
+		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+{
+	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
+	g_autofree char *body = NULL, *subject = NULL;
 	g_autofree char *author = NULL, *author_addr = NULL, *mid = NULL, *clean = NULL;
 	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) refs = g_ptr_array_new();
 	g_autofree char *xheader = NULL;
-	enum pk_verdict verdict = model_verdict(o);
+	/* RFC 3834: an automatic reply, which vacation responders leave unanswered (a copy:
+	   pk_mail_compose() trims the values of extra in place) */
+	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
+	enum pk_verdict verdict = model_verdict(json_node_get_object(model));
 	struct pk_mail_out m = { 0 };
 	char *text;
 
@@ -167,18 +265,7 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	if (!bot_addr)
 		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
 	mid = pk_reply_message_id(pm->message_id, cfg->from);
-	found = pk_wrap(found_sentence(verdict), REPLY_WIDTH, "");
-	note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
-	add_string(o, "greeting", hello);
-	add_string(o, "found_wrapped", found);
-	add_string(o, "base", info->base);
-	add_string(o, "base_note_wrapped", note);
-	add_string(o, "base_note", info->base_note);
-	json_object_set_boolean_member(o, "to_fix", has_something_to_fix(o));
-	add_string(o, "bot", cfg->from);
-	add_string(o, "reply_message_id", mid);
-	add_string(o, "review", review_body);
-	if (!(body = pk_review_render(reply_model, "reply.txt", err)))
+	if (!(body = render_body(model, pm, cfg, info, mid, err)))
 		return -1;
 
 	/* To the author; Cc the list, then (cc_original) whoever the patch went to */
@@ -214,7 +301,7 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	m.in_reply_to = pm->message_id;
 	m.references = (const char *const *)refs->pdata;
 	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
-	m.extra = (const char *const[]){ xheader, NULL };
+	m.extra = (const char *const[]){ xheader, auto_submitted, NULL };
 	m.body = body;
 	if (!(text = pk_mail_compose(&m, err)))
 		return -1;

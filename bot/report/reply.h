@@ -22,12 +22,20 @@
 #include "intake/mail.h"
 #include "base/verdict.h"
 
-/* What the reply says beside the review. */
+/*
+ * What the reply says beside the review: the head the kernel test robot
+ * writes (base:, patch link:, config:, compiler:, reproduce:).  All
+ * borrowed; what is NULL is left out of the reply.
+ */
 struct pk_reply_info {
 	const char *base;          /* the base as named (a tag, a commit) */
 	const char *base_note;     /* why that base (a base-commit: the bot lacks), or NULL */
 	const char *list;          /* the list to Cc (the source's list =), or NULL */
 	gint64 date;               /* Unix time for the Date header */
+	const char *kernel;        /* the base as a person names it (describe.h), or NULL */
+	const char *archive;       /* the source's archive = (a URL a Message-ID is appended to), or NULL */
+	const char *compiler;      /* `gcc --version`'s first line, or NULL */
+	const char *const *config_lines; /* qemu/kernel.config's options (describe.h), or NULL */
 };
 
 /* A rendered reply; free with pk_reply_clear(). */
@@ -44,12 +52,32 @@ bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict);
 
 /*
  * Build the reply to patch_mail (borrowed) from the review model (the
- * review.h JSON, borrowed) and its rendered body.  0, or -1 with err set
- * (a template that does not render, a header refused).
+ * review.h JSON, borrowed; the review inside the reply is rendered from
+ * it through templates/review.txt without what the reply's head says
+ * already).  0, or -1 with err set (a template that does not render, a
+ * header refused).  Every reply carries Auto-Submitted: auto-generated
+ * (RFC 3834), so that vacation responders do not answer it.
  */
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *patch_mail, JsonNode *model,
-		   const char *review_body, const struct pk_daemon_config *cfg,
-		   const struct pk_reply_info *info, GError **err);
+		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
+
+/*
+ * The commands that test a patch mail again as the bot tested it, for
+ * the review's reproduce member (review.h): b4 fetches the patch and the
+ * ones before it in its series (-P 1-N, -v for a later version) as an
+ * mbox on its standard output, which `printkbot test -` reads; base is
+ * the revision the series went on (NULL or printkbot-base: the default,
+ * not named).  Caller frees.
+ */
+char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base);
+
+/*
+ * A mail's page in a list archive: archive (the source's archive =, a
+ * "/" added when it has none) followed by the Message-ID, escaped for a
+ * URL path, and "/", as lore.kernel.org and every public-inbox write
+ * them.  NULL when archive is NULL.  Caller frees.
+ */
+char *pk_reply_archive_link(const char *archive, const char *message_id);
 
 /* The Message-ID of the reply to a mail: "printkbot-<hash>@<domain of from>"; caller frees. */
 char *pk_reply_message_id(const char *patch_message_id, const char *from);

@@ -258,6 +258,9 @@ static TmplScope *scope_from_model(JsonObject *model)
 	TmplScope *scope = tmpl_scope_new();
 	g_autoptr(GList) members = json_object_get_members(model);
 
+	/* set only by reply.c: a review model stored without it still renders (an unknown name is an error) */
+	tmpl_scope_set_boolean(scope, "in_reply", FALSE);
+
 	for (GList *m = members; m; m = m->next) {
 		JsonNode *v = json_object_get_member(model, m->data);
 		GValue value = G_VALUE_INIT;

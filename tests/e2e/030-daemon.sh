@@ -13,7 +13,12 @@
 #      the Message-IDs they were rendered with, and moves both files to cur/;
 #   3. the author's mailbox has exactly one reply per patch, threaded under
 #      it (Subject, In-Reply-To, References), To the author and Cc the list,
-#      with the right verdict, the base-commit note and the footer;
+#      Auto-Submitted, with the kernel test robot's head (base:, patch
+#      link: in the source's archive, config:, compiler:, reproduce:), the
+#      right verdict and the base-commit note; the reproduce commands of
+#      patch 2/2's reply run as written, Debian's b4 reading the list's
+#      mails from an mbox (b4 am -m) where it would fetch them from lore,
+#      and `printkbot test -` tests both patches from b4's output;
 #   4. a third --once, which now finds the bot's own replies in the list's
 #      mailbox, sends nothing (loop guard, Message-IDs seen before); one
 #      reply put back in new/ (a crash after the send was recorded, before
@@ -22,6 +27,10 @@ source "$(dirname "$0")/lib.sh"
 source tests/e2e/mailservers.sh
 
 mail_need
+# b4 runs the replies' reproduce commands (step 5)
+command -v b4 >/dev/null ||
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q b4 >"$work/apt-b4.log" 2>&1 ||
+	skip "cannot install b4 (apt-get failed: $(tail -1 "$work/apt-b4.log")); the reproduce commands need it"
 lab_setup
 mail_start
 echo "postfix smtp :$smtp_port, submission :$sub_port, dovecot imap :$imap_port"
@@ -78,6 +87,7 @@ url = imap://127.0.0.1:$imap_port/INBOX
 user = list
 password_env = PK_TEST_IMAP_PASSWORD
 list = list@example.org
+archive = https://lists.example.org/list/
 EOF
 
 # 1. SMTP down: both patches tested, both replies wait.
@@ -112,11 +122,13 @@ check "run 2: the queue counts none waiting" \
 check "the author's mailbox has the 2 replies" wait_mail jane 2
 check "the list's mailbox has them too (Cc)" wait_mail list 5
 
-# 3. One reply per patch, threaded, with the verdicts.
-check "the replies, checked one by one (above)" python3 - "$work" <<'PY'
-import email, email.policy, glob, os, sys
+# 3. One reply per patch, threaded, with the verdicts and the head.
+base_short=$(lab_git rev-parse --short=12 printkbot-base)
+gcc_line=$(gcc --version | head -1)
+check "the replies, checked one by one (above)" python3 - "$work" "$base_short" "$gcc_line" <<'PY'
+import email, email.policy, glob, os, re, sys
 from e2elib import check, done
-work = sys.argv[1]
+work, base_short, gcc_line = sys.argv[1:4]
 def load(user):
     out = []
     for p in sorted(glob.glob(os.path.join(work, "mail", user, "Maildir", "new", "*")) +
@@ -149,8 +161,36 @@ for mid, p in patches.items():
     check("verdict: " + want in body, "%s: verdict %s in the body" % (subj, want))
     check("base-commit" in body and "tested on printkbot-base instead" in body.replace("\n", " "),
           "the unknown base-commit is named, and the base used instead")
-    check("This is an automated review" in body and "printkbot test" in body, "the automated-review footer says how to reproduce")
-    long = [l for l in body.splitlines() if len(l) > 72 and not l.startswith(("    ", "| "))]
+    check(r["Auto-Submitted"] == "auto-generated", "Auto-Submitted: auto-generated (RFC 3834)")
+    lines = body.splitlines()
+    def head(key):
+        return [l[len(key) + 1:].strip() for l in lines if l.startswith(key + ":")]
+    version = re.search(r"Linux (6\.12\.\d+)", body)
+    check(version is not None and head("base") == ["Linux %s (Debian linux-source-6.12), commit %s" %
+                                                   (version.group(1), base_short)],
+          "base: the kernel as a person names it, the lab's base commit (%s)" % head("base"))
+    check(head("patch link") == ["https://lists.example.org/list/%s/" % mid.strip("<>")],
+          "patch link: the source's archive and the patch's Message-ID (%s)" % head("patch link"))
+    check(head("patch subject") == [subj], "patch subject: the patch's")
+    check(re.fullmatch(r"x86_64 tinyconfig \+ qemu/kernel\.config [0-9a-f]{12} \(below\)",
+                       (head("config") or [""])[0]) is not None and "        CONFIG_PRINTK_INDEX=y" in lines,
+          "config: tinyconfig + the fragment, whose lines end the mail (%s)" % head("config"))
+    check(head("compiler") == [gcc_line], "compiler: gcc --version's first line (%s)" % head("compiler"))
+    at = lines.index("reproduce:") if "reproduce:" in lines else len(lines)
+    steps = []
+    for l in lines[at + 1:]:
+        if not l.startswith("        "):
+            break
+        steps.append(l.strip())
+    n = 1 if "PCI gap" in subj else 2
+    want = "b4 am -o - %s %s | printkbot test -" % ("-P 1" if n == 1 else "-P 1-2", mid.strip("<>"))
+    check(steps == ["printkbot setup", want], "reproduce: printkbot setup, then %s (%s)" % (want, steps))
+    with open(os.path.join(work, "reproduce-%d.sh" % n), "w") as f:
+        f.write("\n".join(steps) + "\n")
+    check("https://lore" not in body, "no lore link made up: the archive is the source's")
+    check(body.rstrip().endswith("compares what they print.") and "\n-- \nprintkbot " in body,
+          "the signature names printkbot")
+    long = [l for l in lines if len(l) > 72 and not l.startswith(("    ", "| ", "patch link:", "patch subject:"))]
     check(not long, "prose within 72 columns (%s)" % long[:1])
     check(("Reported-by:" in body) == False, "no Reported-by: block: nothing to fix")
 done()
@@ -174,5 +214,28 @@ sleep 2
 check "run 3: the author still has 2 mails" test "$(ls "$work/mail/jane/Maildir/new" | wc -l)" = 2
 check "IMAP position kept: run 3 read only the 2 new mails" grep -q "linux-serial: 2 new mail(s), 0 kept" "$work/run3.log"
 
-checks_end "$work/run1.log" "$work/run2.log" "$work/run3.log"
+# 5. The reproduce commands of patch 2/2's reply, as written, but for b4's -m:
+# it reads the list's mails from an mbox (what lore would serve) instead of
+# fetching them.  `printkbot` is this checkout's.
+python3 - "$work/mail/list/Maildir" "$work/lore.mbox" <<'PY'
+import mailbox, sys
+out = mailbox.mbox(sys.argv[2])
+for m in mailbox.Maildir(sys.argv[1], factory=None):
+    if not m["X-Printkbot"]:
+        out.add(m)
+out.flush()
+PY
+mkdir -p "$work/bin"
+ln -s "$bot" "$work/bin/printkbot"
+sed -i "s|^b4 am |b4 am -m $work/lore.mbox |" "$work/reproduce-2.sh"
+check "reproduce: the b4 line is there to run" grep -q "^b4 am -m $work/lore.mbox -o - -P 1-2 " "$work/reproduce-2.sh"
+rc=0
+PATH=$work/bin:$PATH bash -e "$work/reproduce-2.sh" >"$work/repro.out" 2>"$work/repro.err" || rc=$?
+check "reproduce: ran as written, exit 1 (patch 1 changes the console)" test "$rc" = 1
+check "reproduce: printkbot test - read both patches from b4" \
+	grep -q "^printkbot: -: testing 2/2: " "$work/repro.err"
+check "reproduce: the same verdicts as the replies" \
+	test "$(grep '^verdict:' "$work/repro.out" | tr '\n' ' ')" = "verdict: console-changed verdict: no-visible-change "
+
+checks_end "$work/run1.log" "$work/run2.log" "$work/run3.log" "$work/repro.err"
 passed

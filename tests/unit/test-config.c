@@ -39,6 +39,23 @@ static void test_values_and_defaults(void **state)
 	unlink(path);
 }
 
+/* A source's archive: where its list's mails are on the web (reply.h's patch link), none by default. */
+static void test_source_archive(void **state)
+{
+	g_autofree char *path = write_tmp("[source a]\ntype = mbox\npath = /a\n"
+					  "archive = https://lore.kernel.org/linux-serial/\n"
+					  "[source b]\ntype = mbox\npath = /b\n");
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_int_equal(c.sources->len, 2);
+	assert_string_equal(((struct pk_source_config *)c.sources->pdata[0])->archive,
+			    "https://lore.kernel.org/linux-serial/");
+	assert_null(((struct pk_source_config *)c.sources->pdata[1])->archive);
+	pk_config_clear(&c);
+	unlink(path);
+}
+
 struct bad_case {
 	const char *text;
 	const char *error_has;
@@ -97,6 +114,8 @@ static const struct bad_case bad[] = {
 	{ "[policy]\nmax_files = lots\n", "[policy] max_files" },
 	{ "[test]\nboot_timeout = -3\n", "must not be negative" },
 	{ "this is not a key file\n", "printkbot-config-" },
+	{ "[source l]\ntype = mbox\npath = /x\narchive = lore.kernel.org/l/\n",
+	  "[source l] archive: 'lore.kernel.org/l/' is not an http(s):// URL" },
 };
 
 static void test_bad_values_name_the_key(void **state)
@@ -136,6 +155,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_defaults),
+		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),

@@ -1,0 +1,190 @@
+/*
+ * test-reply.c - the head of the reply as the kernel test robot writes
+ * its reports (base:, patch link:, config:, compiler:, reproduce:), the
+ * tag block only when there is something to fix and in the robot's
+ * words, Auto-Submitted on every reply, and the reproduce commands and
+ * archive links built for it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "intake/mail.h"
+#include "report/reply.h"
+#include "report/review.h"
+
+static const char patch_mail[] =
+	"From: Jane Dev <jane@example.org>\n"
+	"To: linux-serial@vger.kernel.org\n"
+	"Subject: [PATCH v2 2/3] serial: 8250: say which port\n"
+	"Message-ID: <20261201.2.jane@example.org>\n"
+	"Date: Tue, 1 Dec 2026 10:00:00 +0000\n"
+	"\n"
+	"Say it.\n"
+	"---\n"
+	"diff --git a/drivers/tty/serial/8250/8250_core.c b/drivers/tty/serial/8250/8250_core.c\n"
+	"--- a/drivers/tty/serial/8250/8250_core.c\n"
+	"+++ b/drivers/tty/serial/8250/8250_core.c\n"
+	"@@ -10,3 +10,3 @@ void f(void)\n"
+	" {\n"
+	"-\tprintk(KERN_INFO \"serial: probed\\n\");\n"
+	"+\tpr_info(\"serial: probed %d\\n\", port);\n"
+	" }\n";
+
+static const struct pk_daemon_config daemon_cfg = {
+	.from = "printkbot <bot@example.org>", .reply_on = "always", .cc_original = true,
+};
+
+static const char *const config_lines[] = { "CONFIG_64BIT=y", "CONFIG_PRINTK_INDEX=y", NULL };
+
+static const struct pk_reply_info with_archive = {
+	.base = "printkbot-base", .list = "linux-serial@vger.kernel.org", .date = 1767225600,
+	.kernel = "Linux 6.12.118 (Debian linux-source-6.12), commit 514c34ece50e",
+	.archive = "https://lore.kernel.org/linux-serial",
+	.compiler = "gcc (Debian 12.2.0-14+deb12u1) 12.2.0",
+	.config_lines = config_lines,
+};
+
+/* The reply to the fixture with the given verdict; its whole text (caller frees). */
+static char *reply_text(const char *verdict, const struct pk_reply_info *info)
+{
+	static const struct pk_review_info rinfo = {
+		"x.mbx", 2, 3, "printkbot-base", "3f2a1b4c5d6e",
+		"b4 am -o - -v 2 -P 1-2 20261201.2.jane@example.org | printkbot test -",
+	};
+	g_autoptr(pk_mail) m = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_test_result res = { .verdict = PK_VERDICT_NO_CHURN };
+	struct pk_reply r = { 0 };
+	char *text;
+
+	assert_int_equal(pk_mail_parse(&m, patch_mail, sizeof patch_mail - 1, &err), 0);
+	res.scan = pk_scan(m->patch);
+	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
+	model = pk_review_model(m->patch, &res, &rinfo);
+	json_object_set_string_member(json_node_get_object(model), "verdict", verdict);
+	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, info, &err), 0);
+	text = g_steal_pointer(&r.text);
+	pk_reply_clear(&r);
+	pk_test_result_clear(&res);
+	return text;
+}
+
+/* Whether text has a line that is exactly line. */
+static bool has_line(const char *text, const char *line)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\r\n", -1);
+
+	for (char **l = lines; *l; l++)
+		if (!strcmp(*l, line))
+			return true;
+	return false;
+}
+
+static void test_head(void **state)
+{
+	g_autofree char *text = reply_text("console-changed", &with_archive);
+
+	if (g_getenv("PK_TEST_SHOW"))
+		fputs(text, stderr);
+	assert_true(has_line(text, "Auto-Submitted: auto-generated"));
+	assert_true(has_line(text, "[tested on printkbot-base]"));
+	assert_true(has_line(text, "base:   Linux 6.12.118 (Debian linux-source-6.12), commit 514c34ece50e"));
+	assert_true(has_line(text, "patch link:    https://lore.kernel.org/linux-serial/20261201.2.jane@example.org/"));
+	assert_true(has_line(text, "patch subject: [PATCH v2 2/3] serial: 8250: say which port"));
+	assert_true(has_line(text, "config: x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e (below)"));
+	assert_true(has_line(text, "compiler: gcc (Debian 12.2.0-14+deb12u1) 12.2.0"));
+	assert_true(has_line(text, "reproduce:"));
+	assert_true(has_line(text, "        b4 am -o - -v 2 -P 1-2 20261201.2.jane@example.org | printkbot test -"));
+	assert_true(has_line(text, "        CONFIG_PRINTK_INDEX=y"));
+	/* a console change is no bug: no tags asked for, the review inside without its own footer */
+	assert_null(strstr(text, "Reported-by:"));
+	assert_null(strstr(text, "kindly add"));
+	assert_non_null(strstr(text, "verdict: console-changed"));
+	assert_null(strstr(text, "To reproduce:"));
+	assert_null(strstr(text, "lore.kernel.org/r/"));
+}
+
+/* Something to fix: the robot's words, Closes: at the reply's own page in the archive. */
+static void test_tags_when_something_to_fix(void **state)
+{
+	g_autofree char *text = reply_text("build-failed", &with_archive);
+	g_autofree char *mid = pk_reply_message_id("20261201.2.jane@example.org", daemon_cfg.from);
+	g_autofree char *closes = g_strdup_printf("| Closes: https://lore.kernel.org/linux-serial/%s/", mid);
+
+	assert_non_null(strstr(text, "If you fix the issue in a separate patch/commit (i.e. not just a new\r\n"
+				     "version of the same patch/commit), kindly add following tags\r\n"
+				     "| Reported-by: printkbot <bot@example.org>\r\n"));
+	assert_true(has_line(text, closes));
+}
+
+/* No archive configured: no link is made up, the Message-ID is named instead. */
+static void test_no_archive(void **state)
+{
+	struct pk_reply_info info = with_archive;
+	g_autofree char *text = NULL;
+
+	info.archive = NULL;
+	info.compiler = NULL;
+	info.config_lines = NULL;
+	text = reply_text("build-failed", &info);
+	if (g_getenv("PK_TEST_SHOW"))
+		fputs(text, stderr);
+	assert_true(has_line(text, "message-id:    <20261201.2.jane@example.org>"));
+	assert_null(strstr(text, "patch link:"));
+	assert_null(strstr(text, "Closes:"));
+	assert_null(strstr(text, "https://"));
+	assert_null(strstr(text, "compiler:"));
+	assert_true(has_line(text, "| Reported-by: printkbot <bot@example.org>"));
+	assert_true(has_line(text, "config: x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e"));
+	assert_true(has_line(text, "Auto-Submitted: auto-generated"));
+}
+
+static void test_reproduce(void **state)
+{
+	static const struct { const char *mid, *subject, *base, *want; } cases[] = {
+		{ "a@b", "[PATCH] x: y", NULL, "b4 am -o - a@b | printkbot test -" },
+		{ "a@b", "[PATCH] x: y", "printkbot-base", "b4 am -o - a@b | printkbot test -" },
+		{ "a@b", "[PATCH 1/3] x: y", NULL, "b4 am -o - -P 1 a@b | printkbot test -" },
+		{ "a@b", "[PATCH v3 3/3] x: y", NULL, "b4 am -o - -v 3 -P 1-3 a@b | printkbot test -" },
+		{ "a@b", "[PATCH v2] x: y", "514c34ece50e09cf18cccbac90ea7a7c6dfa812f",
+		  "b4 am -o - -v 2 a@b | printkbot test --base 514c34ece50e09cf18cccbac90ea7a7c6dfa812f -" },
+		/* a Message-ID is the sender's choice: what a shell would act on is quoted */
+		{ "$(rm -rf ~)'x@evil", "[PATCH] x", NULL, "b4 am -o - '$(rm -rf ~)'\\''x@evil' | printkbot test -" },
+		{ "x+y=z%2F@host.example", "[PATCH] x", NULL, "b4 am -o - x+y=z%2F@host.example | printkbot test -" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got = pk_reply_reproduce(cases[i].mid, cases[i].subject, cases[i].base);
+		assert_string_equal(got, cases[i].want);
+	}
+}
+
+static void test_archive_link(void **state)
+{
+	g_autofree char *a = pk_reply_archive_link("https://lore.kernel.org/linux-serial/", "a.b@c.d");
+	g_autofree char *b = pk_reply_archive_link("https://lore.kernel.org/linux-serial", "a.b@c.d");
+	g_autofree char *c = pk_reply_archive_link("https://example.org/list/", "a/b?c#d%e@f");
+
+	assert_string_equal(a, "https://lore.kernel.org/linux-serial/a.b@c.d/");
+	assert_string_equal(b, a);
+	assert_string_equal(c, "https://example.org/list/a%2Fb%3Fc%23d%25e@f/");
+	assert_null(pk_reply_archive_link(NULL, "a@b"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_head),
+		cmocka_unit_test(test_tags_when_something_to_fix),
+		cmocka_unit_test(test_no_archive),
+		cmocka_unit_test(test_reproduce),
+		cmocka_unit_test(test_archive_link),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
