@@ -175,7 +175,9 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 		m->list_id = g_strstrip(g_strdup(v));
 	m->bot_header = g_mime_object_get_header(obj, "X-Printkbot") != NULL;
 	v = g_mime_object_get_header(obj, "Auto-Submitted");
-	m->auto_submitted = v && g_ascii_strncasecmp(g_strchug((char *)v), "no", 2) != 0;
+	while (v && g_ascii_isspace(*v))
+		v++;   /* GMime's header value is its own: skip the blanks, do not cut them */
+	m->auto_submitted = v && g_ascii_strncasecmp(v, "no", 2) != 0;
 	if ((date = g_mime_message_get_date(msg)))
 		m->time = g_date_time_to_unix(date);
 	m->base_commit = find_base_commit(buf, len);
@@ -378,7 +380,8 @@ char *pk_mail_compose(const struct pk_mail_out *m, GError **err)
 		}
 		if (check_header(name, colon + 1, err) < 0)
 			return NULL;
-		g_mime_object_set_header(obj, name, g_strchug((char *)colon + 1), "utf-8");
+		/* the caller's line is borrowed (it may be a literal): skip the blanks, do not cut them */
+		g_mime_object_set_header(obj, name, colon + 1 + strspn(colon + 1, " \t"), "utf-8");
 	}
 	part = g_mime_text_part_new_with_subtype("plain");
 	g_mime_text_part_set_text(part, m->body ? m->body : "");
