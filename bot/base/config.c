@@ -300,8 +300,10 @@ static int get_tls(GKeyFile *kf, const char *path, const char *group, const char
 	if (get_word(kf, path, group, "tls", words, &v, err) < 0)
 		return -1;
 	*out = !strcmp(v, "off") ? PK_TLS_OFF : !strcmp(v, "try") ? PK_TLS_TRY : PK_TLS_REQUIRED;
-	if (*out == PK_TLS_OFF && url && (g_str_has_prefix(url, "imaps://") || g_str_has_prefix(url, "smtps://")))
-		return config_error(err, path, group, "tls", "'off' contradicts the url %s (TLS from the start)", url);
+	if (*out == PK_TLS_OFF && url &&
+	    (g_str_has_prefix(url, "imaps://") || g_str_has_prefix(url, "smtps://")))
+		return config_error(err, path, group, "tls",
+				    "'off' contradicts the url %s (TLS from the start)", url);
 	return 0;
 }
 
