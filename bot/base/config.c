@@ -3,8 +3,14 @@
  */
 #include "base/config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gio.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
@@ -22,10 +28,11 @@ static const char *const known_keys[][24] = {
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox", NULL },
-	{ "smtp", "url", "user", "password", "password_file", "password_env", "starttls",
+	/* starttls is the old name of tls: known, so that its error can say so */
+	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
-	  "list", "poll_interval", "ca_file", "insecure", "archive", NULL },
+	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", NULL },
 };
 
 /*
@@ -185,6 +192,46 @@ static int get_word(GKeyFile *kf, const char *path, const char *group, const cha
 }
 
 /*
+ * The contents of a password file, refused when group or others may read
+ * it: a secret anyone on the host can read is no longer one (ssh refuses
+ * such a key for the same reason).  The mode is checked on the descriptor
+ * read, so a file swapped in between is not read unchecked.
+ */
+static int read_secret_file(const char *file, char **out, GError **err)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int rc;
+
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_INPUT, "%s: %s", file, g_strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		rc = pk_error(err, PK_ERROR_INPUT, "%s: %s", file, g_strerror(errno));
+	} else if (st.st_mode & (S_IRGRP | S_IROTH)) {
+		rc = pk_error(err, PK_ERROR_INPUT, "%s is readable by %s (mode %04o): chmod 600 it",
+			      file, st.st_mode & S_IROTH ? "others" : "its group",
+			      (unsigned)(st.st_mode & 07777));
+	} else {
+		/* a password is a line: 64 KiB is plenty, and a device file cannot feed us forever */
+		char *buf = g_malloc(65536);
+		ssize_t n, got = 0;
+
+		while ((n = read(fd, buf + got, 65535 - (size_t)got)) > 0 || (n < 0 && errno == EINTR))
+			got += MAX(n, 0);
+		buf[got] = '\0';
+		if (n < 0) {
+			rc = pk_error(err, PK_ERROR_INPUT, "%s: %s", file, g_strerror(errno));
+			g_free(buf);
+		} else {
+			*out = buf;
+			rc = 0;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/*
  * A secret from password, password_file (its first line) or password_env,
  * at most one of them.  The value itself never appears in an error.
  */
@@ -201,7 +248,7 @@ static int get_password(GKeyFile *kf, const char *path, const char *group, char 
 	if (inline_pw) {
 		*out = g_steal_pointer(&inline_pw);
 	} else if (file) {
-		if (!g_file_get_contents(file, &text, NULL, &e))
+		if (read_secret_file(file, &text, &e) < 0)
 			return config_error(err, path, group, "password_file", "%s", e->message);
 		text[strcspn(text, "\r\n")] = '\0';
 		*out = g_steal_pointer(&text);
@@ -211,6 +258,76 @@ static int get_password(GKeyFile *kf, const char *path, const char *group, char 
 			return config_error(err, path, group, "password_env", "$%s is not set", env);
 		*out = g_strdup(v);
 	}
+	return 0;
+}
+
+enum pk_tls pk_tls_enforced(enum pk_tls tls, bool login)
+{
+	return tls == PK_TLS_TRY && login ? PK_TLS_REQUIRED : tls;
+}
+
+const char *pk_tls_name(enum pk_tls tls)
+{
+	return tls == PK_TLS_OFF ? "off" : tls == PK_TLS_TRY ? "try" : "required";
+}
+
+bool pk_url_is_loopback(const char *url)
+{
+	g_autoptr(GUri) uri = url ? g_uri_parse(url, G_URI_FLAGS_PARSE_RELAXED, NULL) : NULL;
+	g_autoptr(GInetAddress) addr = NULL;
+	const char *host = uri ? g_uri_get_host(uri) : NULL;
+
+	if (!host)
+		return false;
+	if (!g_ascii_strcasecmp(host, "localhost") || !g_ascii_strcasecmp(host, "localhost."))
+		return true;
+	/* GUri gives an IPv6 literal without its brackets */
+	addr = g_inet_address_new_from_string(host);
+	return addr && g_inet_address_get_is_loopback(addr);
+}
+
+/* tls = required | try | off for a connection to url; the default is by pk_url_is_loopback(). */
+static int get_tls(GKeyFile *kf, const char *path, const char *group, const char *url,
+		   enum pk_tls *out, GError **err)
+{
+	static const char *const words[] = { "required", "try", "off", NULL };
+	g_autofree char *v = NULL;
+
+	if (!g_key_file_has_key(kf, group, "tls", NULL)) {
+		*out = pk_url_is_loopback(url) ? PK_TLS_TRY : PK_TLS_REQUIRED;
+		return 0;
+	}
+	if (get_word(kf, path, group, "tls", words, &v, err) < 0)
+		return -1;
+	*out = !strcmp(v, "off") ? PK_TLS_OFF : !strcmp(v, "try") ? PK_TLS_TRY : PK_TLS_REQUIRED;
+	if (*out == PK_TLS_OFF && url &&
+	    (g_str_has_prefix(url, "imaps://") || g_str_has_prefix(url, "smtps://")))
+		return config_error(err, path, group, "tls",
+				    "'off' contradicts the url %s (TLS from the start)", url);
+	return 0;
+}
+
+/* start = now | all | a date (YYYY-MM-DD, midnight UTC) or an ISO 8601 time; absent: now. */
+static int get_start(GKeyFile *kf, const char *path, const char *group, struct pk_source_config *s,
+		     GError **err)
+{
+	g_autofree char *v = get_string(kf, group, "start", "now");
+	g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
+	g_autoptr(GDateTime) t = NULL;
+	int y, m, d;
+	char end;
+
+	s->start = !strcmp(v, "now") ? PK_START_NOW : !strcmp(v, "all") ? PK_START_ALL : PK_START_DATE;
+	if (s->start != PK_START_DATE)
+		return 0;
+	if (sscanf(v, "%4d-%2d-%2d%c", &y, &m, &d, &end) == 3)
+		t = g_date_time_new(utc, y, m, d, 0, 0, 0);
+	else
+		t = g_date_time_new_from_iso8601(v, utc);
+	if (!t)
+		return config_error(err, path, group, "start",
+				    "'%s' is not now, all or a date (YYYY-MM-DD)", v);
+	s->start_date = g_date_time_to_unix(t);
 	return 0;
 }
 
@@ -258,18 +375,19 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 
 static int load_smtp(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
-	static const char *const starttls[] = { "try", "always", "never", NULL };
 	struct pk_smtp_config *m = &c->smtp;
 
 	m->url = get_string(kf, "smtp", "url", "smtp://localhost:25");
 	m->timeout = 60;
-	if (!kf) {
-		m->starttls = g_strdup("try");
+	m->tls = pk_url_is_loopback(m->url) ? PK_TLS_TRY : PK_TLS_REQUIRED;
+	if (!kf)
 		return 0;
-	}
+	if (g_key_file_has_key(kf, "smtp", "starttls", NULL))
+		return config_error(err, path, "smtp", "starttls",
+				    "is now tls = required | try | off (always is required, never is off)");
 	m->user = get_string(kf, "smtp", "user", NULL);
 	m->ca_file = get_string(kf, "smtp", "ca_file", NULL);
-	if (get_word(kf, path, "smtp", "starttls", starttls, &m->starttls, err) < 0 ||
+	if (get_tls(kf, path, "smtp", m->url, &m->tls, err) < 0 ||
 	    get_bool(kf, path, "smtp", "insecure", &m->insecure, err) < 0 ||
 	    get_double(kf, path, "smtp", "timeout", &m->timeout, err) < 0 ||
 	    get_password(kf, path, "smtp", &m->password, err) < 0)
@@ -298,6 +416,8 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 	if (get_word(kf, path, group, "type", types, &s->type, err) < 0 ||
 	    get_bool(kf, path, group, "insecure", &s->insecure, err) < 0 ||
 	    get_double(kf, path, group, "poll_interval", &s->poll_interval, err) < 0 ||
+	    get_tls(kf, path, group, s->url, &s->tls, err) < 0 ||
+	    get_start(kf, path, group, s, err) < 0 ||
 	    get_password(kf, path, group, &s->password, err) < 0)
 		return -1;
 	if (!strcmp(s->type, "imap") && (!s->url || (!g_str_has_prefix(s->url, "imap://") &&
@@ -402,6 +522,28 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	return 0;
 }
 
+int pk_config_check_daemon(const struct pk_config *config, GError **err)
+{
+	const struct pk_daemon_config *d = &config->daemon;
+	const char *path = config->path ? config->path : "(no configuration file)";
+	const char *at = d->from ? strrchr(d->from, '@') : NULL;
+	bool set = config->keys && g_key_file_has_key(config->keys, "daemon", "from", NULL);
+	g_autofree char *domain = NULL;
+
+	if (!g_strcmp0(d->reply_on, "never"))
+		return 0;
+	domain = g_ascii_strdown(at ? at + 1 : "", -1);
+	g_strdelimit(domain, ">", '\0');
+	g_strstrip(domain);
+	if (!*domain || !strcmp(domain, "localhost") || g_str_has_suffix(domain, ".localhost") ||
+	    !strcmp(domain, "localhost.localdomain"))
+		return config_error(err, path, "daemon", "from",
+				    "%s%s%s is at localhost: with reply_on = %s the bot mails people, who must "
+				    "be able to answer; set from, or reply_on = never", set ? "'" : "not set, and the default ",
+				    d->from ? d->from : "", set ? "'" : "", d->reply_on);
+	return 0;
+}
+
 void pk_config_clear(struct pk_config *config)
 {
 	g_free(config->path);
@@ -416,7 +558,6 @@ void pk_config_clear(struct pk_config *config)
 	if (config->smtp.password)
 		memset(config->smtp.password, 0, strlen(config->smtp.password));
 	g_free(config->smtp.password);
-	g_free(config->smtp.starttls);
 	g_free(config->smtp.ca_file);
 	if (config->sources)
 		g_ptr_array_unref(config->sources);

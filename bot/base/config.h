@@ -15,6 +15,41 @@
 
 #include "base/settings.h"
 
+/*
+ * How a mail connection ([smtp], an imap source) is protected.  The
+ * default is PK_TLS_REQUIRED, or PK_TLS_TRY when the URL's host is a
+ * loopback address (pk_url_is_loopback()).  imaps:// and smtps:// are TLS
+ * from the start whatever this says (and refuse PK_TLS_OFF).  A login
+ * (AUTH) is never sent in clear unless the config says tls = off:
+ * pk_tls_enforced() makes PK_TLS_TRY with a login PK_TLS_REQUIRED.
+ */
+enum pk_tls {
+	PK_TLS_REQUIRED,  /* STARTTLS, or no connection at all */
+	PK_TLS_TRY,       /* STARTTLS when offered; in clear otherwise, then without a login */
+	PK_TLS_OFF,       /* never STARTTLS: a login goes in clear (say so on purpose) */
+};
+
+/* The level the connection must reach: PK_TLS_TRY with a login is PK_TLS_REQUIRED. */
+enum pk_tls pk_tls_enforced(enum pk_tls tls, bool login);
+/* The word of the config for a level ("required", "try", "off"). */
+const char *pk_tls_name(enum pk_tls tls);
+/*
+ * Whether url's host is a loopback address: localhost, 127.0.0.0/8, ::1.
+ * The name is not resolved: only these literal forms count.
+ */
+bool pk_url_is_loopback(const char *url);
+
+/*
+ * Where a source starts the first time the daemon sees it (intake.h).
+ * The zero value, PK_START_ALL, is what a hand-made config gets; the
+ * loader's default is PK_START_NOW.
+ */
+enum pk_source_start {
+	PK_START_ALL,     /* from its first mail */
+	PK_START_NOW,     /* from where it stands when first seen: nothing older is read */
+	PK_START_DATE,    /* only mails whose Date is on or after start_date */
+};
+
 /* One [source NAME] group: where patch mail comes from. */
 struct pk_source_config {
 	char *name;               /* NAME of [source NAME] */
@@ -28,11 +63,15 @@ struct pk_source_config {
 	double poll_interval;     /* imap, public-inbox: seconds between looks, default 300 */
 	char *ca_file;            /* imap TLS: a CA bundle, or NULL for the system's */
 	bool insecure;            /* imap TLS: do not verify the server (tests only) */
+	enum pk_tls tls;          /* imap: see enum pk_tls */
+	enum pk_source_start start; /* default PK_START_NOW */
+	gint64 start_date;        /* PK_START_DATE: Unix time, midnight UTC for a plain date */
 };
 
 /* [daemon]: how the mailing-list bot behaves. */
 struct pk_daemon_config {
-	char *from;               /* the bot's From: (default "printkbot <printkbot@localhost>") */
+	char *from;               /* the bot's From: (default "printkbot <printkbot@localhost>",
+				     which pk_config_check_daemon() refuses when replies are on) */
 	char *reply_on;           /* "changes" (default), "always" or "never" */
 	bool cc_original;         /* Cc the patch's own To and Cc too (default true) */
 	double series_wait;       /* seconds to wait for the rest of a series (default 600) */
@@ -46,7 +85,7 @@ struct pk_smtp_config {
 	char *url;                /* smtp://host[:port] (STARTTLS) or smtps://host[:port] (TLS) */
 	char *user;               /* AUTH user, NULL for no AUTH */
 	char *password;           /* from password, password_file or password_env; never logged */
-	char *starttls;           /* "try" (default), "always" or "never" */
+	enum pk_tls tls;          /* see enum pk_tls */
 	char *ca_file;
 	bool insecure;
 	double timeout;           /* seconds per transfer, default 60 */
@@ -75,6 +114,15 @@ struct pk_config {
  * so a reload that fails later leaves the old settings in force.
  */
 int pk_config_load(struct pk_config *out, const char *path, GError **err);
+
+/*
+ * What the daemon needs beyond a config that parses: when it replies
+ * (reply_on other than never), a From whose address is not at localhost
+ * (the default): a reply from printkbot@localhost bounces or is dropped
+ * as spam, and its loop guard matches nothing.  -1 with err naming the
+ * file and [daemon] from.
+ */
+int pk_config_check_daemon(const struct pk_config *config, GError **err);
 void pk_config_clear(struct pk_config *config);
 
 #endif

@@ -133,13 +133,19 @@ void daemon_fetch_source(struct pk_daemon *d, struct pk_intake *in)
 {
 	struct delivery dl = { d, in, 0 };
 	g_autoptr(GError) err = NULL;
+	g_autofree char *own = g_strdup_printf("source %s: ", in->ctx.cfg->name);
 	unsigned count = 0;
 
 	in->next_poll = pk_now() + in->ctx.cfg->poll_interval;
-	if (in->ops->fetch(in->state, on_mail, &dl, &count, &err) < 0)
-		daemon_log(0, NULL, "source %s: %s (tried again in %.0f s)", in->ctx.cfg->name,
-			   err->message, in->ctx.cfg->poll_interval);
-	else if (count)
+	if (pk_intake_fetch(in, on_mail, &dl, &count, &err) < 0)
+		/* a backend's error may name the source already: once is enough */
+		daemon_log(0, NULL, "%s%s (tried again in %.0f s)", own,
+			   err->message + (g_str_has_prefix(err->message, own) ? strlen(own) : 0),
+			   in->ctx.cfg->poll_interval);
+	else if (in->started_now)
+		daemon_log(0, NULL, "source %s: first look, start = now: what it holds is not read, "
+			   "only what comes from now on", in->ctx.cfg->name);
+	if (count)
 		daemon_log(0, NULL, "source %s: %u new mail(s), %u kept", in->ctx.cfg->name, count, dl.kept);
 }
 

@@ -189,6 +189,11 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		g_free(d);
 		return -1;
 	}
+	if (pk_config_check_daemon(&d->config, err) < 0) {
+		pk_config_clear(&d->config);
+		g_free(d);
+		return -1;
+	}
 	pk_sandbox_configure(&d->config.sandbox);
 	if (pk_store_open(&d->store, opts->db ? opts->db : d->config.db, err) < 0 ||
 	    (d->lock_fd = daemon_lock(pk_store_path(d->store), err)) < 0 ||
@@ -233,8 +238,10 @@ int pk_daemon_reload(struct pk_daemon *d)
 	g_autoptr(GError) err = NULL;
 
 	reload_flag = 0;
-	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0) {
+	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
+	    pk_config_check_daemon(&fresh, &err) < 0) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
+		pk_config_clear(&fresh);
 		return -1;
 	}
 	daemon_close_sources(d);

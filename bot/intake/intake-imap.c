@@ -8,9 +8,15 @@
  * UIDVALIDITY it belongs to are kept in the store: after a restart
  * nothing is read twice or missed, and when the server's UIDVALIDITY
  * changes (a mailbox rebuilt, UIDs reassigned) the whole mailbox is read
- * again, the caller dropping by Message-ID what it had already.
+ * again, the caller dropping by Message-ID what it had already (and, for
+ * a source that started now, what is dated before that start).
+ * Starting now records UIDNEXT - 1 as the last UID; with start = <date>
+ * the server is asked only for the mails SENTSINCE the day before it
+ * (intake.c judges the exact time).
  *
- * One curl handle serves a whole fetch, so its commands share one
+ * TLS is as [source NAME] tls says (config.h): STARTTLS required unless
+ * the server is on loopback, and the login never in clear unless tls =
+ * off.  One curl handle serves a whole fetch, so its commands share one
  * connection and one login.  The polled source is looked at every
  * poll_interval seconds (IMAP IDLE is not something curl does).
  */
@@ -22,7 +28,7 @@
 #include <string.h>
 
 struct imap {
-	const struct pk_intake_ctx *ctx;
+	struct pk_intake_ctx *ctx;
 	char *server;     /* imap[s]://host[:port]/ */
 	char *mailbox;    /* decoded, for STATUS */
 	char *mailbox_url;/* as written in the URL, for the fetch URLs */
@@ -38,7 +44,7 @@ static void curl_init_once(void)
 	}
 }
 
-static int imap_open(void **out, const struct pk_intake_ctx *ctx, GError **err)
+static int imap_open(void **out, struct pk_intake_ctx *ctx, GError **err)
 {
 	const char *url = ctx->cfg->url;
 	const char *host = strstr(url, "://");
@@ -94,48 +100,83 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-static CURL *handle_new(const struct imap *m, struct body *b, char *errbuf)
-{
-	const struct pk_source_config *c = m->ctx->cfg;
-	CURL *h = curl_easy_init();
+/* One connection's worth of requests: the handle, its last body and error text. */
+struct session {
+	const struct imap *m;
+	CURL *h;
+	struct body b;
+	char errbuf[CURL_ERROR_SIZE];
+};
 
-	if (!h)
-		return NULL;
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 120L);
-	curl_easy_setopt(h, CURLOPT_USE_SSL, (long)CURLUSESSL_TRY);
-	if (c->user)
-		curl_easy_setopt(h, CURLOPT_USERNAME, c->user);
-	if (c->password)
-		curl_easy_setopt(h, CURLOPT_PASSWORD, c->password);
-	if (c->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-	if (c->insecure) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+/* CURLOPT_USE_SSL for the level enforced: a login never goes in clear but with tls = off. */
+static long use_ssl(const struct pk_source_config *c)
+{
+	switch (pk_tls_enforced(c->tls, c->user != NULL)) {
+	case PK_TLS_OFF:
+		return CURLUSESSL_NONE;
+	case PK_TLS_TRY:
+		return CURLUSESSL_TRY;
+	case PK_TLS_REQUIRED:
+		break;
 	}
-	return h;
+	return CURLUSESSL_ALL;
 }
 
-/* One request: url, with a custom command or NULL for a plain fetch; the body lands in b. */
-static int request(CURL *h, struct body *b, const char *errbuf, const struct imap *m,
-		   const char *url, const char *command, GError **err)
+static int session_open(struct session *s, const struct imap *m, GError **err)
 {
+	const struct pk_source_config *c = m->ctx->cfg;
+
+	*s = (struct session){ .m = m, .b = { g_string_new(NULL), 4096u * 1024, false } };
+	if (!(s->h = curl_easy_init())) {
+		g_string_free(s->b.buf, TRUE);
+		return pk_error(err, PK_ERROR_FAILED, "source %s: curl_easy_init failed", c->name);
+	}
+	curl_easy_setopt(s->h, CURLOPT_ERRORBUFFER, s->errbuf);
+	curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, &s->b);
+	curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(s->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(s->h, CURLOPT_LOW_SPEED_TIME, 120L);
+	curl_easy_setopt(s->h, CURLOPT_USE_SSL, use_ssl(c));
+	if (c->user)
+		curl_easy_setopt(s->h, CURLOPT_USERNAME, c->user);
+	if (c->password)
+		curl_easy_setopt(s->h, CURLOPT_PASSWORD, c->password);
+	if (c->ca_file)
+		curl_easy_setopt(s->h, CURLOPT_CAINFO, c->ca_file);
+	if (c->insecure) {
+		curl_easy_setopt(s->h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(s->h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	curl_easy_cleanup(s->h);
+	g_string_free(s->b.buf, TRUE);
+}
+
+/* One request: url, with a custom command or NULL for a plain fetch; the body lands in s->b. */
+static int request(struct session *s, const char *url, const char *command, GError **err)
+{
+	const struct pk_source_config *c = s->m->ctx->cfg;
 	CURLcode rc;
 
-	g_string_truncate(b->buf, 0);
-	b->too_big = false;
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, command);
-	if ((rc = curl_easy_perform(h)) != CURLE_OK)
-		return pk_error(err, PK_ERROR_FAILED, "source %s: %s: %s", m->ctx->cfg->name,
-				command ? command : url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
-	return 0;
+	g_string_truncate(s->b.buf, 0);
+	s->b.too_big = false;
+	s->errbuf[0] = '\0';
+	curl_easy_setopt(s->h, CURLOPT_URL, url);
+	curl_easy_setopt(s->h, CURLOPT_CUSTOMREQUEST, command);
+	if ((rc = curl_easy_perform(s->h)) == CURLE_OK)
+		return 0;
+	if (rc == CURLE_USE_SSL_FAILED)
+		return pk_error(err, PK_ERROR_FAILED, "source %s: no TLS: %s offers no STARTTLS and tls = %s%s, "
+				"so no login was sent in clear (tls = off allows that)", c->name, s->m->server,
+				pk_tls_name(c->tls), c->tls == PK_TLS_TRY ? " with a login" : "");
+	return pk_error(err, PK_ERROR_FAILED, "source %s: %s: %s", c->name, command ? command : url,
+			s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
 }
 
 /* A number after word in an IMAP response ("UIDVALIDITY 123"), 0 when absent. */
@@ -150,6 +191,30 @@ static gint64 number_after(const char *text, const char *word)
 			return g_ascii_strtoll(p + 1, NULL, 10);
 	}
 	return 0;
+}
+
+/* The mailbox's UIDVALIDITY (never 0 on success) and UIDNEXT (0 when the server gave none). */
+static int status(struct session *s, gint64 *out_validity, gint64 *out_next, GError **err)
+{
+	const struct imap *m = s->m;
+	g_autofree char *cmd = g_strdup_printf("STATUS \"%s\" (UIDVALIDITY UIDNEXT)", m->mailbox);
+	gint64 validity;
+
+	if (request(s, m->server, cmd, err) < 0)
+		return -1;
+	if (!(validity = number_after(s->b.buf->str, "UIDVALIDITY")))
+		return pk_error(err, PK_ERROR_FAILED, "source %s: no UIDVALIDITY for %s in the STATUS answer",
+				m->ctx->cfg->name, m->mailbox);
+	*out_validity = validity;
+	*out_next = number_after(s->b.buf->str, "UIDNEXT");
+	return 0;
+}
+
+static int cmp_uid(gconstpointer a, gconstpointer b)
+{
+	gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /* The UIDs of a "* SEARCH 1 2 3" response above last, in ascending order. */
@@ -173,90 +238,149 @@ static GArray *search_uids(const char *text, gint64 last)
 			g_array_append_val(uids, uid);
 		p = end;
 	}
+	g_array_sort(uids, cmp_uid);
 	return uids;
 }
 
-static int cmp_uid(gconstpointer a, gconstpointer b)
+/* The UIDs above last (and, for start = <date>, sent since the day before it). */
+static int search(struct session *s, gint64 last, GArray **out, GError **err)
 {
-	gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	const struct pk_source_config *c = s->m->ctx->cfg;
+	g_autofree char *box_url = g_strconcat(s->m->server, s->m->mailbox_url, NULL);
+	g_autofree char *cmd = g_strdup_printf("UID SEARCH UID %" G_GINT64_FORMAT ":*", last + 1);
 
-	return x < y ? -1 : x > y;
+	if (c->start == PK_START_DATE) {
+		/* SENTSINCE is by the Date's day, in its own zone: a day early keeps every candidate */
+		g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(c->start_date - 86400);
+		g_autofree char *with = g_strdup_printf("%s SENTSINCE %d-%s-%d", cmd,
+							g_date_time_get_day_of_month(t),
+							months[g_date_time_get_month(t) - 1],
+							g_date_time_get_year(t));
+
+		g_free(cmd);
+		cmd = g_steal_pointer(&with);
+	}
+	if (request(s, box_url, cmd, err) < 0)
+		return -1;
+	*out = search_uids(s->b.buf->str, last);
+	return 0;
+}
+
+/* Fetch one UID and hand it over; a mail over the cap is skipped, not stalled on. */
+static int fetch_uid(struct session *s, gint64 validity, gint64 uid, pk_intake_deliver_fn deliver,
+		     void *data, GError **err)
+{
+	g_autofree char *url = g_strdup_printf("%s%s;UIDVALIDITY=%" G_GINT64_FORMAT "/;UID=%" G_GINT64_FORMAT,
+					       s->m->server, s->m->mailbox_url, validity, uid);
+	g_autoptr(GError) one = NULL;
+
+	if (request(s, url, NULL, &one) == 0)
+		return deliver(data, s->b.buf->str, s->b.buf->len, err);
+	if (!s->b.too_big) {
+		g_propagate_error(err, g_steal_pointer(&one));
+		return -1;
+	}
+	pk_info("source %s: UID %" G_GINT64_FORMAT " is over %u bytes: skipped",
+		s->m->ctx->cfg->name, uid, PK_INTAKE_MAX_MAIL);
+	return 0;
+}
+
+/* A new UIDVALIDITY: the mailbox was rebuilt and is read from its first UID. */
+static int validity_changed(const struct imap *m, gint64 known, gint64 validity, GError **err)
+{
+	if (known) {
+		pk_info("source %s: UIDVALIDITY of %s changed (%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT
+			"): reading it again", m->ctx->cfg->name, m->mailbox, known, validity);
+		if (pk_intake_read_again(m->ctx, err) < 0)
+			return -1;
+	}
+	if (pk_intake_state_set_int(m->ctx, "uidvalidity", validity, err) < 0 ||
+	    pk_intake_state_set_int(m->ctx, "last_uid", 0, err) < 0)
+		return -1;
+	return 0;
+}
+
+static int fetch_new(struct session *s, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
+		     GError **err)
+{
+	const struct imap *m = s->m;
+	g_autoptr(GArray) uids = NULL;
+	gint64 validity, next, last = pk_intake_state_int(m->ctx, "last_uid");
+	gint64 known = pk_intake_state_int(m->ctx, "uidvalidity");
+
+	if (status(s, &validity, &next, err) < 0)
+		return -1;
+	if (validity != known) {
+		if (validity_changed(m, known, validity, err) < 0)
+			return -1;
+		last = 0;
+	}
+	if (next && next <= last + 1)
+		return 0;   /* nothing new: no SELECT needed */
+	if (search(s, last, &uids, err) < 0)
+		return -1;
+	s->b.cap = PK_INTAKE_MAX_MAIL;
+	for (guint i = 0; i < uids->len; i++) {
+		gint64 uid = g_array_index(uids, gint64, i);
+
+		if (fetch_uid(s, validity, uid, deliver, data, err) < 0 ||
+		    pk_intake_state_set_int(m->ctx, "last_uid", uid, err) < 0)
+			return -1;
+		(*out_count)++;
+	}
+	if (uids->len)
+		last = g_array_index(uids, gint64, uids->len - 1);
+	/* every UID below UIDNEXT was in the answer: those not in it (or not sent since) are done */
+	if (next - 1 > last)
+		return pk_intake_state_set_int(m->ctx, "last_uid", next - 1, err);
+	return 0;
 }
 
 static int imap_fetch(void *state, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
 		      GError **err)
 {
-	struct imap *m = state;
-	char errbuf[CURL_ERROR_SIZE] = "";
-	struct body b = { g_string_new(NULL), 4096u * 1024, false };
-	g_autofree char *status = g_strdup_printf("STATUS \"%s\" (UIDVALIDITY UIDNEXT)", m->mailbox);
-	g_autofree char *box_url = g_strconcat(m->server, m->mailbox_url, NULL);
-	g_autofree char *search = NULL;
-	g_autoptr(GArray) uids = NULL;
-	gint64 validity, next, last = pk_intake_state_int(m->ctx, "last_uid");
-	gint64 known = pk_intake_state_int(m->ctx, "uidvalidity");
-	CURL *h = handle_new(m, &b, errbuf);
-	int rc = -1;
+	struct session s;
+	int rc;
 
 	*out_count = 0;
-	if (!h) {
-		g_string_free(b.buf, TRUE);
-		return pk_error(err, PK_ERROR_FAILED, "source %s: curl_easy_init failed", m->ctx->cfg->name);
-	}
-	if (request(h, &b, errbuf, m, m->server, status, err) < 0)
-		goto out;
-	validity = number_after(b.buf->str, "UIDVALIDITY");
-	next = number_after(b.buf->str, "UIDNEXT");
-	if (!validity) {
-		pk_error(err, PK_ERROR_FAILED, "source %s: no UIDVALIDITY for %s in the STATUS answer",
-			 m->ctx->cfg->name, m->mailbox);
-		goto out;
-	}
-	if (validity != known) {
-		if (known)
-			pk_info("source %s: UIDVALIDITY of %s changed (%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT
-				"): reading it again", m->ctx->cfg->name, m->mailbox, known, validity);
-		last = 0;
-		if (pk_intake_state_set_int(m->ctx, "uidvalidity", validity, err) < 0 ||
-		    pk_intake_state_set_int(m->ctx, "last_uid", 0, err) < 0)
-			goto out;
-	}
-	if (next && next <= last + 1) {
-		rc = 0;   /* nothing new: no SELECT needed */
-		goto out;
-	}
-	search = g_strdup_printf("UID SEARCH UID %" G_GINT64_FORMAT ":*", last + 1);
-	if (request(h, &b, errbuf, m, box_url, search, err) < 0)
-		goto out;
-	uids = search_uids(b.buf->str, last);
-	g_array_sort(uids, cmp_uid);
-	b.cap = PK_INTAKE_MAX_MAIL;
-	for (guint i = 0; i < uids->len; i++) {
-		gint64 uid = g_array_index(uids, gint64, i);
-		g_autofree char *url = g_strdup_printf("%s;UIDVALIDITY=%" G_GINT64_FORMAT "/;UID=%" G_GINT64_FORMAT,
-						       box_url, validity, uid);
-		g_autoptr(GError) one = NULL;
+	if (session_open(&s, state, err) < 0)
+		return -1;
+	rc = fetch_new(&s, deliver, data, out_count, err);
+	session_close(&s);
+	return rc;
+}
 
-		if (request(h, &b, errbuf, m, url, NULL, &one) < 0) {
-			if (b.too_big) {
-				/* too large to be a patch we would read: skip it, do not stall on it */
-				pk_info("source %s: UID %" G_GINT64_FORMAT " is over %u bytes: skipped",
-					m->ctx->cfg->name, uid, PK_INTAKE_MAX_MAIL);
-			} else {
-				g_propagate_error(err, g_steal_pointer(&one));
-				goto out;
-			}
-		} else if (deliver(data, b.buf->str, b.buf->len, err) < 0) {
+/* The last UID is UIDNEXT - 1 (the highest UID when the server gives no UIDNEXT). */
+static int imap_start_now(void *state, GError **err)
+{
+	struct imap *m = state;
+	g_autoptr(GArray) uids = NULL;
+	gint64 validity, next;
+	struct session s;
+	int rc = -1;
+
+	if (pk_intake_state_int(m->ctx, "uidvalidity"))
+		return 0;   /* read before: go on from there */
+	if (session_open(&s, m, err) < 0)
+		return -1;
+	if (status(&s, &validity, &next, err) < 0)
+		goto out;
+	if (!next) {
+		g_autofree char *box_url = g_strconcat(m->server, m->mailbox_url, NULL);
+
+		if (request(&s, box_url, "UID SEARCH UID *", err) < 0)
 			goto out;
-		}
-		if (pk_intake_state_set_int(m->ctx, "last_uid", uid, err) < 0)
-			goto out;
-		(*out_count)++;
+		uids = search_uids(s.b.buf->str, 0);
+		next = uids->len ? g_array_index(uids, gint64, uids->len - 1) + 1 : 1;
 	}
+	if (pk_intake_state_set_int(m->ctx, "uidvalidity", validity, err) < 0 ||
+	    pk_intake_state_set_int(m->ctx, "last_uid", next - 1, err) < 0)
+		goto out;
 	rc = 0;
 out:
-	curl_easy_cleanup(h);
-	g_string_free(b.buf, TRUE);
+	session_close(&s);
 	return rc;
 }
 
@@ -276,6 +400,7 @@ const struct pk_intake_ops pk_intake_imap = {
 	.type = "imap",
 	.kind = "imap",
 	.open = imap_open,
+	.start_now = imap_start_now,
 	.watch_fd = imap_watch_fd,
 	.fetch = imap_fetch,
 	.close = imap_close,

@@ -4,7 +4,9 @@
  * by polling.  A mail handed over is moved to cur/ with the Seen flag, as
  * a mail reader does, so new/ holds exactly what is still to be read; when
  * the rename fails (a read-only Maildir) the mail stays and the caller's
- * Message-ID check drops it next time.
+ * Message-ID check drops it next time.  Starting now moves what new/
+ * holds to cur/ unread (no Seen flag), as a mail reader does with mail
+ * it has noticed but not opened: a list folder's backlog is not tested.
  */
 #include "intake/intake.h"
 #include "base/util.h"
@@ -16,12 +18,12 @@
 #include <unistd.h>
 
 struct maildir {
-	const struct pk_intake_ctx *ctx;
+	struct pk_intake_ctx *ctx;
 	char *new_dir, *cur_dir;
 	int ino_fd;
 };
 
-static int maildir_open(void **out, const struct pk_intake_ctx *ctx, GError **err)
+static int maildir_open(void **out, struct pk_intake_ctx *ctx, GError **err)
 {
 	struct maildir *m = g_new0(struct maildir, 1);
 
@@ -53,19 +55,14 @@ static int by_name(gconstpointer a, gconstpointer b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int maildir_fetch(void *state, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
-			 GError **err)
+/* The names in new/, in arrival order. */
+static int list_new(struct maildir *m, GPtrArray **out, GError **err)
 {
-	struct maildir *m = state;
-	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GDir) dir = NULL;
 	g_autoptr(GError) e = NULL;
 	const char *name;
 
-	while (read(m->ino_fd, evbuf, sizeof evbuf) > 0)
-		;
-	*out_count = 0;
 	if (!(dir = g_dir_open(m->new_dir, 0, &e)))
 		return pk_error(err, PK_ERROR_FAILED, "source %s: %s", m->ctx->cfg->name, e->message);
 	while ((name = g_dir_read_name(dir)))
@@ -73,25 +70,61 @@ static int maildir_fetch(void *state, pk_intake_deliver_fn deliver, void *data, 
 			g_ptr_array_add(names, g_strdup(name));
 	/* delivery names start with the time: name order is arrival order */
 	g_ptr_array_sort(names, by_name);
+	*out = g_steal_pointer(&names);
+	return 0;
+}
+
+/* Move new/name to cur/ with flags ("S" for seen, "" for noticed only). */
+static void move_to_cur(struct maildir *m, const char *name, const char *flags)
+{
+	g_autofree char *path = g_build_filename(m->new_dir, name, NULL);
+	g_autofree char *base = g_strdup(name);
+	g_autofree char *dest = NULL;
+	char *colon;
+
+	if ((colon = strchr(base, ':')))
+		*colon = '\0';
+	dest = g_strdup_printf("%s/%s:2,%s", m->cur_dir, base, flags);
+	if (rename(path, dest) < 0 && errno != ENOENT)
+		pk_info("source %s: %s stays in new/: %s", m->ctx->cfg->name, name, g_strerror(errno));
+}
+
+static int maildir_fetch(void *state, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
+			 GError **err)
+{
+	struct maildir *m = state;
+	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	g_autoptr(GPtrArray) names = NULL;
+
+	while (read(m->ino_fd, evbuf, sizeof evbuf) > 0)
+		;
+	*out_count = 0;
+	if (list_new(m, &names, err) < 0)
+		return -1;
 	for (guint i = 0; i < names->len; i++) {
-		const char *n = names->pdata[i];
-		g_autofree char *path = g_build_filename(m->new_dir, n, NULL);
-		g_autofree char *base = g_strdup(n);
-		g_autofree char *seen = NULL, *raw = NULL;
+		g_autofree char *path = g_build_filename(m->new_dir, names->pdata[i], NULL);
+		g_autofree char *raw = NULL;
 		size_t len;
-		char *colon;
 
 		if (pk_read_file(&raw, &len, path, PK_INTAKE_MAX_MAIL, NULL) < 0)
 			continue;   /* gone meanwhile, or too large: not ours to read */
 		if (deliver(data, raw, len, err) < 0)
 			return -1;
-		if ((colon = strchr(base, ':')))
-			*colon = '\0';
-		seen = g_strdup_printf("%s/%s:2,S", m->cur_dir, base);
-		if (rename(path, seen) < 0 && errno != ENOENT)
-			pk_info("source %s: %s stays in new/: %s", m->ctx->cfg->name, n, g_strerror(errno));
+		move_to_cur(m, names->pdata[i], "S");
 		(*out_count)++;
 	}
+	return 0;
+}
+
+static int maildir_start_now(void *state, GError **err)
+{
+	struct maildir *m = state;
+	g_autoptr(GPtrArray) names = NULL;
+
+	if (list_new(m, &names, err) < 0)
+		return -1;
+	for (guint i = 0; i < names->len; i++)
+		move_to_cur(m, names->pdata[i], "");
 	return 0;
 }
 
@@ -112,6 +145,7 @@ const struct pk_intake_ops pk_intake_maildir = {
 	.type = "maildir",
 	.kind = "maildir",
 	.open = maildir_open,
+	.start_now = maildir_start_now,
 	.watch_fd = maildir_watch_fd,
 	.fetch = maildir_fetch,
 	.close = maildir_close,

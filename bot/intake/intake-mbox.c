@@ -4,7 +4,8 @@
  * is watched with inotify (a writer closing the file, or a new file renamed
  * over it), so a mail is read once its writer is done with it.  A file
  * that shrank or was replaced is read again from the start; the caller's
- * Message-ID check drops what it had already.
+ * Message-ID check drops what it had already.  Starting now records the
+ * file's size (a file not there yet is all new when it comes).
  */
 #include "intake/intake.h"
 #include "intake/mail.h"
@@ -18,12 +19,12 @@
 #include <unistd.h>
 
 struct mbox {
-	const struct pk_intake_ctx *ctx;
+	struct pk_intake_ctx *ctx;
 	char *path, *base;
 	int ino_fd;
 };
 
-static int mbox_open(void **out, const struct pk_intake_ctx *ctx, GError **err)
+static int mbox_open(void **out, struct pk_intake_ctx *ctx, GError **err)
 {
 	struct mbox *m = g_new0(struct mbox, 1);
 	g_autofree char *dir = g_path_get_dirname(ctx->cfg->path);
@@ -117,7 +118,8 @@ static int mbox_fetch(void *state, pk_intake_deliver_fn deliver, void *data, uns
 	}
 	if ((gint64)st.st_ino != inode || st.st_size < offset) {
 		offset = 0;   /* another file, or one cut short: read it whole again */
-		if (pk_intake_state_set_int(m->ctx, "inode", (gint64)st.st_ino, err) < 0 ||
+		if ((inode && pk_intake_read_again(m->ctx, err) < 0) ||
+		    pk_intake_state_set_int(m->ctx, "inode", (gint64)st.st_ino, err) < 0 ||
 		    pk_intake_state_set_int(m->ctx, "offset", 0, err) < 0)
 			return -1;
 	}
@@ -141,6 +143,21 @@ static int mbox_fetch(void *state, pk_intake_deliver_fn deliver, void *data, uns
 	return 0;
 }
 
+static int mbox_start_now(void *state, GError **err)
+{
+	struct mbox *m = state;
+	struct stat st;
+
+	if (pk_intake_state_int(m->ctx, "inode"))
+		return 0;   /* read before: go on from there */
+	if (stat(m->path, &st) < 0)
+		return errno == ENOENT ? 0 : pk_error(err, PK_ERROR_FAILED, "%s: %s", m->path, g_strerror(errno));
+	if (pk_intake_state_set_int(m->ctx, "inode", (gint64)st.st_ino, err) < 0 ||
+	    pk_intake_state_set_int(m->ctx, "offset", (gint64)st.st_size, err) < 0)
+		return -1;
+	return 0;
+}
+
 static void mbox_close(void *state)
 {
 	struct mbox *m = state;
@@ -158,6 +175,7 @@ const struct pk_intake_ops pk_intake_mbox = {
 	.type = "mbox",
 	.kind = "mbox",
 	.open = mbox_open,
+	.start_now = mbox_start_now,
 	.watch_fd = mbox_watch_fd,
 	.fetch = mbox_fetch,
 	.close = mbox_close,

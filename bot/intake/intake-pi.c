@@ -8,7 +8,9 @@
  * "commit:N") to its branch head, oldest first, and the commit is
  * remembered after its mail was delivered.  A path that is itself a git
  * repository is read as one epoch (a v1 inbox, or a single epoch).
- * The archive is looked at every poll_interval seconds.
+ * The archive is looked at every poll_interval seconds.  Starting now
+ * records each epoch's head; an epoch that appears later is read whole
+ * (all of it is new).
  */
 #include "intake/intake.h"
 #include "store/store.h"
@@ -18,7 +20,7 @@
 #include <string.h>
 
 struct pi {
-	const struct pk_intake_ctx *ctx;
+	struct pk_intake_ctx *ctx;
 	GPtrArray *epochs;    /* char*: repository paths, oldest epoch first */
 };
 
@@ -60,7 +62,7 @@ static GPtrArray *find_epochs(const char *path)
 	return epochs;
 }
 
-static int pi_open(void **out, const struct pk_intake_ctx *ctx, GError **err)
+static int pi_open(void **out, struct pk_intake_ctx *ctx, GError **err)
 {
 	struct pi *p;
 
@@ -116,6 +118,13 @@ cleanup:
 	return rc;
 }
 
+static int open_epoch(git_repository **out, const char *path, GError **err)
+{
+	if (git_repository_open_bare(out, path) < 0 && git_repository_open(out, path) < 0)
+		return git_fail(err, "cannot open", path);
+	return 0;
+}
+
 /* The branch an epoch's mails are on: HEAD, else master or main. */
 static int epoch_head(git_oid *out, git_repository *repo)
 {
@@ -137,8 +146,8 @@ static int fetch_epoch(struct pi *p, const char *path, guint n, pk_intake_delive
 	git_oid head, oid, last;
 	int rc = -1;
 
-	if (git_repository_open_bare(&repo, path) < 0 && git_repository_open(&repo, path) < 0)
-		return git_fail(err, "cannot open", path);
+	if (open_epoch(&repo, path, err) < 0)
+		return -1;
 	if (epoch_head(&head, repo) < 0) {
 		rc = 0;   /* an epoch without commits yet */
 		goto cleanup;
@@ -153,6 +162,8 @@ static int fetch_epoch(struct pi *p, const char *path, guint n, pk_intake_delive
 	if (seen && git_oid_fromstr(&last, seen) == 0 && git_revwalk_hide(walk, &last) < 0) {
 		/* the commit we stopped at is gone (the epoch was rewritten): read it all */
 		pk_info("source %s: %s no longer has commit %s: reading it again", p->ctx->cfg->name, path, seen);
+		if (pk_intake_read_again(p->ctx, err) < 0)
+			goto cleanup;
 		git_revwalk_reset(walk);
 		git_revwalk_push(walk, &head);
 		git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
@@ -175,6 +186,14 @@ cleanup:
 	return rc;
 }
 
+/* The number of epoch i of epochs, as its state key names it (0 for a lone repository). */
+static guint epoch_index(GPtrArray *epochs, guint i)
+{
+	g_autofree char *base = g_path_get_basename(epochs->pdata[i]);
+
+	return epochs->len == 1 && !g_ascii_isdigit(base[0]) ? 0 : (guint)epoch_number(base);
+}
+
 static int pi_fetch(void *state, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
 		    GError **err)
 {
@@ -182,11 +201,38 @@ static int pi_fetch(void *state, pk_intake_deliver_fn deliver, void *data, unsig
 	g_autoptr(GPtrArray) epochs = find_epochs(p->ctx->cfg->path);
 
 	*out_count = 0;
-	for (guint i = 0; i < epochs->len; i++) {
-		g_autofree char *base = g_path_get_basename(epochs->pdata[i]);
-		guint n = epochs->len == 1 && !g_ascii_isdigit(base[0]) ? 0 : (guint)epoch_number(base);
+	for (guint i = 0; i < epochs->len; i++)
+		if (fetch_epoch(p, epochs->pdata[i], epoch_index(epochs, i), deliver, data, out_count, err) < 0)
+			return -1;
+	return 0;
+}
 
-		if (fetch_epoch(p, epochs->pdata[i], n, deliver, data, out_count, err) < 0)
+/* Each epoch's head becomes its last commit seen, unless one is kept already. */
+static int pi_start_now(void *state, GError **err)
+{
+	struct pi *p = state;
+	g_autoptr(GPtrArray) epochs = find_epochs(p->ctx->cfg->path);
+
+	for (guint i = 0; i < epochs->len; i++) {
+		g_autofree char *key = g_strdup_printf("commit:%u", epoch_index(epochs, i));
+		g_autofree char *seen = NULL;
+		git_repository *repo = NULL;
+		char hex[GIT_OID_HEXSZ + 1];
+		git_oid head;
+		int rc;
+
+		if ((rc = pk_store_source_state_get(p->ctx->store, p->ctx->source_id, key, &seen, err)) < 0)
+			return -1;
+		if (rc > 0)
+			continue;
+		if (open_epoch(&repo, epochs->pdata[i], err) < 0)
+			return -1;
+		rc = epoch_head(&head, repo);
+		git_repository_free(repo);
+		if (rc < 0)
+			continue;   /* no commit yet: all it will hold is new */
+		git_oid_tostr(hex, sizeof hex, &head);
+		if (pk_store_source_state_set(p->ctx->store, p->ctx->source_id, key, hex, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -203,6 +249,7 @@ const struct pk_intake_ops pk_intake_public_inbox = {
 	.type = "public-inbox",
 	.kind = "public-inbox",
 	.open = pi_open,
+	.start_now = pi_start_now,
 	.watch_fd = pi_watch_fd,
 	.fetch = pi_fetch,
 	.close = pi_close,

@@ -1,5 +1,6 @@
 /* intake.c - the source table and what the backends share; see intake.h. */
 #include "intake/intake.h"
+#include "intake/mail.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -63,4 +64,67 @@ int pk_intake_state_set_int(const struct pk_intake_ctx *ctx, const char *key, gi
 	g_autofree char *v = g_strdup_printf("%" G_GINT64_FORMAT, value);
 
 	return pk_store_source_state_set(ctx->store, ctx->source_id, key, v, err);
+}
+
+/* The first fetch of a start = now source: the backend records where it stands. */
+static int start_first(struct pk_intake *in, GError **err)
+{
+	in->started_now = false;
+	if (in->ctx.cfg->start != PK_START_NOW || pk_intake_state_int(&in->ctx, "started"))
+		return 0;
+	if (in->ops->start_now(in->state, err) < 0 ||
+	    pk_intake_state_set_int(&in->ctx, "started", g_get_real_time() / G_USEC_PER_SEC, err) < 0)
+		return -1;
+	in->started_now = true;
+	return 0;
+}
+
+int pk_intake_read_again(struct pk_intake_ctx *ctx, GError **err)
+{
+	gint64 started = pk_intake_state_int(ctx, "started");
+
+	if (ctx->cfg->start != PK_START_NOW || !started)
+		return 0;
+	/* kept until a fetch got to the end: a failure halfway must not lift it */
+	ctx->since = started;
+	return pk_intake_state_set_int(ctx, "since", started, err);
+}
+
+struct start_filter {
+	const struct pk_intake_ctx *ctx;
+	pk_intake_deliver_fn deliver;
+	void *data;
+	unsigned passed;
+};
+
+/* A mail dated before ctx->since, or without a Date it can be judged by, is dropped. */
+static int filter_deliver(void *data, const char *raw, size_t len, GError **err)
+{
+	struct start_filter *f = data;
+
+	if (f->ctx->since && pk_mail_date(raw, len) < f->ctx->since)
+		return 0;
+	f->passed++;
+	return f->deliver(f->data, raw, len, err);
+}
+
+int pk_intake_fetch(struct pk_intake *in, pk_intake_deliver_fn deliver, void *data,
+		    unsigned *out_count, GError **err)
+{
+	struct pk_intake_ctx *ctx = &in->ctx;
+	struct start_filter f = { ctx, deliver, data, 0 };
+	unsigned handed = 0;
+	int rc;
+
+	*out_count = 0;
+	if (start_first(in, err) < 0)
+		return -1;
+	ctx->since = ctx->cfg->start == PK_START_DATE ? ctx->cfg->start_date
+						       : pk_intake_state_int(ctx, "since");
+	rc = in->ops->fetch(in->state, filter_deliver, &f, &handed, err);
+	if (rc == 0 && ctx->cfg->start == PK_START_NOW && ctx->since &&
+	    pk_intake_state_set_int(ctx, "since", 0, err) < 0)
+		rc = -1;
+	*out_count = f.passed;
+	return rc;
 }

@@ -11,6 +11,17 @@
  * caller dedupes by Message-ID.  A deliver that fails stops the fetch, and
  * the next fetch starts with the same mail.
  *
+ * Where a source starts ([source NAME] start, config.h) is kept here, not
+ * in each backend: the first time the daemon sees a source with start =
+ * now (the default), pk_intake_fetch() has the backend record where it
+ * stands (start_now) and hands over nothing older; with start = <date>,
+ * every mail dated before it (or without a Date) is dropped, not handed
+ * over; start = all reads everything.  When a backend has to read a
+ * source again from its beginning (a new IMAP UIDVALIDITY, a rewritten
+ * epoch, an mbox replaced), it says so with pk_intake_read_again(): for a
+ * source that started now, the mails dated before that start are dropped
+ * then, so a rebuilt mailbox does not replay its past.
+ *
  * Ownership: the store and the source config are borrowed and must
  * outlive the intake.  Nothing here parses mail; only intake-pi.c includes
  * git2.h.
@@ -33,6 +44,7 @@ struct pk_intake_ctx {
 	struct pk_store *store;
 	gint64 source_id;                   /* the source's row, for its state */
 	const struct pk_source_config *cfg;
+	gint64 since;                       /* this fetch drops mails dated before it; 0: none */
 };
 
 /* A backend: a table of functions, as curl's protocol handlers are. */
@@ -46,7 +58,15 @@ struct pk_intake_ops {
 	 * what the backend needs (an inotify watch).  *out is the backend's own
 	 * state, handed to the other slots; nothing is fetched yet.
 	 */
-	int (*open)(void **out, const struct pk_intake_ctx *ctx, GError **err);
+	int (*open)(void **out, struct pk_intake_ctx *ctx, GError **err);
+	/*
+	 * start = now, the first time: record where the source stands (the
+	 * last UID, each epoch's head, the mbox's size; a Maildir's new/ moved
+	 * to cur/ unread) so that the next fetch hands over only what comes
+	 * after.  A position the store already keeps (a source read before)
+	 * is left as it is.
+	 */
+	int (*start_now)(void *state, GError **err);
 	/*
 	 * A descriptor that becomes readable when new mail may have arrived
 	 * (inotify), or -1 for a source that is looked at every poll_interval
@@ -78,6 +98,7 @@ struct pk_intake {
 	void *state;
 	struct pk_intake_ctx ctx;
 	double next_poll;                   /* pk_now() when a polled source is due */
+	bool started_now;                   /* the last fetch was the first of a start = now */
 };
 
 /*
@@ -87,6 +108,17 @@ struct pk_intake {
 int pk_intake_open(struct pk_intake **out, struct pk_store *store,
 		   const struct pk_source_config *cfg, GError **err);
 void pk_intake_close(struct pk_intake *in);
+
+/*
+ * Fetch in's new mail through its backend, with the start rules above:
+ * deliver gets only the mails that pass them, and *out_count counts
+ * those.  Returns as the backend's fetch does.
+ */
+int pk_intake_fetch(struct pk_intake *in, pk_intake_deliver_fn deliver, void *data,
+		    unsigned *out_count, GError **err);
+
+/* A backend reads its source again from the beginning: see above.  0, or -1 with err. */
+int pk_intake_read_again(struct pk_intake_ctx *ctx, GError **err);
 
 /* Remembered positions, shared by the backends (a missing key reads as 0 / NULL). */
 gint64 pk_intake_state_int(const struct pk_intake_ctx *ctx, const char *key);

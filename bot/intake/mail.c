@@ -188,6 +188,45 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 	return 0;
 }
 
+/* The value of the Date header, folding undone, or NULL; only the header block is read. */
+static GString *date_header(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	GString *value = NULL;
+
+	if (len >= 5 && !strncmp(buf, "From ", 5))
+		p = memchr(buf, '\n', len) ? (const char *)memchr(buf, '\n', len) + 1 : end;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!n)
+			break;   /* the blank line: the body starts */
+		if (value && (p[0] == ' ' || p[0] == '\t'))
+			g_string_append_len(value, p, (gssize)n);
+		else if (value)
+			break;
+		else if (n >= 5 && !g_ascii_strncasecmp(p, "Date:", 5))
+			value = g_string_new_len(p + 5, (gssize)(n - 5));
+		p = nl ? nl + 1 : end;
+	}
+	return value;
+}
+
+gint64 pk_mail_date(const char *buf, size_t len)
+{
+	g_autoptr(GString) value = date_header(buf, len);
+	g_autoptr(GDateTime) t = NULL;
+
+	if (!value)
+		return 0;
+	gmime_init_once();
+	t = g_mime_utils_header_decode_date(value->str);
+	return t ? g_date_time_to_unix(t) : 0;
+}
+
 void pk_mail_split_mbox(GPtrArray **out, GArray *offsets, const char *buf, size_t len)
 {
 	GPtrArray *mails = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);

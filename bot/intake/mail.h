@@ -50,6 +50,13 @@ typedef struct pk_mail pk_mail;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_mail, pk_mail_free)
 
 /*
+ * The Date of one mail (len bytes, as pk_mail_parse() takes them) as Unix
+ * time, or 0 when it has none that parses.  Only the headers are read:
+ * this is cheap enough for every mail of an archive.
+ */
+gint64 pk_mail_date(const char *buf, size_t len);
+
+/*
  * Split an mbox into its mails: each element of *out is a GBytes of one
  * mail with its "From " line.  offsets (may be NULL) gets the byte offset
  * of each, so a reader can start again after the last one it handled.

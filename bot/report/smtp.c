@@ -20,13 +20,18 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-static long use_ssl(const char *starttls)
+/* CURLOPT_USE_SSL for the level enforced (config.h: a login never goes in clear but with off). */
+static long use_ssl(enum pk_tls tls)
 {
-	if (!g_strcmp0(starttls, "always"))
-		return CURLUSESSL_ALL;
-	if (!g_strcmp0(starttls, "never"))
+	switch (tls) {
+	case PK_TLS_OFF:
 		return CURLUSESSL_NONE;
-	return CURLUSESSL_TRY;
+	case PK_TLS_TRY:
+		return CURLUSESSL_TRY;
+	case PK_TLS_REQUIRED:
+		break;
+	}
+	return CURLUSESSL_ALL;
 }
 
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
@@ -63,7 +68,7 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
 	curl_easy_setopt(h, CURLOPT_READDATA, &up);
 	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
-	curl_easy_setopt(h, CURLOPT_USE_SSL, use_ssl(cfg->starttls));
+	curl_easy_setopt(h, CURLOPT_USE_SSL, use_ssl(pk_tls_enforced(cfg->tls, cfg->user != NULL)));
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)(cfg->timeout > 0 ? cfg->timeout : 60));
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
 	if (cfg->user) {
@@ -82,6 +87,10 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_cleanup(h);
 	if (rc == CURLE_OK)
 		return 0;
+	if (rc == CURLE_USE_SSL_FAILED)
+		return pk_error(err, PK_ERROR_FAILED, "smtp %s: no TLS: the server offers no STARTTLS and "
+				"tls = %s%s, so nothing was sent, no AUTH in clear (tls = off allows that)",
+				cfg->url, pk_tls_name(cfg->tls), cfg->tls == PK_TLS_TRY ? " with a login" : "");
 	if (out_permanent)
 		*out_permanent = code >= 500 && code < 600;
 	if (code)

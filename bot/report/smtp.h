@@ -1,7 +1,8 @@
 /*
  * smtp.h - send one mail over SMTP with libcurl: STARTTLS (smtp://, as
- * [smtp] starttls says) or TLS from the start (smtps://), AUTH when a user
- * is configured.  The message is sent as given (CRLF line ends; curl
+ * [smtp] tls says: required unless the server is on loopback, and never
+ * an AUTH in clear unless tls = off) or TLS from the start (smtps://),
+ * AUTH when a user is configured.  The message is sent as given (CRLF line ends; curl
  * dot-stuffs it); the envelope is separate from the headers.
  *
  * Only this module includes curl for SMTP.  Nothing is logged here: the

@@ -7,8 +7,9 @@
 # --cover-letter --base, is sent with git send-email through Postfix to the
 # list's mailbox.  Then:
 #   1. Postfix is stopped and `printkbot daemon --once` reads the list over
-#      IMAP, tests both patches and renders both replies, which cannot be
-#      sent: they wait in the queue, each a file in the outbox Maildir's new/;
+#      IMAP (STARTTLS, then the login), tests both patches and renders both
+#      replies, which cannot be sent: they wait in the queue, each a file in
+#      the outbox Maildir's new/;
 #   2. Postfix is back and a second --once sends them (STARTTLS, AUTH) with
 #      the Message-IDs they were rendered with, and moves both files to cur/;
 #   3. the author's mailbox has exactly one reply per patch, threaded under
@@ -61,6 +62,7 @@ git -C "$dev" send-email --quiet --confirm=never --suppress-cc=all --no-validate
 wait_mail list 3
 
 echo pw >"$work/bot-password"
+chmod 600 "$work/bot-password"   # a password file others may read is refused
 export PK_TEST_IMAP_PASSWORD=pw
 cat >"$work/printkbot.conf" <<EOF
 [test]
@@ -78,11 +80,15 @@ outbox = $work/outbox
 url = smtp://127.0.0.1:$sub_port
 user = bot
 password_file = $work/bot-password
-starttls = always
+tls = required
 ca_file = $work/tls.crt
 
 [source linux-serial]
 type = imap
+# the series is in the mailbox before the bot first looks; STARTTLS as for SMTP
+start = all
+tls = required
+ca_file = $work/tls.crt
 url = imap://127.0.0.1:$imap_port/INBOX
 user = list
 password_env = PK_TEST_IMAP_PASSWORD

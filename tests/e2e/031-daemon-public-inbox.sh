@@ -6,7 +6,10 @@
 # libgit2: the queued series are exactly those with logging churn (the
 # scan's count, checked against `printkbot scan`), replies and mails
 # without a patch are skipped, and a second run reads nothing again, then
-# only the mails committed since.  No kernel is built.
+# only the mails committed since (60 in epoch 1, 40 in a new epoch 2).
+# And a source with the default start (now), first seen when the archive
+# holds 1,400 mails, queues nothing of them, then exactly the 100 that come
+# after.  No kernel is built.
 source "$(dirname "$0")/lib.sh"
 corpus=../shared/corpus/linux-serial-1500.mbox.xz
 [ -f "$corpus" ] || skip "$corpus not found"
@@ -26,6 +29,20 @@ from = printkbot <bot@example.org>
 series_wait = 0
 
 [source linux-serial]
+type = public-inbox
+start = all
+path = $work/inbox
+EOF
+# The same archive as a new source with the default start, in its own store.
+cat >"$work/now.conf" <<EOF
+[store]
+path = $work/now.db
+
+[daemon]
+from = printkbot <bot@example.org>
+series_wait = 0
+
+[source lore-now]
 type = public-inbox
 path = $work/inbox
 EOF
@@ -75,9 +92,37 @@ PY
 $bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run2.log"
 ! grep -q "new mail" "$work/run2.log" || fail "run 2 read mails again" "$work/run2.log"
 ok "run 2: nothing read twice"
+$bot daemon --config "$work/now.conf" --queue-only 2>"$work/now1.log"
+grep -q "source lore-now: first look, start = now" "$work/now1.log" ||
+	fail "start = now: the first look is not said" "$work/now1.log"
+! grep -q "new mail" "$work/now1.log" || fail "start = now: mails already there were read" "$work/now1.log"
+[ "$(sqlite3 "$work/now.db" "select count(*) from mails")/$(sqlite3 "$work/now.db" "select count(*) from jobs")" = 0/0 ] ||
+	fail "start = now: mails or jobs stored at the first look" "$work/now1.log"
+ok "start = now: the 1,400 mails there at the first look are not read, nothing queued"
 python3 - <<'PY'
 from e2elib import inbox_commit, mbox_messages, path
-inbox_commit(path("inbox/git/1.git"), mbox_messages(path("all.mbox"))[1400:], 1800000000, True)
+later = mbox_messages(path("all.mbox"))[1400:]
+inbox_commit(path("inbox/git/1.git"), later[:60], 1800000000, True)
+inbox_commit(path("inbox/git/2.git"), later[60:], 1800000100, False)
+PY
+$bot daemon --config "$work/now.conf" --queue-only 2>"$work/now2.log"
+grep -q "source lore-now: 100 new mail(s)" "$work/now2.log" ||
+	fail "start = now: not exactly the 100 mails committed since" "$work/now2.log"
+python3 - <<'PY'
+import email, email.policy, sqlite3
+from e2elib import check, done, mbox_messages, path
+later = set()
+for raw in mbox_messages(path("all.mbox"))[1400:]:
+    m = email.message_from_bytes(raw, policy=email.policy.compat32)
+    later.add((m["Message-ID"] or "").strip().strip("<>"))
+db = sqlite3.connect(path("now.db"))
+stored = {r[0] for r in db.execute("select message_id from mails")}
+check(len(stored) == 100 and stored <= later,
+      "start = now: the 100 mails stored are those committed since (%d, %d others)" % (len(stored), len(stored - later)))
+jobs = db.execute("select count(*) from jobs").fetchone()[0]
+queued = db.execute("select count(distinct job_id) from mails where state = 'queued'").fetchone()[0]
+check(queued == jobs, "start = now: every job is the series of some of those mails (%d jobs)" % jobs)
+done()
 PY
 $bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run3.log"
 grep -q "source linux-serial: 100 new mail(s)" "$work/run3.log" ||

@@ -26,6 +26,8 @@ url = smtp://127.0.0.1:9
 
 [source local]
 type = maildir
+# the series may land before the daemon's first look
+start = all
 path = $md
 list = list@example.org
 EOF

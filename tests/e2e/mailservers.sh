@@ -7,8 +7,11 @@
 #   mail_need          install postfix, dovecot-imapd and git-email, or exit 0 with SKIP
 #   mail_start         Postfix SMTP on $smtp_port (plain, for git send-email),
 #                      submission on $sub_port (STARTTLS + AUTH, for the bot),
-#                      Dovecot IMAP on $imap_port; users list, jane, bot (password pw)
-#                      in the domain example.org, mail in $work/mail/<user>/Maildir
+#                      Dovecot IMAP on $imap_port (STARTTLS offered; imap_tls=no
+#                      before mail_start: none, as a server or a man in the middle
+#                      that strips it); users list, jane, bot (password pw) in the
+#                      domain example.org, mail in $work/mail/<user>/Maildir;
+#                      $work/tls.crt is the certificate of both
 #   postfix_stop / postfix_start   the SMTP server down and up again
 #   mail_stop          both down (at the test's exit)
 #   wait_mail USER N   until USER's Maildir holds N mails (else 1, saying so)
@@ -52,7 +55,11 @@ state_dir = $work/dovecot/state
 log_path = $work/dovecot/log
 protocols = imap
 listen = 127.0.0.1
-ssl = no
+$(if [ "${imap_tls:-yes}" = yes ]; then
+	printf 'ssl = yes\nssl_cert = <%s\nssl_key = <%s\n' "$work/tls.crt" "$work/tls.key"
+else
+	echo "ssl = no"
+fi)
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 mail_location = maildir:$work/mail/%n/Maildir

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -116,6 +117,13 @@ static const struct bad_case bad[] = {
 	{ "this is not a key file\n", "printkbot-config-" },
 	{ "[source l]\ntype = mbox\npath = /x\narchive = lore.kernel.org/l/\n",
 	  "[source l] archive: 'lore.kernel.org/l/' is not an http(s):// URL" },
+	{ "[smtp]\ntls = maybe\n", "[smtp] tls: 'maybe' is not one of required, try, off" },
+	{ "[smtp]\nstarttls = always\n", "[smtp] starttls: is now tls = required | try | off" },
+	{ "[smtp]\nurl = smtps://mail.example.org\ntls = off\n", "[smtp] tls: 'off' contradicts" },
+	{ "[source l]\ntype = imap\nurl = imaps://h/INBOX\ntls = off\n", "[source l] tls: 'off' contradicts" },
+	{ "[source l]\ntype = mbox\npath = /x\nstart = yesterday\n",
+	  "[source l] start: 'yesterday' is not now, all or a date (YYYY-MM-DD)" },
+	{ "[source l]\ntype = mbox\npath = /x\nstart = 2024-02-30\n", "[source l] start: '2024-02-30'" },
 };
 
 static void test_bad_values_name_the_key(void **state)
@@ -142,6 +150,159 @@ static void test_missing_named_file(void **state)
 	assert_non_null(strstr(err->message, "/nonexistent/printkbot.conf"));
 }
 
+/* Loopback is localhost, 127.0.0.0/8 and ::1, by their literal forms only. */
+static void test_loopback(void **state)
+{
+	static const struct { const char *url; bool loopback; } cases[] = {
+		{ "smtp://localhost:25", true },
+		{ "smtp://LocalHost", true },
+		{ "imap://127.0.0.1:143/INBOX", true },
+		{ "imap://127.3.2.1/lists%2Fserial", true },
+		{ "smtp://[::1]:587", true },
+		{ "imaps://user@127.0.0.1/INBOX", true },
+		{ "smtp://localhost.example.org", false },
+		{ "imap://127.0.0.1.example.org/INBOX", false },
+		{ "smtp://128.0.0.1", false },
+		{ "smtp://10.0.0.1", false },
+		{ "smtp://[::2]", false },
+		{ "smtp://mail.example.org:25", false },
+		{ "not a url", false },
+		{ NULL, false },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		print_message("%s\n", cases[i].url ? cases[i].url : "(null)");
+		assert_int_equal(pk_url_is_loopback(cases[i].url), cases[i].loopback);
+	}
+	/* a login never goes in clear unless off says so */
+	assert_int_equal(pk_tls_enforced(PK_TLS_TRY, true), PK_TLS_REQUIRED);
+	assert_int_equal(pk_tls_enforced(PK_TLS_TRY, false), PK_TLS_TRY);
+	assert_int_equal(pk_tls_enforced(PK_TLS_OFF, true), PK_TLS_OFF);
+	assert_int_equal(pk_tls_enforced(PK_TLS_REQUIRED, false), PK_TLS_REQUIRED);
+}
+
+/* tls: required by default, try on loopback, as written when written. */
+static void test_tls_defaults(void **state)
+{
+	g_autofree char *path = write_tmp(
+		"[smtp]\nurl = smtp://mail.example.org:587\n"
+		"[source remote]\ntype = imap\nurl = imap://imap.example.org/INBOX\n"
+		"[source local]\ntype = imap\nurl = imap://127.0.0.1:1143/INBOX\n"
+		"[source said]\ntype = imap\nurl = imap://[::1]/INBOX\ntls = required\n"
+		"[source clear]\ntype = imap\nurl = imap://imap.example.org/INBOX\ntls = off\n");
+	g_autofree char *local = write_tmp("[smtp]\nurl = smtp://127.0.0.1:25\n");
+	struct pk_config c;
+	const struct pk_source_config *s;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_int_equal(c.smtp.tls, PK_TLS_REQUIRED);
+	assert_int_equal(c.sources->len, 4);
+	s = c.sources->pdata[0];
+	assert_int_equal(s->tls, PK_TLS_REQUIRED);
+	s = c.sources->pdata[1];
+	assert_int_equal(s->tls, PK_TLS_TRY);
+	s = c.sources->pdata[2];
+	assert_int_equal(s->tls, PK_TLS_REQUIRED);
+	s = c.sources->pdata[3];
+	assert_int_equal(s->tls, PK_TLS_OFF);
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, local, NULL), 0);
+	assert_int_equal(c.smtp.tls, PK_TLS_TRY);
+	pk_config_clear(&c);
+	unlink(path);
+	unlink(local);
+}
+
+/* start: now by default for every type, all, a date at midnight UTC, or an ISO 8601 time. */
+static void test_start(void **state)
+{
+	g_autofree char *path = write_tmp(
+		"[source a]\ntype = imap\nurl = imaps://h/INBOX\n"
+		"[source b]\ntype = public-inbox\npath = /srv/pi\n"
+		"[source c]\ntype = mbox\npath = /x.mbox\n"
+		"[source d]\ntype = maildir\npath = /md\nstart = all\n"
+		"[source e]\ntype = mbox\npath = /x.mbox\nstart = 2024-03-01\n"
+		"[source f]\ntype = mbox\npath = /x.mbox\nstart = 2024-03-01T12:00:00+01:00\n");
+	static const struct { enum pk_source_start start; gint64 date; } want[] = {
+		{ PK_START_NOW, 0 }, { PK_START_NOW, 0 }, { PK_START_NOW, 0 }, { PK_START_ALL, 0 },
+		{ PK_START_DATE, 1709251200 }, { PK_START_DATE, 1709251200 + 11 * 3600 },
+	};
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_int_equal(c.sources->len, G_N_ELEMENTS(want));
+	for (guint i = 0; i < c.sources->len; i++) {
+		const struct pk_source_config *s = c.sources->pdata[i];
+
+		assert_int_equal(s->start, want[i].start);
+		assert_int_equal(s->start_date, want[i].date);
+	}
+	pk_config_clear(&c);
+	unlink(path);
+}
+
+/* A password file group or others may read is refused, naming the file and its mode. */
+static void test_password_file_mode(void **state)
+{
+	static const struct { mode_t mode; const char *error_has; } cases[] = {
+		{ 0644, "is readable by others (mode 0644): chmod 600 it" },
+		{ 0640, "is readable by its group (mode 0640)" },
+		{ 0604, "is readable by others (mode 0604)" },
+		{ 0600, NULL },
+		{ 0400, NULL },
+	};
+	g_autofree char *secret = write_tmp("s3cret\nsecond line\n");
+	g_autofree char *text = g_strdup_printf("[smtp]\nuser = bot\npassword_file = %s\n", secret);
+	g_autofree char *path = write_tmp(text);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) err = NULL;
+		struct pk_config c;
+
+		assert_int_equal(chmod(secret, cases[i].mode), 0);
+		if (!cases[i].error_has) {
+			assert_int_equal(pk_config_load(&c, path, NULL), 0);
+			assert_string_equal(c.smtp.password, "s3cret");
+			pk_config_clear(&c);
+			continue;
+		}
+		assert_int_equal(pk_config_load(&c, path, &err), -1);
+		print_message("%s\n", err->message);
+		assert_non_null(strstr(err->message, cases[i].error_has));
+		assert_non_null(strstr(err->message, secret));
+		assert_non_null(strstr(err->message, "[smtp] password_file"));
+		assert_null(strstr(err->message, "s3cret"));
+	}
+	unlink(secret);
+	unlink(path);
+}
+
+/* The daemon's own check: From at localhost is refused only when it replies. */
+static void test_check_daemon(void **state)
+{
+	static const struct { const char *text; bool ok; } cases[] = {
+		{ "[daemon]\nfrom = bot@example.org\n", true },
+		{ "[daemon]\nreply_on = never\n", true },
+		{ "[daemon]\nreply_on = always\n", false },
+		{ "[daemon]\nfrom = Bot <bot@localhost>\n", false },
+		{ "[daemon]\nfrom = bot@mail.localhost\n", false },
+		{ "[daemon]\nfrom = bot@localhost.example.org\n", true },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = write_tmp(cases[i].text);
+		g_autoptr(GError) err = NULL;
+		struct pk_config c;
+
+		assert_int_equal(pk_config_load(&c, path, NULL), 0);
+		assert_int_equal(pk_config_check_daemon(&c, &err), cases[i].ok ? 0 : -1);
+		if (!cases[i].ok)
+			assert_non_null(strstr(err->message, "[daemon] from"));
+		pk_config_clear(&c);
+		unlink(path);
+	}
+}
+
 /* The example shipped with the sources is itself a valid configuration. */
 static void test_example_loads(void **state)
 {
@@ -160,6 +321,11 @@ int main(void)
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),
 		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_loopback),
+		cmocka_unit_test(test_tls_defaults),
+		cmocka_unit_test(test_start),
+		cmocka_unit_test(test_password_file_mode),
+		cmocka_unit_test(test_check_daemon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

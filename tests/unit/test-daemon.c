@@ -2,8 +2,10 @@
  * test-daemon.c - the daemon's SIGHUP reload: a new configuration takes
  * effect, sandbox limits included, only when all of it could be loaded and
  * its sources opened; a reload that fails (a config that does not parse, a
- * source that cannot be opened) keeps the old limits in force.  And a
- * newer version of a series cancels the older one still in the queue.
+ * source that cannot be opened) keeps the old limits in force.  A newer
+ * version of a series cancels the older one still in the queue.  And the
+ * daemon does not start (nor reload) when it would reply From an address
+ * at localhost.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,9 +34,9 @@ static void write_config(struct fixture *f, const char *policy, const char *mail
 {
 	g_autofree char *text = g_strdup_printf(
 		"[store]\npath = %s/daemon.db\n"
-		"[daemon]\noutbox = %s/outbox\n"
+		"[daemon]\noutbox = %s/outbox\nfrom = printkbot <bot@example.org>\n"
 		"[policy]\n%s\n"
-		"[source list]\ntype = maildir\npath = %s/%s\n",
+		"[source list]\ntype = maildir\nstart = all\npath = %s/%s\n",
 		f->dir, f->dir, policy, f->dir, maildir);
 
 	assert_true(g_file_set_contents(f->config, text, -1, NULL));
@@ -177,6 +179,46 @@ static void test_newer_series_cancels_older(void **state)
 	assert_string_equal(v1->series_key, v2->series_key);
 }
 
+/*
+ * Replies on and From at localhost (the default, or said): the daemon
+ * refuses to start, naming the key; with reply_on = never it starts.  A
+ * reload to such a configuration keeps the old one.
+ */
+static void test_from_localhost_refused(void **state)
+{
+	static const char *const bad[] = {
+		"[daemon]\nreply_on = changes\n",
+		"[daemon]\nfrom = printkbot <printkbot@localhost>\n",
+		"[daemon]\nfrom = bot@LocalHost\nreply_on = always\n",
+	};
+	struct fixture *f = *state;
+	g_autofree char *db = g_strdup_printf("[store]\npath = %s/other.db\n", f->dir);
+	struct pk_daemon_opts opts = { .config_path = f->config };
+	struct pk_daemon *d = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *text = g_strconcat(db, bad[i], NULL);
+		g_autoptr(GError) err = NULL;
+
+		assert_true(g_file_set_contents(f->config, text, -1, NULL));
+		assert_int_equal(pk_daemon_reload(f->daemon), -1);
+		assert_int_equal(pk_daemon_open(&d, &opts, &err), -1);
+		print_message("%s\n", err->message);
+		assert_non_null(strstr(err->message, "[daemon] from"));
+		assert_non_null(strstr(err->message, "localhost"));
+		assert_non_null(strstr(err->message, f->config));
+	}
+	{
+		g_autofree char *text = g_strconcat(db, "[daemon]\nreply_on = never\n", NULL);
+		g_autoptr(GError) err = NULL;
+
+		assert_true(g_file_set_contents(f->config, text, -1, NULL));
+		if (pk_daemon_open(&d, &opts, &err) < 0)
+			fail_msg("reply_on = never: %s", err->message);
+		pk_daemon_close(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +226,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_bad_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,9 @@
  * once only, across a reopen, as after a restart), a Maildir's new mail is
  * seen through inotify and moved to cur/, a failing deliver leaves the
  * position where it was, and a reply job that is retried waits its turn.
+ * And where a source starts: now (what it holds is not read, what comes
+ * after is; a file replaced later is read again without its past), a
+ * date, or a position kept from before.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +22,12 @@
 #include "store/store.h"
 
 #define MAIL(id) "From x@y Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: m\nMessage-ID: <" id ">\n\nbody\n>From quoted\n\n"
+
+/* A mail with a Date (NULL: none). */
+#define DATED(id, date) "From x@y Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: m\n" \
+	"Date: " date "\nMessage-ID: <" id ">\n\nbody\n\n"
+#define OLD "Mon, 6 Jan 2020 10:00:00 +0000"
+#define NEW "Fri, 1 Jan 2099 10:00:00 +0000"
 
 struct fixture {
 	char *dir;
@@ -83,6 +92,24 @@ static unsigned fetch(struct pk_intake *in, struct got *g, int rc_want)
 
 	assert_int_equal(in->ops->fetch(in->state, collect, g, &n, &err), rc_want);
 	return n;
+}
+
+/* As the daemon fetches: through pk_intake_fetch(), with the start rules. */
+static unsigned fetch_started(struct pk_intake *in, struct got *g)
+{
+	g_autoptr(GError) err = NULL;
+	unsigned n = 0;
+
+	if (pk_intake_fetch(in, collect, g, &n, &err) < 0)
+		fail_msg("fetch: %s", err->message);
+	return n;
+}
+
+static bool got_id(struct got *g, guint i, const char *id)
+{
+	g_autofree char *want = g_strdup_printf("Message-ID: <%s>", id);
+
+	return i < g->mails->len && strstr(g->mails->pdata[i], want);
 }
 
 static void test_mbox(void **state)
@@ -156,6 +183,105 @@ static void test_maildir(void **state)
 	g_ptr_array_unref(g.mails);
 }
 
+/*
+ * An mbox with start = now: what it holds at the first look is not read,
+ * what is appended after is, also after a reopen.  Replaced by another
+ * file, it is read again without what is dated before the start; once
+ * that read got to the end, mail is read by position again, whatever its
+ * date.
+ */
+static void test_mbox_start_now(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *path = g_build_filename(f->dir, "list.mbox", NULL);
+	struct pk_source_config cfg = { .name = "now", .type = "mbox", .path = path,
+					.start = PK_START_NOW };
+	struct got g = { g_ptr_array_new_with_free_func(g_free), 0 };
+	struct pk_intake *in = NULL;
+
+	append(path, DATED("old1@x", OLD) DATED("new0@x", NEW));
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch_started(in, &g), 0);
+	assert_true(in->started_now);
+	append(path, DATED("old2@x", OLD));   /* dated long ago, appended now: new to the source */
+	assert_int_equal(fetch_started(in, &g), 1);
+	assert_false(in->started_now);
+	assert_true(got_id(&g, 0, "old2@x"));
+	pk_intake_close(in);
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch_started(in, &g), 0);
+	/* replaced (another inode: written beside, renamed over): read again, not its past */
+	assert_true(g_file_set_contents(path, DATED("old1@x", OLD) DATED("undated@x", "")
+					DATED("new1@x", NEW), -1, NULL));
+	assert_int_equal(fetch_started(in, &g), 1);
+	assert_true(got_id(&g, 1, "new1@x"));
+	append(path, DATED("old3@x", OLD));
+	assert_int_equal(fetch_started(in, &g), 1);
+	assert_true(got_id(&g, 2, "old3@x"));
+	pk_intake_close(in);
+	g_ptr_array_unref(g.mails);
+}
+
+/* start = <date>: only mails dated on or after it, always; start = now keeps a position kept before. */
+static void test_mbox_start_date(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *path = g_build_filename(f->dir, "list.mbox", NULL);
+	struct pk_source_config cfg = { .name = "date", .type = "mbox", .path = path,
+					.start = PK_START_DATE, .start_date = 1709251200 /* 2024-03-01 */ };
+	struct got g = { g_ptr_array_new_with_free_func(g_free), 0 };
+	struct pk_intake *in = NULL;
+
+	append(path, DATED("feb@x", "Thu, 29 Feb 2024 23:59:59 +0000")
+	       DATED("mar@x", "Fri, 1 Mar 2024 00:00:00 +0000")
+	       DATED("east@x", "Fri, 1 Mar 2024 08:30:00 +0900")   /* 2024-02-29T23:30Z */
+	       DATED("none@x", "") DATED("later@x", NEW));
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch_started(in, &g), 2);
+	assert_true(got_id(&g, 0, "mar@x"));
+	assert_true(got_id(&g, 1, "later@x"));
+	append(path, DATED("feb2@x", "Thu, 29 Feb 2024 10:00:00 +0000") DATED("apr@x", NEW));
+	assert_int_equal(fetch_started(in, &g), 1);
+	assert_true(got_id(&g, 2, "apr@x"));
+	pk_intake_close(in);
+	/* the same source, now start = now: it was read before, so it goes on from there */
+	cfg.start = PK_START_NOW;
+	append(path, DATED("next@x", OLD));
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch_started(in, &g), 1);
+	assert_true(got_id(&g, 3, "next@x"));
+	pk_intake_close(in);
+	g_ptr_array_unref(g.mails);
+}
+
+/* A Maildir with start = now: new/ is moved to cur/ unread, and what is delivered after is read. */
+static void test_maildir_start_now(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *md = g_build_filename(f->dir, "Maildir", NULL);
+	g_autofree char *old = g_build_filename(md, "new", "1.old", NULL);
+	g_autofree char *newp = g_build_filename(md, "new", "2.new", NULL);
+	g_autofree char *was = g_build_filename(md, "cur", "1.old:2,", NULL);
+	struct pk_source_config cfg = { .name = "mnow", .type = "maildir", .path = md,
+					.start = PK_START_NOW };
+	struct got g = { g_ptr_array_new_with_free_func(g_free), 0 };
+	struct pk_intake *in = NULL;
+
+	for (const char *const *s = (const char *const[]){ "tmp", "new", "cur", NULL }; *s; s++) {
+		g_autofree char *d = g_build_filename(md, *s, NULL);
+		g_mkdir_with_parents(d, 0755);
+	}
+	assert_true(g_file_set_contents(old, DATED("backlog@x", NEW), -1, NULL));
+	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	assert_int_equal(fetch_started(in, &g), 0);
+	assert_true(g_file_test(was, G_FILE_TEST_EXISTS));   /* noticed, not Seen */
+	assert_true(g_file_set_contents(newp, DATED("fresh@x", OLD), -1, NULL));
+	assert_int_equal(fetch_started(in, &g), 1);
+	assert_true(got_id(&g, 0, "fresh@x"));
+	pk_intake_close(in);
+	g_ptr_array_unref(g.mails);
+}
+
 /* Mails by Message-ID, and the queue: next due job by kind, retries waiting. */
 static void test_queue(void **state)
 {
@@ -207,6 +333,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_mbox, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_maildir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbox_start_now, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mbox_start_date, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_maildir_start_now, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
 	};
 

@@ -1,0 +1,264 @@
+/*
+ * test-mailtls.c - no login in clear: an SMTP and an IMAP server on
+ * loopback that offer AUTH but no STARTTLS (a downgrading man in the
+ * middle looks just like them), each a script of answers in a thread
+ * that writes down every line it hears.  With tls = required, or try and
+ * a login, printkbot hangs up after EHLO / CAPABILITY with an error that
+ * names TLS, and the server never hears AUTH or LOGIN; with try and no
+ * login the mail goes in clear; only tls = off sends the login in clear.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "intake/intake.h"
+#include "report/smtp.h"
+#include "store/store.h"
+
+/* An answer: to a line whose command starts with prefix (NULL: any line). */
+struct rule {
+	const char *prefix;
+	const char *reply;   /* for IMAP, "%s" is the line's tag */
+};
+
+struct fake {
+	int fd;
+	int port;
+	bool imap;                  /* lines are "TAG COMMAND" */
+	const char *greeting;
+	const struct rule *rules;   /* ended by a NULL prefix, whose reply is the default */
+	GString *heard;             /* every line received, each ending in \n */
+	GThread *thread;
+	gint stop;
+};
+
+static const struct rule smtp_rules[] = {
+	{ "EHLO", "250-fake.example.org\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n" },
+	{ "AUTH", "334 \r\n" },
+	{ "AGJvdABwdw==", "235 2.7.0 ok\r\n" },   /* the answer to 334: base64 of "\0bot\0pw" */
+	{ "MAIL", "250 ok\r\n" },
+	{ "RCPT", "250 ok\r\n" },
+	{ "DATA", "354 go on\r\n" },
+	{ "QUIT", "221 bye\r\n" },
+	{ NULL, "502 what\r\n" },
+};
+
+static const struct rule imap_rules[] = {
+	{ "CAPABILITY", "* CAPABILITY IMAP4rev1\r\n%s OK done\r\n" },
+	{ "LOGIN", "%s OK logged in\r\n" },
+	{ "STATUS", "* STATUS INBOX (UIDVALIDITY 7 UIDNEXT 1)\r\n%s OK done\r\n" },
+	{ "LOGOUT", "* BYE\r\n%s OK bye\r\n" },
+	{ NULL, "%s BAD what\r\n" },
+};
+
+/* Answer one line; false when the conversation is over. */
+static bool answer(struct fake *f, int c, const char *line, bool *in_data)
+{
+	g_autofree char *tag = NULL;
+	g_autofree char *reply = NULL;
+	const char *cmd = line;
+	const struct rule *r;
+
+	if (*in_data) {
+		*in_data = strcmp(line, ".") != 0;
+		if (!*in_data)
+			reply = g_strdup("250 queued\r\n");
+	} else {
+		if (f->imap && strchr(line, ' ')) {
+			tag = g_strndup(line, (gsize)(strchr(line, ' ') - line));
+			cmd = strchr(line, ' ') + 1;
+		}
+		for (r = f->rules; r->prefix && g_ascii_strncasecmp(cmd, r->prefix, strlen(r->prefix)); r++)
+			;
+		*in_data = r->prefix && !strcmp(r->prefix, "DATA");
+		reply = f->imap ? g_strdup_printf(r->reply, tag ? tag : "*") : g_strdup(r->reply);
+	}
+	if (reply && write(c, reply, strlen(reply)) < 0)
+		return false;
+	return g_ascii_strncasecmp(cmd, "QUIT", 4) && g_ascii_strncasecmp(cmd, "LOGOUT", 6);
+}
+
+/* One connection: the greeting, then a line, an answer, until QUIT or the client hangs up. */
+static void serve(struct fake *f, int c)
+{
+	GString *buf = g_string_new(NULL);
+	bool in_data = false, more = true;
+	char chunk[4096];
+	ssize_t n;
+
+	if (write(c, f->greeting, strlen(f->greeting)) < 0)
+		more = false;
+	while (more && (n = read(c, chunk, sizeof chunk)) > 0) {
+		char *nl;
+
+		g_string_append_len(buf, chunk, n);
+		while (more && (nl = strstr(buf->str, "\r\n"))) {
+			g_autofree char *line = g_strndup(buf->str, (gsize)(nl - buf->str));
+
+			g_string_erase(buf, 0, nl - buf->str + 2);
+			if (!in_data)
+				g_string_append_printf(f->heard, "%s\n", line);
+			more = answer(f, c, line, &in_data);
+		}
+	}
+	g_string_free(buf, TRUE);
+	close(c);
+}
+
+static gpointer fake_thread(gpointer data)
+{
+	struct fake *f = data;
+
+	while (!g_atomic_int_get(&f->stop)) {
+		struct pollfd p = { f->fd, POLLIN, 0 };
+		int c;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		if ((c = accept(f->fd, NULL, NULL)) >= 0)
+			serve(f, c);
+	}
+	return NULL;
+}
+
+static void fake_start(struct fake *f, bool imap)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+
+	*f = (struct fake){ .imap = imap, .rules = imap ? imap_rules : smtp_rules,
+			    .greeting = imap ? "* OK fake IMAP ready\r\n" : "220 fake.example.org ESMTP\r\n",
+			    .heard = g_string_new(NULL) };
+	f->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(f->fd >= 0);
+	assert_int_equal(bind(f->fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(f->fd, 4), 0);
+	assert_int_equal(getsockname(f->fd, (struct sockaddr *)&a, &len), 0);
+	f->port = ntohs(a.sin_port);
+	f->thread = g_thread_new("fake", fake_thread, f);
+}
+
+/* Stop the server; what it heard stays in f->heard (the caller frees it). */
+static void fake_stop(struct fake *f)
+{
+	g_atomic_int_set(&f->stop, 1);
+	g_thread_join(f->thread);
+	close(f->fd);
+}
+
+static bool heard(const struct fake *f, const char *what)
+{
+	return strstr(f->heard->str, what) != NULL;
+}
+
+struct smtp_case {
+	enum pk_tls tls;
+	const char *user;
+	bool sent;          /* the mail got through */
+	bool auth;          /* the server heard AUTH */
+};
+
+static void test_smtp_no_starttls(void **state)
+{
+	static const struct smtp_case cases[] = {
+		{ PK_TLS_REQUIRED, "bot", false, false },
+		{ PK_TLS_REQUIRED, NULL, false, false },
+		{ PK_TLS_TRY, "bot", false, false },     /* a login makes try required */
+		{ PK_TLS_TRY, NULL, true, false },       /* no secret to lose: in clear */
+		{ PK_TLS_OFF, "bot", true, true },       /* said on purpose */
+	};
+	const char *const rcpt[] = { "jane@example.org", NULL };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fake f;
+		g_autofree char *url = NULL;
+		g_autoptr(GError) err = NULL;
+		struct pk_smtp_config cfg = { .tls = cases[i].tls, .user = (char *)cases[i].user,
+					      .password = "pw", .timeout = 10 };
+		int rc;
+
+		fake_start(&f, false);
+		url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
+		cfg.url = url;
+		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, &err);
+		fake_stop(&f);
+		print_message("tls = %s, user %s: %s\n%s", pk_tls_name(cases[i].tls),
+			      cases[i].user ? cases[i].user : "none", err ? err->message : "sent", f.heard->str);
+		assert_int_equal(rc, cases[i].sent ? 0 : -1);
+		assert_true(heard(&f, "EHLO"));
+		assert_int_equal(heard(&f, "AUTH"), cases[i].auth);
+		assert_int_equal(heard(&f, "AGJvdABwdw=="), cases[i].auth);
+		assert_int_equal(heard(&f, "MAIL FROM"), cases[i].sent);
+		if (!cases[i].sent) {
+			assert_non_null(strstr(err->message, "no TLS"));
+			assert_non_null(strstr(err->message, "STARTTLS"));
+			assert_null(strstr(err->message, "pw"));
+		}
+		g_string_free(f.heard, TRUE);
+	}
+}
+
+/* The same for an IMAP source: no LOGIN unless tls = off. */
+static void test_imap_no_starttls(void **state)
+{
+	static const struct { enum pk_tls tls; bool login; } cases[] = {
+		{ PK_TLS_REQUIRED, false }, { PK_TLS_TRY, false }, { PK_TLS_OFF, true },
+	};
+	g_autofree char *dir = g_dir_make_tmp("pk-mailtls-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "t.db", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	struct pk_store *store = NULL;
+
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fake f;
+		g_autofree char *url = NULL;
+		g_autofree char *name = g_strdup_printf("s%zu", i);
+		g_autoptr(GError) err = NULL;
+		struct pk_source_config cfg = { .name = name, .type = "imap", .user = "list",
+						.password = "pw", .tls = cases[i].tls, .poll_interval = 1 };
+		struct pk_intake *in = NULL;
+		unsigned n = 0;
+		int rc;
+
+		fake_start(&f, true);
+		url = g_strdup_printf("imap://127.0.0.1:%d/INBOX", f.port);
+		cfg.url = url;
+		assert_int_equal(pk_intake_open(&in, store, &cfg, NULL), 0);
+		rc = pk_intake_fetch(in, NULL, NULL, &n, &err);
+		pk_intake_close(in);
+		fake_stop(&f);
+		print_message("tls = %s: %s\n%s", pk_tls_name(cases[i].tls), err ? err->message : "read",
+			      f.heard->str);
+		assert_true(heard(&f, "CAPABILITY"));
+		assert_int_equal(heard(&f, "LOGIN"), cases[i].login);
+		assert_int_equal(heard(&f, "AUTHENTICATE"), false);
+		assert_int_equal(rc, cases[i].login ? 0 : -1);
+		if (!cases[i].login) {
+			assert_non_null(strstr(err->message, "no TLS"));
+			assert_non_null(strstr(err->message, "STARTTLS"));
+			assert_non_null(strstr(err->message, name));
+		}
+		g_string_free(f.heard, TRUE);
+	}
+	pk_store_close(store);
+	g_assert(system(rm) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smtp_no_starttls),
+		cmocka_unit_test(test_imap_no_starttls),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
