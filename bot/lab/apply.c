@@ -244,6 +244,47 @@ copy:
 	return g_string_free(out, FALSE);
 }
 
+/*
+ * The policy (policy.h) judged the paths of the parsed patch (patch.h),
+ * but libgit2 applies the deltas it reads itself, and those can differ: a
+ * "rename to" or "copy to" path, a quoted name, a mode written
+ * "0120000".  So every delta must be a change of a regular file at a
+ * path the parsed patch names, or the patch is refused here: a patch the
+ * policy allowed only ever changes what the policy saw.  NULL when it is;
+ * else why not (caller frees).
+ */
+static char *delta_refusal(git_diff *diff, const struct pk_patch *patch)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+		if (f->old_path)
+			g_hash_table_add(seen, f->old_path);
+		if (f->new_path)
+			g_hash_table_add(seen, f->new_path);
+	}
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const git_diff_file *sides[] = { &d->old_file, &d->new_file };
+
+		if (d->status == GIT_DELTA_RENAMED || d->status == GIT_DELTA_COPIED)
+			return g_strdup_printf("%s: git reads a %s to %s, which the bot never applies", d->old_file.path,
+					       d->status == GIT_DELTA_RENAMED ? "rename" : "copy", d->new_file.path);
+		for (int k = 0; k < 2; k++) {
+			const git_diff_file *f = sides[k];
+
+			if (f->mode && f->mode != GIT_FILEMODE_BLOB && f->mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+				return g_strdup_printf("%s: git reads mode %06o (%s), which the bot never applies", f->path,
+						       f->mode, f->mode == GIT_FILEMODE_LINK ? "a symbolic link" : "not a file");
+			if (f->path && !g_hash_table_contains(seen, f->path))
+				return g_strdup_printf("%s: git reads this path from the diff, but the patch as checked "
+						       "names no such file", f->path);
+		}
+	}
+	return NULL;
+}
+
 /* The hunk as the patch wrote it (before relocation), or NULL. */
 static const struct pk_hunk *original_hunk(const struct pk_patch *patch, const char *path, unsigned nth)
 {
@@ -297,6 +338,10 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 		const git_error *e = git_error_last();
 		res.failure = g_strdup_printf("the diff does not parse: %s",
 					      patch->diff && e ? e->message : "no diff");
+		goto done;
+	}
+	if ((res.failure = delta_refusal(diff, patch))) {
+		res.refused = true;
 		goto done;
 	}
 	opts.delta_cb = on_delta;

@@ -23,6 +23,8 @@ struct pk_apply_result {
 	bool applied;
 	char *commit;     /* the new commit's id (hex) when applied */
 	char *failure;    /* "drivers/x.c: hunk 2 (@@ -10,3 +10,4 @@) does not apply", or NULL */
+	bool refused;     /* failure is a refusal: git reads the diff as something the bot never
+	                     applies (a rename, a copy, a symlink, a path the policy did not see) */
 };
 
 /*

@@ -351,7 +351,8 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
 		goto out;
 	if (!applied.applied) {
-		set_verdict(res, PK_VERDICT_DOES_NOT_APPLY, g_steal_pointer(&applied.failure));
+		set_verdict(res, applied.refused ? PK_VERDICT_REFUSED : PK_VERDICT_DOES_NOT_APPLY,
+			    g_steal_pointer(&applied.failure));
 		rc = 0;
 		goto out;
 	}

@@ -182,12 +182,50 @@ static void test_unparsable_diff(void **state)
 	pk_apply_result_clear(&r);
 }
 
+/*
+ * What libgit2 would apply must be what the parsed patch (and so the
+ * policy) saw: a rename or copy to another path, a symlink mode written
+ * with a leading 0, a quoted path the parser reads otherwise, are refused
+ * and nothing is applied.
+ */
+static void test_refuses_what_policy_did_not_see(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const hostile[] = {
+		/* a pure rename: no ---/+++ lines for the parser, git moves f.c to scripts/ */
+		"diff --git a/f.c b/scripts/evil\nsimilarity index 100%\nrename from f.c\nrename to scripts/evil\n"
+		"diff --git a/other.c b/other.c\n--- a/other.c\n+++ b/other.c\n@@ -1 +1 @@\n-untouched\n+touched\n",
+		/* a copy of other.c to scripts/evil beside a change of f.c */
+		"diff --git a/other.c b/scripts/evil\nsimilarity index 100%\ncopy from other.c\ncopy to scripts/evil\n"
+		"diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -2,1 +2,1 @@\n-line 2\n+line two\n",
+		/* a symlink, its mode written so the text checks miss it */
+		"diff --git a/link.c b/link.c\nnew file mode 0120000\n--- /dev/null\n+++ b/link.c\n"
+		"@@ -0,0 +1 @@\n+/etc/shadow\n\\ No newline at end of file\n",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(hostile); i++) {
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(hostile[i], strlen(hostile[i]));
+		struct pk_apply_result r;
+		g_autofree char *text = NULL;
+
+		assert_int_equal(pk_apply_patch(&r, &f->lab, "base", p, NULL), 0);
+		print_message("case %zu: %s\n", i, r.failure ? r.failure : "(applied)");
+		assert_false(r.applied);
+		assert_true(r.refused);
+		text = read_tree_file(f, "f.c");
+		assert_non_null(strstr(text, "\nline 2\n"));
+		assert_false(g_file_test(f->dir, G_FILE_TEST_IS_SYMLINK));
+		pk_apply_result_clear(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_offset_and_authorship, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_names_file_and_hunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unparsable_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_what_policy_did_not_see, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
