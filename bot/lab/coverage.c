@@ -383,8 +383,10 @@ static void build_view_clear(struct pk_build_view *v)
 
 int pk_coverage_read(GPtrArray **out, const struct pk_coverage_input *in, GError **err)
 {
+	/* the .cmd files name the tree as make saw it: absolute */
+	g_autofree char *tree = g_canonicalize_filename(in->tree, NULL);
 	struct pk_build_view v = {
-		.build_dir = in->build_dir, .tree = in->tree,
+		.build_dir = in->build_dir, .tree = tree,
 		.linked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
 		.includers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 						   (GDestroyNotify)g_ptr_array_unref),
