@@ -113,7 +113,9 @@ deps:
 			--shell /usr/sbin/nologin $(SANDBOX_USER); \
 	fi
 
+# tests/layering.sh first: no stage of bot/ may include one above it.
 unit: $(UNIT_BINS)
+	@bash tests/layering.sh
 	@fail=0; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t || fail=1; done; exit $$fail
 
 e2e: printkbot

@@ -19,10 +19,18 @@
  * INDEX_CAP: then an @X frame says so and no @E follows).  Then it
  * reboots: QEMU runs with -no-reboot and exits.
  *
+ * With printkbot.index_reads=1 on the kernel command line it first reads
+ * the printk index again with plain read(2)s of several sizes and logs,
+ * through /dev/kmsg, how many entries each size returned (see
+ * log_index_reads()): tests/e2e/060-printk-index-fix.sh shows with it
+ * what kernel/0001-printk-index-*.patch fixes.  Without the switch the
+ * stream is the same as it always was.
+ *
  * Built static (no libc in the initramfs), by `printkbot setup`.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +52,8 @@
  */
 #define KMSG_CAP (32ul << 20)
 #define INDEX_CAP (1ul << 20)
+
+#define INDEX_FRAME 65536ul   /* the largest @I frame */
 
 static int cut;   /* a copy stopped at its cap: no @E trailer */
 
@@ -188,7 +198,9 @@ static ssize_t read_at(int fd, off_t at, char *buf, size_t size)
  * the one the next read's restart skips: plain reads of a 130 KB index
  * lose about one entry in 60, and which ones depends on the length of
  * everything printed before them, so two kernels that differ in one early
- * message would seem to differ all over.
+ * message would seem to differ all over.  kernel/0001-printk-index-*.patch
+ * in this repository fixes it, but unpatched kernels are the rule, so the
+ * bot keeps reading this way.
  *
  * An lseek() is exact (seq_file walks the entries from the start to find
  * the offset, without restarts), and a read from inside entry k returns
@@ -197,19 +209,22 @@ static ssize_t read_at(int fd, off_t at, char *buf, size_t size)
  * last line we have: the skipped entry is the one we have, and what
  * follows is new.  A kernel without the bug repeats our last line there
  * instead, which is dropped.
+ *
+ * The index goes to *out (malloc()ed, *out_len bytes); 0, or -1 when the
+ * file cannot be opened.  A failed read or the cap ends it early, said
+ * in an @X frame.
  */
-static unsigned long copy_index(void)
+static int read_index_exact(char **out, size_t *out_len)
 {
 	static char buf[65536];
 	char *idx = NULL;
 	size_t len = 0, cap = 0;
-	unsigned long total = 0;
 	ssize_t n;
 	int fd = open(INDEX_PATH, O_RDONLY);
 
 	if (fd < 0) {
 		report("open " INDEX_PATH);
-		return 0;
+		return -1;
 	}
 	n = read_at(fd, -1, buf, sizeof(buf));
 	while (n > 0) {
@@ -245,15 +260,141 @@ static unsigned long copy_index(void)
 			n -= (ssize_t)(len - last);
 		}
 	}
-	for (size_t off = 0; off < len; off += sizeof(buf)) {
-		size_t k = len - off < sizeof(buf) ? len - off : sizeof(buf);
+	close(fd);
+	*out = idx;
+	*out_len = len;
+	return 0;
+}
+
+static unsigned long copy_index(void)
+{
+	char *idx;
+	size_t len;
+	unsigned long total = 0;
+
+	if (read_index_exact(&idx, &len) < 0)
+		return 0;
+	for (size_t off = 0; off < len; off += INDEX_FRAME) {
+		size_t k = len - off < INDEX_FRAME ? len - off : INDEX_FRAME;
 
 		frame('I', idx + off, k);
 		total += (unsigned long)k;
 	}
-	close(fd);
 	free(idx);
 	return total;
+}
+
+/* Whether word is one of the kernel command line's words. */
+static int cmdline_has(const char *word)
+{
+	static char line[4096];
+	size_t wlen = strlen(word);
+	ssize_t n;
+	int fd = open("/proc/cmdline", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	line[n] = '\0';
+	for (char *p = line; (p = strstr(p, word)); p += wlen)
+		if ((p == line || p[-1] == ' ') && strchr(" \n", p[wlen]))
+			return 1;
+	return 0;
+}
+
+/* The index lines that are entries: all but the '#' header. */
+static unsigned long count_entries(const char *text, size_t len)
+{
+	unsigned long entries = 0;
+	int at_start = 1;
+
+	for (size_t i = 0; i < len; i++) {
+		if (at_start && text[i] != '#')
+			entries++;
+		at_start = text[i] == '\n';
+	}
+	return entries;
+}
+
+/* The index by read(2)s of size bytes from offset 0 to the end, as cat does. */
+static int read_index_plain(size_t size, char **out, size_t *out_len)
+{
+	char *chunk = malloc(size), *idx = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int fd = open(INDEX_PATH, O_RDONLY);
+
+	if (fd < 0 || !chunk) {
+		if (fd >= 0)
+			close(fd);
+		free(chunk);
+		return -1;
+	}
+	while ((n = read_at(fd, -1, chunk, size)) > 0 && len + (size_t)n <= INDEX_CAP)
+		if (append(&idx, &len, &cap, chunk, (size_t)n) < 0)
+			break;
+	close(fd);
+	free(chunk);
+	*out = idx;
+	*out_len = len;
+	return 0;
+}
+
+/* One record into the kernel log: fmt is "<level>text\n". */
+static void kmsg_printf(int fd, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(fd, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0)
+		report("writing to /dev/kmsg");
+}
+
+/*
+ * printkbot.index_reads=1: read the index exactly, then with plain reads
+ * of each size, and log a record per reader through /dev/kmsg (before
+ * copy_kmsg(), so the capture carries them), e.g.
+ *   printkbot-init: index_reads read=4096 entries=2121 bytes=203796 lost=50 identical=no
+ * "lost" counts against the exact reader; "identical" compares the text.
+ * Five records: within /dev/kmsg's default rate limit of ten a burst.
+ */
+static void log_index_reads(void)
+{
+	static const size_t sizes[] = { 131072, 4096, 1024, 100 };
+	char *exact, *plain;
+	size_t exact_len, plain_len;
+	unsigned long want;
+	int kmsg = open("/dev/kmsg", O_WRONLY);
+
+	if (kmsg < 0 || read_index_exact(&exact, &exact_len) < 0) {
+		if (kmsg >= 0)
+			close(kmsg);
+		return;
+	}
+	want = count_entries(exact, exact_len);
+	kmsg_printf(kmsg, "<6>printkbot-init: index_reads lseek entries=%lu bytes=%zu\n",
+		    want, exact_len);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned long got;
+
+		if (read_index_plain(sizes[i], &plain, &plain_len) < 0)
+			continue;
+		got = count_entries(plain, plain_len);
+		kmsg_printf(kmsg, "<6>printkbot-init: index_reads read=%zu entries=%lu bytes=%zu lost=%ld identical=%s\n",
+			    sizes[i], got, plain_len, (long)want - (long)got,
+			    plain_len == exact_len && (!exact_len || !memcmp(plain, exact, exact_len)) ?
+			    "yes" : "no");
+		free(plain);
+	}
+	free(exact);
+	close(kmsg);
 }
 
 int main(void)
@@ -269,6 +410,8 @@ int main(void)
 
 	open_capture_port();
 	write_all("@PKB 1\n", 7);
+	if (cmdline_has("printkbot.index_reads=1"))
+		log_index_reads();
 	records = copy_kmsg();
 	index_bytes = cut ? 0 : copy_index();
 	if (!cut) {

@@ -12,7 +12,7 @@
  */
 #include "analysis/kdiff-private.h"
 
-#include <git2.h>
+#include "base/gitutil.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -626,10 +626,9 @@ static void align(struct kdiff_ctx *x)
 	opts.context_lines = 0;
 	opts.interhunk_lines = 0;
 	opts.flags = GIT_DIFF_FORCE_TEXT | GIT_DIFF_PATIENCE;
-	git_libgit2_init();
+	pk_git_init();
 	rc = git_diff_buffers(a->str, a->len, "before", b->str, b->len, "after", &opts, NULL, NULL,
 			      on_hunk, on_line, x);
-	git_libgit2_shutdown();
 	if (rc < 0) {
 		struct hunk *h;
 

@@ -13,8 +13,7 @@
 
 #include <glib.h>
 
-#include "lab/policy.h"
-#include "lab/sandbox.h"
+#include "base/settings.h"
 
 /* One [source NAME] group: where patch mail comes from. */
 struct pk_source_config {

@@ -4,6 +4,7 @@
 #include "cmd/commands.h"
 #include "base/jsonout.h"
 #include "lab/lab.h"
+#include "lab/repo.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -128,7 +129,7 @@ static void print_text(const struct pk_build_result *build, const struct pk_boot
 static int boot_rev(struct pk_build_result *build, struct pk_boot_result *boot, bool *booted,
 		    const struct pk_lab *lab, const char *rev, struct pk_boot_opts *bopts, GError **err)
 {
-	if (pk_lab_checkout(lab, rev, err) < 0)
+	if (pk_repo_checkout(lab, rev, err) < 0)
 		return -1;
 	pk_progress("building %s...", rev);
 	if (pk_build_kernel(build, lab, err) < 0)

@@ -3,6 +3,7 @@
 #include "base/config.h"
 #include "base/jsonout.h"
 #include "lab/lab.h"
+#include "lab/repo.h"
 #include "intake/range.h"
 #include "report/review.h"
 #include "store/store.h"
@@ -116,7 +117,7 @@ static unsigned count_to_build(struct run *run)
 			n++;
 			continue;
 		}
-		if (!(patch = pk_range_commit_patch(&run->lab, c->id, &parent, NULL)))
+		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &parent, NULL)))
 			continue;
 		scan = pk_scan(patch);
 		n += scan->verdict != PK_VERDICT_NO_CHURN;

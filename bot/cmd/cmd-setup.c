@@ -1,6 +1,7 @@
 /* cmd-setup.c - `printkbot setup`: prepare the kernel lab. */
 #include "cmd/commands.h"
 #include "lab/lab.h"
+#include "lab/setup.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -24,7 +25,7 @@ static int cmd_setup(struct pk_cmd_ctx *ctx)
 	double t0 = pk_now();
 	int status = 0;
 
-	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 || pk_lab_setup(&lab, &err) < 0) {
+	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 || pk_setup_lab(&lab, &err) < 0) {
 		fprintf(stderr, "printkbot setup: %s\n", err->message);
 		status = 1;
 	} else {

@@ -1,6 +1,7 @@
 /* commands.c - the command table, and what every command gets before it runs; see commands.h. */
 #include "cmd/commands.h"
 #include "base/util.h"
+#include "lab/sandbox.h"
 
 #include <stdio.h>
 #include <string.h>

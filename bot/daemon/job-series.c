@@ -9,6 +9,7 @@
 #include "intake/intake.h"
 #include "intake/mail.h"
 #include "lab/lab.h"
+#include "lab/repo.h"
 #include "pipeline/test.h"
 #include "report/outbox.h"
 #include "report/reply.h"
@@ -22,10 +23,11 @@ static void choose_base(struct pk_daemon *d, const struct pk_lab *lab, const cha
 			char **out_parent, char **out_name, char **out_note)
 {
 	const char *configured = d->config.base ? d->config.base : PK_LAB_BASE_TAG;
-	g_autofree char *rev = base_commit ? g_strdup_printf("%s^{commit}", base_commit) : NULL;
+
+	g_autofree char *known = base_commit ? pk_repo_resolve(lab, base_commit, NULL) : NULL;
 
 	*out_note = NULL;
-	if (base_commit && pk_lab_git(lab, NULL, NULL, "rev-parse", "--verify", "--quiet", rev, NULL) == 0) {
+	if (known) {
 		*out_parent = g_strdup(base_commit);
 		*out_name = g_strdup_printf("base-commit %.12s", base_commit);
 		return;

@@ -12,9 +12,9 @@
  */
 #include "intake/intake.h"
 #include "store/store.h"
+#include "base/gitutil.h"
 #include "base/util.h"
 
-#include <git2.h>
 #include <string.h>
 
 struct pi {
@@ -64,12 +64,10 @@ static int pi_open(void **out, const struct pk_intake_ctx *ctx, GError **err)
 {
 	struct pi *p;
 
-	git_libgit2_init();
-	if (!g_file_test(ctx->cfg->path, G_FILE_TEST_IS_DIR)) {
-		git_libgit2_shutdown();
+	pk_git_init();
+	if (!g_file_test(ctx->cfg->path, G_FILE_TEST_IS_DIR))
 		return pk_error(err, PK_ERROR_INPUT, "source %s: %s is not a directory", ctx->cfg->name,
 				ctx->cfg->path);
-	}
 	p = g_new0(struct pi, 1);
 	p->ctx = ctx;
 	*out = p;
@@ -199,7 +197,6 @@ static void pi_close(void *state)
 	if (!state)
 		return;
 	g_free(state);
-	git_libgit2_shutdown();
 }
 
 const struct pk_intake_ops pk_intake_public_inbox = {

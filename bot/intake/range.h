@@ -1,7 +1,7 @@
 /*
  * range.h - the git intake: a range of commits read from the user's own
- * repository with libgit2, brought into the lab's repository, and each
- * commit's diff against its parent as a struct pk_patch.
+ * repository with libgit2 and brought into the lab's repository, where
+ * lab/repo.h's pk_repo_commit_patch() reads each as a struct pk_patch.
  *
  * The user's repository is only read: no ref, index or file of it
  * changes.  The commits of a range (and the tree of the commit under the
@@ -87,21 +87,20 @@ const struct pk_range_commit *pk_range_find(const struct pk_range *range, const 
 int pk_range_check_kernel(const struct pk_range *range, char **out_version, GError **err);
 
 /*
- * The kernel version the lab's base commit states ("6.12.57"); caller
- * frees.  With it, what default_bases a user's repository may have:
- * the base commit itself, then the tags v6.12.57 and v6.12 (a new strv).
+ * What default_bases a user's repository may have, from the kernel
+ * version the lab's base commit states ("6.12.57"): the base commit
+ * itself, then the tags v6.12.57 and v6.12 (a new strv).
  */
-char *pk_range_lab_version(const struct pk_lab *lab, GError **err);
 char **pk_range_default_bases(const struct pk_lab *lab, GError **err);
 
 /*
- * Copy what the lab's repository lacks of the range into it: every
- * commit of it and of its base, with their trees and blobs, children
- * before parents (so an object the lab has is complete).  A ref
- * refs/printkbot/run/<id> keeps the tip and the base reachable; a base
- * whose parents were not copied is listed in the lab's .git/shallow, as
- * a shallow fetch would.  *out_copied (may be NULL) counts the objects
- * written.  Nothing of the user's repository changes.
+ * Copy what the lab's repository lacks of the range into it
+ * (pk_repo_import_commits()): every commit of it and of its base, with
+ * their trees and blobs.  A ref refs/printkbot/run/<id> keeps the tip
+ * and the base reachable; a base whose parents were not copied is listed
+ * in the lab's .git/shallow, as a shallow fetch would.  *out_copied (may
+ * be NULL) counts the objects written.  Nothing of the user's repository
+ * changes.
  */
 int pk_range_import(const struct pk_range *range, const struct pk_lab *lab,
 		    unsigned *out_copied, GError **err);
@@ -115,27 +114,5 @@ int pk_range_import(const struct pk_range *range, const struct pk_lab *lab,
  */
 int pk_range_load(struct pk_range **out, const struct pk_lab *lab, const char *repo_dir,
 		  const char *const *spec, bool all_parents, GError **err);
-
-/*
- * A commit of the lab's repository as a patch: its diff against its
- * first parent (renames found, 3 lines of context, as `git show` writes
- * it) read by pk_patch_parse_diff(), with the commit's author, date,
- * subject and message.  *out_parent gets the first parent's id (caller
- * frees).  A root commit is an error.  Free with pk_patch_free().
- */
-struct pk_patch *pk_range_commit_patch(const struct pk_lab *lab, const char *commit,
-				       char **out_parent, GError **err);
-
-/*
- * Make the build dir's kernel config fit the tree of commit, which must
- * be checked out: when its Kconfig files (or the tinyconfig fragments and
- * scripts/kconfig) differ from those of the commit the config was last
- * made for, the config is made again for this tree (pk_lab_configure()).
- * The commit is remembered in <build dir>/.printkbot-kconfig; without
- * that file the config is the one setup made, for the lab's base.
- * *out_refreshed (may be NULL) says whether the config was made again.
- */
-int pk_range_sync_config(const struct pk_lab *lab, const char *commit, bool *out_refreshed,
-			 GError **err);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "base/gitutil.h"
+#include "lab/repo-git.h"
 #include "base/util.h"
 
 /* Where the apply got to, so a failure can name the file and the hunk. */
@@ -14,118 +14,6 @@ struct apply_progress {
 	unsigned hunk;            /* 1-based within file */
 	char header[128];         /* "@@ -10,3 +10,4 @@" */
 };
-
-static int open_repo(git_repository **out, const struct pk_lab *lab, GError **err)
-{
-	pk_git_init();
-	if (git_repository_open(out, lab->tree) < 0)
-		return pk_git_fail(err, lab->tree);
-	return 0;
-}
-
-static int resolve_commit(git_commit **out, git_repository *repo, const char *rev, GError **err)
-{
-	git_object *obj = NULL;
-	int rc = 0;
-
-	if (git_revparse_single(&obj, repo, rev) < 0)
-		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a revision of the kernel tree", rev);
-	if (git_object_peel((git_object **)out, obj, GIT_OBJECT_COMMIT) < 0)
-		rc = pk_error(err, PK_ERROR_INPUT, "'%s' does not name a commit", rev);
-	git_object_free(obj);
-	return rc;
-}
-
-/*
- * The paths that differ between HEAD and target: a tree-to-tree diff, fast
- * because unchanged subtrees share ids.  NULL when HEAD cannot be read.
- */
-static GPtrArray *paths_changed_from_head(git_repository *repo, git_commit *target)
-{
-	git_object *head = NULL;
-	git_tree *from = NULL, *to = NULL;
-	git_diff *diff = NULL;
-	GPtrArray *paths = NULL;
-
-	if (git_revparse_single(&head, repo, "HEAD^{tree}") < 0 ||
-	    git_tree_lookup(&from, repo, git_object_id(head)) < 0 ||
-	    git_commit_tree(&to, target) < 0 ||
-	    git_diff_tree_to_tree(&diff, repo, from, to, NULL) < 0)
-		goto cleanup;
-	paths = g_ptr_array_new_with_free_func(g_free);
-	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		g_ptr_array_add(paths, g_strdup(d->old_file.path));
-		if (strcmp(d->old_file.path, d->new_file.path))
-			g_ptr_array_add(paths, g_strdup(d->new_file.path));
-	}
-cleanup:
-	git_diff_free(diff);
-	git_tree_free(to);
-	git_tree_free(from);
-	git_object_free(head);
-	return paths;
-}
-
-/*
- * Forced checkout of a commit, HEAD detached at it.  The tree is the bot's
- * own, so only the paths that differ between HEAD and the target are
- * written: a whole-tree checkout stats all 80,000 files of the kernel
- * (about a second each time), this takes milliseconds.  When HEAD cannot
- * be read, the whole tree is checked out.
- */
-static int checkout_commit(git_repository *repo, git_commit *commit, GError **err)
-{
-	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
-	g_autoptr(GPtrArray) paths = paths_changed_from_head(repo, commit);
-
-	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
-	if (paths) {
-		if (!paths->len)
-			goto detach;
-		opts.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
-		opts.paths.strings = (char **)paths->pdata;
-		opts.paths.count = paths->len;
-	}
-	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0)
-		return pk_git_fail(err, "checkout");
-detach:
-	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0)
-		return pk_git_fail(err, "detaching HEAD");
-	return 0;
-}
-
-int pk_apply_checkout(const struct pk_lab *lab, const char *rev, GError **err)
-{
-	git_repository *repo = NULL;
-	git_commit *commit = NULL;
-	int rc = -1;
-
-	if (open_repo(&repo, lab, err) < 0)
-		return -1;
-	if (resolve_commit(&commit, repo, rev, err) < 0)
-		goto cleanup;
-	rc = checkout_commit(repo, commit, err);
-cleanup:
-	git_commit_free(commit);
-	git_repository_free(repo);
-	return rc;
-}
-
-char *pk_apply_resolve(const struct pk_lab *lab, const char *rev, GError **err)
-{
-	git_repository *repo = NULL;
-	git_commit *commit = NULL;
-	char *id = NULL;
-
-	if (open_repo(&repo, lab, err) < 0)
-		return NULL;
-	if (resolve_commit(&commit, repo, rev, err) == 0)
-		id = g_strdup(git_oid_tostr_s(git_commit_id(commit)));
-	git_commit_free(commit);
-	git_repository_free(repo);
-	return id;
-}
 
 static int on_delta(const git_diff_delta *delta, void *payload)
 {
@@ -398,9 +286,9 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	g_autofree char *text = NULL;
 	int rc = -1;
 
-	if (open_repo(&repo, lab, err) < 0)
+	if (pk_repo_open(&repo, lab, err) < 0)
 		return -1;
-	if (resolve_commit(&parent, repo, parent_rev, err) < 0 ||
+	if (pk_repo_lookup(&parent, repo, parent_rev, err) < 0 ||
 	    git_commit_tree(&parent_tree, parent) < 0)
 		goto cleanup;
 
@@ -426,13 +314,13 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	}
 	if (commit_tree(&commit_id, repo, parent, tree, patch, err) < 0 ||
 	    git_commit_lookup(&commit, repo, &commit_id) < 0 ||
-	    checkout_commit(repo, commit, err) < 0)
+	    pk_repo_checkout_commit(repo, commit, err) < 0)
 		goto cleanup;
 	res.applied = true;
 	res.commit = g_strdup(git_oid_tostr_s(&commit_id));
 done:
 	/* a patch that did not apply leaves the tree at its parent, as promised */
-	if (!res.applied && checkout_commit(repo, parent, err) < 0)
+	if (!res.applied && pk_repo_checkout_commit(repo, parent, err) < 0)
 		goto cleanup;
 	*out = res;
 	memset(&res, 0, sizeof res);

@@ -2,12 +2,14 @@
  * apply.h - the apply stage: a patch becomes a commit on top of a parent
  * in the lab's kernel tree, and the tree is checked out at it.
  *
- * Everything goes through libgit2: the parent is checked out (only files
- * that differ are rewritten, so the next build is incremental), the diff is
- * applied to the parent's tree in memory, and the result is committed with
- * the patch's author, date and message, detached (no branch moves).  A
- * patch that does not apply is a result (applied == false and failure says
- * which file and hunk), not an error; the tree is then left at the parent.
+ * Everything goes through libgit2: the diff is applied to the parent's
+ * tree in memory, the result is committed with the patch's author, date
+ * and message, detached (no branch moves), and checked out as repo.h's
+ * pk_repo_checkout() does (only files that differ are rewritten, so the
+ * next build is incremental).  Checking out or resolving any other
+ * revision is repo.h's.  A patch that does not apply is a result (applied
+ * == false and failure says which file and hunk), not an error; the tree
+ * is then left at the parent.
  */
 #ifndef PK_APPLY_H
 #define PK_APPLY_H
@@ -31,11 +33,5 @@ struct pk_apply_result {
 int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 		   const char *parent_rev, const struct pk_patch *patch, GError **err);
 void pk_apply_result_clear(struct pk_apply_result *res);
-
-/* Check out rev (detached, forced: only differing files are rewritten). */
-int pk_apply_checkout(const struct pk_lab *lab, const char *rev, GError **err);
-
-/* The full commit id of rev, or NULL with err set. */
-char *pk_apply_resolve(const struct pk_lab *lab, const char *rev, GError **err);
 
 #endif

@@ -21,9 +21,10 @@
 #define QEMU_SECCOMP "on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
 
 /*
- * Run a QEMU command line, inside the sandbox when it is active: the
- * kernel and initramfs (ro) read-only, dir (may be NULL: the capture
- * file's) writable, /dev/kvm when it is used, nothing else of the host.
+ * Run a QEMU command line, inside the sandbox when it is active
+ * (pk_sandbox_run() decides): the kernel and initramfs (ro) read-only,
+ * dir (may be NULL: the capture file's) writable, /dev/kvm when it is
+ * used, nothing else of the host.
  */
 static int run_qemu(struct pk_proc_result *out, const char *const *argv, const char *const *ro,
 		    const char *dir, bool kvm, struct pk_proc_opts *opts, GError **err)
@@ -32,15 +33,8 @@ static int run_qemu(struct pk_proc_result *out, const char *const *argv, const c
 	const char *dev[] = { "/dev/kvm", NULL };
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .dev = kvm ? dev : NULL,
 				 .group_of = kvm ? "/dev/kvm" : NULL };
-	g_autoptr(GPtrArray) wrapped = NULL;
 
-	if (!pk_sandbox_active())
-		return pk_proc_run(out, argv, opts, err);
-	if (dir && pk_sandbox_own(dir, err) < 0)
-		return -1;
-	if (!(wrapped = pk_sandbox_argv(&sb, argv, err)))
-		return -1;
-	return pk_proc_run(out, (const char *const *)wrapped->pdata, opts, err);
+	return pk_sandbox_run(out, NULL, &sb, argv, opts, err);
 }
 
 static const char *const status_names[] = { "ok", "panic", "timeout", "failed" };

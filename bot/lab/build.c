@@ -135,32 +135,18 @@ static const char *ccache_dir(void)
 	return dir;
 }
 
-/* Say once per process that a build ran without the sandbox, and why. */
-static void warn_unsandboxed(void)
-{
-	static gsize done;
-	g_autofree char *why = NULL;
-
-	if (pk_sandbox_settings()->mode == PK_SANDBOX_OFF || pk_sandbox_usable(&why))
-		return;
-	if (g_once_init_enter(&done)) {
-		pk_info("building without the sandbox: %s; patches are refused until it works", why);
-		g_once_init_leave(&done, 1);
-	}
-}
-
 int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, const char *const *argv,
 		  const char *const *extra_ro, GError **err)
 {
 	const char *ro[8] = { lab->tree };
 	const char *rw[] = { lab->build_dir, NULL };
-	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = cwd ? cwd : lab->tree, .env = build_env };
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = cwd ? cwd : lab->tree, .env = build_env,
+				 .limits = &sc->build };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	g_autoptr(GString) out = g_string_new(NULL);
-	g_autoptr(GPtrArray) wrapped = NULL;
 	g_autofree char *how = NULL;
-	bool sandboxed = pk_sandbox_active();
+	bool sandboxed = false;
 	struct pk_proc_result res;
 	unsigned n = 1;
 
@@ -170,15 +156,7 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	opts.env = build_env;
 	opts.capture = out;
 	opts.timeout = sc->build_timeout > 0 ? sc->build_timeout : 3600;
-	if (sandboxed) {
-		opts.limits = &sc->build;
-		if (pk_sandbox_own(lab->build_dir, err) < 0 || !(wrapped = pk_sandbox_argv(&sb, argv, err)))
-			return -1;
-		argv = (const char *const *)wrapped->pdata;
-	} else {
-		warn_unsandboxed();
-	}
-	if (pk_proc_run(&res, argv, &opts, err) < 0)
+	if (pk_sandbox_run(&res, &sandboxed, &sb, argv, &opts, err) < 0)
 		return -1;
 	if (pk_proc_ok(&res))
 		return 0;
@@ -188,40 +166,35 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 }
 
 /*
- * The make command line, wrapped in the sandbox when it is active: the
- * tree read-only (with O= kbuild writes only the build dir: a host
- * program cannot change the sources the next patch is applied to), the
- * build dir writable, ccache's directory read-only with ccache in
- * read-only mode.  Read-only because a writable ccache is shared with
+ * Run make vmlinux, wrapped in the sandbox when pk_sandbox_run() finds it
+ * active: the tree read-only (with O= kbuild writes only the build dir:
+ * a host program cannot change the sources the next patch is applied
+ * to), the build dir writable, ccache's directory read-only with ccache
+ * in read-only mode.  Read-only because a writable ccache is shared with
  * every other build on the machine: a host program could plant a cached
  * object under the hash of another file and have the bot's next kernel,
  * or someone else's, link it.  A read-only cache still serves the hits
  * of unchanged files; results of patched files are not kept, which costs
  * nothing since the build dir is incremental anyway.
  */
-static GPtrArray *make_argv(const struct pk_lab *lab, bool sandboxed, GError **err)
+static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_lab *lab,
+		    const struct pk_proc_opts *opts, GError **err)
 {
 	g_autofree char *odir = g_strconcat("O=", lab->build_dir, NULL);
 	g_autofree char *jobs = g_strdup_printf("-j%ld", MAX(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 	const char *cdir = pk_proc_have("ccache") ? ccache_dir() : NULL;
-	const char *cc = sandboxed ? (cdir ? "CC=ccache gcc" : "CC=gcc")
-				   : (pk_proc_have("ccache") ? "CC=ccache gcc" : "CC=gcc");
-	const char *argv[] = { "make", "-s", jobs, odir, cc, "vmlinux", NULL };
+	const char *plain[] = { "make", "-s", jobs, odir,
+				pk_proc_have("ccache") ? "CC=ccache gcc" : "CC=gcc", "vmlinux", NULL };
+	const char *inside[] = { "make", "-s", jobs, odir, cdir ? "CC=ccache gcc" : "CC=gcc", "vmlinux", NULL };
 	g_autofree char *ccache_env = cdir ? g_strconcat("CCACHE_DIR=", cdir, NULL) : NULL;
 	const char *env[] = { BUILD_ENV, "CCACHE_READONLY=1", "CCACHE_NOSTATS=1",
 			      "CCACHE_TEMPDIR=/tmp/ccache", ccache_env, NULL };
 	const char *ro[] = { lab->tree, cdir, NULL };
 	const char *rw[] = { lab->build_dir, NULL };
-	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env };
-	GPtrArray *a;
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = inside,
+				 .limits = &pk_sandbox_settings()->build };
 
-	if (sandboxed)
-		return pk_sandbox_argv(&sb, argv, err);
-	a = g_ptr_array_new_with_free_func(g_free);
-	for (const char *const *p = argv; *p; p++)
-		g_ptr_array_add(a, g_strdup(*p));
-	g_ptr_array_add(a, NULL);
-	return a;
+	return pk_sandbox_run(out, out_sandboxed, &sb, plain, opts, err);
 }
 
 /* The errors of a failed build: the compiler's, else make's end; and what the sandbox or a limit did. */
@@ -258,28 +231,20 @@ static char *failure_text(const char *log, const struct pk_proc_result *pr, cons
 int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err)
 {
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
-	bool sandboxed = pk_sandbox_active();
 	g_autofree char *log_path = g_build_filename(lab->build_dir, "printkbot-build.log", NULL);
-	g_autoptr(GPtrArray) argv = NULL;
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_build_result res = { 0 };
 	g_autoptr(GString) log = g_string_new(NULL);
 	struct pk_proc_result pr;
+	bool sandboxed = false;
 
-	if (!sandboxed)
-		warn_unsandboxed();
-	if (sandboxed && pk_sandbox_own(lab->build_dir, err) < 0)
-		return -1;
-	if (!(argv = make_argv(lab, sandboxed, err)))
-		return -1;
 	opts.cwd = lab->tree;
 	opts.env = build_env;
 	opts.log_path = log_path;
 	opts.capture = log;
 	opts.output_cap = BUILD_LOG_CAP;
 	opts.timeout = sc->build_timeout > 0 ? sc->build_timeout : 3600;
-	opts.limits = sandboxed ? &sc->build : NULL;
-	if (pk_proc_run(&pr, (const char *const *)argv->pdata, &opts, err) < 0)
+	if (run_make(&pr, &sandboxed, lab, &opts, err) < 0)
 		return -1;
 	res.ok = pk_proc_ok(&pr);
 	res.sandboxed = sandboxed;

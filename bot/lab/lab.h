@@ -1,16 +1,26 @@
 /*
  * lab.h - the kernel lab: where the bot's kernel tree, build dir and guest
- * initramfs live, and `printkbot setup`, which prepares them.
+ * initramfs live, and the lock that makes one printkbot at a time use them.
  *
  * Layout under the cache dir ($PRINTKBOT_CACHE, default ~/.cache/printkbot):
  *   linux/                 Debian's linux-source-6.12 as a git repository,
- *                          one base commit tagged printkbot-base
- *   build/<cfg>/           make O= dir for the (single) base and that config
+ *                          one base commit tagged printkbot-base, the
+ *                          commits of patches and ranges under test
+ *   build/<cfg>/           make O= dir for that config; .printkbot-config
+ *                          when setup made it, .printkbot-kconfig the
+ *                          commit the .config was last made for
  *   guest/init, initrd.cpio  the static guest init and its initramfs
+ *   accel                  whether QEMU can use KVM here (boot.c's probe)
+ *   lock                   pk_lab_lock()'s flock
  *
- * Every step checks whether its result is already there and complete, and
- * builds into a temporary name that is renamed into place when done, so an
- * interrupted setup is redone from the step it was in.
+ * The lab's other jobs, one header each (all in lab/):
+ *   setup.h    `printkbot setup`: makes the above, step by step
+ *   repo.h     every git operation on linux/ (resolve, checkout, import,
+ *              a commit as a patch); apply.h a patch as a commit there
+ *   kconfig.h  the build dir's .config, made again when Kconfig changes
+ *   build.h    make vmlinux, in sandbox.h's sandbox (pk_sandbox_run())
+ *   boot.h     QEMU, in the same sandbox
+ *   policy.h   which patches may be built at all
  */
 #ifndef PK_LAB_H
 #define PK_LAB_H
@@ -47,33 +57,8 @@ int pk_lab_lock(struct pk_lab *lab, GError **err);
  */
 int pk_lab_take(struct pk_lab *out, GError **err);
 
-/* Prepare tree, git base, kernel config and initramfs; idempotent. */
-int pk_lab_setup(struct pk_lab *lab, GError **err);
-
-/*
- * Write the build dir's kernel config for the tree as it is checked out:
- * tinyconfig, qemu/kernel.config merged on top, olddefconfig.  The config
- * is a function of the tree's Kconfig and the fragment only (not of the
- * config before), so a commit's build is the same whatever was built
- * before it.  Options of the fragment the tree does not have (an older
- * kernel without PRINTK_INDEX) are an error, or, when missing is not
- * NULL, appended to it as " CONFIG_X=y" words.  Setup does this once, at
- * the base; range.h's pk_range_sync_config() again for a tree whose
- * Kconfig differs.
- */
-int pk_lab_configure(const struct pk_lab *lab, GString *missing, GError **err);
-
 /* True when setup has been completed (tree, base commit, config, initrd). */
 gboolean pk_lab_ready(struct pk_lab *lab);
-
-/*
- * Check out rev (any git revision) in the lab's tree, detached.  git
- * rewrites only the files that differ, so the next build is incremental.
- */
-int pk_lab_checkout(const struct pk_lab *lab, const char *rev, GError **err);
-
-/* Run git in the lab's tree; its output is appended to out (may be NULL). */
-int pk_lab_git(const struct pk_lab *lab, GString *out, GError **err, ...) G_GNUC_NULL_TERMINATED;
 
 #define PK_LAB_BASE_TAG "printkbot-base"
 

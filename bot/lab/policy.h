@@ -20,6 +20,7 @@
 #include <stdbool.h>
 
 #include "base/patch.h"
+#include "base/settings.h"
 #include "lab/sandbox.h"
 
 /* What a path of the tree is to the build (pk_policy_path_kind()). */
@@ -32,18 +33,6 @@ enum pk_path_kind {
 
 /* What path (relative to the tree) is to the build. */
 enum pk_path_kind pk_policy_path_kind(const char *path);
-
-struct pk_policy {
-	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */
-	bool allow_other_files;   /* PK_PATH_OTHER files (inert ones are always allowed) */
-	unsigned max_files;       /* files one patch may touch */
-	unsigned max_lines;       /* diff lines one patch may carry */
-	enum pk_sandbox_mode sandbox; /* on: build only in the sandbox; off: without it */
-	size_t max_mail_size;     /* bytes of one mail (or file given to test), 0 = none;
-	                             checked by whoever reads it, before parsing */
-};
-
-#define PK_POLICY_DEFAULT { false, false, 200, 20000, PK_SANDBOX_ON, 64u << 20 }
 
 /*
  * Whether patch may be applied and built.  Returns true, or false with

@@ -370,3 +370,45 @@ int pk_sandbox_own(const char *dir, GError **err)
 	}
 	return own_dir(fd, dir, uid, gid, 0, err);
 }
+
+/* Say once per process that children run without the sandbox, and why. */
+static void warn_unsandboxed(void)
+{
+	static gsize done;
+	g_autofree char *why = NULL;
+
+	if (settings.mode == PK_SANDBOX_OFF || pk_sandbox_usable(&why))
+		return;
+	if (g_once_init_enter(&done)) {
+		pk_info("building without the sandbox: %s; patches are refused until it works", why);
+		g_once_init_leave(&done, 1);
+	}
+}
+
+int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_sandbox *sb,
+		   const char *const *argv, const struct pk_proc_opts *opts, GError **err)
+{
+	struct pk_proc_opts wrapped_opts = *opts;
+	g_autoptr(GPtrArray) wrapped = NULL;
+	bool sandboxed = pk_sandbox_active();
+
+	if (!sandboxed) {
+		warn_unsandboxed();
+		if (pk_proc_run(out, argv, opts, err) < 0)
+			return -1;
+		goto done;
+	}
+	for (const char *const *p = sb->rw; p && *p; p++)
+		if (pk_sandbox_own(*p, err) < 0)
+			return -1;
+	if (!(wrapped = pk_sandbox_argv(sb, sb->argv ? sb->argv : argv, err)))
+		return -1;
+	if (sb->limits)
+		wrapped_opts.limits = sb->limits;
+	if (pk_proc_run(out, (const char *const *)wrapped->pdata, &wrapped_opts, err) < 0)
+		return -1;
+done:
+	if (out_sandboxed)
+		*out_sandboxed = sandboxed;
+	return 0;
+}

@@ -33,39 +33,7 @@
 #include <stdbool.h>
 
 #include "base/proc.h"
-
-enum pk_sandbox_mode {
-	PK_SANDBOX_ON,    /* the default: wrap; refuse patches when bwrap is missing */
-	PK_SANDBOX_OFF,   /* build and boot unwrapped (said explicitly in the config) */
-};
-
-/* The unprivileged user builds and boots run as when the bot runs as root. */
-#define PK_SANDBOX_USER "printkbot-build"
-
-struct pk_sandbox_config {
-	enum pk_sandbox_mode mode;   /* [policy] sandbox = on|off */
-	const char *user;            /* [policy] sandbox_user */
-	struct pk_limits build;      /* [policy] build_cpu_seconds, build_memory_mb,
-	                                build_file_mb, build_processes: per process of a build */
-	double build_timeout;        /* [policy] build_timeout: wall clock seconds of one make */
-	guint64 tmp_size;            /* the sandbox's /tmp (a tmpfs), bytes */
-	guint64 console_cap;         /* [policy] max_console_mb: bytes of a boot's console kept */
-	guint64 capture_cap;         /* [policy] max_capture_mb: bytes QEMU may write to the
-	                                capture file (RLIMIT_FSIZE: cut while written) */
-};
-
-/*
- * Defaults: a compiler or host program may use 30 minutes of CPU and
- * 4 GiB of address space (cc1 on the largest kernel files needs under
- * 1 GiB; ld on vmlinux less), write files of up to 2 GiB (vmlinux of this
- * config is ~30 MB, with debug info ~300 MB); the build user may have
- * 1024 processes; one make may take an hour; /tmp holds 1 GiB.  A boot
- * keeps 4 MiB of console (a normal one prints ~60 KiB) and 64 MiB of
- * capture (records and the printk index: ~1.5 MiB).
- */
-#define PK_SANDBOX_CONFIG_INIT \
-	{ PK_SANDBOX_ON, PK_SANDBOX_USER, { 1800, 4ull << 30, 2ull << 30, 1024 }, 3600, 1ull << 30, \
-	  4ull << 20, 64ull << 20 }
+#include "base/settings.h"
 
 /* Take the settings for this process (copied; user is duplicated). */
 void pk_sandbox_configure(const struct pk_sandbox_config *config);
@@ -92,7 +60,26 @@ struct pk_sandbox {
 	                            PATH, HOME=/tmp, TMPDIR=/tmp and LC_ALL=C */
 	guint64 tmp_size;        /* bytes of /tmp, 0 = the settings' */
 	const char *group_of;    /* a path whose group the child also gets (/dev/kvm), or NULL */
+	const char *const *argv; /* for pk_sandbox_run(): the command to run wrapped when it
+	                            differs from the one run unwrapped, or NULL */
+	const struct pk_limits *limits;  /* for pk_sandbox_run(): on every process when
+	                                    wrapped, in place of the proc opts' (NULL: those) */
 };
+
+/*
+ * The one place that decides whether a child that may run code from a
+ * patch (make and the tree's kconfig scripts, QEMU) is wrapped, for
+ * build.c and boot.c alike.  When the sandbox is active
+ * (pk_sandbox_active()): each path of sb->rw is handed to the sandbox
+ * user (pk_sandbox_own()), and sb->argv (or argv) runs inside
+ * pk_sandbox_argv(sb, ...), with sb->limits when set.  When it is not,
+ * argv runs as it is with opts as they are, and, when the sandbox is on
+ * but cannot be used, stderr says so once per process.  *out_sandboxed
+ * (may be NULL) says which it was.  Returns what pk_proc_run() returns;
+ * -1 also when the sandbox could not be set up.
+ */
+int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_sandbox *sb,
+		   const char *const *argv, const struct pk_proc_opts *opts, GError **err);
 
 /*
  * The argument vector that runs argv inside sandbox sb: bwrap's options,

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "lab/apply.h"
+#include "lab/repo.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -353,7 +353,7 @@ static int lab_base_noise(struct pk_range_bisect *b, GError **err)
 	gint64 build_id;
 	int found;
 
-	if (b->noise || !(id = pk_apply_resolve(&b->lab, PK_LAB_BASE_TAG, NULL)))
+	if (b->noise || !(id = pk_repo_resolve(&b->lab, PK_LAB_BASE_TAG, NULL)))
 		return 0;
 	if ((found = pk_store_find_build(b->store, id, b->lab.config_hash, &build_id, err)) <= 0 ||
 	    (found = pk_store_get_noise(b->store, build_id, &keys, err)) <= 0)

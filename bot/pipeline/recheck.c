@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lab/apply.h"
+#include "lab/repo.h"
 #include "lab/boot.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -93,7 +93,7 @@ static int rebuild(struct recheck *rc, int which, GError **err)
 	struct pk_test_side s = { .commit = rc->side[which]->commit };
 	int ret = -1;
 
-	if (pk_apply_checkout(rc->lab, s.commit, err) < 0 || pk_pipeline_build(&s, rc->lab, rc->opts, err) < 0)
+	if (pk_repo_checkout(rc->lab, s.commit, err) < 0 || pk_pipeline_build(&s, rc->lab, rc->opts, err) < 0)
 		goto out;
 	ret = s.build.ok ? keep_image(rc, which, s.build.vmlinux, err) : 1;
 out:

@@ -8,7 +8,8 @@
 #include "lab/apply.h"
 #include "lab/build.h"
 #include "lab/coverage.h"
-#include "intake/range.h"
+#include "lab/kconfig.h"
+#include "lab/repo.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -86,7 +87,7 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		      GError **err)
 {
-	if (pk_range_sync_config(lab, s->commit, NULL, err) < 0)
+	if (pk_kconfig_sync(lab, s->commit, NULL, err) < 0)
 		return -1;
 	pk_pipeline_stage(opts, "building", s);
 	if (pk_build_kernel(&s->build, lab, err) < 0)
@@ -195,7 +196,7 @@ static int build_and_boot(struct pk_test_side *s, const struct pk_lab *lab, stru
 	unsigned n = 0;
 	int rc = -1;
 
-	if (pk_apply_checkout(lab, s->commit, err) < 0 || pk_pipeline_build(s, lab, opts, err) < 0)
+	if (pk_repo_checkout(lab, s->commit, err) < 0 || pk_pipeline_build(s, lab, opts, err) < 0)
 		goto out;
 	while (s->build.ok && n < MIN(n_boots, NOISE_BOOTS)) {
 		if (boot_side(s, lab, opts, &boots[n], err) < 0)
@@ -381,7 +382,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	char *reason = NULL;
 
 	res.scan = pk_scan(patch);
-	res.before.commit = pk_apply_resolve(lab, parent, err);
+	res.before.commit = pk_repo_resolve(lab, parent, err);
 	if (!res.before.commit)
 		goto fail;
 	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
@@ -439,7 +440,7 @@ fail:
 static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
 		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err)
 {
-	g_autofree char *id = pk_apply_resolve(lab, commit, NULL);
+	g_autofree char *id = pk_repo_resolve(lab, commit, NULL);
 	g_auto(GStrv) keys = NULL;
 	g_autoptr(GArray) boots = NULL;
 	gint64 build_id;
@@ -512,9 +513,9 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	double start = pk_now();
 	char *reason = NULL;
 
-	res.after.commit = pk_apply_resolve(lab, commit, err);
+	res.after.commit = pk_repo_resolve(lab, commit, err);
 	if (!res.after.commit ||
-	    !(res.patch = pk_range_commit_patch(lab, res.after.commit, &res.before.commit, err)))
+	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &res.before.commit, err)))
 		goto fail;
 	res.scan = pk_scan(res.patch);
 	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {

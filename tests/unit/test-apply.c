@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "lab/apply.h"
+#include "lab/repo.h"
 #include "base/proc.h"
 #include "base/util.h"
 
@@ -128,7 +129,7 @@ static void test_offset_and_authorship(void **state)
 	assert_non_null(strstr(log->str, "Signed-off-by: Jane Doe"));
 	assert_int_equal(strlen(r.commit), 40);
 	/* back to the base: only the changed file is rewritten, the tree is the base again */
-	assert_int_equal(pk_apply_checkout(&f->lab, "base", NULL), 0);
+	assert_int_equal(pk_repo_checkout(&f->lab, "base", NULL), 0);
 	base = read_tree_file(f, "f.c");
 	assert_non_null(strstr(base, "line 24\nline 25\nline 26\n"));
 	pk_apply_result_clear(&r);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "base/config.h"
+#include "lab/sandbox.h"
 
 /* Write text to a temporary file; returns its path (caller unlinks and frees). */
 static char *write_tmp(const char *text)

@@ -13,6 +13,8 @@
 #include <glib/gstdio.h>
 
 #include "intake/range.h"
+#include "lab/repo.h"
+#include "base/gitutil.h"
 #include "base/util.h"
 
 /*
@@ -87,7 +89,7 @@ static int setup(void **state)
 	git_repository *repo, *lab;
 	git_object *obj;
 
-	git_libgit2_init();
+	pk_git_init();
 	f->dir = g_dir_make_tmp("test-range-XXXXXX", NULL);
 	f->lab_dir = g_build_filename(f->dir, "lab", NULL);
 	assert_int_equal(git_repository_init(&repo, f->dir, 0), 0);
@@ -149,7 +151,6 @@ static int teardown(void **state)
 	g_free(f->dir);
 	g_free(f->lab_dir);
 	g_free(f);
-	git_libgit2_shutdown();
 	return 0;
 }
 
@@ -362,7 +363,7 @@ static void test_range_import_and_patch(void **state)
 		assert_non_null(strstr(shallow2, f->A));
 	}
 
-	patch = pk_range_commit_patch(&lab, f->B, &parent, &err);
+	patch = pk_repo_commit_patch(&lab, f->B, &parent, &err);
 	assert_non_null(patch);
 	assert_string_equal(parent, f->A);
 	assert_string_equal(patch->subject, "x: say hello there");
@@ -379,7 +380,7 @@ static void test_range_import_and_patch(void **state)
 		g_autofree char *p2 = NULL;
 		g_autoptr(GError) e2 = NULL;
 
-		root = pk_range_commit_patch(&lab, f->R, &p2, &e2);
+		root = pk_repo_commit_patch(&lab, f->R, &p2, &e2);
 		assert_null(root);
 		assert_non_null(strstr(e2->message, "root commit"));
 	}

@@ -1,0 +1,137 @@
+/* kconfig.c - the lab's kernel config; see kconfig.h. */
+#include "lab/kconfig.h"
+
+#include <string.h>
+
+#include "lab/build.h"
+#include "lab/repo.h"
+#include "base/util.h"
+
+/* Besides Kconfig* files, where a change makes the kernel config stale (pk_kconfig_sync()). */
+static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/", "arch/x86/configs/" };
+
+#define KCONFIG_STAMP ".printkbot-kconfig"
+
+/* The CONFIG_ lines of the fragment that are not in the final .config, as " CONFIG_X=y" words. */
+static void missing_options(GString *out, const char *fragment, const char *config)
+{
+	g_auto(GStrv) lines = g_strsplit(fragment, "\n", -1);
+
+	for (char **l = lines; *l; l++) {
+		g_autofree char *want = g_strstrip(g_strdup(*l));
+		g_autofree char *needle = g_strconcat("\n", want, "\n", NULL);
+
+		if (!g_str_has_prefix(want, "CONFIG_"))
+			continue;
+		if (!strstr(config, needle))
+			g_string_append_printf(out, " %s", want);
+	}
+}
+
+int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
+{
+	g_autofree char *frag = g_build_filename(lab->srcdir, "qemu", "kernel.config", NULL);
+	g_autofree char *dotconfig = g_build_filename(lab->build_dir, ".config", NULL);
+	g_autofree char *odir = g_strconcat("O=", lab->build_dir, NULL);
+	g_autofree char *fragment = NULL, *config = NULL;
+	g_autoptr(GString) lost = g_string_new(NULL);
+	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
+	g_autofree char *merge_sh = g_build_filename(lab->tree, "scripts", "kconfig", "merge_config.sh", NULL);
+	const char *merge[] = { merge_sh, "-m", "-O", lab->build_dir, dotconfig, frag, NULL };
+	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };
+	const char *fragment_ro[] = { frag, NULL };
+	size_t len;
+
+	/* merge_config.sh writes its temporary files where it runs, so it runs in the build dir */
+	g_mkdir_with_parents(lab->build_dir, 0755);
+	if (pk_build_step(lab, "tinyconfig", NULL, tiny, NULL, err) < 0 ||
+	    pk_build_step(lab, "merging qemu/kernel.config", lab->build_dir, merge, fragment_ro, err) < 0 ||
+	    pk_build_step(lab, "olddefconfig", NULL, olddef, NULL, err) < 0)
+		return -1;
+	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0 ||
+	    pk_read_file(&config, &len, dotconfig, 16 << 20, err) < 0)
+		return -1;
+	missing_options(lost, fragment, config);
+	if (missing) {
+		g_string_append(missing, lost->str);
+		return 0;
+	}
+	if (lost->len)
+		return pk_error(err, PK_ERROR_FAILED,
+				"kernel config: options that did not take:%s", lost->str);
+	return 0;
+}
+
+static bool is_kconfig_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (g_str_has_prefix(slash ? slash + 1 : path, "Kconfig"))
+		return true;
+	for (size_t i = 0; i < G_N_ELEMENTS(kconfig_dirs); i++)
+		if (g_str_has_prefix(path, kconfig_dirs[i]))
+			return true;
+	return false;
+}
+
+/* Whether the Kconfig files of two commits of the lab differ (true when from is unknown). */
+static int kconfig_differs(bool *out, const struct pk_lab *lab, const char *from, const char *to,
+			   GError **err)
+{
+	g_autofree char *from_id = pk_repo_resolve(lab, from, NULL);
+	g_autoptr(GPtrArray) paths = NULL;
+	bool differs = false;
+
+	if (!from_id) {
+		g_autofree char *to_id = pk_repo_resolve(lab, to, err);
+
+		if (!to_id)
+			return -1;
+		*out = true;
+		return 0;
+	}
+	if (pk_repo_changed_paths(&paths, lab, from_id, to, err) < 0)
+		return -1;
+	/* a directory only one side has (it ends in '/') may bring Kconfig files of its own */
+	for (guint i = 0; i < paths->len && !differs; i++)
+		differs = is_kconfig_path(paths->pdata[i]) || g_str_has_suffix(paths->pdata[i], "/");
+	*out = differs;
+	return 0;
+}
+
+int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refreshed, GError **err)
+{
+	g_autofree char *stamp = g_build_filename(lab->build_dir, KCONFIG_STAMP, NULL);
+	g_autofree char *made_for = NULL;
+	g_autoptr(GString) missing = g_string_new(NULL);
+	bool differs = false;
+
+	if (g_file_test(stamp, G_FILE_TEST_EXISTS)) {
+		if (pk_read_file(&made_for, NULL, stamp, 4096, err) < 0)
+			return -1;
+		g_strstrip(made_for);
+	} else {
+		made_for = g_strdup(PK_LAB_BASE_TAG);
+	}
+	if (!strcmp(made_for, commit)) {
+		if (out_refreshed)
+			*out_refreshed = false;
+		return 0;
+	}
+	if (kconfig_differs(&differs, lab, made_for, commit, err) < 0)
+		return -1;
+	if (differs) {
+		pk_info("the Kconfig files of %.12s differ from %.12s's: making the kernel config again",
+			commit, made_for);
+		if (pk_kconfig_make(lab, missing, err) < 0)
+			return -1;
+		if (missing->len)
+			pk_info("kernel config: options of qemu/kernel.config this tree does not have:%s",
+				missing->str);
+	}
+	if (pk_write_file(stamp, commit, strlen(commit), err) < 0)
+		return -1;
+	if (out_refreshed)
+		*out_refreshed = differs;
+	return 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * repo.h - the lab's git repository (the cache's linux/): every git
+ * operation on it, through libgit2.
+ *
+ * The repository is the bot's own.  Setup imports the extracted kernel
+ * as one base commit, tagged PK_LAB_BASE_TAG; apply.h adds a commit per
+ * patch under test; intake/range.h has the commits of a user's range
+ * copied in.  The worktree is checked out detached, and a checkout
+ * rewrites only the files that differ from HEAD, so builds stay
+ * incremental.  No ref moves but HEAD and the ones named below.
+ *
+ * A revision (rev) is anything git rev-parse takes that names a commit: a
+ * tag, a full or short id, "printkbot-base~1".  Each call opens the
+ * repository and closes it again.  What is returned is the caller's
+ * (g_free(), g_ptr_array_unref(), pk_patch_free()); on failure -1 or
+ * NULL comes back with err set and no output written.  A rev that names
+ * no commit is a PK_ERROR_INPUT error ("'x' is not a revision of the
+ * kernel tree"); the rest are PK_ERROR_FAILED.
+ */
+#ifndef PK_REPO_H
+#define PK_REPO_H
+
+#include <glib.h>
+
+#include "lab/lab.h"
+#include "base/patch.h"
+
+/* The full (hex) id of the commit rev names. */
+char *pk_repo_resolve(const struct pk_lab *lab, const char *rev, GError **err);
+
+/*
+ * Check out rev, forced, HEAD detached at it.  Only the paths that differ
+ * between HEAD and rev are written: a whole-tree checkout stats all
+ * 80,000 files of the kernel (about a second), this takes milliseconds.
+ */
+int pk_repo_checkout(const struct pk_lab *lab, const char *rev, GError **err);
+
+/* The content of path in rev's tree into *out (NUL-terminated), its length into *out_len (may be NULL). */
+int pk_repo_read_file(char **out, size_t *out_len, const struct pk_lab *lab, const char *rev,
+		      const char *path, GError **err);
+
+/*
+ * Setup's import: make the lab's tree, which has no .git yet, a
+ * repository with one commit of every file in it (its ignore-everything
+ * .gitignore does not apply) and the message given, tagged
+ * PK_LAB_BASE_TAG.  Author, committer and dates are fixed (printkbot,
+ * 2024-01-01), so the same tree and message give the same commit id on
+ * every machine.  gc is off: objects stay loose, the bot never runs gc.
+ */
+int pk_repo_import_tree(const struct pk_lab *lab, const char *message, GError **err);
+
+/*
+ * The kernel version the top-level Makefile text states ("6.12.57",
+ * "6.12" for SUBLEVEL 0, with EXTRAVERSION appended), or NULL when it
+ * states none.  Plain text in: setup reads it from the extracted tree,
+ * range.c from a user's commit.
+ */
+char *pk_repo_makefile_version(const char *makefile);
+
+/* The kernel version rev's top-level Makefile states (pk_repo_makefile_version()). */
+char *pk_repo_kernel_version(const struct pk_lab *lab, const char *rev, GError **err);
+
+/*
+ * The paths where the trees of commits from and to differ: files, and
+ * the directories one side has where the other has nothing or a file,
+ * which end in '/' (a new directory may hold Kconfig files of its own).
+ * Subtrees with the same id are skipped, so two commits that differ in a
+ * few files cost a few tree reads.  *out is a new array of strings.
+ */
+int pk_repo_changed_paths(GPtrArray **out, const struct pk_lab *lab, const char *from, const char *to,
+			  GError **err);
+
+/*
+ * A commit as a patch: its diff against its first parent (renames found,
+ * 3 lines of context, as `git show` writes it) read by
+ * pk_patch_parse_diff(), with the commit's author, date, subject and
+ * message.  *out_parent gets the first parent's id (caller frees).  A
+ * root commit is an error.  Free with pk_patch_free().
+ */
+struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit,
+				      char **out_parent, GError **err);
+
+/*
+ * Copy commits (ids of the repository at src_dir, NULL-terminated, each
+ * after those of its parents that are listed) into the lab's repository
+ * with their trees and blobs, children before parents, so that an object
+ * the lab has is complete.  Only what the lab lacks is read; the source
+ * repository is not changed.  A listed commit whose parents the lab does
+ * not have is written to the lab's .git/shallow, as a shallow fetch
+ * would; a ref refs/printkbot/run/<id> is made for each id of keep
+ * (NULL-terminated, may be NULL) so that gc would never drop them.
+ * *out_copied (may be NULL) counts the objects written.
+ */
+int pk_repo_import_commits(unsigned *out_copied, const struct pk_lab *lab, const char *src_dir,
+			   const char *const *commits, const char *const *keep, GError **err);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * setup.c - `printkbot setup`'s steps; see setup.h.
+ */
+#include "lab/setup.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "lab/kconfig.h"
+#include "lab/repo.h"
+#include "base/proc.h"
+#include "base/util.h"
+
+#define KERNEL_TARBALL "/usr/src/linux-source-6.12.tar.xz"
+#define KERNEL_PACKAGE "linux-source-6.12"
+
+/* Run a setup child; a non-zero exit is an error quoting the log's tail. */
+static int run_step(const char *what, const char *const *argv, const char *cwd,
+		    const char *const *env, GError **err)
+{
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+	struct pk_proc_result res;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree char *how = NULL;
+
+	opts.cwd = cwd;
+	opts.env = env;
+	opts.capture = out;
+	opts.timeout = 3600;
+	if (pk_proc_run(&res, argv, &opts, err) < 0)
+		return -1;
+	if (pk_proc_ok(&res))
+		return 0;
+	how = pk_proc_describe(&res);
+	return pk_error(err, PK_ERROR_FAILED, "%s: %s %s: %s", what, argv[0], how,
+			out->len > 600 ? out->str + out->len - 600 : out->str);
+}
+
+static int ensure_tarball(GError **err)
+{
+	const char *apt[] = { "apt-get", "install", "-y", "-q", KERNEL_PACKAGE, NULL };
+	const char *const env[] = { "DEBIAN_FRONTEND=noninteractive", NULL };
+
+	if (g_file_test(KERNEL_TARBALL, G_FILE_TEST_EXISTS))
+		return 0;
+	pk_info("setup: installing %s", KERNEL_PACKAGE);
+	if (run_step("installing the kernel source", apt, NULL, env, err) < 0)
+		return -1;
+	if (!g_file_test(KERNEL_TARBALL, G_FILE_TEST_EXISTS))
+		return pk_error(err, PK_ERROR_FAILED, "%s installed but %s is missing",
+				KERNEL_PACKAGE, KERNEL_TARBALL);
+	return 0;
+}
+
+/* Remove a directory tree (a half-made step) with rm: no recursive delete in GLib. */
+static int remove_tree(const char *path, GError **err)
+{
+	const char *argv[] = { "rm", "-rf", "--one-file-system", path, NULL };
+
+	if (!g_file_test(path, G_FILE_TEST_EXISTS))
+		return 0;
+	return run_step("removing a half-made step", argv, NULL, NULL, err);
+}
+
+/* Step 1: extract into linux.partial, rename to linux when whole. */
+static int step_extract(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *partial = g_strconcat(lab->tree, ".partial", NULL);
+	const char *tar[] = { "tar", "-xf", KERNEL_TARBALL, "-C", partial,
+			      "--strip-components=1", NULL };
+	double t0 = pk_now();
+
+	if (g_file_test(lab->tree, G_FILE_TEST_IS_DIR))
+		return 0;
+	if (ensure_tarball(err) < 0 || remove_tree(partial, err) < 0)
+		return -1;
+	pk_info("setup: extracting %s", KERNEL_TARBALL);
+	g_mkdir_with_parents(partial, 0755);
+	if (run_step("extracting the kernel", tar, NULL, NULL, err) < 0)
+		return -1;
+	if (rename(partial, lab->tree) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "cannot rename %s: %s", partial, strerror(errno));
+	pk_info("setup: extracted in %.0f s", pk_now() - t0);
+	return 0;
+}
+
+/*
+ * Step 2: one base commit of the whole tree.  Its message names the
+ * version the tree's Makefile states; read there rather than from `make
+ * kernelversion`, whose output gains "make[1]: Entering directory <the
+ * cache>" lines under a parent make, which would make the commit id
+ * depend on where the cache is.
+ */
+static int step_git_base(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *git_dir = g_build_filename(lab->tree, ".git", NULL);
+	g_autofree char *makefile_path = g_build_filename(lab->tree, "Makefile", NULL);
+	g_autofree char *makefile = NULL, *version = NULL, *msg = NULL, *base = NULL;
+	double t0 = pk_now();
+
+	if ((base = pk_repo_resolve(lab, PK_LAB_BASE_TAG, NULL)))
+		return 0;
+	if (pk_read_file(&makefile, NULL, makefile_path, 1 << 20, err) < 0)
+		return -1;
+	if (!(version = pk_repo_makefile_version(makefile)))
+		return pk_error(err, PK_ERROR_FAILED, "%s states no kernel version", makefile_path);
+	pk_info("setup: importing the tree into git (about a minute)");
+	if (remove_tree(git_dir, err) < 0)
+		return -1;
+	msg = g_strdup_printf("Linux %s from Debian's %s\n\nImported by printkbot setup.",
+			      version, KERNEL_PACKAGE);
+	if (pk_repo_import_tree(lab, msg, err) < 0)
+		return -1;
+	pk_info("setup: base commit made in %.0f s", pk_now() - t0);
+	return 0;
+}
+
+/* Step 3: tinyconfig + qemu/kernel.config in the build dir. */
+static int step_config(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *stamp = g_build_filename(lab->build_dir, ".printkbot-config", NULL);
+
+	if (g_file_test(stamp, G_FILE_TEST_EXISTS))
+		return 0;
+	pk_info("setup: writing the kernel config (tinyconfig + qemu/kernel.config)");
+	if (pk_kconfig_make(lab, NULL, err) < 0)
+		return -1;
+	return pk_write_file(stamp, lab->config_hash, strlen(lab->config_hash), err);
+}
+
+/* Step 4: the static guest init, packed with the base tree's own gen_init_cpio. */
+static int step_initrd(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *guest = g_build_filename(lab->cache, "guest", NULL);
+	g_autofree char *init_src = g_build_filename(lab->srcdir, "qemu", "init.c", NULL);
+	g_autofree char *init_bin = g_build_filename(guest, "init", NULL);
+	g_autofree char *gen_src = g_build_filename(guest, "gen_init_cpio.c", NULL);
+	g_autofree char *gen_bin = g_build_filename(guest, "gen_init_cpio", NULL);
+	g_autofree char *spec_path = g_build_filename(guest, "initramfs.list", NULL);
+	g_autofree char *partial = g_strconcat(lab->initrd, ".partial", NULL);
+	g_autofree char *spec = NULL;
+	g_autofree char *gen_text = NULL;
+	size_t gen_len;
+	const char *cc_init[] = { "cc", "-static", "-Os", "-Wall", "-o", init_bin, init_src, NULL };
+	const char *cc_gen[] = { "cc", "-O2", "-o", gen_bin, gen_src, NULL };
+	const char *gen[] = { gen_bin, spec_path, NULL };
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+	struct pk_proc_result res;
+	GStatBuf src_st, out_st;
+
+	if (g_stat(lab->initrd, &out_st) == 0 && g_stat(init_src, &src_st) == 0 &&
+	    out_st.st_mtime >= src_st.st_mtime)
+		return 0;
+	pk_info("setup: building the guest init and initramfs");
+	g_mkdir_with_parents(guest, 0755);
+	/*
+	 * gen_init_cpio.c of the base commit, never of the tree as it is
+	 * checked out: that may hold a patch under test (usr/gen_init_cpio.c
+	 * is a plain .c file the policy lets through), and this program runs
+	 * as the bot, outside the sandbox.
+	 */
+	if (pk_repo_read_file(&gen_text, &gen_len, lab, PK_LAB_BASE_TAG, "usr/gen_init_cpio.c", err) < 0 ||
+	    pk_write_file(gen_src, gen_text, gen_len, err) < 0)
+		return -1;
+	if (run_step("building qemu/init.c", cc_init, NULL, NULL, err) < 0 ||
+	    run_step("building gen_init_cpio", cc_gen, NULL, NULL, err) < 0)
+		return -1;
+	spec = g_strdup_printf("dir /dev 0755 0 0\n"
+			       "nod /dev/console 0600 0 0 c 5 1\n"
+			       "dir /proc 0755 0 0\n"
+			       "dir /sys 0755 0 0\n"
+			       "file /init %s 0755 0 0\n", init_bin);
+	if (pk_write_file(spec_path, spec, strlen(spec), err) < 0)
+		return -1;
+	opts.log_path = partial;  /* gen_init_cpio writes the archive to stdout */
+	opts.output_cap = 64 << 20;
+	opts.timeout = 60;
+	if (pk_proc_run(&res, gen, &opts, err) < 0)
+		return -1;
+	if (!pk_proc_ok(&res))
+		return pk_error(err, PK_ERROR_FAILED, "gen_init_cpio failed");
+	if (rename(partial, lab->initrd) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "cannot rename %s: %s", partial, strerror(errno));
+	return 0;
+}
+
+int pk_setup_lab(struct pk_lab *lab, GError **err)
+{
+	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
+	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0)
+		return -1;
+	return 0;
+}

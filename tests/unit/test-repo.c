@@ -1,0 +1,321 @@
+/*
+ * test-repo.c - the lab's repository (lab/repo.h) on a small tree made
+ * here: setup's import past an ignore-everything .gitignore, revisions
+ * resolved, checkouts that write only what differs, a commit read as a
+ * patch, the paths two commits differ in, and the kernel version of a
+ * Makefile.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include <glib/gstdio.h>
+
+#include "lab/repo.h"
+#include "base/gitutil.h"
+#include "base/util.h"
+
+/*
+ * The history: base (imported from files on disk), then A (drivers/x.c
+ * changed) and B (a new directory drivers/new/ with a Kconfig).
+ */
+struct fixture {
+	char *dir;
+	struct pk_lab lab;
+	char *base, *a, *b;   /* hex ids */
+};
+
+static const char makefile[] = "# SPDX\nVERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 3\nEXTRAVERSION =\nNAME = Baby Opossum Posse\n";
+static const char x_base[] = "void x(void)\n{\n\tprintk(KERN_INFO \"x: hello\\n\");\n}\n";
+static const char x_a[] = "void x(void)\n{\n\tpr_info(\"x: hello\\n\");\n}\n";
+static const char base_message[] = "Linux 6.12.3 from a test\n\nImported by test-repo.";
+
+/* Files of the tree on disk, as the tarball would leave it: .gitignore ignores everything. */
+static const char *const base_files[] = {
+	".gitignore", "*\n",
+	"Makefile", makefile,
+	"Kconfig", "mainmenu \"Linux\"\n",
+	"drivers/x.c", x_base,
+	"Documentation/a.txt", "about x\n",
+	NULL,
+};
+
+static void write_files(const char *dir, const char *const *files)
+{
+	for (const char *const *f = files; *f; f += 2) {
+		g_autofree char *path = g_build_filename(dir, f[0], NULL);
+		g_autofree char *parent = g_path_get_dirname(path);
+
+		assert_int_equal(g_mkdir_with_parents(parent, 0755), 0);
+		assert_true(g_file_set_contents(path, f[1], -1, NULL));
+	}
+}
+
+/* A commit on parent: its tree with files (path, content pairs) put in; the id, hex, caller frees. */
+static char *commit_on(struct fixture *f, const char *parent_hex, const char *msg, const char *const *files)
+{
+	git_repository *repo;
+	git_index *index;
+	git_commit *parent;
+	git_tree *tree;
+	git_signature *sig;
+	git_oid pid, tree_id, id;
+
+	assert_int_equal(git_repository_open(&repo, f->dir), 0);
+	assert_int_equal(git_oid_fromstr(&pid, parent_hex), 0);
+	assert_int_equal(git_commit_lookup(&parent, repo, &pid), 0);
+	assert_int_equal(git_commit_tree(&tree, parent), 0);
+	/* the repository's index in memory only (never written): it writes the blobs */
+	assert_int_equal(git_repository_index(&index, repo), 0);
+	assert_int_equal(git_index_read_tree(index, tree), 0);
+	git_tree_free(tree);
+	for (const char *const *p = files; *p; p += 2) {
+		git_index_entry e = { 0 };
+
+		e.path = p[0];
+		e.mode = GIT_FILEMODE_BLOB;
+		assert_int_equal(git_index_add_from_buffer(index, &e, p[1], strlen(p[1])), 0);
+	}
+	assert_int_equal(git_index_write_tree_to(&tree_id, index, repo), 0);
+	assert_int_equal(git_tree_lookup(&tree, repo, &tree_id), 0);
+	assert_int_equal(git_signature_new(&sig, "Jane Developer", "jane@example.org", 1764583200, 60), 0);
+	assert_int_equal(git_commit_create(&id, repo, NULL, sig, sig, NULL, msg, tree, 1,
+					   (const git_commit *[]){ parent }), 0);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_commit_free(parent);
+	git_repository_free(repo);
+	return g_strdup(git_oid_tostr_s(&id));
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = g_new0(struct fixture, 1);
+	g_autoptr(GError) err = NULL;
+
+	pk_git_init();
+	f->dir = g_dir_make_tmp("test-repo-XXXXXX", NULL);
+	f->lab.tree = f->dir;
+	f->lab.lock_fd = -1;
+	write_files(f->dir, base_files);
+	assert_int_equal(pk_repo_import_tree(&f->lab, base_message, &err), 0);
+	f->base = pk_repo_resolve(&f->lab, PK_LAB_BASE_TAG, &err);
+	assert_non_null(f->base);
+	f->a = commit_on(f, f->base, "x: use pr_info\n\nA conversion.\n",
+			 (const char *[]){ "drivers/x.c", x_a, NULL });
+	f->b = commit_on(f, f->a, "new: a driver\n",
+			 (const char *[]){ "drivers/new/Kconfig", "config NEW\n", "drivers/new/n.c", "int n;\n", NULL });
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	const char *argv[] = { "rm", "-rf", f->dir, NULL };
+
+	g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+	g_free(f->dir);
+	g_free(f->base);
+	g_free(f->a);
+	g_free(f->b);
+	g_free(f);
+	return 0;
+}
+
+static char *read_tree_file(const struct fixture *f, const char *name)
+{
+	g_autofree char *path = g_build_filename(f->dir, name, NULL);
+	char *text = NULL;
+
+	assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	return text;
+}
+
+/* Every file is in the base, ignored or not; the same tree and message give the same id anywhere. */
+static void test_repo_import_tree(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *doc = NULL, *ignore = NULL, *version = NULL, *again = NULL;
+	g_autofree char *other_dir = g_dir_make_tmp("test-repo-XXXXXX", NULL);
+	struct pk_lab other = { .tree = other_dir, .lock_fd = -1 };
+	size_t len = 0;
+
+	assert_int_equal(pk_repo_read_file(&doc, &len, &f->lab, PK_LAB_BASE_TAG, "Documentation/a.txt", &err), 0);
+	assert_string_equal(doc, "about x\n");
+	assert_int_equal(len, strlen("about x\n"));
+	assert_int_equal(pk_repo_read_file(&ignore, NULL, &f->lab, PK_LAB_BASE_TAG, ".gitignore", &err), 0);
+	assert_string_equal(ignore, "*\n");
+	assert_int_equal(pk_repo_read_file(&ignore, NULL, &f->lab, PK_LAB_BASE_TAG, "nosuch.c", &err), -1);
+	assert_non_null(strstr(err->message, "no file nosuch.c"));
+	g_clear_error(&err);
+	version = pk_repo_kernel_version(&f->lab, PK_LAB_BASE_TAG, &err);
+	assert_string_equal(version, "6.12.3");
+
+	write_files(other_dir, base_files);
+	assert_int_equal(pk_repo_import_tree(&other, base_message, &err), 0);
+	again = pk_repo_resolve(&other, PK_LAB_BASE_TAG, &err);
+	assert_string_equal(again, f->base);
+	{
+		const char *argv[] = { "rm", "-rf", other_dir, NULL };
+		g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+	}
+}
+
+struct resolve_case {
+	const char *rev;     /* "@A" stands for A's id, "@a" for its first 10 hex */
+	const char *want;    /* "base", "A", "B", or NULL for an error */
+	const char *error_has;
+};
+
+static const struct resolve_case resolve_cases[] = {
+	{ PK_LAB_BASE_TAG, "base", NULL },
+	{ "@A", "A", NULL },
+	{ "@a", "A", NULL },
+	{ "@B~1", "A", NULL },
+	{ "@B^^", "base", NULL },
+	{ "nosuch", NULL, "'nosuch' is not a revision of the kernel tree" },
+	{ PK_LAB_BASE_TAG ":Makefile", NULL, "does not name a commit" },
+};
+
+static void test_repo_resolve(void **state)
+{
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(resolve_cases); i++) {
+		const struct resolve_case *c = &resolve_cases[i];
+		g_autoptr(GError) err = NULL;
+		g_autofree char *rev = NULL, *id = NULL;
+
+		if (c->rev[0] == '@') {
+			const char *hex = g_ascii_tolower(c->rev[1]) == 'a' ? f->a : f->b;
+			rev = c->rev[1] == 'a' ? g_strndup(hex, 10) : g_strconcat(hex, c->rev + 2, NULL);
+		} else {
+			rev = g_strdup(c->rev);
+		}
+		id = pk_repo_resolve(&f->lab, rev, &err);
+		print_message("%s: %s\n", c->rev, id ? id : err->message);
+		if (!c->want) {
+			assert_null(id);
+			assert_true(g_error_matches(err, PK_ERROR, PK_ERROR_INPUT));
+			assert_non_null(strstr(err->message, c->error_has));
+			continue;
+		}
+		assert_string_equal(id, !strcmp(c->want, "base") ? f->base : !strcmp(c->want, "A") ? f->a : f->b);
+	}
+}
+
+/* A checkout writes the files that differ, and only those: a local change elsewhere survives it. */
+static void test_repo_checkout(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *x = NULL, *x_again = NULL, *doc = NULL, *head = NULL;
+	g_autofree char *doc_path = g_build_filename(f->dir, "Documentation", "a.txt", NULL);
+	g_autofree char *new_path = g_build_filename(f->dir, "drivers", "new", "n.c", NULL);
+
+	assert_true(g_file_set_contents(doc_path, "changed here\n", -1, NULL));
+	assert_int_equal(pk_repo_checkout(&f->lab, f->b, &err), 0);
+	x = read_tree_file(f, "drivers/x.c");
+	assert_string_equal(x, x_a);
+	assert_true(g_file_test(new_path, G_FILE_TEST_EXISTS));
+	doc = read_tree_file(f, "Documentation/a.txt");
+	assert_string_equal(doc, "changed here\n");
+	head = pk_repo_resolve(&f->lab, "HEAD", &err);
+	assert_string_equal(head, f->b);
+
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+	x_again = read_tree_file(f, "drivers/x.c");
+	assert_string_equal(x_again, x_base);
+	assert_false(g_file_test(new_path, G_FILE_TEST_EXISTS));
+	g_free(head);
+	head = pk_repo_resolve(&f->lab, "HEAD", &err);
+	assert_string_equal(head, f->base);
+
+	assert_int_equal(pk_repo_checkout(&f->lab, "nosuch", &err), -1);
+	assert_true(g_error_matches(err, PK_ERROR, PK_ERROR_INPUT));
+}
+
+static void test_repo_commit_patch(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_patch) patch = NULL, root = NULL;
+	g_autofree char *parent = NULL, *none = NULL;
+
+	patch = pk_repo_commit_patch(&f->lab, f->a, &parent, &err);
+	assert_non_null(patch);
+	assert_string_equal(parent, f->base);
+	assert_string_equal(patch->subject, "x: use pr_info");
+	assert_string_equal(patch->description, "A conversion.");
+	assert_string_equal(patch->author, "Jane Developer <jane@example.org>");
+	assert_string_equal(patch->date, "Mon, 1 Dec 2025 11:00:00 +0100");
+	assert_null(patch->error);
+	assert_int_equal(patch->files->len, 1);
+	assert_string_equal(((struct pk_diff_file *)patch->files->pdata[0])->new_path, "drivers/x.c");
+	assert_non_null(strstr(patch->diff, "-\tprintk(KERN_INFO \"x: hello\\n\");\n+\tpr_info(\"x: hello\\n\");\n"));
+
+	root = pk_repo_commit_patch(&f->lab, PK_LAB_BASE_TAG, &none, &err);
+	assert_null(root);
+	assert_null(none);
+	assert_non_null(strstr(err->message, "root commit"));
+}
+
+/* Files that differ, and directories one side lacks, marked with a final '/'. */
+static void test_repo_changed_paths(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GPtrArray) ab = NULL, base_b = NULL, same = NULL;
+
+	assert_int_equal(pk_repo_changed_paths(&ab, &f->lab, f->a, f->b, &err), 0);
+	assert_int_equal(ab->len, 1);
+	assert_string_equal(ab->pdata[0], "drivers/new/");
+	assert_int_equal(pk_repo_changed_paths(&base_b, &f->lab, PK_LAB_BASE_TAG, f->b, &err), 0);
+	assert_int_equal(base_b->len, 2);
+	assert_string_equal(base_b->pdata[0], "drivers/x.c");
+	assert_string_equal(base_b->pdata[1], "drivers/new/");
+	assert_int_equal(pk_repo_changed_paths(&same, &f->lab, f->b, f->b, &err), 0);
+	assert_int_equal(same->len, 0);
+}
+
+struct version_case {
+	const char *makefile;
+	const char *want;   /* NULL: no version */
+};
+
+static const struct version_case version_cases[] = {
+	{ makefile, "6.12.3" },
+	{ "VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION = -rc3\n", "6.12-rc3" },
+	{ "VERSION\t= 6\nPATCHLEVEL =\t12\nSUBLEVEL = 118\n", "6.12.118" },
+	{ "VERSIONS = 6\nPATCHLEVEL = 12\n", NULL },
+	{ "all:\n\ttrue\n", NULL },
+};
+
+static void test_repo_makefile_version(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(version_cases); i++) {
+		g_autofree char *v = pk_repo_makefile_version(version_cases[i].makefile);
+
+		if (version_cases[i].want)
+			assert_string_equal(v, version_cases[i].want);
+		else
+			assert_null(v);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_repo_import_tree),
+		cmocka_unit_test(test_repo_resolve),
+		cmocka_unit_test(test_repo_checkout),
+		cmocka_unit_test(test_repo_commit_patch),
+		cmocka_unit_test(test_repo_changed_paths),
+		cmocka_unit_test(test_repo_makefile_version),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
