@@ -313,6 +313,7 @@ static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, str
 		       bool after_built, GError **err)
 {
 	char *not_built = NULL;
+	enum pk_verdict verdict;
 
 	if (res->after.build.ok && pk_pipeline_coverage(res, lab, patch, after_built, err) < 0)
 		return -1;
@@ -325,7 +326,8 @@ static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, str
 		if (pk_pipeline_recheck(res, lab, store, opts, noise, after_built, err) < 0)
 			return -1;
 		confirm_findings(res);
-		set_verdict(res, pk_coverage_verdict(diff_verdict(res->diff), res->coverage, &not_built), not_built);
+		verdict = pk_coverage_verdict(diff_verdict(res->diff), res->coverage, &not_built);
+		set_verdict(res, verdict, not_built);
 	}
 	return 0;
 }
