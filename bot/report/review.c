@@ -253,11 +253,24 @@ static GObject *array_to_store(JsonArray *arr)
 	return G_OBJECT(store);
 }
 
+/*
+ * Members that models gained after some were stored, each false in the
+ * scope of an older model that lacks it: template-glib fails on a symbol
+ * it does not know, and `report ID` renders stored models again.
+ */
+static const char *const later_flags[] = {
+	"has_coverage",        /* per-file coverage (lab/coverage.h) */
+	"coverage_elsewhere",
+};
+
 /* The model's top-level members as template variables. */
 static TmplScope *scope_from_model(JsonObject *model)
 {
 	TmplScope *scope = tmpl_scope_new();
 	g_autoptr(GList) members = json_object_get_members(model);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(later_flags); i++)
+		tmpl_scope_set_boolean(scope, later_flags[i], FALSE);
 
 	for (GList *m = members; m; m = m->next) {
 		JsonNode *v = json_object_get_member(model, m->data);

@@ -143,6 +143,31 @@ static void test_render_not_built(void **state)
 	pk_test_result_clear(&res);
 }
 
+/* A model stored before coverage was in it (no has_coverage, coverage) still renders. */
+static void test_render_older_model(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *text = NULL, *html = NULL;
+	JsonObject *o;
+
+	make_result(&res, &patch);
+	model = pk_review_model(patch, &res, &info);
+	o = json_node_get_object(model);
+	json_object_remove_member(o, "has_coverage");
+	json_object_remove_member(o, "coverage");
+	json_object_remove_member(o, "coverage_elsewhere");
+	text = pk_review_render(model, "review.txt", &err);
+	if (!text)
+		fail_msg("%s", err->message);
+	assert_non_null(strstr(text, "verdict: does-not-apply"));
+	html = pk_review_render(model, "review.html", &err);
+	assert_non_null(html);
+	pk_test_result_clear(&res);
+}
+
 static void test_bad_inputs(void **state)
 {
 	g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
@@ -170,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_render_does_not_apply),
 		cmocka_unit_test(test_render_from_json_is_identical),
 		cmocka_unit_test(test_render_not_built),
+		cmocka_unit_test(test_render_older_model),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_wrap),
 	};
