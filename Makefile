@@ -118,7 +118,12 @@ unit: $(UNIT_BINS)
 	@bash tests/layering.sh
 	@fail=0; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t || fail=1; done; exit $$fail
 
+# The number orders the scripts and names each one in reports: two that
+# share one is a mistake, refused before anything runs.
 e2e: printkbot
+	@dup=$$(ls tests/e2e/[0-9]*.sh | sed 's|.*/\([0-9]*\)-.*|\1|' | sort | uniq -d); \
+	for n in $$dup; do echo "make e2e: tests/e2e: scripts share the number $$n:" tests/e2e/$$n-*.sh >&2; done; \
+	[ -z "$$dup" ]
 	@fail=0; for t in tests/e2e/[0-9]*.sh; do echo "== $$t"; bash $$t || fail=1; done; exit $$fail
 
 check: deps

@@ -139,6 +139,38 @@ static bool capture_cut(const char *path, guint64 cap)
 	return cap && stat(path, &st) == 0 && (guint64)st.st_size >= cap;
 }
 
+/* The boot's status and detail from how QEMU ended, the console and the capture. */
+static void judge_boot(struct pk_boot_result *res, const struct pk_proc_result *pr, const char *cut,
+		       double timeout)
+{
+	char *panic;
+
+	if ((panic = pk_boot_find_panic(res->console))) {
+		res->status = PK_BOOT_PANIC;
+		res->detail = panic;
+	} else if (pr->end == PK_PROC_TIMEOUT) {
+		const char *c = res->console;
+		size_t n = strlen(c);
+
+		res->status = PK_BOOT_TIMEOUT;
+		res->detail = g_strdup_printf("no power-off within %.0f s; %sconsole tail:\n%s",
+					      timeout, cut, n > 1500 ? c + n - 1500 : c);
+	} else if (!pk_proc_ok(pr) || !res->capture->complete) {
+		g_autofree char *how = pk_proc_describe(pr);
+		size_t n = strlen(res->console);
+
+		res->status = PK_BOOT_FAILED;
+		res->detail = g_strdup_printf("qemu %s; capture %s\n%s%s%s", how,
+					      res->capture->complete ? "complete" : "incomplete", cut,
+					      res->capture->problems->str,
+					      n > 1500 ? res->console + n - 1500 : res->console);
+	} else {
+		res->status = PK_BOOT_OK;
+		if (*cut)
+			res->detail = g_strdup(cut);
+	}
+}
+
 int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		   const struct pk_boot_opts *opts, GError **err)
 {
@@ -154,7 +186,6 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	struct pk_proc_result pr;
 	GError *local = NULL;
 	size_t cap_len = 0;
-	char *panic;
 
 	tmpdir = g_dir_make_tmp("printkbot-boot-XXXXXX", &local);
 	if (!tmpdir) {
@@ -210,30 +241,7 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	say_at_console_end(console, cut->str, res.capture->problems->str);
 	res.console = g_string_free(g_steal_pointer(&console), FALSE);
 
-	if ((panic = pk_boot_find_panic(res.console))) {
-		res.status = PK_BOOT_PANIC;
-		res.detail = panic;
-	} else if (pr.end == PK_PROC_TIMEOUT) {
-		const char *c = res.console;
-		size_t n = strlen(c);
-
-		res.status = PK_BOOT_TIMEOUT;
-		res.detail = g_strdup_printf("no power-off within %.0f s; %sconsole tail:\n%s",
-					     popts.timeout, cut->str, n > 1500 ? c + n - 1500 : c);
-	} else if (!pk_proc_ok(&pr) || !res.capture->complete) {
-		g_autofree char *how = pk_proc_describe(&pr);
-		size_t n = strlen(res.console);
-
-		res.status = PK_BOOT_FAILED;
-		res.detail = g_strdup_printf("qemu %s; capture %s\n%s%s%s", how,
-					     res.capture->complete ? "complete" : "incomplete", cut->str,
-					     res.capture->problems->str,
-					     n > 1500 ? res.console + n - 1500 : res.console);
-	} else {
-		res.status = PK_BOOT_OK;
-		if (cut->len)
-			res.detail = g_strdup(cut->str);
-	}
+	judge_boot(&res, &pr, cut->str, popts.timeout);
 	*out = res;
 	return 0;
 }

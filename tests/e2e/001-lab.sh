@@ -2,30 +2,21 @@
 # End to end: setup, build, boot the real base kernel; check real records and
 # index entries; two boots differ only by noise; a panicking and a hanging
 # kernel are reported as such within their bounds.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=./printkbot
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 
-./printkbot setup
-cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
-tree=$cache/linux
+$bot setup
 
 # A second setup does nothing and says the lab is ready.
-./printkbot setup 2>"$work/setup2.err" >/dev/null
-if [ -s "$work/setup2.err" ]; then echo "FAIL: second setup did work:"; cat "$work/setup2.err"; exit 1; fi
+$bot setup 2>"$work/setup2.err" >/dev/null
+[ ! -s "$work/setup2.err" ] || fail "second setup did work" "$work/setup2.err"
 
 $bot boot --json > "$work/boot1.json"
 $bot boot --json > "$work/boot2.json"
 
 python3 - "$work/boot1.json" "$work/boot2.json" <<'PY'
 import json, re, sys
+from e2elib import check, done
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 check(a["boot"]["status"] == "ok", "boot status ok")
 ver = [r for r in a["records"] if r["text"].startswith("Linux version 6.12")]
 check(len(ver) == 1 and ver[0]["level"] == 5, "one 'Linux version 6.12' record at level 5")
@@ -52,19 +43,33 @@ clock = re.compile(r"^(tsc: |clocksource: |Calibrating delay|smpboot: Total|sche
 odd = [t for t in set(ta) ^ set(tb) if not clock.match(t)]
 check(odd == [], "with numbers masked, the boots differ only in clock calibration %s" % odd)
 print("boot took %.2f s (%s)" % (a["boot"]["seconds"], a["boot"]["accel"]))
-sys.exit(1 if fails else 0)
+done()
 PY
 
-# A kernel that panics in an initcall, and one that hangs, as commits in the lab tree.
+# A kernel that panics in an initcall, and one that hangs, as commits in the
+# lab's repository on printkbot-base, tagged printkbot-test-<name> (made
+# again by every run, as every checkout's 001-lab.sh names them).  They are
+# made with a scratch index, so that the lab's checkout (whatever commit a
+# printkbot left there) is neither needed nor touched.
 fixture() {  # name, C body of an initcall
-	git -C "$tree" checkout -q --detach printkbot-base
-	printf '\nstatic int __init printkbot_fixture_%s(void)\n{\n%s\n\treturn 0;\n}\nlate_initcall(printkbot_fixture_%s);\n' \
-		"$1" "$2" "$1" >> "$tree/init/main.c"
-	git -C "$tree" -c user.name=t -c user.email=t@t commit -q -am "fixture: $1"
-	git -C "$tree" tag -f "printkbot-test-$1" >/dev/null
+	local index=$work/index-$1 blob tree_id commit
+	{
+		git -C "$tree" show printkbot-base:init/main.c
+		printf '\nstatic int __init printkbot_fixture_%s(void)\n{\n%s\n\treturn 0;\n}\nlate_initcall(printkbot_fixture_%s);\n' \
+			"$1" "$2" "$1"
+	} >"$work/main-$1.c"
+	blob=$(git -C "$tree" hash-object -w "$work/main-$1.c")
+	GIT_INDEX_FILE=$index git -C "$tree" read-tree printkbot-base
+	GIT_INDEX_FILE=$index git -C "$tree" update-index --cacheinfo "100644,$blob,init/main.c"
+	tree_id=$(GIT_INDEX_FILE=$index git -C "$tree" write-tree)
+	commit=$(GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@t \
+		git -C "$tree" commit-tree "$tree_id" -p printkbot-base -m "fixture: $1")
+	git -C "$tree" tag -f "printkbot-test-$1" "$commit" >/dev/null
 }
-fixture panic '	panic("printkbot fixture panic");'
-fixture hang '	for (;;) cpu_relax();'
+# boot leaves the hang fixture checked out: the lab goes back to its base
+at_exit lab_git checkout -q --detach printkbot-base
+lab_locked fixture panic '	panic("printkbot fixture panic");'
+lab_locked fixture hang '	for (;;) cpu_relax();'
 
 set +e
 start=$(date +%s)
@@ -75,18 +80,14 @@ end=$(date +%s)
 set -e
 python3 - "$work/panic.json" "$work/hang.json" $rc_panic $rc_hang $((mid-start)) $((end-mid)) <<'PY'
 import json, sys
+from e2elib import check, done
 p, h = (json.load(open(x)) for x in sys.argv[1:3])
 rc_p, rc_h, t_p, t_h = map(int, sys.argv[3:7])
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 check(p["boot"]["status"] == "panic" and rc_p == 1, "panicking kernel: status panic, exit 1")
 check("printkbot fixture panic" in (p["boot"]["detail"] or ""), "panic lines quoted")
 check(h["boot"]["status"] == "timeout" and rc_h == 1, "hanging kernel: status timeout, exit 1")
 check(h["boot"]["seconds"] < 25, "hang ended near its 15 s bound (%.1f s)" % h["boot"]["seconds"])
 print("panic case %d s, hang case %d s (both including rebuild)" % (t_p, t_h))
-sys.exit(1 if fails else 0)
+done()
 PY
-git -C "$tree" checkout -q --detach printkbot-base
-echo "001-lab: passed"
+passed

@@ -22,32 +22,24 @@
 # Needs the bot's kernel tree ($PRINTKBOT_CACHE/linux, made by
 # `printkbot setup`) and perl; skips with a message without them.
 # SCAN_CHECKPATCH_EVERY=N checks only every Nth patch of the mbox.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=./printkbot
-cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
-tree=$cache/linux
+#
+# The tree is read with printkbot-base checked out and the lab's lock held
+# (lib.sh's lab_locked), whatever a printkbot elsewhere left checked out.
+source "$(dirname "$0")/lib.sh"
 corpus=../shared/corpus
 every=${SCAN_CHECKPATCH_EVERY:-1}
 types=PRINTK_WITHOUT_KERN_LEVEL,LOGGING_CONTINUATION,SPLIT_STRING,EMBEDDED_FUNCTION_NAME,QUOTED_WHITESPACE_BEFORE_NEWLINE,PREFER_PR_LEVEL
 
-if [ ! -f "$tree/scripts/checkpatch.pl" ]; then
-	echo "010-scan-checkpatch: SKIP: no kernel tree at $tree (run ./printkbot setup first)"
-	exit 0
-fi
-if ! command -v perl >/dev/null; then
-	echo "010-scan-checkpatch: SKIP: perl is not installed (checkpatch.pl needs it)"
-	exit 0
-fi
-[ -x "$bot" ] || { echo "FAIL: $bot is not built (make printkbot)"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir "$work/in"
+git -C "$tree" rev-parse -q --verify 'printkbot-base^{commit}' >/dev/null 2>&1 ||
+	skip "no kernel tree at $tree (run ./printkbot setup first)"
+command -v perl >/dev/null || skip "perl is not installed (checkpatch.pl needs it)"
+mkdir "$work/in" "$work/scripts"
 
 # Decode every mail once; both tools read the same files.
 xz -dc "$corpus/linux-serial-1500.mbox.xz" > "$work/serial.mbox"
 python3 - "$work/in" "$every" "$work/serial.mbox" "$corpus"/patches/*.patch tests/data/scan/checkpatch/*.patch <<'PY'
 import email, email.policy, os, re, sys
+from e2elib import mbox_messages
 out, every, mbox, singles = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 diff_re = re.compile(r'(?m)^(diff --git |--- \S.*\n\+\+\+ )')
 
@@ -78,11 +70,8 @@ def write(name, raw):
             msg['From'], str(msg['Subject']).replace('\n', ' '), msg['Message-Id'], body))
     return True
 
-# mboxrd: split on "From " lines, then take one '>' off ^>+From lines
-data = open(mbox, 'rb').read()
 n = 0
-for i, raw in enumerate(re.split(rb'(?m)^From [^\n]*\n', data)[1:]):
-    raw = re.sub(rb'(?m)^>(>*From )', rb'\1', raw)
+for i, raw in enumerate(mbox_messages(mbox)):
     msg_has_diff = write('mbox-%04d.patch' % i, raw)
     if msg_has_diff:
         n += 1
@@ -93,27 +82,94 @@ for path in singles:
 print('%d mbox mails with a diff, %d inputs' % (n, len(os.listdir(out))))
 PY
 
+# The base's checkpatch.pl, with the files it reads beside it, from the
+# lab's repository: with --no-tree it needs no checkout.
+for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
+	lab_git show "printkbot-base:scripts/$f" >"$work/scripts/$f"
+done
 start=$(date +%s)
 ls "$work"/in/*.patch | xargs -P "$(nproc)" -n 1 sh -c \
 	'perl "$0" --no-tree --terse --show-types --showfile --types "$1" - < "$2" > "$2.cp" 2>&1 || true' \
-	"$tree/scripts/checkpatch.pl" "$types"
-mid=$(date +%s)
-for f in "$work"/in/*.patch; do
-	rc=0
-	$bot scan --json --tree "$tree" "$f" > "$f.scan" 2>/dev/null || rc=$?
-	[ "$rc" -le 2 ] || { echo "FAIL: scan exited $rc on $f"; exit 1; }
-done
-end=$(date +%s)
-echo "checkpatch.pl: $((mid - start)) s, scan: $((end - mid)) s"
-$bot scan --json --tree "$tree" "$work/serial.mbox" > "$work/mbox.jsonl" 2>/dev/null || true
+	"$work/scripts/checkpatch.pl" "$types"
+checkpatch_s=$(($(date +%s) - start))
+
+# Every scan --tree, and what else reads the tree or the last build: run
+# under the lab's lock with the base checked out; checked afterwards.
+read_tree() {
+	local f rc start
+	git -C "$tree" checkout -q --detach printkbot-base
+	start=$(date +%s)
+	for f in "$work"/in/*.patch; do
+		rc=0
+		$bot scan --json --tree "$tree" "$f" > "$f.scan" 2>/dev/null || rc=$?
+		[ "$rc" -le 2 ] || fail "scan exited $rc on $f"
+	done
+	echo "checkpatch.pl: $checkpatch_s s, scan: $(($(date +%s) - start)) s"
+	$bot scan --json --tree "$tree" "$work/serial.mbox" > "$work/mbox.jsonl" 2>/dev/null || true
+	read_modnames
+	read_pr_fmt
+}
+
+# KBUILD_MODNAME as Kbuild gave it to the compiler (the .o.cmd files of the
+# last build), and as scan --describe reads it from the tree.
+read_modnames() {
+	local build
+	build=$(ls -d "$PRINTKBOT_CACHE"/build/*/ 2>/dev/null | head -1 || true)
+	[ -n "$build" ] && ls "$build"/init/.main.o.cmd >/dev/null 2>&1 || return 0
+	python3 - "$build" "$tree" > "$work/modnames" <<'PY'
+import os, re, sys
+build, tree = sys.argv[1], os.path.realpath(sys.argv[2])
+for root, dirs, files in os.walk(build):
+    for f in files:
+        if not (f.startswith('.') and f.endswith('.o.cmd')):
+            continue
+        text = open(os.path.join(root, f), errors='replace').read()
+        mod = re.search(r"KBUILD_MODNAME='\"([^\"]+)\"'", text)
+        src = re.search(r'^source_\S* := (\S+\.c)$', text, re.M)
+        rel = src and os.path.relpath(os.path.realpath(src.group(1)), tree)
+        if mod and rel and not rel.startswith('..'):    # not sources generated in the build
+            print(rel, mod.group(1))
+PY
+	cut -d' ' -f1 "$work/modnames" | xargs $bot scan --tree "$tree" --describe --json > "$work/described"
+}
+
+# A pr_fmt() added to topology.c, and a call of tree_plugin.h made printk().
+read_pr_fmt() {
+	python3 - "$tree" "$work" <<'PY'
+import re, sys
+tree, work = sys.argv[1:3]
+def diff(path, old_start, old, new, section=''):
+    return ('diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%d,%d +%d,%d @@ %s\n' % (
+        path, path, path, path, old_start, len(old), old_start, len(new), section)
+        + ''.join(new)) 
+lines = open(tree + '/kernel/sched/topology.c').read().split('\n')
+body = [' ' + lines[0] + '\n', '+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt\n'] + [' ' + l + '\n' for l in lines[1:3]]
+open(work + '/topology.patch', 'w').write(diff('kernel/sched/topology.c', 1, lines[0:3], body))
+# an independent count of the calls pr_fmt() prefixes: pr_*() but pr_cont()
+text = re.sub(r'/\*.*?\*/', '', '\n'.join(lines), flags=re.S)
+n = len(re.findall(r'\bpr_(emerg|alert|crit|err|warn|warning|notice|info|debug|devel)(_once|_ratelimited)?\s*\(', text))
+open(work + '/topology.count', 'w').write(str(n))
+plugin = open(tree + '/kernel/rcu/tree_plugin.h').read().split('\n')
+i = next(k for k, l in enumerate(plugin) if re.match(r'^\tpr_info\("[^"]*\\n"\);$', l))
+conv = plugin[i].replace('pr_info(', 'printk(KERN_INFO ')
+body = [' ' + plugin[i - 1] + '\n', '-' + plugin[i] + '\n', '+' + conv + '\n', ' ' + plugin[i + 1] + '\n']
+open(work + '/plugin.patch', 'w').write(
+    'diff --git a/kernel/rcu/tree_plugin.h b/kernel/rcu/tree_plugin.h\n'
+    '--- a/kernel/rcu/tree_plugin.h\n+++ b/kernel/rcu/tree_plugin.h\n'
+    '@@ -%d,3 +%d,3 @@\n%s' % (i, i, ''.join(body)))
+PY
+	$bot scan --json --tree "$tree" "$work/topology.patch" > "$work/topology.json" || true
+	$bot scan --json --tree "$tree" "$work/plugin.patch" > "$work/plugin.json" || true
+	$bot scan --json --tree "$tree" "$corpus/patches/clocksource-sync-durations-pr_info.patch" \
+		> "$work/clocksource.json" || true
+}
+
+lab_locked read_tree
 
 python3 - "$work/in" "$work/mbox.jsonl" "$every" <<'PY'
 import collections, glob, json, os, re, sys
 indir, mbox_jsonl, every = sys.argv[1], sys.argv[2], int(sys.argv[3])
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
+from e2elib import check, done
 
 accept = {
     'PRINTK_WITHOUT_KERN_LEVEL': {'level-missing'},
@@ -231,27 +287,11 @@ for m in differ[:10]:
 check(not differ, 'scanning the mbox gives the findings of the decoded mails (%d differ)' % len(differ))
 churn = sum(1 for v in by_mbox.values() if v)
 print('mbox: %d patches, %d with findings' % (len(by_mbox), churn))
-sys.exit(1 if fails else 0)
+done()
 PY
 
 # 3. The tree.  KBUILD_MODNAME against what Kbuild gave the compiler.
-build=$(ls -d "$cache"/build/*/ 2>/dev/null | head -1 || true)
-if [ -n "$build" ] && ls "$build"/init/.main.o.cmd >/dev/null 2>&1; then
-	python3 - "$build" "$tree" > "$work/modnames" <<'PY'
-import os, re, sys
-build, tree = sys.argv[1], os.path.realpath(sys.argv[2])
-for root, dirs, files in os.walk(build):
-    for f in files:
-        if not (f.startswith('.') and f.endswith('.o.cmd')):
-            continue
-        text = open(os.path.join(root, f), errors='replace').read()
-        mod = re.search(r"KBUILD_MODNAME='\"([^\"]+)\"'", text)
-        src = re.search(r'^source_\S* := (\S+\.c)$', text, re.M)
-        rel = src and os.path.relpath(os.path.realpath(src.group(1)), tree)
-        if mod and rel and not rel.startswith('..'):    # not sources generated in the build
-            print(rel, mod.group(1))
-PY
-	cut -d' ' -f1 "$work/modnames" | xargs $bot scan --tree "$tree" --describe --json > "$work/described"
+if [ -f "$work/described" ]; then
 	python3 - "$work/modnames" "$work/described" <<'PY'
 import json, sys
 want = dict(l.split() for l in open(sys.argv[1]))
@@ -265,44 +305,13 @@ print(('ok   ' if ok else 'FAIL ') + 'KBUILD_MODNAME of all %d objects of the la
 sys.exit(0 if ok else 1)
 PY
 else
-	echo "skip KBUILD_MODNAME check: no build dir with .o.cmd files under $cache/build"
+	echo "skip KBUILD_MODNAME check: no build dir with .o.cmd files under $PRINTKBOT_CACHE/build"
 fi
 
-# A pr_fmt() added to topology.c, and a call of tree_plugin.h made printk().
-python3 - "$tree" "$work" <<'PY'
-import re, sys
-tree, work = sys.argv[1:3]
-def diff(path, old_start, old, new, section=''):
-    return ('diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%d,%d +%d,%d @@ %s\n' % (
-        path, path, path, path, old_start, len(old), old_start, len(new), section)
-        + ''.join(new)) 
-lines = open(tree + '/kernel/sched/topology.c').read().split('\n')
-body = [' ' + lines[0] + '\n', '+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt\n'] + [' ' + l + '\n' for l in lines[1:3]]
-open(work + '/topology.patch', 'w').write(diff('kernel/sched/topology.c', 1, lines[0:3], body))
-# an independent count of the calls pr_fmt() prefixes: pr_*() but pr_cont()
-text = re.sub(r'/\*.*?\*/', '', '\n'.join(lines), flags=re.S)
-n = len(re.findall(r'\bpr_(emerg|alert|crit|err|warn|warning|notice|info|debug|devel)(_once|_ratelimited)?\s*\(', text))
-open(work + '/topology.count', 'w').write(str(n))
-plugin = open(tree + '/kernel/rcu/tree_plugin.h').read().split('\n')
-i = next(k for k, l in enumerate(plugin) if re.match(r'^\tpr_info\("[^"]*\\n"\);$', l))
-conv = plugin[i].replace('pr_info(', 'printk(KERN_INFO ')
-body = [' ' + plugin[i - 1] + '\n', '-' + plugin[i] + '\n', '+' + conv + '\n', ' ' + plugin[i + 1] + '\n']
-open(work + '/plugin.patch', 'w').write(
-    'diff --git a/kernel/rcu/tree_plugin.h b/kernel/rcu/tree_plugin.h\n'
-    '--- a/kernel/rcu/tree_plugin.h\n+++ b/kernel/rcu/tree_plugin.h\n'
-    '@@ -%d,3 +%d,3 @@\n%s' % (i, i, ''.join(body)))
-PY
-$bot scan --json --tree "$tree" "$work/topology.patch" > "$work/topology.json" || true
-$bot scan --json --tree "$tree" "$work/plugin.patch" > "$work/plugin.json" || true
-$bot scan --json --tree "$tree" "$corpus/patches/clocksource-sync-durations-pr_info.patch" \
-	> "$work/clocksource.json" || true
 python3 - "$work" <<'PY'
 import json, sys
 work = sys.argv[1]
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
+from e2elib import check, done
 def findings(name):
     return json.loads(open('%s/%s.json' % (work, name)).readline())['findings']
 want = int(open(work + '/topology.count').read())
@@ -317,6 +326,6 @@ check(len(f) == 1 and f[0]['old_prefix'] == 'rcu: ' and f[0]['new_prefix'] == ''
 f = [x for x in findings('clocksource') if x['kind'] == 'level-changed']
 check(len(f) == 1 and f[0]['new_prefix'] == 'clocksource: ',
       'the clocksource patch\'s message carries "clocksource: "')
-sys.exit(1 if fails else 0)
+done()
 PY
-echo "010-scan-checkpatch: passed"
+passed

@@ -6,44 +6,31 @@
 # verdicts; the base is built and booted once for all of them; two boots of
 # the same kernel diff to nothing; a review is stored and re-rendered
 # byte for byte.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=./printkbot
+source "$(dirname "$0")/lib.sh"
 data=tests/data/test
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
 
-$bot setup >/dev/null
+lab_setup
 
-run() {  # name: test one fixture, keep its JSON model and exit status
-	local rc=0
-	$bot test --json "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
-	echo "$rc" >"$work/$name.rc"
+run() {  # name [options] patch: test one fixture, keep its JSON model and exit status
+	keep "$1" json $bot test --json "${@:2}"
 }
-for name in text-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure boot-panic; do
-	run "$data/$name.patch"
+for fix in text-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure boot-panic; do
+	run "$fix" "$data/$fix.patch"
 done
-name=comment-only
-run "$data/comment-only.patch"
-name=comment-only-all
-run --all "$data/comment-only.patch"
-name=noapply
+run comment-only "$data/comment-only.patch"
+run comment-only-all --all "$data/comment-only.patch"
 if [ -f ../shared/corpus/patches/NOAPPLY-x86-fpu-log-xsave-disablement.patch ]; then
-	run ../shared/corpus/patches/NOAPPLY-x86-fpu-log-xsave-disablement.patch
+	run noapply ../shared/corpus/patches/NOAPPLY-x86-fpu-log-xsave-disablement.patch
 fi
-name=text-change-text
 $bot test "$data/text-change.patch" >"$work/text-change.txt" 2>/dev/null || true
 
 python3 - "$work" <<'PY'
 import json, os, sys
+import e2elib
+from e2elib import check, done
 work = sys.argv[1]
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 def load(name):
-    return json.load(open(os.path.join(work, name + ".json"))), int(open(os.path.join(work, name + ".rc")).read())
+    return e2elib.model(name), e2elib.rc(name)
 def console(m, kind):
     return [c for c in m["console"] if c["kind"] == kind]
 
@@ -116,13 +103,13 @@ text = open(os.path.join(work, "text-change.txt")).read()
 check("verdict: console-changed" in text and "e820__setup_pci_gap" in text, "text review names the verdict and function")
 long = [l for l in text.splitlines() if len(l) > 72 and not l.startswith("    ")]
 check(not long, "review prose fits 72 columns (%s)" % long[:2])
-sys.exit(1 if fails else 0)
+done()
 PY
 
 # The base was built once: one base build stored, whatever the number of patches.
 builds=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from builds where tree_commit = base_commit")
 echo "base builds stored: $builds"
-[ "$builds" = 1 ] || { echo "FAIL: the base was built $builds times"; exit 1; }
+[ "$builds" = 1 ] || fail "the base was built $builds times"
 
 # A stored review renders again byte for byte.
 id=$(sqlite3 "$PRINTKBOT_DB" "select max(id) from reviews")
@@ -142,18 +129,16 @@ $bot history --json --grep 'attaching NULL sched-domain' >"$work/h-grep.json"
 $bot history --json --author 'Printk Bot Fixture' >"$work/h-author.json"
 python3 - "$work" <<'PY'
 import json, os, sys
+from e2elib import check, done
 work = sys.argv[1]
 def ids(name):
     return {json.loads(l)["message_id"] for l in open(os.path.join(work, name)) if l.strip()}
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 f, g, a = ids("h-file.json"), ids("h-grep.json"), ids("h-author.json")
 check(f == {"text-change@printkbot.invalid"}, "history --file finds the e820 patch only (%s)" % sorted(f))
 check(g == {"debug-compiled-out@printkbot.invalid"}, "history --grep finds the pr_debug patch only (%s)" % sorted(g))
 want = {n + "@printkbot.invalid" for n in ["text-change", "level-change", "pr_fmt-added", "pure-conversion",
                                            "debug-compiled-out", "boot-panic"]}
 check(want <= a, "history --author finds every fixture patch with a change (%s)" % sorted(want - a))
-sys.exit(1 if fails else 0)
+done()
 PY
+passed

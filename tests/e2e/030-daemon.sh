@@ -18,18 +18,11 @@
 #      mailbox, sends nothing (loop guard, Message-IDs seen before); one
 #      reply put back in new/ (a crash after the send was recorded, before
 #      the move) is moved to cur/ again, not sent a second time.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-src=$PWD
-bot=$PWD/printkbot
-work=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
 source tests/e2e/mailservers.sh
-trap 'mail_stop; rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
-cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
 
 mail_need
-$bot setup >/dev/null
+lab_setup
 mail_start
 echo "postfix smtp :$smtp_port, submission :$sub_port, dovecot imap :$imap_port"
 
@@ -40,7 +33,7 @@ export GIT_AUTHOR_NAME="Jane Dev" GIT_AUTHOR_EMAIL=jane@example.org
 export GIT_COMMITTER_NAME="Jane Dev" GIT_COMMITTER_EMAIL=jane@example.org
 for f in arch/x86/kernel/e820.c init/initramfs.c; do
 	mkdir -p "$dev/$(dirname "$f")"
-	git -C "$cache/linux" show "printkbot-base:$f" >"$dev/$f"
+	lab_git show "printkbot-base:$f" >"$dev/$f"
 done
 git -C "$dev" add -A
 git -C "$dev" commit -qm "base"
@@ -55,7 +48,7 @@ sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/printk: two logging changes/' \
 git -C "$dev" send-email --quiet --confirm=never --suppress-cc=all --no-validate \
 	--smtp-server=127.0.0.1 --smtp-server-port="$smtp_port" \
 	--from="Jane Dev <jane@example.org>" --to=list@example.org "$work/series"/*.patch >"$work/send-email.log" 2>&1 ||
-	{ echo "FAIL: git send-email"; cat "$work/send-email.log"; exit 1; }
+	fail "git send-email" "$work/send-email.log"
 wait_mail list 3
 
 echo pw >"$work/bot-password"
@@ -87,15 +80,9 @@ password_env = PK_TEST_IMAP_PASSWORD
 list = list@example.org
 EOF
 
-fail=0
-check() {  # what cond...: one line per check
-	local what=$1; shift
-	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fail=1; fi
-}
-
 # 1. SMTP down: both patches tested, both replies wait.
 postfix_stop
-$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run1.log" || { cat "$work/run1.log"; exit 1; }
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run1.log" || fail "run 1: daemon --once" "$work/run1.log"
 $bot queue --config "$work/printkbot.conf" >"$work/queue1.txt"
 check "run 1: the series was one job of 2 patches" grep -q "done: 2 patches: console-changed, no-visible-change" "$work/run1.log"
 check "run 1: both replies wait in the queue (SMTP down)" \
@@ -115,19 +102,20 @@ done
 # 2. SMTP back: the replies go out as rendered.
 postfix_start
 sleep 1.1   # retry_min
-$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run2.log" || { cat "$work/run2.log"; exit 1; }
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run2.log" || fail "run 2: daemon --once" "$work/run2.log"
 check "run 2: two replies sent" test "$(grep -c 'done: <printkbot-.*> sent to' "$work/run2.log")" = 2
 check "run 2: outbox/new is empty" test -z "$(ls "$work/outbox/new")"
 check "run 2: both files are in outbox/cur, flagged seen" \
 	test "$(ls "$work/outbox/cur" | grep -c ':2,S$')" = 2
 check "run 2: the queue counts none waiting" \
 	sh -c "'$bot' queue --config '$work/printkbot.conf' | grep -q '^0 replies waiting in the outbox'"
-wait_mail jane 2 || fail=1
-wait_mail list 5 || fail=1
+check "the author's mailbox has the 2 replies" wait_mail jane 2
+check "the list's mailbox has them too (Cc)" wait_mail list 5
 
 # 3. One reply per patch, threaded, with the verdicts.
-python3 - "$work" <<'PY' || fail=1
+check "the replies, checked one by one (above)" python3 - "$work" <<'PY'
 import email, email.policy, glob, os, sys
+from e2elib import check, done
 work = sys.argv[1]
 def load(user):
     out = []
@@ -135,10 +123,6 @@ def load(user):
                     glob.glob(os.path.join(work, "mail", user, "Maildir", "cur", "*"))):
         out.append(email.message_from_binary_file(open(p, "rb"), policy=email.policy.default))
     return out
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 posted = {m["Message-ID"].strip(): m for m in load("list") if not m["X-Printkbot"]}
 cover = [m for m in posted.values() if "0/2" in m["Subject"]][0]
 patches = {m["Message-ID"].strip(): m for m in posted.values() if "0/2" not in m["Subject"]}
@@ -169,7 +153,7 @@ for mid, p in patches.items():
     long = [l for l in body.splitlines() if len(l) > 72 and not l.startswith(("    ", "| "))]
     check(not long, "prose within 72 columns (%s)" % long[:1])
     check(("Reported-by:" in body) == False, "no Reported-by: block: nothing to fix")
-sys.exit(1 if fails else 0)
+done()
 PY
 
 # 4. The bot's own replies are now in the list's mailbox: nothing happens.
@@ -178,7 +162,7 @@ PY
 crashed=$(ls "$work/outbox/cur" | head -1)
 mv "$work/outbox/cur/$crashed" "$work/outbox/new/${crashed%:2,S}"
 before=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs")
-$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || { cat "$work/run3.log"; exit 1; }
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || fail "run 3: daemon --once" "$work/run3.log"
 check "run 3: the bot's replies are skipped by the loop guard" \
 	test "$(grep -c 'skipped: our own mail (loop guard)' "$work/run3.log")" = 2
 check "run 3: no job queued" test "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from jobs")" = "$before"
@@ -190,7 +174,5 @@ sleep 2
 check "run 3: the author still has 2 mails" test "$(ls "$work/mail/jane/Maildir/new" | wc -l)" = 2
 check "IMAP position kept: run 3 read only the 2 new mails" grep -q "linux-serial: 2 new mail(s), 0 kept" "$work/run3.log"
 
-if [ "$fail" != 0 ]; then
-	for f in run1 run2 run3; do echo "--- $f.log"; cat "$work/$f.log"; done
-	exit 1
-fi
+checks_end "$work/run1.log" "$work/run2.log" "$work/run3.log"
+passed

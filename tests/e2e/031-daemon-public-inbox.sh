@@ -7,43 +7,18 @@
 # scan's count, checked against `printkbot scan`), replies and mails
 # without a patch are skipped, and a second run reads nothing again, then
 # only the mails committed since.  No kernel is built.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=$PWD/printkbot
+source "$(dirname "$0")/lib.sh"
 corpus=../shared/corpus/linux-serial-1500.mbox.xz
-[ -f "$corpus" ] || { echo "SKIP: $corpus not found"; exit 0; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
+[ -f "$corpus" ] || skip "$corpus not found"
 
 xz -dc "$corpus" >"$work/all.mbox"
 # Two epochs: the first 1,000 mails in 0.git, 400 in 1.git; the last 100 come later.
-python3 - "$work" <<'PY'
-import os, re, subprocess, sys
-work = sys.argv[1]
-data = open(os.path.join(work, "all.mbox"), "rb").read()
-mails = re.split(rb"(?m)^(?=From )", data)
-mails = [m for m in mails if m.startswith(b"From ")]
+python3 - <<'PY'
+from e2elib import inbox_commit, mbox_messages, path
+mails = mbox_messages(path("all.mbox"))
 assert len(mails) == 1500, len(mails)
-def unquote(m):   # mboxrd: the From line goes, one '>' of each quoted From comes off
-    body = m.split(b"\n", 1)[1]
-    return re.sub(rb"(?m)^>(>*From )", rb"\1", body)
-def epoch(n, part, mark):
-    repo = os.path.join(work, "inbox", "git", "%d.git" % n)
-    if not os.path.isdir(repo):
-        subprocess.run(["git", "init", "-q", "--bare", repo], check=True)
-    stream = []
-    for i, m in enumerate(part):
-        blob = unquote(m)
-        stream.append(b"commit refs/heads/master\n")
-        stream.append(b"committer archive <a@example.org> %d +0000\n" % (1700000000 + mark + i))
-        stream.append(b"data 1\nm\n")
-        if i == 0 and mark:
-            stream.append(b"from refs/heads/master^0\n")
-        stream.append(b"M 100644 inline m\ndata %d\n" % len(blob) + blob + b"\n")
-    subprocess.run(["git", "-C", repo, "fast-import", "--quiet"], input=b"".join(stream), check=True)
-epoch(0, mails[:1000], 0)
-epoch(1, mails[1000:1400], 0)
+inbox_commit(path("inbox/git/0.git"), mails[:1000], 1700000000, False)
+inbox_commit(path("inbox/git/1.git"), mails[1000:1400], 1700000000, False)
 PY
 cat >"$work/printkbot.conf" <<EOF
 [daemon]
@@ -60,11 +35,8 @@ $bot scan --json "$work/all.mbox" >"$work/scan.json" || true
 
 python3 - "$work" <<'PY'
 import json, os, sqlite3, sys
+from e2elib import check, done
 work = sys.argv[1]
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 db = sqlite3.connect(os.environ["PRINTKBOT_DB"])
 log = open(os.path.join(work, "run1.log")).read()
 check("1400 new mail(s)" in log, "run 1 read the 1,400 mails of both epochs (%s)" %
@@ -96,32 +68,22 @@ print("skipped:", skipped)
 check(skipped.get("a reply", 0) > 700, "replies skipped")
 check(skipped.get("no logging churn (scan): nothing to build", 0) > 50, "series without churn never queued")
 print("queued: %d series, %d patches, %d with churn" % (len(jobs), len(queued), sum(1 for c in queued.values() if c)))
-sys.exit(1 if fails else 0)
+done()
 PY
 
 # A second run reads nothing; after 100 more commits it reads exactly those.
 $bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run2.log"
-if grep -q "new mail" "$work/run2.log"; then echo "FAIL: run 2 read mails again"; cat "$work/run2.log"; exit 1; fi
-echo "ok   run 2: nothing read twice"
-python3 - "$work" <<'PY'
-import os, re, subprocess, sys
-work = sys.argv[1]
-data = open(os.path.join(work, "all.mbox"), "rb").read()
-mails = [m for m in re.split(rb"(?m)^(?=From )", data) if m.startswith(b"From ")][1400:]
-repo = os.path.join(work, "inbox", "git", "1.git")
-stream = []
-for i, m in enumerate(mails):
-    blob = re.sub(rb"(?m)^>(>*From )", rb"\1", m.split(b"\n", 1)[1])
-    stream.append(b"commit refs/heads/master\ncommitter archive <a@example.org> %d +0000\ndata 1\nm\n" % (1800000000 + i))
-    if i == 0:
-        stream.append(b"from refs/heads/master^0\n")
-    stream.append(b"M 100644 inline m\ndata %d\n" % len(blob) + blob + b"\n")
-subprocess.run(["git", "-C", repo, "fast-import", "--quiet"], input=b"".join(stream), check=True)
+! grep -q "new mail" "$work/run2.log" || fail "run 2 read mails again" "$work/run2.log"
+ok "run 2: nothing read twice"
+python3 - <<'PY'
+from e2elib import inbox_commit, mbox_messages, path
+inbox_commit(path("inbox/git/1.git"), mbox_messages(path("all.mbox"))[1400:], 1800000000, True)
 PY
 $bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run3.log"
-if ! grep -q "source linux-serial: 100 new mail(s)" "$work/run3.log"; then
-	echo "FAIL: run 3 did not read exactly the 100 new mails"; grep "new mail" "$work/run3.log"; exit 1
-fi
-echo "ok   run 3: exactly the 100 mails committed since"
-[ "$(sqlite3 "$PRINTKBOT_DB" "select count(*) from mails")" = 1500 ] || { echo "FAIL: not 1500 mails stored"; exit 1; }
-echo "ok   1,500 mails stored, each once"
+grep -q "source linux-serial: 100 new mail(s)" "$work/run3.log" ||
+	fail "run 3 did not read exactly the 100 new mails" "$work/run3.log"
+ok "run 3: exactly the 100 mails committed since"
+stored=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from mails")
+[ "$stored" = 1500 ] || fail "not 1500 mails stored ($stored)"
+ok "1,500 mails stored, each once"
+passed

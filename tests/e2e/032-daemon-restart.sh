@@ -9,15 +9,8 @@
 #   3. `daemon --once` queues it again, tests both patches, and renders
 #      exactly one reply per patch (SMTP is down: the replies wait, none is
 #      lost and none is rendered twice).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-src=$PWD
-bot=$PWD/printkbot
-work=$(mktemp -d)
-pids=
-trap 'for p in $pids; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
-$bot setup >/dev/null
+source "$(dirname "$0")/lib.sh"
+lab_setup
 
 md=$work/Maildir
 mkdir -p "$md"/{new,cur,tmp}
@@ -60,53 +53,47 @@ descendants() {  # pid: every process below it
 	for c in $(ps -o pid= --ppid "$1"); do echo "$c"; descendants "$c"; done
 }
 
-wait_make() {  # pid: until the daemon has a make below it
-	for _ in $(seq 600); do
-		descendants "$1" | xargs -r ps -o comm= -p 2>/dev/null | grep -q '^make$' && return 0
-		sleep 0.5
-	done
-	echo "FAIL: no make started"; exit 1
+has_make() {  # pid: the daemon has a make below it
+	descendants "$1" | xargs -r ps -o comm= -p 2>/dev/null | grep -q '^make$'
 }
 
 # 1. SIGTERM while building.
 $bot daemon --config "$work/printkbot.conf" 2>"$work/run1.log" &
-d=$!; pids="$pids $d"
+d=$!
 sleep 1
 mk 1 level-change
 mk 2 pure-conversion     # the daemon sees both through inotify
-wait_make "$d"
+wait_for 300 "run 1: a make started by the daemon" has_make "$d"
 makes=$(descendants "$d")
 t0=$(date +%s)
 kill -TERM "$d"
 wait "$d" || true
 t1=$(date +%s)
 echo "SIGTERM: the daemon exited after $((t1 - t0)) s"
-[ $((t1 - t0)) -le 15 ] || { echo "FAIL: SIGTERM took $((t1 - t0)) s"; exit 1; }
+[ $((t1 - t0)) -le 15 ] || fail "SIGTERM took $((t1 - t0)) s" "$work/run1.log"
 for p in $makes; do
-	if kill -0 "$p" 2>/dev/null; then echo "FAIL: child $p still runs after SIGTERM"; exit 1; fi
+	! kill -0 "$p" 2>/dev/null || fail "child $p still runs after SIGTERM"
 done
-echo "ok   SIGTERM: every child of the daemon ended and reaped"
+ok "SIGTERM: every child of the daemon ended and reaped"
 grep -q "interrupted by a signal: back in the queue" "$work/run1.log" ||
-	{ echo "FAIL: the job was not put back"; cat "$work/run1.log"; exit 1; }
-echo "ok   SIGTERM: the job is back in the queue"
-[ -z "$(ls "$md/new")" ] || { echo "FAIL: the Maildir's new mail was not taken"; exit 1; }
+	fail "the job was not put back" "$work/run1.log"
+ok "SIGTERM: the job is back in the queue"
+[ -z "$(ls "$md/new")" ] || fail "the Maildir's new mail was not taken"
 
 # 2. kill -9 while building.
 $bot daemon --config "$work/printkbot.conf" 2>"$work/run2.log" &
-d=$!; pids="$pids $d"
-wait_make "$d"
+d=$!
+wait_for 300 "run 2: a make started by the daemon" has_make "$d"
 orphans=$(descendants "$d")
 kill -9 "$d"
 wait "$d" 2>/dev/null || true
 for p in $orphans; do kill -9 -- "-$p" 2>/dev/null || kill -9 "$p" 2>/dev/null || true; done
 [ "$(sqlite3 "$PRINTKBOT_DB" "select state from jobs where kind = 'series'")" = running ] ||
-	{ echo "FAIL: after kill -9 the job is not left running"; exit 1; }
-echo "ok   kill -9: the job is left running"
+	fail "after kill -9 the job is not left running"
+ok "kill -9: the job is left running"
 
 # 3. Restart: the job is picked up again and finished, one reply per patch.
-$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || { cat "$work/run3.log"; exit 1; }
-fail=0
-check() { local what=$1; shift; if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fail=1; fi; }
+$bot daemon --config "$work/printkbot.conf" --once 2>"$work/run3.log" || fail "run 3: daemon --once" "$work/run3.log"
 check "restart: the interrupted job was queued again" grep -q "was running when the daemon stopped: queued again" "$work/run3.log"
 check "restart: the series job is done" test "$(sqlite3 "$PRINTKBOT_DB" "select state from jobs where kind = 'series'")" = done
 check "one job for the series, however often it was interrupted" \
@@ -121,7 +108,5 @@ check "and is one file in the outbox's new/, under its Message-ID" \
 # (the verdict of 2/2 is test.c's business: its before side is 1/2's single boot)
 check "both patches tested after the restart, the level change seen" \
 	grep -q "done: 2 patches: console-changed, " "$work/run3.log"
-if [ "$fail" != 0 ]; then
-	for f in run1 run2 run3; do echo "--- $f.log"; cat "$work/$f.log"; done
-	exit 1
-fi
+checks_end "$work/run1.log" "$work/run2.log" "$work/run3.log"
+passed

@@ -8,21 +8,15 @@
 # user's repository as it was, and a second run must build nothing; then
 # `bisect --message` must name the text change's commit, in the builds the
 # range allows, and `bisect` without --message every change to its commit.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=$PWD/printkbot
-data=$PWD/tests/data/test
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
-cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
+source "$(dirname "$0")/lib.sh"
+data=$src/tests/data/test
 
-$bot setup >/dev/null
+lab_setup
 
 # The user's repository: its own clone, its own branch, commits of its own
 # (made with a scratch index, so that no 1 GB worktree is checked out).
 user=$work/linux
-git clone -q --shared --no-checkout "$cache/linux" "$user"
+lab_locked git clone -q --shared --no-checkout "$tree" "$user"
 export GIT_AUTHOR_NAME='Jane Developer' GIT_AUTHOR_EMAIL=jane@example.org
 export GIT_COMMITTER_NAME='Jane Developer' GIT_COMMITTER_EMAIL=jane@example.org
 export GIT_AUTHOR_DATE='2026-12-01T10:00:00Z' GIT_COMMITTER_DATE='2026-12-01T10:00:00Z'
@@ -44,42 +38,29 @@ user_state() { git -C "$user" for-each-ref; git -C "$user" rev-parse HEAD; ls -A
 state_before=$(user_state)
 
 # run over the branch, from inside the user's repository
-rc=0
-(cd "$user" && $bot run --json printkbot-base..cleanup) >"$work/run.json" 2>"$work/run.err" || rc=$?
-echo "$rc" >"$work/run.rc"
+run_inside() ( cd "$user" && $bot run --json printkbot-base..cleanup )
+keep run json run_inside
 builds_after_run=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from builds")
 # again: everything comes from the store
-rc=0
-$bot run --repo "$user" cleanup >"$work/run2.txt" 2>"$work/run2.err" || rc=$?
-echo "$rc" >"$work/run2.rc"
+keep run2 txt $bot run --repo "$user" cleanup
 builds_after_run2=$(sqlite3 "$PRINTKBOT_DB" "select count(*) from builds")
 
 # bisect the text change, on a fresh store so that the builds it needs are counted
-rc=0
-PRINTKBOT_DB=$work/bisect.db $bot bisect --json --repo "$user" printkbot-base..cleanup \
-	--message 'available for PCI devices' >"$work/bisect.json" 2>"$work/bisect.err" || rc=$?
-echo "$rc" >"$work/bisect.rc"
+PRINTKBOT_DB=$work/bisect.db keep bisect json $bot bisect --json --repo "$user" printkbot-base..cleanup \
+	--message 'available for PCI devices'
 # every change, on the store run filled: no build at all
-rc=0
-$bot bisect --json --repo "$user" printkbot-base..cleanup >"$work/bisect-all.json" 2>"$work/bisect-all.err" || rc=$?
-echo "$rc" >"$work/bisect-all.rc"
+keep bisect-all json $bot bisect --json --repo "$user" printkbot-base..cleanup
 # a bad range and a repository that is not a kernel
-rc=0; $bot run --repo "$user" nosuchbranch..cleanup >/dev/null 2>"$work/bad.err" || rc=$?; echo "$rc" >"$work/bad.rc"
+keep bad out $bot run --repo "$user" nosuchbranch..cleanup
 mkdir "$work/notkernel" && git -C "$work/notkernel" init -q && echo hi >"$work/notkernel/README" &&
 	git -C "$work/notkernel" add README && git -C "$work/notkernel" commit -q -m readme
 echo more >>"$work/notkernel/README" && git -C "$work/notkernel" commit -q -a -m more
-rc=0; $bot run --repo "$work/notkernel" HEAD~1..HEAD >/dev/null 2>"$work/notkernel.err" || rc=$?
-echo "$rc" >"$work/notkernel.rc"
+keep notkernel out $bot run --repo "$work/notkernel" HEAD~1..HEAD
 
 python3 - "$work" "$c_conv" "$c_text" "$c_comment" "$c_prfmt" "$builds_after_run" "$builds_after_run2" <<'PY'
 import json, os, sys
+from e2elib import check, done, rc, text
 work, c_conv, c_text, c_comment, c_prfmt, b1, b2 = sys.argv[1:]
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
-def rc(name): return int(open(os.path.join(work, name + ".rc")).read())
-def text(name): return open(os.path.join(work, name)).read()
 
 models = [json.loads(l) for l in text("run.json").splitlines() if l.strip()]
 by = {m["commit"]: m for m in models}
@@ -128,9 +109,10 @@ check(a["builds"] == 0 and a["from_store"] >= 2, "bisect on a filled store: no b
 
 check(rc("bad") == 2 and "'nosuchbranch' is not a revision" in text("bad.err"), "bad range: exit 2, says which word")
 check(rc("notkernel") == 2 and "is not a Linux kernel tree" in text("notkernel.err"), "not a kernel: exit 2, says so")
-sys.exit(1 if fails else 0)
+done()
 PY
 
 # The user's repository is as it was: same refs and HEAD, nothing checked out.
-[ "$(user_state)" = "$state_before" ] || { echo "FAIL: the user's repository changed"; exit 1; }
-echo "ok   the user's repository is untouched"
+[ "$(user_state)" = "$state_before" ] || fail "the user's repository changed"
+ok "the user's repository is untouched"
+passed

@@ -7,22 +7,14 @@
 # index never ends (index-endless.patch: the guest's init stops copying it
 # at its own cap and says so, and QEMU may write only max_capture_mb of
 # capture, cut while it is written, not when it is read).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=$PWD/printkbot
+source "$(dirname "$0")/lib.sh"
 data=tests/data
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
 
-$bot setup >/dev/null
+lab_setup
 printf '[policy]\nmax_mail_mb = 1\nmax_lines = 3\nmax_console_mb = 1\nmax_capture_mb = 2\n' >"$work/limits.conf"
 
 run() {  # name [options] patch: the JSON model, stderr, exit status
-	local name=$1 rc=0
-	shift
-	$bot test --json --config "$work/limits.conf" "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
-	echo "$rc" >"$work/$name.rc"
+	keep "$1" json $bot test --json --config "$work/limits.conf" "${@:2}"
 }
 
 # a 2 MiB mail: a patch with a big attachment
@@ -43,13 +35,10 @@ run index-endless --all --timeout 60 "$data/hostile/index-endless.patch"
 
 python3 - "$work" <<'PY'
 import json, os, sys
+from e2elib import check, done, text
 work = sys.argv[1]
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
 def rd(name, ext):
-    return open(os.path.join(work, name + "." + ext)).read()
+    return text(name + "." + ext)
 
 check(rd("big-mail", "rc").strip() == "2" and "more than the limit of 1048576 bytes" in rd("big-mail", "err"),
       "a 2 MiB mail over max_mail_mb = 1: refused unread, exit 2 (%s)" % rd("big-mail", "err").strip())
@@ -76,5 +65,6 @@ check("guest init: the printk index is longer than 1048576 bytes: cut there" in 
 check("the capture port was cut at its limit of 1048576 bytes" in tail and "cut at its limit" in detail,
       "index-endless: QEMU was stopped at max_capture_mb = 1 while writing (%r)" % detail[:300])
 
-sys.exit(1 if fails else 0)
+done()
 PY
+passed

@@ -6,22 +6,19 @@
 # QEMU, are not traced).  GLib is told to use malloc for everything
 # (G_SLICE) so that valgrind sees each block; tests/valgrind.supp names
 # the leaks of libraries (template-glib).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 
-./printkbot setup >/dev/null
+lab_setup
 rc=0
 G_SLICE=always-malloc G_DEBUG=gc-friendly \
 	valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	--suppressions=tests/valgrind.supp --error-exitcode=99 --log-file="$work/valgrind.log" \
-	./printkbot test --no-store tests/data/test/pure-conversion.patch >"$work/review.txt" 2>"$work/err" || rc=$?
+	$bot test --no-store tests/data/test/pure-conversion.patch >"$work/review.txt" 2>"$work/err" || rc=$?
 grep -E "definitely lost|ERROR SUMMARY|All heap blocks" "$work/valgrind.log" | sed 's/^==[0-9]*== */  /'
 if [ "$rc" = 99 ]; then
-	echo "FAIL valgrind found errors or definite leaks:"
-	grep -A25 -E "definitely lost in|Invalid (read|write)|uninitialised" "$work/valgrind.log" | head -80
-	exit 1
+	grep -A25 -E "definitely lost in|Invalid (read|write)|uninitialised" "$work/valgrind.log" | head -80 >"$work/errors"
+	fail "valgrind found errors or definite leaks" "$work/errors"
 fi
-grep -q "verdict: no-visible-change" "$work/review.txt" || { echo "FAIL the test itself went wrong (exit $rc)"; cat "$work/err"; exit 1; }
-echo "ok   no definite leak, no memory error in a whole test of a patch (exit $rc)"
+grep -q "verdict: no-visible-change" "$work/review.txt" || fail "the test itself went wrong (exit $rc)" "$work/err"
+ok "no definite leak, no memory error in a whole test of a patch (exit $rc)"
+passed

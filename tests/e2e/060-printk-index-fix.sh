@@ -9,62 +9,61 @@
 # patch applies to the lab's tree and passes its checkpatch.pl --strict.
 # The patched commit is kept in the lab's repository as the tag
 # printkbot-test-index-fix (`printkbot boot printkbot-test-index-fix`).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=./printkbot
-patch=$PWD/kernel/0001-printk-index-Do-not-skip-an-entry-when-a-read-resume.patch
-work=$(mktemp -d)
-cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
-tree=$cache/linux
-trap 'git -C "$tree" checkout -q --detach printkbot-base 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
+# printkbot boot leaves its commit checked out; the lab goes back to the base
+at_exit lab_git checkout -q -f --detach printkbot-base
+patch=$src/kernel/0001-printk-index-Do-not-skip-an-entry-when-a-read-resume.patch
 
-$bot setup >/dev/null
+lab_setup
 # setup rebuilds the guest init only when qemu/init.c is newer than the
 # initramfs, and the cache is shared by checkouts: one with an init that
 # has no index_reads switch may have built it last.
-if ! grep -q 'printkbot.index_reads=1' "$cache/guest/init"; then
+if ! grep -q 'printkbot.index_reads=1' "$PRINTKBOT_CACHE/guest/init"; then
 	touch qemu/init.c
-	$bot setup >/dev/null
+	lab_setup
 fi
 
 # checkpatch.pl --strict of the tree: no error, no check, and no warning
 # but UNKNOWN_COMMIT_ID: the lab's tree is one imported commit without
 # mainline's history, so the Fixes: commit (337015573718, v5.15's "printk:
 # Userspace format indexing support") cannot be looked up in it.
-(cd "$tree" && ./scripts/checkpatch.pl --strict --show-types "$patch") >"$work/checkpatch.txt" || true
-python3 - "$work/checkpatch.txt" <<'PY'
+checkpatch() { (cd "$tree" && ./scripts/checkpatch.pl --strict --show-types "$patch"); }
+lab_locked checkpatch >"$work/checkpatch.txt" || true
+python3 - <<'PY'
 import re, sys
-text = open(sys.argv[1]).read()
-total = re.search(r"total: (\d+) errors, (\d+) warnings, (\d+) checks", text)
-types = set(re.findall(r"^(?:ERROR|WARNING|CHECK):([A-Z_]+):", text, re.M))
+from e2elib import text
+out = text("checkpatch.txt")
+total = re.search(r"total: (\d+) errors, (\d+) warnings, (\d+) checks", out)
+types = set(re.findall(r"^(?:ERROR|WARNING|CHECK):([A-Z_]+):", out, re.M))
 ok = total and total.group(1) == "0" and total.group(3) == "0" and types <= {"UNKNOWN_COMMIT_ID"}
 print(("ok   " if ok else "FAIL ") + "checkpatch.pl --strict: %s, types %s" %
       (total.group(0) if total else "no total line", sorted(types) or "none"))
 if not ok:
-    print(text); sys.exit(1)
+    print(out); sys.exit(1)
 PY
 
 # The patched kernel: a commit on the base made with a scratch index, so the
 # lab's working tree is only ever checked out by printkbot boot.
-export GIT_INDEX_FILE=$work/index
-git -C "$tree" read-tree printkbot-base
-git -C "$tree" apply --cached "$patch"
-fixed=$(git -C "$tree" -c user.name=printkbot -c user.email=printkbot@invalid \
-	commit-tree "$(git -C "$tree" write-tree)" -p printkbot-base \
-	-m "printk: index: Do not skip an entry when a read resumes")
-unset GIT_INDEX_FILE
-git -C "$tree" tag -f printkbot-test-index-fix "$fixed" >/dev/null
+commit_fix() {
+	local fixed
+	export GIT_INDEX_FILE=$work/index
+	git -C "$tree" read-tree printkbot-base
+	git -C "$tree" apply --cached "$patch"
+	fixed=$(git -C "$tree" -c user.name=printkbot -c user.email=printkbot@invalid \
+		commit-tree "$(git -C "$tree" write-tree)" -p printkbot-base \
+		-m "printk: index: Do not skip an entry when a read resumes")
+	unset GIT_INDEX_FILE
+	git -C "$tree" tag -f printkbot-test-index-fix "$fixed" >/dev/null
+}
+lab_locked commit_fix
 
-$bot boot --json --cmdline printkbot.index_reads=1 printkbot-base >"$work/base.json"
-$bot boot --json --cmdline printkbot.index_reads=1 printkbot-test-index-fix >"$work/fixed.json"
+"$bot" boot --json --cmdline printkbot.index_reads=1 printkbot-base >"$work/base.json"
+"$bot" boot --json --cmdline printkbot.index_reads=1 printkbot-test-index-fix >"$work/fixed.json"
 
-python3 - "$work/base.json" "$work/fixed.json" <<'PY'
-import json, re, sys
-base, fixed = (json.load(open(p)) for p in sys.argv[1:3])
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
+python3 - <<'PY'
+import re, sys
+from e2elib import check, done, fails, model
+base, fixed = model("base"), model("fixed")
 line = re.compile(r"printkbot-init: index_reads (?:lseek|read=(\d+)) entries=(\d+) bytes=(\d+)"
                   r"(?: lost=(-?\d+) identical=(yes|no))?$")
 def reads(m):
@@ -95,6 +94,6 @@ for s in sizes:
     check(b[s][2] > 0 and not b[s][3], "base: read(2) of %d bytes loses %d entries" % (s, b[s][2]))
     check(f[s] == (entries, size, 0, True), "fixed: read(2) of %d bytes gives every entry, text identical (%s)" % (s, f[s]))
 check(b[100][2] >= b[1024][2] >= b[4096][2], "base: shorter reads lose more (restarts are per refill)")
-sys.exit(1 if fails else 0)
+done()
 PY
-echo "060-printk-index-fix: passed"
+passed

@@ -1,7 +1,8 @@
-# mailservers.sh - sourced by the daemon's end-to-end tests: a real Postfix
-# and a real Dovecot on loopback, configured under $work and started by the
-# test itself (no system configuration is touched; the daemons run as the
-# test's own instances and are stopped by mail_stop).
+# mailservers.sh - sourced by the daemon's end-to-end tests after lib.sh: a
+# real Postfix and a real Dovecot on loopback, configured under $work and
+# started by the test itself (no system configuration is touched; the
+# daemons run as the test's own instances and are stopped by mail_stop,
+# which mail_start registers with at_exit).
 #
 #   mail_need          install postfix, dovecot-imapd and git-email, or exit 0 with SKIP
 #   mail_start         Postfix SMTP on $smtp_port (plain, for git send-email),
@@ -9,7 +10,8 @@
 #                      Dovecot IMAP on $imap_port; users list, jane, bot (password pw)
 #                      in the domain example.org, mail in $work/mail/<user>/Maildir
 #   postfix_stop / postfix_start   the SMTP server down and up again
-#   mail_stop          both down (the test's EXIT trap calls it)
+#   mail_stop          both down (at the test's exit)
+#   wait_mail USER N   until USER's Maildir holds N mails (else 1, saying so)
 
 mail_need() {
 	local missing=
@@ -20,14 +22,9 @@ mail_need() {
 	echo "installing:$missing"
 	echo "postfix postfix/main_mailer_type select No configuration" | debconf-set-selections 2>/dev/null || true
 	if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing; } >"$work/apt.log" 2>&1; then
-		echo "SKIP: cannot install$missing (apt-get failed, see below); the mail servers are needed"
 		tail -5 "$work/apt.log"
-		exit 0
+		skip "cannot install$missing (apt-get failed, see above); the mail servers are needed"
 	fi
-}
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
 mail_start() {
@@ -83,6 +80,8 @@ service auth {
   }
 }
 EOF
+	mail_started=1
+	at_exit mail_stop
 	dovecot -c "$work/dovecot/dovecot.conf"
 
 	cat >"$work/postfix/main.cf" <<EOF
@@ -152,36 +151,22 @@ scache    unix  -       -       n       -       1       scache
 postlog   unix-dgram n  -       n       -       1       postlogd
 EOF
 	postfix_start
-	mail_started=1
 }
 
 postfix_start() {
 	postfix -c "$work/postfix" start >>"$work/postfix-ctl.log" 2>&1 ||
-		{ echo "FAIL: postfix does not start:"; cat "$work/postfix-ctl.log"; exit 1; }
-	wait_port "$smtp_port" && wait_port "$sub_port"
+		fail "postfix does not start" "$work/postfix-ctl.log"
+	wait_port "$smtp_port"
+	wait_port "$sub_port"
 }
 
 postfix_stop() {
 	postfix -c "$work/postfix" stop >>"$work/postfix-ctl.log" 2>&1 || true
 	# stop returns before the master is gone: wait until the port is closed
-	for _ in $(seq 50); do
-		port_open "$sub_port" || return 0
-		sleep 0.2
-	done
+	poll 10 port_closed "$sub_port" || true
 }
 
-port_open() {
-	python3 -c 'import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(("127.0.0.1",int(sys.argv[1]))))' "$1"
-}
-
-wait_port() {
-	for _ in $(seq 100); do
-		port_open "$1" && return 0
-		sleep 0.1
-	done
-	echo "FAIL: nothing listens on 127.0.0.1:$1"
-	exit 1
-}
+port_closed() { ! port_open "$1"; }
 
 mail_stop() {
 	[ -n "${mail_started:-}" ] || return 0
@@ -190,14 +175,15 @@ mail_stop() {
 		kill "$(cat "$work/dovecot/run/master.pid" 2>/dev/null)" 2>/dev/null || true
 }
 
+mails_at_least() {  # user n
+	[ "$(ls "$work/mail/$1/Maildir/new" "$work/mail/$1/Maildir/cur" | grep -vc -e '^$' -e ':$')" -ge "$2" ]
+}
+
 # Wait until user's Maildir holds n mails (Postfix delivers asynchronously).
 wait_mail() {
 	local user=$1 n=$2
-	for _ in $(seq 150); do
-		[ "$(ls "$work/mail/$user/Maildir/new" "$work/mail/$user/Maildir/cur" | grep -vc -e '^$' -e ':$')" -ge "$n" ] && return 0
-		sleep 0.2
-	done
-	echo "FAIL: $user has $(ls "$work/mail/$user/Maildir/new" | wc -l) mail(s), not $n"
+	poll 30 mails_at_least "$user" "$n" && return 0
+	echo "FAIL $user has $(ls "$work/mail/$user/Maildir/new" | wc -l) mail(s), not $n"
 	tail -20 "$work/postfix.log"
 	return 1
 }
