@@ -6,43 +6,25 @@
 # patch with a Documentation/ hunk and a conversion in a built file is not
 # refused: the C file is booted, the documentation listed as not built,
 # and the verdict stays no-visible-change.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-bot=./printkbot
+source "$(dirname "$0")/lib.sh"
 data=tests/data/test
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export PRINTKBOT_DB=$work/printkbot.db
 
-$bot setup >/dev/null
+lab_setup
 
-run() {  # name: test one fixture, keep its JSON model and exit status
-	local rc=0
-	$bot test --json "$@" >"$work/$name.json" 2>"$work/$name.err" || rc=$?
-	echo "$rc" >"$work/$name.rc"
-}
-for name in not-built-driver doc-and-code; do
-	run "$data/$name.patch"
+for fix in not-built-driver doc-and-code; do
+	keep "$fix" json $bot test --json "$data/$fix.patch"
 done
-rc=0
-$bot test "$data/not-built-driver.patch" >"$work/not-built-driver.txt" 2>/dev/null || rc=$?
-echo "$rc" >"$work/not-built-driver.txt.rc"
+keep not-built-driver-text txt $bot test "$data/not-built-driver.patch"
 sqlite3 -separator '|' "$PRINTKBOT_DB" "SELECT t.verdict, c.seq, c.file, c.state, c.reason FROM test_coverage c
-	JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id ORDER BY t.id, c.seq" >"$work/store.txt"
+	JOIN tests t ON t.id = c.test_id ORDER BY t.id, c.seq" >"$work/store.txt"
 
-python3 - "$work" <<'PY'
-import json, os, sys
-work = sys.argv[1]
-fails = []
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond: fails.append(what)
-def load(name):
-    return json.load(open(os.path.join(work, name + ".json"))), int(open(os.path.join(work, name + ".rc")).read())
+python3 - <<'PY'
+import e2elib
+from e2elib import check, done
 def cov(m, f):
     return next((c for c in m["coverage"] if c["file"] == f), None)
 
-m, rc = load("not-built-driver")
+m, rc = e2elib.model("not-built-driver"), e2elib.rc("not-built-driver")
 check(m["verdict"] == "not-built" and rc == 1, "ahci: not-built, exit 1 (%s, %d)" % (m["verdict"], rc))
 check(not m["console"] and not m["index"] and m["compared"], "ahci: built and booted, nothing changed")
 c = cov(m, "drivers/ata/ahci.c")
@@ -52,12 +34,13 @@ check(m["reason"] and "drivers/ata/ahci.c" in m["reason"] and "CONFIG_ATA" in m[
       "ahci: the verdict's sentence names the file and why (%s)" % m["reason"])
 check(any(f["kind"] == "text-changed" and f["confirmation"] == "not-confirmed" for f in m["findings"]),
       "ahci: the static finding stands, not confirmed")
-text = open(os.path.join(work, "not-built-driver.txt")).read()
-check("verdict: not-built" in text and "drivers/ata/ahci.c: not-built" in text,
-      "ahci: the text review says not-built and lists the file")
-check(open(os.path.join(work, "not-built-driver.txt.rc")).read().strip() == "1", "ahci: text mode exits 1 too")
+text = e2elib.flat(e2elib.text("not-built-driver-text.txt"))
+check("verdict: not-built" in text and "drivers/ata/ahci.c: not-built" in text
+      and "This file is not compiled into the kernel the bot built: drivers/ata/ahci.c" in text,
+      "ahci: the text review says not-built, why, and lists the file")
+check(e2elib.rc("not-built-driver-text") == 1, "ahci: text mode exits 1 too")
 
-m, rc = load("doc-and-code")
+m, rc = e2elib.model("doc-and-code"), e2elib.rc("doc-and-code")
 check(m["verdict"] == "no-visible-change" and rc == 0,
       "doc-and-code: not refused, no-visible-change, exit 0 (%s %s, %d)" % (m["verdict"], m["reason"], rc))
 c = cov(m, "init/initramfs.c")
@@ -66,11 +49,11 @@ d = cov(m, "Documentation/admin-guide/kernel-parameters.txt")
 check(d and d["state"] == "not-built" and "documentation" in (d["reason"] or ""),
       "doc-and-code: the documentation is listed as not built (%s)" % d)
 
-rows = [l.split("|") for l in open(os.path.join(work, "store.txt")).read().splitlines()]
+rows = [l.split("|") for l in e2elib.text("store.txt").splitlines()]
 check(any(r[0] == "not-built" and r[2] == "drivers/ata/ahci.c" and r[3] == "not-built" for r in rows),
       "store: the not-built test keeps its file's coverage (%s)" % rows)
 check(any(r[0] == "no-visible-change" and r[2] == "init/initramfs.c" and r[3] == "booted" for r in rows),
       "store: the doc-and-code test keeps initramfs.c as booted")
-sys.exit(1 if fails else 0)
+done()
 PY
-echo "070-coverage: passed"
+passed
