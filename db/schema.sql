@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 5, kept in PRAGMA user_version).  A new database is made from
+-- version 6, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -176,7 +176,7 @@ CREATE TABLE tests (
 	after_boot     INTEGER REFERENCES boots(id),
 	verdict        TEXT NOT NULL CHECK (verdict IN ('no-churn', 'no-visible-change',
 	                     'console-changed', 'does-not-apply', 'build-failed',
-	                     'boot-failed', 'refused')),
+	                     'boot-failed', 'refused', 'not-built')),
 	reason         TEXT,
 	seconds        REAL,
 	records_before INTEGER,
@@ -185,6 +185,17 @@ CREATE TABLE tests (
 	created        INTEGER NOT NULL
 );
 CREATE INDEX tests_patch ON tests(patch_id);
+
+-- struct pk_file_coverage (lab/coverage.h), in the patch's order (006-coverage.sql).
+CREATE TABLE test_coverage (
+	test_id INTEGER NOT NULL REFERENCES tests(id) ON DELETE CASCADE,
+	seq     INTEGER NOT NULL,
+	file    TEXT NOT NULL,
+	state   TEXT NOT NULL CHECK (state IN ('booted', 'built', 'not-built')),
+	reason  TEXT,
+	PRIMARY KEY (test_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX test_coverage_file ON test_coverage(file);
 
 -- struct pk_change (kdiff.h), in after-boot order; file..format is the origin.
 CREATE TABLE console_changes (

@@ -290,3 +290,24 @@ const struct pk_index_entry *pk_attributor_match(struct pk_attributor *a, const 
 		matcher_try(a->wordless->pdata[i], r, &best);
 	return best ? best->entry : NULL;
 }
+
+GHashTable *pk_kdiff_records_by_file(const struct pk_capture *cap)
+{
+	GHashTable *files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	struct pk_attributor *a;
+
+	if (!cap)
+		return files;
+	a = pk_attributor_new(cap->index);
+	for (guint i = 0; i < cap->records->len; i++) {
+		const struct pk_index_entry *e = pk_attributor_match(a, cap->records->pdata[i]);
+		gpointer n;
+
+		if (!e || !e->file)
+			continue;
+		n = g_hash_table_lookup(files, e->file);
+		g_hash_table_replace(files, g_strdup(e->file), GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+	}
+	pk_attributor_free(a);
+	return files;
+}

@@ -138,6 +138,15 @@ typedef struct pk_kdiff pk_kdiff;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_kdiff, pk_kdiff_free)
 
 /*
+ * Which files printed the records of one boot, as the diff attributes a
+ * record to its printk index entry: a new table (caller unrefs) from file
+ * ("kernel/printk/printk.c") to the number of cap's records attributed to
+ * an entry of that file, as GUINT_TO_POINTER().  Records no entry matches
+ * count nowhere; cap may be NULL (an empty table).
+ */
+GHashTable *pk_kdiff_records_by_file(const struct pk_capture *cap);
+
+/*
  * Relate a static finding (borrowed) to the dynamic results: seen at boot
  * when a console change is attributed to the finding's file, at a line
  * within a few of the finding's or with the finding's old or new text

@@ -48,7 +48,8 @@ struct pk_sandbox_config {
 
 struct pk_policy {
 	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */
-	bool allow_other_files;   /* anything but *.c and *.h */
+	bool allow_other_files;   /* files the build may read but *.c and *.h (lab/policy.h's
+	                             PK_PATH_OTHER); those no build reads are always allowed */
 	unsigned max_files;       /* files one patch may touch */
 	unsigned max_lines;       /* diff lines one patch may carry */
 	enum pk_sandbox_mode sandbox; /* on: build only in the sandbox; off: without it */

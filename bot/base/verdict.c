@@ -13,6 +13,7 @@ static const char *const verdict_names[] = {
 	[PK_VERDICT_BUILD_FAILED] = "build-failed",
 	[PK_VERDICT_BOOT_FAILED] = "boot-failed",
 	[PK_VERDICT_REFUSED] = "refused",
+	[PK_VERDICT_NOT_BUILT] = "not-built",
 };
 
 const char *pk_verdict_name(enum pk_verdict verdict)

@@ -18,6 +18,8 @@ enum pk_verdict {
 	PK_VERDICT_BUILD_FAILED,      /* the patched kernel does not build */
 	PK_VERDICT_BOOT_FAILED,       /* the patched kernel panicked or hung */
 	PK_VERDICT_REFUSED,           /* the policy refused to build it */
+	PK_VERDICT_NOT_BUILT,         /* built and booted, nothing changed, but a touched C
+	                                 file or header is not compiled in: nothing vouched */
 };
 
 /* The verdict's stable name ("console-changed"); "" for PK_VERDICT_NONE. */

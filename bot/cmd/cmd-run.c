@@ -40,8 +40,9 @@ static const char run_usage[] =
 	"  --db FILE             the store (default $PRINTKBOT_DB or <cache>/printkbot.db)\n"
 	"  --allow-build-system  build commits that change Makefile, Kconfig, scripts/...\n\n"
 	"exit status: 0 when every commit is no-churn or no-visible-change, 1 when\n"
-	"some commit changed the console or does not build or boot, 2 on a bad\n"
-	"range or usage, or when the bot could not work.\n";
+	"some commit changed the console, touches code the lab's config does not\n"
+	"build (not-built) or does not build or boot, 2 on a bad range or usage,\n"
+	"or when the bot could not work.\n";
 
 /* One line of the summary table. */
 struct run_row {

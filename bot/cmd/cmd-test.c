@@ -32,11 +32,14 @@ static const char test_usage[] =
 	"  --no-store            keep nothing, cache nothing\n"
 	"  --allow-build-system  build patches that change Makefile, Kconfig, scripts/...\n"
 	"  --all                 build and boot patches without logging churn too\n\n"
-	"verdicts: no-churn, no-visible-change, console-changed, does-not-apply,\n"
-	"build-failed, boot-failed, refused.\n"
+	"verdicts: no-churn, no-visible-change, console-changed, not-built (nothing\n"
+	"changed, but a C file or header the patch touches is not compiled in, so\n"
+	"nothing is vouched for it), does-not-apply, build-failed, boot-failed,\n"
+	"refused.  The review lists every touched file as booted (it printed at\n"
+	"boot), built (compiled in: in the printk index) or not-built, with why.\n"
 	"exit status: 0 when every patch is no-churn or no-visible-change, 1 when\n"
-	"some patch changed the console or failed, 2 on bad input or when the bot\n"
-	"could not work.\n";
+	"some patch changed the console, was not built or failed, 2 on bad input\n"
+	"or when the bot could not work.\n";
 
 /* The command line of test (--config, --db and --no-store are main's: commands.h). */
 struct test_opts {

@@ -35,9 +35,41 @@ static bool path_is_build_system(const char *path)
 	       !strcmp(base, "Kbuild") || g_str_has_prefix(base, "Kconfig");
 }
 
-static bool path_is_c(const char *path)
+/*
+ * Files no build of vmlinux reads or runs: a patch may change them and be
+ * applied, and they are listed as not built.  A prefix ends in "/"; any
+ * other entry is a whole path.  The build-system names are checked first,
+ * so Documentation/Kconfig (sourced by the top Kconfig) and
+ * Documentation's Makefiles are never inert.
+ */
+static const char *const inert_paths[] = {
+	"Documentation/",   /* read by `make htmldocs` and checkers, never by `make vmlinux` */
+	"LICENSES/",        /* the SPDX texts: read by scripts/spdxcheck.py only */
+	"MAINTAINERS",      /* read by scripts/get_maintainer.pl only */
+	"CREDITS",          /* prose */
+	"README",           /* prose */
+	"COPYING",          /* prose */
+	".mailmap",         /* read by git shortlog and get_maintainer.pl */
+};
+
+static bool path_is_inert(const char *path)
 {
-	return g_str_has_suffix(path, ".c") || g_str_has_suffix(path, ".h");
+	for (size_t i = 0; i < G_N_ELEMENTS(inert_paths); i++) {
+		const char *p = inert_paths[i];
+
+		if (g_str_has_suffix(p, "/") ? g_str_has_prefix(path, p) : !strcmp(path, p))
+			return true;
+	}
+	return false;
+}
+
+enum pk_path_kind pk_policy_path_kind(const char *path)
+{
+	if (path_is_build_system(path))
+		return PK_PATH_BUILD_SYSTEM;
+	if (g_str_has_suffix(path, ".c") || g_str_has_suffix(path, ".h"))
+		return PK_PATH_C;
+	return path_is_inert(path) ? PK_PATH_INERT : PK_PATH_OTHER;
 }
 
 /* Extended git header lines that make a binary or symlink change; NULL if none. */
@@ -87,15 +119,22 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 			if (path_is_unsafe(p))
 				return refuse(reason, g_strdup_printf("%s: the path leaves the kernel tree "
 								      "(or reaches into its .git)", p));
-			if (path_is_build_system(p)) {
+			switch (pk_policy_path_kind(p)) {
+			case PK_PATH_BUILD_SYSTEM:
 				if (policy->allow_build_system)
-					continue;
+					break;
 				return refuse(reason, g_strdup_printf("%s: the patch changes the build system, "
 								      "which the policy does not allow", p));
+			case PK_PATH_OTHER:
+				if (policy->allow_other_files)
+					break;
+				return refuse(reason, g_strdup_printf("%s: the build may read this file, and only "
+								      "C sources and headers are built by this "
+								      "policy", p));
+			case PK_PATH_C:
+			case PK_PATH_INERT:
+				break;
 			}
-			if (!policy->allow_other_files && !path_is_c(p))
-				return refuse(reason, g_strdup_printf("%s: only C sources and headers are built "
-								      "by this policy", p));
 		}
 		for (guint h = 0; h < f->hunks->len; h++)
 			lines += ((struct pk_hunk *)f->hunks->pdata[h])->lines->len;

@@ -3,8 +3,12 @@
  * and the kernel build runs programs from the tree, so before anything is
  * applied a patch is checked here: unsafe paths (absolute, "..", symlinks)
  * and binary diffs are always refused; the build system (Makefile, Kbuild,
- * Kconfig, scripts/, tools/) and files other than C sources and headers are
- * refused unless the configuration allows them; size limits apply.
+ * Kconfig, scripts/, tools/) and other files the build reads (assembly,
+ * linker scripts, tables, firmware...) are refused unless the
+ * configuration allows them; size limits apply.  Files the build neither
+ * reads nor runs (Documentation/, MAINTAINERS...: PK_PATH_INERT) are
+ * applied and not built, so a patch that documents what it changes is
+ * tested like one that does not.
  *
  * Every patch is refused, too, when the sandbox (sandbox.h) is on but
  * cannot run (bubblewrap missing): a patch is built only in the sandbox
@@ -18,6 +22,17 @@
 #include "base/patch.h"
 #include "base/settings.h"
 #include "lab/sandbox.h"
+
+/* What a path of the tree is to the build (pk_policy_path_kind()). */
+enum pk_path_kind {
+	PK_PATH_C,             /* a C source (*.c) or header (*.h) */
+	PK_PATH_BUILD_SYSTEM,  /* Makefile, Kbuild, Kconfig*, scripts/, tools/: run by the build */
+	PK_PATH_INERT,         /* read by no build of vmlinux: documentation, MAINTAINERS */
+	PK_PATH_OTHER,         /* anything else: the build may read it (*.S, *.lds, *.tbl...) */
+};
+
+/* What path (relative to the tree) is to the build. */
+enum pk_path_kind pk_policy_path_kind(const char *path);
 
 /*
  * Whether patch may be applied and built.  Returns true, or false with

@@ -31,4 +31,14 @@ int pk_pipeline_recheck(struct pk_test_result *res, const struct pk_lab *lab, st
 			const struct pk_test_opts *opts, struct pk_noise **noise, bool after_built,
 			GError **err);
 
+/*
+ * Read which files patch touches the lab's build dir holds into
+ * res->coverage (lab/coverage.h), with the before boot (deleted files) and
+ * the after boot (booted) of res.  after_built says the build dir holds
+ * the after side's build now; else it is read as it is, and
+ * res->coverage_elsewhere says so.  -1 only when the bot cannot work.
+ */
+int pk_pipeline_coverage(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
+			 bool after_built, GError **err);
+
 #endif

@@ -39,6 +39,7 @@ static int store_test(struct pk_store *store, gint64 *out_test_id, const struct 
 	test.reason = res->reason;
 	test.seconds = res->seconds;
 	test.diff = res->diff;
+	test.coverage = res->coverage;
 	if (res->confirmations) {
 		conf = g_new0(const char *, res->confirmations->len + 1);
 		for (guint i = 0; i < res->confirmations->len; i++)

@@ -7,6 +7,7 @@
 
 #include "lab/apply.h"
 #include "lab/build.h"
+#include "lab/coverage.h"
 #include "lab/kconfig.h"
 #include "lab/repo.h"
 #include "store/store.h"
@@ -47,6 +48,8 @@ void pk_test_result_clear(struct pk_test_result *res)
 	g_free(res->noise_commit);
 	if (res->unstable)
 		g_ptr_array_unref(res->unstable);
+	if (res->coverage)
+		g_ptr_array_unref(res->coverage);
 	memset(res, 0, sizeof *res);
 }
 
@@ -302,12 +305,18 @@ static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const c
  * The verdict once the after side was built and booted (or not): a
  * patch's and a commit's alike.  A change in the boot log counts only
  * when it holds in the confirmation boots (private.h); after_built says
- * the build dir holds the after side's kernel.
+ * the build dir holds the after side's kernel, whose coverage of patch
+ * is read first (a recheck builds the before side there).
  */
 static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
-		       const struct pk_test_opts *opts, struct pk_noise **noise, bool after_built,
-		       GError **err)
+		       const struct pk_test_opts *opts, const struct pk_patch *patch, struct pk_noise **noise,
+		       bool after_built, GError **err)
 {
+	char *not_built = NULL;
+	enum pk_verdict verdict;
+
+	if (res->after.build.ok && pk_pipeline_coverage(res, lab, patch, after_built, err) < 0)
+		return -1;
 	if (!res->after.build.ok) {
 		set_verdict(res, PK_VERDICT_BUILD_FAILED, NULL);   /* the errors are in after.build.errors */
 	} else if (res->after.boot.status != PK_BOOT_OK) {
@@ -317,7 +326,8 @@ static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, str
 		if (pk_pipeline_recheck(res, lab, store, opts, noise, after_built, err) < 0)
 			return -1;
 		confirm_findings(res);
-		set_verdict(res, diff_verdict(res->diff), NULL);
+		verdict = pk_coverage_verdict(diff_verdict(res->diff), res->coverage, &not_built);
+		set_verdict(res, verdict, not_built);
 	}
 	return 0;
 }
@@ -357,7 +367,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 		goto out;
 	}
 	res->after.commit = g_steal_pointer(&applied.commit);
-	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, &noise, true, err) < 0)
+	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, patch, &noise, true, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -486,7 +496,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 		goto out;
 	}
 	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
-	    judge_after(res, lab, store, opts, &noise, !res->after.cached, err) < 0)
+	    judge_after(res, lab, store, opts, res->patch, &noise, !res->after.cached, err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -12,6 +12,11 @@
  * (the host's load can bring out records no earlier boot showed); what
  * varied is learnt into the mask and listed as unstable.
  *
+ * Once the after side is built, the build dir says which touched files
+ * were compiled in (lab/coverage.h): a patch whose boot log and index did
+ * not change is not-built, not no-visible-change, when a C source or
+ * header it touches is not in the kernel.
+ *
  * A patch that does not apply, a build that fails and a boot that panics
  * are verdicts in the result; pk_test_patch() returns -1 only when the bot
  * itself cannot work (no lab, no store, QEMU missing).  store may be NULL:
@@ -75,6 +80,10 @@ struct pk_test_result {
 	                             change, or the changes could not be confirmed) */
 	GPtrArray *unstable;      /* char*: boot-log changes that did not hold when booted again,
 	                             not counted; NULL when nothing was rechecked */
+	GPtrArray *coverage;      /* struct pk_file_coverage* (lab/coverage.h), one per touched
+	                             file, read once the after side built; NULL before */
+	bool coverage_elsewhere;  /* coverage was read from the build dir as another build of
+	                             the config left it (the after side came from the store) */
 };
 
 /*

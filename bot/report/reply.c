@@ -67,6 +67,9 @@ static const char *found_sentence(enum pk_verdict verdict)
 		[PK_VERDICT_BOOT_FAILED] = "printkbot found that the kernel with this patch builds but does "
 				"not boot:",
 		[PK_VERDICT_REFUSED] = "printkbot did not build this patch (its policy does not allow it):",
+		[PK_VERDICT_NOT_BUILT] = "printkbot built and booted the kernel before and after this "
+				"patch, but its kernel config does not compile all of the code the patch "
+				"touches, so it cannot tell what that code prints:",
 	};
 
 	if ((unsigned)verdict < G_N_ELEMENTS(found) && found[verdict])

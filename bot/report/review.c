@@ -17,6 +17,7 @@
 #include <tmpl-glib.h>
 
 #include "base/util.h"
+#include "lab/coverage.h"
 
 /* The members a row class has, in property order (property id = index + 1). */
 struct row_shape {
@@ -252,14 +253,26 @@ static GObject *array_to_store(JsonArray *arr)
 	return G_OBJECT(store);
 }
 
+/*
+ * Members that models gained after some were stored, each false in the
+ * scope of an older model that lacks it: template-glib fails on a symbol
+ * it does not know, and `report ID` renders stored models again.
+ */
+static const char *const later_flags[] = {
+	"has_coverage",        /* per-file coverage (lab/coverage.h) */
+	"coverage_elsewhere",
+	"has_unstable",        /* boot-log changes the confirmation boots did not see again */
+	"in_reply",            /* set only by reply.c: the review inside a reply mail */
+};
+
 /* The model's top-level members as template variables. */
 static TmplScope *scope_from_model(JsonObject *model)
 {
 	TmplScope *scope = tmpl_scope_new();
 	g_autoptr(GList) members = json_object_get_members(model);
 
-	/* set only by reply.c: a review model stored without it still renders (an unknown name is an error) */
-	tmpl_scope_set_boolean(scope, "in_reply", FALSE);
+	for (size_t i = 0; i < G_N_ELEMENTS(later_flags); i++)
+		tmpl_scope_set_boolean(scope, later_flags[i], FALSE);
 
 	for (GList *m = members; m; m = m->next) {
 		JsonNode *v = json_object_get_member(model, m->data);
@@ -401,6 +414,18 @@ static char *short_id(const char *commit)
 	return commit ? g_strndup(commit, 12) : NULL;
 }
 
+/* Whether a C source or header the patch touches is not built. */
+static bool unbuilt_sources(const GPtrArray *coverage)
+{
+	for (guint i = 0; coverage && i < coverage->len; i++) {
+		const struct pk_file_coverage *c = coverage->pdata[i];
+
+		if (c->source && c->state == PK_COVERAGE_NOT_BUILT)
+			return true;
+	}
+	return false;
+}
+
 /* The one-paragraph answer a maintainer reads first. */
 static char *summary_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
 {
@@ -415,9 +440,11 @@ static char *summary_sentence(const struct pk_test_result *res, const struct pk_
 				       "run-to-run noise is filtered.", calls, calls == 1 ? "" : "s");
 	if (v == PK_VERDICT_CONSOLE_CHANGED)
 		return g_strdup_printf("The patch changes what the kernel prints: %u change%s in the boot log "
-				       "and %u in the printk index (messages the kernel can print).",
+				       "and %u in the printk index (messages the kernel can print).%s",
 				       res->diff->changes->len, res->diff->changes->len == 1 ? "" : "s",
-				       res->diff->index_changes->len);
+				       res->diff->index_changes->len, unbuilt_sources(res->coverage)
+				       ? " Some of the code it touches was not built (see below), so not all "
+				       "of it is shown." : "");
 	if (v == PK_VERDICT_DOES_NOT_APPLY)
 		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be made.",
 				       info->base);
@@ -427,7 +454,36 @@ static char *summary_sentence(const struct pk_test_result *res, const struct pk_
 		return g_strdup("The kernel with the patch applied builds but does not boot to init.");
 	if (v == PK_VERDICT_REFUSED)
 		return g_strdup("The patch was not built: the bot's policy does not allow it.");
+	if (v == PK_VERDICT_NOT_BUILT)
+		return g_strdup_printf("The patch changes %u logging call%s, but the kernel the bot built does "
+				       "not hold all of the code it touches: the boot log and the printk index "
+				       "are the same before and after, and that says nothing of what was not "
+				       "compiled.", calls, calls == 1 ? "" : "s");
 	return g_strdup_printf("Verdict: %s.", pk_verdict_name(v));
+}
+
+/*
+ * Every touched file and what of it the kernel holds (lab/coverage.h):
+ * file, state, reason, and line, the three as one wrapped line.
+ */
+static void add_coverage(JsonBuilder *b, const GPtrArray *coverage)
+{
+	json_builder_set_member_name(b, "coverage");
+	json_builder_begin_array(b);
+	for (guint i = 0; coverage && i < coverage->len; i++) {
+		const struct pk_file_coverage *c = coverage->pdata[i];
+		g_autofree char *line = g_strdup_printf("%s: %s%s%s%s", c->file, pk_coverage_state_name(c->state),
+							c->reason ? " (" : "", c->reason ? c->reason : "",
+							c->reason ? ")" : "");
+
+		json_builder_begin_object(b);
+		add_str(b, "file", c->file);
+		add_str(b, "state", pk_coverage_state_name(c->state));
+		add_str(b, "reason", c->reason);
+		add_wrapped(b, "line", line, "    ");
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
 }
 
 static const char *level_tag(int level, char buf[8])
@@ -633,6 +689,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	else if (res->diff->changes->len)
 		g_string_append(s, " The boot-log changes could not be confirmed by booting both kernels "
 				"again (a side no longer built or booted).");
+	if (res->coverage_elsewhere)
+		g_string_append(s, " The after side's build came from the store, so what was built was read "
+				"from the build dir as the latest build of this config left it.");
 	return g_string_free(s, FALSE);
 }
 
@@ -678,6 +737,9 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_console_changes(b, d);
 	add_bool(b, "has_index", d && d->index_changes->len > 0);
 	add_index_changes(b, d);
+	add_bool(b, "has_coverage", res->coverage && res->coverage->len > 0);
+	add_coverage(b, res->coverage);
+	add_bool(b, "coverage_elsewhere", res->coverage_elsewhere);
 	add_bool(b, "has_unstable", res->unstable && res->unstable->len > 0);
 	add_unstable(b, res->unstable);
 	add_int(b, "recheck_rounds", res->recheck_rounds);

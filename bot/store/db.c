@@ -93,6 +93,25 @@ static int refuse_foreign(struct pk_store *s, GError **err)
 	return 0;
 }
 
+/*
+ * Migrations run with foreign keys off (a table made again, to change a
+ * CHECK, is dropped without cascading), so what they leave is checked
+ * here, before the commit: every reference must still find its row.
+ */
+static int check_references(struct pk_store *s, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "PRAGMA foreign_key_check", err);
+	int rc;
+
+	if (!st || (rc = step(s, st, err)) < 0)
+		return -1;
+	if (rc > 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: the migration to schema version %d left a row of "
+				"%s pointing at no row of %s", s->path, PK_STORE_SCHEMA_VERSION,
+				sqlite3_column_text(st, 0), sqlite3_column_text(st, 2));
+	return 0;
+}
+
 /* Bring the database to the current schema; runs inside the write lock. */
 static int migrate_locked(struct pk_store *s, GError **err)
 {
@@ -115,6 +134,8 @@ static int migrate_locked(struct pk_store *s, GError **err)
 					err) < 0)
 				return -1;
 	}
+	if (check_references(s, err) < 0)
+		return -1;
 	/* a pragma takes no bound parameter; the value is our own constant */
 	set_version = g_strdup_printf("PRAGMA user_version = %d", PK_STORE_SCHEMA_VERSION);
 	return exec1(s, set_version, err);
@@ -144,11 +165,13 @@ static int store_setup(struct pk_store *s, GError **err)
 		return refuse_newer(s, version, err);
 	if (version == 0 && refuse_foreign(s, err) < 0)
 		return -1;
-	if (exec1(s, "PRAGMA foreign_keys = ON", err) < 0 ||
-	    exec1(s, "PRAGMA journal_mode = WAL", err) < 0 ||
+	if (exec1(s, "PRAGMA journal_mode = WAL", err) < 0 ||
 	    exec1(s, "PRAGMA synchronous = NORMAL", err) < 0)
 		return -1;
-	if (version < PK_STORE_SCHEMA_VERSION && migrate(s, err) < 0)
+	/* foreign keys on after the migrations: see check_references() */
+	if (exec1(s, "PRAGMA foreign_keys = OFF", err) < 0 ||
+	    (version < PK_STORE_SCHEMA_VERSION && migrate(s, err) < 0) ||
+	    exec1(s, "PRAGMA foreign_keys = ON", err) < 0)
 		return -1;
 	return 0;
 }

@@ -106,6 +106,28 @@ static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct
 	return 0;
 }
 
+/* What of the patch the kernel held, one row per touched file in the patch's order. */
+static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *coverage, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "INSERT INTO test_coverage (test_id, seq, file, state, reason) "
+					  "VALUES (?1, ?2, ?3, ?4, ?5)", err);
+
+	if (!st)
+		return -1;
+	for (guint i = 0; i < coverage->len; i++) {
+		const struct pk_file_coverage *c = coverage->pdata[i];
+
+		sqlite3_bind_int64(st, 1, test_id);
+		sqlite3_bind_int(st, 2, (int)i);
+		bind_text(st, 3, c->file);
+		bind_text(st, 4, pk_coverage_state_name(c->state));
+		bind_text(st, 5, c->reason);
+		if (run(s, st, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store_test *t,
 		       GError **err)
 {
@@ -138,6 +160,8 @@ static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store
 	if (t->diff && insert_changes(s, test_id, t->diff, err) < 0)
 		return -1;
 	if (t->confirmations && insert_confirmations(s, test_id, t, err) < 0)
+		return -1;
+	if (t->coverage && insert_coverage(s, test_id, t->coverage, err) < 0)
 		return -1;
 	sqlite3_bind_int64(upd, 1, t->patch_id);
 	bind_text(upd, 2, pk_verdict_name(t->verdict));

@@ -41,6 +41,7 @@
 
 #include "lab/boot.h"
 #include "lab/build.h"
+#include "lab/coverage.h"
 #include "analysis/kdiff.h"
 #include "analysis/kmsg.h"
 #include "base/patch.h"
@@ -48,7 +49,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 5
+#define PK_STORE_SCHEMA_VERSION 6
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -213,9 +214,10 @@ struct pk_store_test {
 	 */
 	const char *const *confirmations;
 	unsigned n_confirmations;
+	const GPtrArray *coverage;  /* struct pk_file_coverage* (lab/coverage.h), or NULL */
 };
 
-/* Store a test with its changes; the patch's verdict becomes this one. */
+/* Store a test with its changes and coverage; the patch's verdict becomes this one. */
 int pk_store_add_test(struct pk_store *store, gint64 *out_id,
 		      const struct pk_store_test *test, GError **err);
 

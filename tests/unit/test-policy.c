@@ -27,7 +27,21 @@ static const struct policy_case cases[] = {
 	{ "Kbuild", FILE_DIFF("arch/x86/Kbuild"), false, false, "build system" },
 	{ "scripts/", FILE_DIFF("scripts/kallsyms.c"), false, false, "scripts/kallsyms.c" },
 	{ "tools/", FILE_DIFF("tools/objtool/check.c"), false, false, "tools/objtool/check.c" },
-	{ "documentation", FILE_DIFF("Documentation/admin-guide/README.rst"), true, false, "only C sources" },
+	/* what the build neither reads nor runs is applied and listed as not built */
+	{ "documentation", FILE_DIFF("Documentation/admin-guide/kernel-parameters.txt"), false, true, NULL },
+	{ "MAINTAINERS", FILE_DIFF("MAINTAINERS"), false, true, NULL },
+	{ "a C file and its documentation",
+	  FILE_DIFF("kernel/printk/printk.c") FILE_DIFF("Documentation/core-api/printk-basics.rst"), false, true, NULL },
+	/* but Documentation/Kconfig is sourced by the top Kconfig, and Makefiles run anywhere */
+	{ "Documentation/Kconfig", FILE_DIFF("Documentation/Kconfig"), false, false, "build system" },
+	{ "a Documentation Makefile", FILE_DIFF("Documentation/Makefile"), false, false, "build system" },
+	/* files the build may read stay refused */
+	{ "assembly", FILE_DIFF("arch/x86/kernel/head_64.S"), true, false, "only C sources" },
+	{ "a syscall table", FILE_DIFF("arch/x86/entry/syscalls/syscall_64.tbl"), true, false,
+	  "syscall_64.tbl: the build may read" },
+	{ "a README below the top", FILE_DIFF("drivers/net/README"), true, false, "only C sources" },
+	{ "a C file and a linker script", FILE_DIFF("kernel/fork.c") FILE_DIFF("arch/x86/kernel/vmlinux.lds.S"),
+	  false, false, "vmlinux.lds.S" },
 	{ "a .. path", FILE_DIFF("kernel/../../etc/passwd.c"), true, false, "leaves the kernel tree" },
 	{ "a .git path", FILE_DIFF(".git/hooks/post-checkout"), true, false, "leaves the kernel tree" },
 	{ "a .GIT path below", FILE_DIFF("drivers/.GIT/config"), true, false, "leaves the kernel tree" },
@@ -55,6 +69,19 @@ static void test_policy_table(void **state)
 		if (c->reason_has)
 			assert_non_null(strstr(reason, c->reason_has));
 	}
+}
+
+/* The kind of a path, which coverage.h also goes by. */
+static void test_path_kind(void **state)
+{
+	assert_int_equal(pk_policy_path_kind("kernel/printk/printk.c"), PK_PATH_C);
+	assert_int_equal(pk_policy_path_kind("include/linux/printk.h"), PK_PATH_C);
+	assert_int_equal(pk_policy_path_kind("scripts/kallsyms.c"), PK_PATH_BUILD_SYSTEM);
+	assert_int_equal(pk_policy_path_kind("drivers/ata/Kconfig"), PK_PATH_BUILD_SYSTEM);
+	assert_int_equal(pk_policy_path_kind("Documentation/admin-guide/kernel-parameters.txt"), PK_PATH_INERT);
+	assert_int_equal(pk_policy_path_kind("MAINTAINERS"), PK_PATH_INERT);
+	assert_int_equal(pk_policy_path_kind("drivers/MAINTAINERS"), PK_PATH_OTHER);
+	assert_int_equal(pk_policy_path_kind("arch/x86/boot/header.S"), PK_PATH_OTHER);
 }
 
 static void test_limits(void **state)
@@ -105,6 +132,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy_table),
+		cmocka_unit_test(test_path_kind),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_sandbox_missing),
 	};

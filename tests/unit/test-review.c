@@ -1,11 +1,13 @@
 /* test-review.c - the review model and its rendering through templates/review.txt. */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "report/review.h"
+#include "lab/coverage.h"
 #include "base/util.h"
 
 static const char fixture[] =
@@ -91,6 +93,81 @@ static void test_render_from_json_is_identical(void **state)
 	pk_test_result_clear(&res);
 }
 
+/*
+ * A not-built result: the verdict, the sentence naming the file and why,
+ * and every touched file's coverage in the text, the HTML and the JSON.
+ */
+static void test_render_not_built(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *text = NULL, *html = NULL, *json = NULL;
+	g_auto(GStrv) lines = NULL;
+	JsonArray *cov;
+	JsonObject *row;
+
+	make_result(&res, &patch);
+	g_free(res.reason);
+	res.coverage = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+	g_ptr_array_add(res.coverage, pk_file_coverage_new("kernel/sched/core.c", PK_COVERAGE_NOT_BUILT,
+		"not compiled by the lab's kernel config: CONFIG_SCHED_CORE_TEST is not set (kernel/sched/Makefile)",
+		true));
+	g_ptr_array_add(res.coverage, pk_file_coverage_new("Documentation/scheduler/sched-debug.rst",
+		PK_COVERAGE_NOT_BUILT, "documentation: the build does not read it", false));
+	res.verdict = pk_coverage_verdict(PK_VERDICT_NO_VISIBLE_CHANGE, res.coverage, &res.reason);
+	model = pk_review_model(patch, &res, &info);
+	text = pk_review_render(model, "review.txt", &err);
+	assert_non_null(text);
+	fputs(text, stdout);   /* print_message() cuts a long text */
+	assert_non_null(strstr(text, "verdict: not-built"));
+	assert_non_null(strstr(text, "This file is not compiled into the kernel the bot built:"));
+	assert_non_null(strstr(text, "  kernel/sched/core.c: not-built (not compiled by the lab's kernel"));
+	assert_non_null(strstr(text, "  Documentation/scheduler/sched-debug.rst: not-built (documentation:"));
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++)
+		if (g_utf8_strlen(*l, -1) > 72 && strncmp(*l, "    ", 4))
+			fail_msg("line over 72 columns: %s", *l);
+	html = pk_review_render(model, "review.html", &err);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "<code>kernel/sched/core.c</code>: not-built (not compiled"));
+	cov = json_object_get_array_member(json_node_get_object(model), "coverage");
+	assert_int_equal(json_array_get_length(cov), 2);
+	row = json_array_get_object_element(cov, 0);
+	assert_string_equal(json_object_get_string_member(row, "file"), "kernel/sched/core.c");
+	assert_string_equal(json_object_get_string_member(row, "state"), "not-built");
+	assert_non_null(strstr(json_object_get_string_member(row, "reason"), "CONFIG_SCHED_CORE_TEST"));
+	json = json_to_string(model, FALSE);
+	assert_non_null(strstr(json, "\"verdict\":\"not-built\""));
+	pk_test_result_clear(&res);
+}
+
+/* A model stored before coverage was in it (no has_coverage, coverage) still renders. */
+static void test_render_older_model(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *text = NULL, *html = NULL;
+	JsonObject *o;
+
+	make_result(&res, &patch);
+	model = pk_review_model(patch, &res, &info);
+	o = json_node_get_object(model);
+	json_object_remove_member(o, "has_coverage");
+	json_object_remove_member(o, "coverage");
+	json_object_remove_member(o, "coverage_elsewhere");
+	text = pk_review_render(model, "review.txt", &err);
+	if (!text)
+		fail_msg("%s", err->message);
+	assert_non_null(strstr(text, "verdict: does-not-apply"));
+	html = pk_review_render(model, "review.html", &err);
+	assert_non_null(html);
+	pk_test_result_clear(&res);
+}
+
 static void test_bad_inputs(void **state)
 {
 	g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
@@ -117,6 +194,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_does_not_apply),
 		cmocka_unit_test(test_render_from_json_is_identical),
+		cmocka_unit_test(test_render_not_built),
+		cmocka_unit_test(test_render_older_model),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_wrap),
 	};

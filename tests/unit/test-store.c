@@ -270,6 +270,87 @@ static void test_migrate_v4_jobs(void **state)
 	assert_string_equal(old_shape, fresh_shape);
 }
 
+/* One integer a query on the database file gives. */
+static gint64 raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	gint64 v;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * A version-5 database with a test that changes, findings checked and a
+ * review: the migration to 6 makes tests again (its CHECK takes
+ * not-built) and every row that points at the test still does; then a
+ * not-built test is stored with its coverage.
+ */
+static void test_migrate_v5_coverage(void **state)
+{
+	static const char *const steps[] = { "001-initial.sql", "002-history.sql", "003-daemon.sql",
+					     "004-boot-records.sql", "005-job-series.sql" };
+	g_autofree char *old = db_path("v5.db");
+	g_autofree char *fresh = db_path("v6.db");
+	g_autofree char *old_shape = NULL, *fresh_shape = NULL;
+	g_autoptr(GPtrArray) cov = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+	g_autoptr(GError) err = NULL;
+	struct pk_store_check check = { 0 };
+	struct pk_store_test t = { .patch_id = 1, .verdict = PK_VERDICT_NOT_BUILT, .reason = "ahci.c is not built" };
+	gint64 id;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		g_autofree char *sql = migration_sql(steps[i]);
+
+		raw_exec(old, sql);
+	}
+	raw_exec(old, "PRAGMA user_version = 5;"
+		 "INSERT INTO patches (id, subject, created) VALUES (1, 'ata: say less', 1);"
+		 "INSERT INTO findings (id, patch_id, seq, file, line, kind) VALUES (1, 1, 0, 'a.c', 3, 'text-changed');"
+		 "INSERT INTO tests (id, patch_id, verdict, created) VALUES (7, 1, 'console-changed', 1);"
+		 "INSERT INTO console_changes (test_id, seq, kind) VALUES (7, 0, 'text-changed');"
+		 "INSERT INTO index_changes (test_id, seq, kind) VALUES (7, 0, 'text-changed');"
+		 "INSERT INTO finding_checks (test_id, finding_id, confirmation) VALUES (7, 1, 'seen-at-boot');"
+		 "INSERT INTO reviews (id, test_id, model, body, created) VALUES (1, 7, '{}', 'x', 1);");
+	{
+		g_autoptr(pk_store) s = open_ok(old);
+
+		g_ptr_array_add(cov, pk_file_coverage_new("drivers/ata/ahci.c", PK_COVERAGE_NOT_BUILT,
+							  "CONFIG_ATA is not set", true));
+		g_ptr_array_add(cov, pk_file_coverage_new("Documentation/ata.rst", PK_COVERAGE_NOT_BUILT,
+							  "documentation", false));
+		g_ptr_array_add(cov, pk_file_coverage_new("kernel/printk/printk.c", PK_COVERAGE_BOOTED, NULL, true));
+		t.coverage = cov;
+		assert_int_equal(pk_store_add_test(s, &id, &t, &err), 0);
+		assert_int_equal(count(s, "test_coverage"), 3);
+	}
+	/* the old test and everything pointing at it came through */
+	assert_int_equal(raw_int(old, "SELECT count(*) FROM tests WHERE id = 7 AND verdict = 'console-changed'"), 1);
+	assert_int_equal(raw_int(old, "SELECT count(*) FROM console_changes WHERE test_id = 7"), 1);
+	assert_int_equal(raw_int(old, "SELECT count(*) FROM index_changes WHERE test_id = 7"), 1);
+	assert_int_equal(raw_int(old, "SELECT count(*) FROM finding_checks WHERE test_id = 7"), 1);
+	assert_int_equal(raw_int(old, "SELECT test_id FROM reviews WHERE id = 1"), 7);
+	assert_int_equal(raw_int(old, "SELECT count(*) FROM test_coverage c JOIN tests t ON t.id = c.test_id "
+				 "WHERE t.verdict = 'not-built' AND c.state = 'not-built'"), 2);
+	assert_int_equal(raw_int(old, "SELECT count(*) FROM patches WHERE verdict = 'not-built'"), 1);
+	assert_int_equal(pk_store_check_file(&check, old, &err), 0);
+	assert_int_equal(check.version, 6);
+	assert_int_equal(check.problems->len, 0);
+	pk_store_check_clear(&check);
+	{
+		g_autoptr(pk_store) s = open_ok(fresh);
+	}
+	old_shape = schema_shape(old);
+	fresh_shape = schema_shape(fresh);
+	assert_string_equal(old_shape, fresh_shape);
+}
+
 static void test_newer_refused(void **state)
 {
 	g_autofree char *path = db_path("newer.db");
@@ -688,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_migrate_v1),
 		cmocka_unit_test(test_migrate_v4_jobs),
+		cmocka_unit_test(test_migrate_v5_coverage),
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_random_bytes),

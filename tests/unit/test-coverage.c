@@ -1,0 +1,309 @@
+/*
+ * test-coverage.c - what of a patch the build holds (lab/coverage.h), on a
+ * fake tree and build dir made here: Kbuild makefiles, a thin vmlinux.a
+ * and lib/lib.a, .cmd files with their source and dependencies, a .config;
+ * and the verdict that follows.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <glib/gstdio.h>
+
+#include "lab/coverage.h"
+#include "base/util.h"
+
+struct fake {
+	char *root, *tree, *build;
+};
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	g_autofree char *parent = g_path_get_dirname(path);
+	g_autoptr(GError) err = NULL;
+
+	assert_int_equal(g_mkdir_with_parents(parent, 0755), 0);
+	if (!g_file_set_contents(path, text, -1, &err))
+		fail_msg("%s", err->message);
+}
+
+/* A GNU thin archive naming members (NULL-terminated), as `ar cDPrST` writes it. */
+static void put_thin_archive(const char *dir, const char *name, const char *const *members)
+{
+	g_autoptr(GString) table = g_string_new(NULL), ar = g_string_new("!<thin>\n");
+
+	for (const char *const *m = members; *m; m++)
+		g_string_append_printf(table, "%s/\n", *m);
+	g_string_append_printf(ar, "%-16s%-12s%-6s%-6s%-8s%-10zu`\n", "//", "", "", "", "", table->len);
+	g_string_append_len(ar, table->str, table->len);
+	for (gsize off = 0, i = 0; members[i]; off += strlen(members[i]) + 2, i++) {
+		g_autofree char *ref = g_strdup_printf("/%zu", off);
+		g_string_append_printf(ar, "%-16s%-12s%-6s%-6s%-8s%-10u`\n", ref, "0", "0", "0", "644", 1000u);
+	}
+	put(dir, name, ar->str);
+}
+
+/* The .cmd file Kbuild's fixdep writes for object, from source, reading deps (tree-relative). */
+static void put_cmd(const struct fake *f, const char *object, const char *source, const char *const *deps)
+{
+	g_autoptr(GString) t = g_string_new(NULL);
+	g_autofree char *dir = g_path_get_dirname(object), *base = g_path_get_basename(object);
+	g_autofree char *name = g_strdup_printf("%s/.%s.cmd", dir, base);
+
+	g_string_append_printf(t, "savedcmd_%s := gcc -Wp,-MMD,%s/.%s.d -c -o %s %s/%s\n\n", object, dir, base,
+			       object, f->tree, source);
+	g_string_append_printf(t, "source_%s := %s/%s\n\ndeps_%s := \\\n", object, f->tree, source, object);
+	g_string_append(t, "    $(wildcard include/config/PRINTK) \\\n");
+	for (const char *const *d = deps; d && *d; d++)
+		g_string_append_printf(t, "  %s/%s \\\n", f->tree, *d);
+	g_string_append_printf(t, "  include/generated/autoconf.h \\\n\n%s: $(deps_%s)\n\n$(deps_%s):\n", object,
+			       object, object);
+	put(f->build, name, t->str);
+}
+
+static int setup(void **state)
+{
+	struct fake *f = g_new0(struct fake, 1);
+	static const char *const linked[] = { "init/main.o", "kernel/printk/printk.o", "kernel/sched/build_policy.o",
+					      "drivers/tty/tty_io.o", NULL };
+	/* names relative to the archive's dir, as ar P writes them into lib/lib.a */
+	static const char *const libs[] = { "argv_split.o", NULL };
+	static const char *const printk_deps[] = { "include/linux/printk.h", "include/linux/kern_levels.h", NULL };
+	static const char *const sched_deps[] = { "kernel/sched/idle.c", "kernel/sched/rt.c",
+						  "include/linux/printk.h", NULL };
+	static const char *const tty_deps[] = { "include/linux/printk.h", NULL };
+
+	f->root = g_dir_make_tmp("pk-coverage-XXXXXX", NULL);
+	f->tree = g_build_filename(f->root, "linux", NULL);
+	f->build = g_build_filename(f->root, "build", NULL);
+	put(f->tree, "Kbuild", "# the top\nobj-y\t\t\t+= init/\nobj-y += kernel/ drivers/\n"
+	    "obj-$(CONFIG_NET)\t+= net/\n");
+	put(f->tree, "drivers/Makefile", "obj-y\t\t\t\t+= tty/\n# ata\nobj-$(CONFIG_ATA)\t\t+= ata/\n");
+	put(f->tree, "drivers/ata/Makefile", "obj-$(CONFIG_ATA)\t\t+= libata.o\n"
+	    "obj-$(CONFIG_SATA_AHCI)\t\t+= ahci.o libahci.o\n"
+	    "obj-$(CONFIG_SATA_ACARD_AHCI)\t+= acard-ahci.o libahci.o\n"
+	    "libata-y\t:= libata-core.o \\\n\tlibata-eh.o\n");
+	put(f->tree, "drivers/tty/Makefile", "obj-y += tty_io.o\nobj-$(CONFIG_VT) += vt.o\n"
+	    "obj-$(CONFIG_FOO) += foo.o\nfoo-y := foo_main.o\nfoo-$(CONFIG_FOO_EXTRA) += foo_extra.o\n"
+	    "obj-$(CONFIG_BAR) += bar.o\nbar-y := bar_main.o\nbar-$(CONFIG_BAR_EXTRA) += bar_extra.o\n"
+	    "obj-$(CONFIG_Q1) += multi.o\nobj-$(CONFIG_Q2) += multi.o\nobj-$(CONFIG_Q3) += multi.o\n"
+	    "obj-$(CONFIG_Q4) += multi.o # four drivers share it\n");
+	put(f->build, ".config", "CONFIG_PRINTK=y\n# CONFIG_ATA is not set\nCONFIG_FOO=m\nCONFIG_BAR=y\n");
+	put_thin_archive(f->build, "vmlinux.a", linked);
+	put_thin_archive(f->build, "lib/lib.a", libs);
+	put(f->build, ".vmlinux.o.cmd", "savedcmd_vmlinux.o := ld -m elf_x86_64 -r -o vmlinux.o --whole-archive "
+	    "vmlinux.a --no-whole-archive --start-group lib/lib.a --end-group  ; ./tools/objtool/objtool\n");
+	put_cmd(f, "kernel/printk/printk.o", "kernel/printk/printk.c", printk_deps);
+	put_cmd(f, "kernel/sched/build_policy.o", "kernel/sched/build_policy.c", sched_deps);
+	put_cmd(f, "drivers/tty/tty_io.o", "drivers/tty/tty_io.c", tty_deps);
+	/* compiled once, no longer linked: a stale object of an earlier config */
+	put_cmd(f, "drivers/tty/vt.o", "drivers/tty/vt.c", tty_deps);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fake *f = *state;
+	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->root);
+
+	/* a temporary dir of our own, named by g_dir_make_tmp() */
+	assert_int_equal(system(cmd), 0);
+	g_free(f->root);
+	g_free(f->tree);
+	g_free(f->build);
+	g_free(f);
+	return 0;
+}
+
+#define MOD(path) "diff --git a/" path " b/" path "\n--- a/" path "\n+++ b/" path "\n@@ -1 +1 @@\n-a\n+b\n"
+#define DEL(path) "diff --git a/" path " b/" path "\ndeleted file mode 100644\n--- a/" path "\n+++ /dev/null\n" \
+		  "@@ -1 +0,0 @@\n-a\n"
+
+struct coverage_case {
+	const char *diff;
+	const char *file;
+	const char *state;
+	const char *reason_has;   /* NULL: no reason at all */
+};
+
+static const struct coverage_case cases[] = {
+	{ MOD("kernel/printk/printk.c"), "kernel/printk/printk.c", "booted", "2 records of the boot came from it" },
+	{ MOD("drivers/tty/tty_io.c"), "drivers/tty/tty_io.c", "built", NULL },
+	/* a .c file the build includes in another: sched's build_policy.c */
+	{ MOD("kernel/sched/rt.c"), "kernel/sched/rt.c", "built", "read by kernel/sched/build_policy.o" },
+	{ MOD("include/linux/printk.h"), "include/linux/printk.h", "built",
+	  "read by drivers/tty/tty_io.o, kernel/printk/printk.o and 1 more object" },
+	{ MOD("include/linux/kern_levels.h"), "include/linux/kern_levels.h", "built", "read by kernel/printk/printk.o" },
+	{ MOD("include/linux/ata.h"), "include/linux/ata.h", "not-built", "no object of the build reads it" },
+	{ MOD("lib/argv_split.c"), "lib/argv_split.c", "built", "in lib/lib.a: linked when something uses it" },
+	{ MOD("drivers/ata/ahci.c"), "drivers/ata/ahci.c", "not-built",
+	  "not compiled by the lab's kernel config: nothing under drivers/ata/ is built, CONFIG_ATA is not set "
+	  "(drivers/Makefile)" },
+	{ MOD("net/core/dev.c"), "net/core/dev.c", "not-built", "CONFIG_NET is not set (Kbuild)" },
+	{ MOD("drivers/tty/vt.c"), "drivers/tty/vt.c", "not-built",
+	  "compiled into drivers/tty/vt.o, which is not linked into vmlinux" },
+	{ MOD("drivers/tty/foo_main.c"), "drivers/tty/foo_main.c", "not-built",
+	  "CONFIG_FOO=m, a module, which the lab does not build (drivers/tty/Makefile)" },
+	/* a part of a composite object goes by the composite's line */
+	{ MOD("drivers/tty/foo_extra.c"), "drivers/tty/foo_extra.c", "not-built", "CONFIG_FOO=m, a module" },
+	{ MOD("drivers/tty/bar_extra.c"), "drivers/tty/bar_extra.c", "not-built", ": CONFIG_BAR_EXTRA is not set "
+	  "(drivers/tty/Makefile)" },
+	{ MOD("drivers/ata/libahci.c"), "drivers/ata/libahci.c", "not-built",
+	  "nothing under drivers/ata/ is built, CONFIG_ATA is not set" },
+	{ MOD("drivers/tty/bar.c"), "drivers/tty/bar.c", "not-built", "CONFIG_BAR=y, yet nothing compiled it" },
+	{ MOD("drivers/tty/multi.c"), "drivers/tty/multi.c", "not-built",
+	  "none of CONFIG_Q1, CONFIG_Q2, CONFIG_Q3 (and 1 more) is set (drivers/tty/Makefile)" },
+	{ MOD("drivers/tty/baz.c"), "drivers/tty/baz.c", "not-built", "not compiled by the lab's kernel config" },
+	{ MOD("Documentation/admin-guide/kernel-parameters.txt"), "Documentation/admin-guide/kernel-parameters.txt",
+	  "not-built", "the build does not read it" },
+	{ MOD("MAINTAINERS"), "MAINTAINERS", "not-built", "the build does not read it" },
+	{ DEL("kernel/printk/old.c"), "kernel/printk/old.c", "built", "deleted; the kernel before the patch had 1" },
+	{ DEL("drivers/tty/gone.c"), "drivers/tty/gone.c", "not-built", "deleted, and the kernel before the patch" },
+};
+
+/* A boot: an index and the records it printed. */
+static struct pk_capture *capture(const char *const *index, const char *const *records)
+{
+	struct pk_capture *cap = pk_capture_parse("", 0);
+
+	for (const char *const *i = index; *i; i++) {
+		struct pk_index_entry *e = g_new0(struct pk_index_entry, 1);
+		g_auto(GStrv) f = g_strsplit(*i, "|", 3);
+
+		e->level = 6;
+		e->file = g_strdup(f[0]);
+		e->line = 10;
+		e->func = g_strdup(f[1]);
+		e->format = g_strdup(f[2]);
+		g_ptr_array_add(cap->index, e);
+	}
+	for (const char *const *r = records; *r; r++) {
+		g_autofree char *line = g_strdup_printf("6,%u,1000,-;%s\n", (unsigned)(r - records), *r);
+		g_ptr_array_add(cap->records, pk_record_parse(line, strlen(line), NULL));
+	}
+	return cap;
+}
+
+static void test_cases(void **state)
+{
+	struct fake *f = *state;
+	static const char *const index_before[] = { "kernel/printk/old.c|old|old message %d\n", NULL };
+	static const char *const index_after[] = { "kernel/printk/printk.c|printk_init|printk: ready with %u records\n",
+						   "drivers/tty/tty_io.c|tty_init|some other text\n", NULL };
+	static const char *const records[] = { "printk: ready with 12 records", "printk: ready with 13 records",
+					       "unattributed", NULL };
+	g_autoptr(pk_capture) before = capture(index_before, (const char *const[]){ NULL });
+	g_autoptr(pk_capture) after = capture(index_after, records);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const struct coverage_case *c = &cases[i];
+		g_autoptr(pk_patch) patch = pk_patch_parse_diff(c->diff, strlen(c->diff));
+		struct pk_coverage_input in = { f->build, f->tree, patch, before, after };
+		g_autoptr(GPtrArray) cov = NULL;
+		g_autoptr(GError) err = NULL;
+		const struct pk_file_coverage *fc;
+
+		if (pk_coverage_read(&cov, &in, &err) < 0)
+			fail_msg("%s: %s", c->file, err->message);
+		assert_int_equal(cov->len, 1);
+		fc = cov->pdata[0];
+		print_message("%s: %s (%s)\n", fc->file, pk_coverage_state_name(fc->state), fc->reason ? fc->reason : "-");
+		assert_string_equal(fc->file, c->file);
+		assert_string_equal(pk_coverage_state_name(fc->state), c->state);
+		if (c->reason_has)
+			assert_non_null(strstr(fc->reason ? fc->reason : "", c->reason_has));
+		else
+			assert_null(fc->reason);
+	}
+}
+
+/* Without vmlinux.a (nor built-in.a) nothing is vouched for; with built-in.a alone (before 6.1) it serves. */
+static void test_no_archive(void **state)
+{
+	struct fake *f = *state;
+	const char *diff = MOD("drivers/tty/tty_io.c");
+	g_autoptr(pk_patch) patch = pk_patch_parse_diff(diff, strlen(diff));
+	g_autofree char *vmlinux_a = g_build_filename(f->build, "vmlinux.a", NULL);
+	g_autofree char *builtin_a = g_build_filename(f->build, "built-in.a", NULL);
+	struct pk_coverage_input in = { f->build, f->tree, patch, NULL, NULL };
+	g_autoptr(GPtrArray) cov = NULL, old = NULL;
+	const struct pk_file_coverage *fc;
+
+	assert_int_equal(g_rename(vmlinux_a, builtin_a), 0);
+	assert_int_equal(pk_coverage_read(&old, &in, NULL), 0);
+	assert_int_equal(g_rename(builtin_a, vmlinux_a + 0), 0);
+	fc = old->pdata[0];
+	assert_string_equal(pk_coverage_state_name(fc->state), "built");
+
+	assert_int_equal(g_rename(vmlinux_a, builtin_a), 0);
+	assert_int_equal(g_unlink(builtin_a), 0);
+	assert_int_equal(pk_coverage_read(&cov, &in, NULL), 0);
+	fc = cov->pdata[0];
+	assert_string_equal(pk_coverage_state_name(fc->state), "not-built");
+	assert_non_null(strstr(fc->reason, "no vmlinux.a"));
+	/* put it back for the other tests */
+	{
+		static const char *const linked[] = { "init/main.o", "kernel/printk/printk.o",
+						      "kernel/sched/build_policy.o", "drivers/tty/tty_io.o", NULL };
+		put_thin_archive(f->build, "vmlinux.a", linked);
+	}
+}
+
+/* no-visible-change becomes not-built when a C source or header is not built, naming it; nothing else changes. */
+static void test_verdict(void **state)
+{
+	g_autoptr(GPtrArray) cov = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+	g_autoptr(GPtrArray) built = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+	g_autofree char *reason = NULL, *none = NULL;
+	enum pk_verdict v;
+
+	g_ptr_array_add(built, pk_file_coverage_new("kernel/printk/printk.c", PK_COVERAGE_BOOTED, NULL, true));
+	g_ptr_array_add(built, pk_file_coverage_new("Documentation/x.rst", PK_COVERAGE_NOT_BUILT,
+						    "documentation: the build does not read it", false));
+	g_ptr_array_add(cov, pk_file_coverage_new("kernel/printk/printk.c", PK_COVERAGE_BUILT, NULL, true));
+	g_ptr_array_add(cov, pk_file_coverage_new("drivers/ata/ahci.c", PK_COVERAGE_NOT_BUILT,
+						  "not compiled by the lab's kernel config: CONFIG_ATA is not set", true));
+
+	/* documentation not built is no reason: the C file was */
+	assert_int_equal(pk_coverage_verdict(PK_VERDICT_NO_VISIBLE_CHANGE, built, &none), PK_VERDICT_NO_VISIBLE_CHANGE);
+	assert_null(none);
+	v = pk_coverage_verdict(PK_VERDICT_NO_VISIBLE_CHANGE, cov, &reason);
+	assert_int_equal(v, PK_VERDICT_NOT_BUILT);
+	assert_string_equal(pk_verdict_name(v), "not-built");
+	assert_true(pk_verdict_parse("not-built", &v) && v == PK_VERDICT_NOT_BUILT);
+	assert_true(pk_verdict_is_bad(PK_VERDICT_NOT_BUILT));
+	print_message("%s\n", reason);
+	assert_non_null(strstr(reason, "This file is not compiled into the kernel the bot built: drivers/ata/ahci.c "
+			       "(not compiled by the lab's kernel config: CONFIG_ATA is not set)"));
+	assert_non_null(strstr(reason, "only the static findings speak for it"));
+	/* a change that was seen stays: it is real */
+	assert_int_equal(pk_coverage_verdict(PK_VERDICT_CONSOLE_CHANGED, cov, &none), PK_VERDICT_CONSOLE_CHANGED);
+	assert_int_equal(pk_coverage_verdict(PK_VERDICT_BOOT_FAILED, cov, &none), PK_VERDICT_BOOT_FAILED);
+	assert_null(none);
+}
+
+static void test_state_names(void **state)
+{
+	enum pk_coverage_state s;
+
+	for (int i = PK_COVERAGE_BOOTED; i <= PK_COVERAGE_NOT_BUILT; i++) {
+		assert_true(pk_coverage_state_parse(pk_coverage_state_name(i), &s));
+		assert_int_equal(s, i);
+	}
+	assert_false(pk_coverage_state_parse("compiled", &s));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_archive, setup, teardown),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_state_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
