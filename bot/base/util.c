@@ -12,6 +12,9 @@
 #ifndef PK_SRCDIR
 #define PK_SRCDIR "."
 #endif
+#ifndef PK_DATADIR
+#define PK_DATADIR "/usr/local/share/printkbot"
+#endif
 
 G_DEFINE_QUARK(printkbot-error-quark, pk_error)
 
@@ -45,6 +48,24 @@ char *pk_source_dir(void)
 	const char *env = g_getenv("PRINTKBOT_SRCDIR");
 
 	return g_strdup(env && *env ? env : PK_SRCDIR);
+}
+
+/* Whether the running program is a file under the checkout it was built from. */
+static bool running_from_checkout(void)
+{
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	g_autofree char *prefix = g_strconcat(PK_SRCDIR, "/", NULL);
+
+	return exe && g_str_has_prefix(exe, prefix);
+}
+
+char *pk_data_dir(void)
+{
+	const char *env = g_getenv("PRINTKBOT_DATADIR");
+
+	if (env && *env)
+		return g_strdup(env);
+	return g_strdup(running_from_checkout() ? PK_SRCDIR : PK_DATADIR);
 }
 
 int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,

@@ -133,7 +133,7 @@ static int step_config(struct pk_lab *lab, GError **err)
 static int step_initrd(struct pk_lab *lab, GError **err)
 {
 	g_autofree char *guest = g_build_filename(lab->cache, "guest", NULL);
-	g_autofree char *init_src = g_build_filename(lab->srcdir, "qemu", "init.c", NULL);
+	g_autofree char *init_src = g_build_filename(lab->datadir, "qemu", "init.c", NULL);
 	g_autofree char *init_bin = g_build_filename(guest, "init", NULL);
 	g_autofree char *gen_src = g_build_filename(guest, "gen_init_cpio.c", NULL);
 	g_autofree char *gen_bin = g_build_filename(guest, "gen_init_cpio", NULL);
