@@ -14,7 +14,7 @@ static const char setup_usage[] =
 	"Safe to interrupt and rerun; does nothing when all is in place.\n"
 	"As root it installs linux-source-6.12 when missing; as a user it says\n"
 	"to (apt-get install linux-source-6.12).  qemu/ is read from the data\n"
-	"dir ($PRINTKBOT_DATADIR, the checkout, or $(PREFIX)/share/printkbot).\n";
+	"dir ($PRINTKBOT_DATADIR, the checkout, or the installed share/printkbot).\n";
 
 static const struct pk_option setup_options[] = {
 	{ NULL },
