@@ -170,11 +170,20 @@ bench-store: printkbot bot/libprintkbot.a
 # The binary reads qemu/ and templates/ from $(PREFIX)/share/printkbot
 # (bot/base/util.h, pk_data_dir()).  -p keeps qemu/init.c's time: a newer
 # one would make setup build the guest initramfs again.
+# The systemd unit and its user go where the administrator's own live
+# (systemd reads no /usr/local/lib/systemd); the unit's /usr/local/bin is
+# made $(PREFIX)/bin.
+UNITDIR     ?= /etc/systemd/system
+SYSUSERSDIR ?= /etc/sysusers.d
 install: printkbot
 	install -D -m 0755 printkbot $(DESTDIR)$(PREFIX)/bin/printkbot
 	install -d $(DESTDIR)$(PREFIX)/share/printkbot/templates $(DESTDIR)$(PREFIX)/share/printkbot/qemu
 	install -p -m 0644 templates/* $(DESTDIR)$(PREFIX)/share/printkbot/templates
 	install -p -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	sed 's|/usr/local/bin/printkbot|$(PREFIX)/bin/printkbot|g' contrib/printkbot.service \
+		> $(DESTDIR)$(UNITDIR)/printkbot.service
+	install -m 0644 contrib/printkbot.sysusers $(DESTDIR)$(SYSUSERSDIR)/printkbot.conf
 
 clean:
 	rm -f printkbot bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc $(PREFIX_STAMP) bench/store-fill bench/sandbox $(UNIT_BINS)
