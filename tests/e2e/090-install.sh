@@ -5,7 +5,9 @@
 # (a marker added to the installed review.txt shows in its review) and
 # never falls back to the checkout: pointed at an empty data dir it fails
 # naming that dir, and left to its compiled-in PREFIX it looks in
-# /usr/local/share/printkbot.  `setup` (warm lab) and `test` work.
+# /usr/local/share/printkbot.  `setup` (warm lab) and `test` work.  The
+# systemd unit and its sysusers.d user are installed, and the unit passes
+# systemd-analyze verify.
 source "$(dirname "$0")/lib.sh"
 
 make -s -j1 install DESTDIR="$work/root" PREFIX=/usr/local >"$work/install.log" 2>&1 ||
@@ -15,6 +17,17 @@ ibot=$inst/bin/printkbot
 data=$inst/share/printkbot
 check "make install: binary, qemu/ and templates/" \
 	test -x "$ibot" -a -f "$data/qemu/kernel.config" -a -f "$data/qemu/init.c" -a -f "$data/templates/review.txt"
+unit=$work/root/etc/systemd/system/printkbot.service
+check "make install: the unit runs the installed binary" \
+	grep -qx "ExecStart=/usr/local/bin/printkbot daemon --config /etc/printkbot.conf" "$unit"
+check "make install: the unit's user, from sysusers.d" \
+	grep -q "^u printkbot " "$work/root/etc/sysusers.d/printkbot.conf"
+if command -v systemd-analyze >/dev/null; then
+	# verify wants the binary where the unit says: the DESTDIR one stands in
+	sed "s|/usr/local/bin/printkbot|$ibot|g" "$unit" >"$work/printkbot.service"
+	keep verify out systemd-analyze verify "$work/printkbot.service"
+	check "systemd-analyze verify: the unit is sound" grep -qx 0 "$work/verify.rc"
+fi
 marker="installed-template-$$"
 echo "$marker" >>"$data/templates/review.txt"
 cp tests/data/test/text-change.patch "$work/text-change.patch"
@@ -44,5 +57,5 @@ id=$(sed -n 's/.*stored as review \([0-9]*\).*/\1/p' "$work/test.err" | head -1)
 keep report txt installed report --html "$work/review.html" "${id:-0}"
 check "installed report --html: exit 0" grep -qx 0 "$work/report.rc"
 check "installed report --html: a page" grep -qi "<html" "$work/review.html"
-checks_end "$work/install.log" "$work/setup.err" "$work/test.txt" "$work/test.err" "$work/report.err"
+checks_end "$work/install.log" "$work/verify.err" "$work/setup.err" "$work/test.txt" "$work/test.err" "$work/report.err"
 passed
