@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,9 +55,11 @@ char *pk_source_dir(void)
 static bool running_from_checkout(void)
 {
 	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree char *prefix = g_strconcat(PK_SRCDIR, "/", NULL);
+	/* realpath(3): the kernel's exe path has no symlinks; GLib has no resolver */
+	g_autofree char *src = realpath(PK_SRCDIR, NULL);
+	g_autofree char *prefix = src ? g_strconcat(src, "/", NULL) : NULL;
 
-	return exe && g_str_has_prefix(exe, prefix);
+	return exe && prefix && g_str_has_prefix(exe, prefix);
 }
 
 char *pk_data_dir(void)
