@@ -46,6 +46,16 @@ bot/store/store-sql.inc: db/embed.awk db/schema.sql $(DB_MIGRATIONS)
 # db.c includes the generated SQL, in every build of it.
 bot/store/db.o build/asan/store/db.o build/fuzz/store/db.o: bot/store/store-sql.inc
 
+# util.c bakes the data dir in (PK_DATADIR, from PREFIX): the stamp changes
+# only when PREFIX does, so `make install PREFIX=/opt` after a plain `make`
+# rebuilds it rather than installing a binary that looks in /usr/local.
+PREFIX_STAMP = bot/base/.prefix
+$(PREFIX_STAMP): FORCE
+	@echo '$(PREFIX)' | cmp -s - $@ 2>/dev/null || echo '$(PREFIX)' > $@
+bot/base/util.o build/asan/base/util.o build/fuzz/base/util.o: $(PREFIX_STAMP)
+.PHONY: FORCE
+FORCE:
+
 printkbot: bot/main.o bot/libprintkbot.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -157,12 +167,24 @@ bench-noise: printkbot
 bench-store: printkbot bot/libprintkbot.a
 	bash bench/store.sh
 
+# The binary reads qemu/ and templates/ from $(PREFIX)/share/printkbot
+# (bot/base/util.h, pk_data_dir()).  -p keeps qemu/init.c's time: a newer
+# one would make setup build the guest initramfs again.
+# The systemd unit and its user go where the administrator's own live
+# (systemd reads no /usr/local/lib/systemd); the unit's /usr/local/bin is
+# made $(PREFIX)/bin.
+UNITDIR     ?= /etc/systemd/system
+SYSUSERSDIR ?= /etc/sysusers.d
 install: printkbot
 	install -D -m 0755 printkbot $(DESTDIR)$(PREFIX)/bin/printkbot
 	install -d $(DESTDIR)$(PREFIX)/share/printkbot/templates $(DESTDIR)$(PREFIX)/share/printkbot/qemu
-	install -m 0644 templates/* $(DESTDIR)$(PREFIX)/share/printkbot/templates
-	install -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
+	install -p -m 0644 templates/* $(DESTDIR)$(PREFIX)/share/printkbot/templates
+	install -p -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	sed 's|/usr/local/bin/printkbot|$(PREFIX)/bin/printkbot|g' contrib/printkbot.service \
+		> $(DESTDIR)$(UNITDIR)/printkbot.service
+	install -m 0644 contrib/printkbot.sysusers $(DESTDIR)$(SYSUSERSDIR)/printkbot.conf
 
 clean:
-	rm -f printkbot bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc bench/store-fill bench/sandbox $(UNIT_BINS)
+	rm -f printkbot bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc $(PREFIX_STAMP) bench/store-fill bench/sandbox $(UNIT_BINS)
 	rm -rf build

@@ -20,7 +20,9 @@ static void usage(FILE *to)
 	fprintf(to, "\n'printkbot <command> --help' (or 'printkbot help <command>') tells more\n"
 		    "about a command.\n"
 		    "environment: PRINTKBOT_CACHE (default ~/.cache/printkbot) holds the\n"
-		    "kernel tree, builds and results.\n");
+		    "kernel tree, builds and results.  PRINTKBOT_DATADIR (default the\n"
+		    "checkout the binary lies in, else the installed share/printkbot) holds\n"
+		    "qemu/ and templates/.\n");
 }
 
 int main(int argc, char **argv)

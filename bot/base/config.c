@@ -481,16 +481,39 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return 0;
 }
 
+/* The file to read: path, else $PRINTKBOT_CONFIG, else DEFAULT_CONFIG if it exists, else NULL. */
+static const char *config_file(const char *path)
+{
+	const char *env = g_getenv("PRINTKBOT_CONFIG");
+
+	if (!path && env && *env)
+		path = env;
+	if (!path && g_file_test(DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
+		path = DEFAULT_CONFIG;
+	return path;
+}
+
+int pk_config_store_path(char **out, const char *path, GError **err)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GError) e = NULL;
+
+	*out = NULL;
+	if (!(path = config_file(path)))
+		return 0;
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
+		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
+	*out = g_key_file_get_string(kf, "store", "path", NULL);
+	return 0;
+}
+
 int pk_config_load(struct pk_config *out, const char *path, GError **err)
 {
 	struct pk_config c = { .policy = PK_POLICY_DEFAULT, .sandbox = PK_SANDBOX_CONFIG_INIT };
 	g_autoptr(GKeyFile) kf = g_key_file_new();
-	const char *env = g_getenv("PRINTKBOT_CONFIG");
 	g_autoptr(GError) e = NULL;
 
-	if (!path && env && *env)
-		path = env;
-	if (!path && !g_file_test(DEFAULT_CONFIG, G_FILE_TEST_EXISTS)) {
+	if (!(path = config_file(path))) {
 		load_daemon(NULL, NULL, &c, NULL);
 		load_smtp(NULL, NULL, &c, NULL);
 		load_sources(NULL, NULL, &c, NULL);
@@ -498,8 +521,6 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		*out = c;
 		return 0;
 	}
-	if (!path)
-		path = DEFAULT_CONFIG;
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
 	if (check_known_keys(kf, path, err) < 0 ||

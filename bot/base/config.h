@@ -116,6 +116,14 @@ struct pk_config {
 int pk_config_load(struct pk_config *out, const char *path, GError **err);
 
 /*
+ * Only the [store] path of the file pk_config_load() would read (same
+ * lookup), into *out (NULL: none given, or no file): for the commands
+ * that only read the store, so that they need no more of the file than
+ * that (password files the daemon's user alone may read, say).
+ */
+int pk_config_store_path(char **out, const char *path, GError **err);
+
+/*
  * What the daemon needs beyond a config that parses: when it replies
  * (reply_on other than never), a From whose address is not at localhost
  * (the default): a reply from printkbot@localhost bounces or is dropped

@@ -5,12 +5,16 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifndef PK_SRCDIR
 #define PK_SRCDIR "."
+#endif
+#ifndef PK_DATADIR
+#define PK_DATADIR "/usr/local/share/printkbot"
 #endif
 
 G_DEFINE_QUARK(printkbot-error-quark, pk_error)
@@ -45,6 +49,26 @@ char *pk_source_dir(void)
 	const char *env = g_getenv("PRINTKBOT_SRCDIR");
 
 	return g_strdup(env && *env ? env : PK_SRCDIR);
+}
+
+/* Whether the running program is a file under the checkout it was built from. */
+static bool running_from_checkout(void)
+{
+	g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+	/* realpath(3): the kernel's exe path has no symlinks; GLib has no resolver */
+	g_autofree char *src = realpath(PK_SRCDIR, NULL);
+	g_autofree char *prefix = src ? g_strconcat(src, "/", NULL) : NULL;
+
+	return exe && prefix && g_str_has_prefix(exe, prefix);
+}
+
+char *pk_data_dir(void)
+{
+	const char *env = g_getenv("PRINTKBOT_DATADIR");
+
+	if (env && *env)
+		return g_strdup(env);
+	return g_strdup(running_from_checkout() ? PK_SRCDIR : PK_DATADIR);
 }
 
 int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,

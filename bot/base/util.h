@@ -9,7 +9,14 @@
  * live ($PRINTKBOT_CACHE, default ~/.cache/printkbot); the caller owns the
  * returned string.  pk_source_dir() is the printkbot checkout that holds
  * qemu/, templates/ and db/ (PRINTKBOT_SRCDIR, else the directory baked in
- * at build time).
+ * at build time); only the tests read db/ there.
+ *
+ * pk_data_dir() is where the running bot reads qemu/ and templates/, the
+ * first of: $PRINTKBOT_DATADIR (tests, a DESTDIR install); the checkout
+ * it was built in when the binary itself lies inside it (a developer's
+ * edits of qemu/ count at once); else the installed data dir,
+ * $(PREFIX)/share/printkbot.  No fallback from one to the next: an
+ * installed bot never reads a checkout that happens to be left around.
  */
 #ifndef PK_UTIL_H
 #define PK_UTIL_H
@@ -34,6 +41,8 @@ int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 char *pk_cache_dir(void);
 /* The printkbot source directory (qemu/, templates/, db/); caller frees. */
 char *pk_source_dir(void);
+/* The data directory (qemu/, templates/), see above; caller frees. */
+char *pk_data_dir(void);
 
 /*
  * Read a whole file, refusing one larger than max_bytes (0 = no limit) so a

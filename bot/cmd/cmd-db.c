@@ -7,11 +7,13 @@
 #include <string.h>
 
 static const char db_usage[] =
-	"usage: printkbot db check [--db FILE]\n\n"
+	"usage: printkbot db check [--config FILE] [--db FILE]\n\n"
 	"    check        integrity, foreign keys and schema version of the\n"
 	"                 database, read-only (an older schema is not migrated)\n\n"
-	"    --db FILE    the database (default $PRINTKBOT_DB, else\n"
-	"                 $PRINTKBOT_CACHE/printkbot.db)\n\n"
+	"    --config FILE  read its [store] path (default $PRINTKBOT_CONFIG, else\n"
+	"                 /etc/printkbot.conf if present)\n"
+	"    --db FILE    the database (default the config's [store] path, else\n"
+	"                 $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n\n"
 	"exit status: 0 healthy, 1 problems found (a file that is not SQLite, or\n"
 	"is too damaged to read, is one), 2 usage or no such file\n";
 
@@ -49,8 +51,9 @@ static const struct {
 	{ "check", cmd_db__check },
 };
 
-/* --db only: the file is not opened (PK_NEEDS_STORE would migrate it), only checked. */
+/* The file is not opened (PK_NEEDS_STORE would migrate it), only checked: PK_NEEDS_STORE_PATH. */
 static const struct pk_option db_options[] = {
+	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	{ NULL },
 };
@@ -74,7 +77,9 @@ static int db_check(const struct pk_cmdline *cl, GError **err)
 
 static int cmd_db(struct pk_cmd_ctx *ctx)
 {
-	return db_commands[db_command(ctx->cmdline.args[0])].fn(ctx->cmdline.common.db);
+	const char *db = ctx->cmdline.common.db ? ctx->cmdline.common.db : ctx->config.db;
+
+	return db_commands[db_command(ctx->cmdline.args[0])].fn(db);
 }
 
 const struct pk_cmd_spec cmd_db_spec = {

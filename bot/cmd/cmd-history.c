@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 static const char history_usage[] =
-	"usage: printkbot history [<filter>...] [--json] [--limit N] [--db FILE]\n\n"
+	"usage: printkbot history [<filter>...] [--json] [--limit N] [--config FILE]\n"
+	"                        [--db FILE]\n\n"
 	"Every stored change to what the kernel prints: static findings of\n"
 	"patches, console changes seen at boot, printk index changes.  Filters\n"
 	"combine (all must match):\n\n"
@@ -27,8 +28,10 @@ static const char history_usage[] =
 	"    --stage S        static, boot or index\n\n"
 	"    --json           one JSON object per row (JSON Lines)\n"
 	"    --limit N        at most N rows\n"
-	"    --db FILE        the database (default $PRINTKBOT_DB, else\n"
-	"                     $PRINTKBOT_CACHE/printkbot.db)\n\n"
+	"    --config FILE    read its [store] path (default $PRINTKBOT_CONFIG, else\n"
+	"                     /etc/printkbot.conf if present)\n"
+	"    --db FILE        the database (default the config's [store] path, else\n"
+	"                     $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n\n"
 	"rows are newest patch first; the link is the mail on lore.kernel.org, or\n"
 	"the commit id.\n"
 	"exit status: 0 rows printed, 1 nothing matched, 2 usage or database error\n";
@@ -214,6 +217,7 @@ static const struct pk_option history_options[] = {
 	PK_OPTION_STRING("stage", struct history_opts, filter.stage),
 	PK_OPTION_FLAG("json", struct history_opts, json),
 	PK_OPTION_COUNT("limit", struct history_opts, filter.limit),
+	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	{ NULL },
 };

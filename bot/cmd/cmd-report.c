@@ -8,23 +8,26 @@
 #include <string.h>
 
 static const char report_usage[] =
-	"usage: printkbot report [--db FILE] [--html FILE] ID\n\n"
+	"usage: printkbot report [--config FILE] [--db FILE] [--html FILE] ID\n\n"
 	"Render stored review ID again from its model (the data `test` kept),\n"
 	"through templates/review.txt.  The text is byte-identical to the review\n"
 	"as first rendered; when the template changed since, a note on standard\n"
 	"error says that this rendering differs from the stored one.\n\n"
-	"    --db FILE    the database (default $PRINTKBOT_DB, else\n"
-	"                 $PRINTKBOT_CACHE/printkbot.db)\n"
+	"    --config FILE  read its [store] path (default $PRINTKBOT_CONFIG, else\n"
+	"                 /etc/printkbot.conf if present)\n"
+	"    --db FILE    the database (default the config's [store] path, else\n"
+	"                 $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n"
 	"    --html FILE  also write the review as an HTML page with a side-by-side\n"
 	"                 console diff (templates/review.html) to FILE\n\n"
 	"exit status: 0 rendered, 1 no such review, 2 usage, database or template error\n";
 
-/* The command line of report (--db is main's). */
+/* The command line of report (--config and --db are main's). */
 struct report_opts {
 	const char *html;
 };
 
 static const struct pk_option report_options[] = {
+	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	PK_OPTION_STRING("html", struct report_opts, html),
 	{ NULL },

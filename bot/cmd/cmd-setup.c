@@ -11,7 +11,10 @@ static const char setup_usage[] =
 	"Extract Debian's linux-source-6.12 into the cache dir, make it a git\n"
 	"repository with one base commit (tag " PK_LAB_BASE_TAG "), write the kernel\n"
 	"config (tinyconfig + qemu/kernel.config) and build the guest initramfs.\n"
-	"Safe to interrupt and rerun; does nothing when all is in place.\n";
+	"Safe to interrupt and rerun; does nothing when all is in place.\n"
+	"As root it installs linux-source-6.12 when missing; as a user it says\n"
+	"to (apt-get install linux-source-6.12).  qemu/ is read from the data\n"
+	"dir ($PRINTKBOT_DATADIR, the checkout, or the installed share/printkbot).\n";
 
 static const struct pk_option setup_options[] = {
 	{ NULL },

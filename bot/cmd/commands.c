@@ -22,8 +22,8 @@ const struct pk_command pk_commands[] = {
 	  "stored changes to kernel messages: by file, text, author, date..." },
 	{ "report",  PK_NEEDS_STORE,                   &cmd_report_spec,
 	  "render a stored review again" },
-	/* db takes --db but checks the file read-only: opening it would migrate it */
-	{ "db",      0,                                &cmd_db_spec,
+	/* db checks the file read-only: opening it would migrate it */
+	{ "db",      PK_NEEDS_STORE_PATH,              &cmd_db_spec,
 	  "check the database (integrity, schema version)" },
 	{ "run",     NEEDS_ALL,                        &cmd_run_spec,
 	  "test each commit of a branch against its parent, then a summary" },
@@ -89,9 +89,13 @@ int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GErro
 			return -1;
 		pk_sandbox_configure(&ctx->config.sandbox);
 	}
+	/* a reader of the store reads only [store] path: no secrets it may not read */
+	if ((cmd->needs & (PK_NEEDS_STORE | PK_NEEDS_STORE_PATH)) && !(cmd->needs & PK_NEEDS_CONFIG) &&
+	    !common->db && !common->no_store &&
+	    pk_config_store_path(&ctx->config.db, common->config_path, err) < 0)
+		return -1;
 	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
 		return -1;
-	/* without PK_NEEDS_CONFIG, config.db is NULL: --db, else the default */
 	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&
 	    pk_store_open(&ctx->store, common->db ? common->db : ctx->config.db, err) < 0)
 		return -1;

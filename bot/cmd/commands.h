@@ -31,13 +31,20 @@ enum pk_cmd_needs {
 	PK_NEEDS_LAB = 1 << 1,
 	/* pk_store_open(--db, else the config's [store] path, else the default), not with --no-store */
 	PK_NEEDS_STORE = 1 << 2,
+	/*
+	 * Without PK_NEEDS_CONFIG, the store's path alone: config.db is the
+	 * --config file's [store] path (pk_config_store_path()) unless --db
+	 * is given; implied by PK_NEEDS_STORE.  For `db`, which checks the
+	 * file without opening it.
+	 */
+	PK_NEEDS_STORE_PATH = 1 << 3,
 };
 
 /* What a command is given: its command line, and what it needs, set up. */
 struct pk_cmd_ctx {
 	const char *name;            /* the command's name, for messages */
 	struct pk_cmdline cmdline;   /* cmdline.opts is the command's own options struct */
-	struct pk_config config;     /* PK_NEEDS_CONFIG; else zero (no [store] path, no policy) */
+	struct pk_config config;     /* PK_NEEDS_CONFIG; else zero (but config.db, see above) */
 	struct pk_lab lab;           /* PK_NEEDS_LAB; else cleared */
 	struct pk_store *store;      /* PK_NEEDS_STORE; NULL without it or with --no-store */
 };

@@ -44,7 +44,7 @@ char *pk_describe_compiler(GError **err)
 
 char **pk_describe_config_lines(const struct pk_lab *lab, GError **err)
 {
-	g_autofree char *path = g_build_filename(lab->srcdir, "qemu", "kernel.config", NULL);
+	g_autofree char *path = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
 	g_autofree char *text = NULL;
 	g_auto(GStrv) lines = NULL;
 	GPtrArray *out;

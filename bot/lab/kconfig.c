@@ -30,7 +30,7 @@ static void missing_options(GString *out, const char *fragment, const char *conf
 
 int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 {
-	g_autofree char *frag = g_build_filename(lab->srcdir, "qemu", "kernel.config", NULL);
+	g_autofree char *frag = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
 	g_autofree char *dotconfig = g_build_filename(lab->build_dir, ".config", NULL);
 	g_autofree char *odir = g_strconcat("O=", lab->build_dir, NULL);
 	g_autofree char *fragment = NULL, *config = NULL;

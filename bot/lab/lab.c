@@ -16,8 +16,8 @@ int pk_lab_open(struct pk_lab *out, GError **err)
 	size_t len;
 
 	lab.cache = pk_cache_dir();
-	lab.srcdir = pk_source_dir();
-	frag_path = g_build_filename(lab.srcdir, "qemu", "kernel.config", NULL);
+	lab.datadir = pk_data_dir();
+	frag_path = g_build_filename(lab.datadir, "qemu", "kernel.config", NULL);
 	if (pk_read_file(&fragment, &len, frag_path, 1 << 20, err) < 0) {
 		pk_lab_clear(&lab);
 		return -1;
@@ -38,7 +38,7 @@ int pk_lab_open(struct pk_lab *out, GError **err)
 void pk_lab_clear(struct pk_lab *lab)
 {
 	g_free(lab->cache);
-	g_free(lab->srcdir);
+	g_free(lab->datadir);
 	g_free(lab->build_dir);
 	g_free(lab->initrd);
 	g_free(lab->config_hash);

@@ -29,7 +29,7 @@
 
 struct pk_lab {
 	char *cache;      /* the cache dir */
-	char *srcdir;     /* printkbot's own source dir (qemu/kernel.config, qemu/init.c) */
+	char *datadir;    /* pk_data_dir(): qemu/kernel.config, qemu/init.c */
 	char *tree;       /* cache/linux */
 	char *build_dir;  /* cache/build/<cfg> */
 	char *initrd;     /* cache/guest/initrd.cpio */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lab/kconfig.h"
 #include "lab/repo.h"
@@ -44,6 +45,10 @@ static int ensure_tarball(GError **err)
 
 	if (g_file_test(KERNEL_TARBALL, G_FILE_TEST_EXISTS))
 		return 0;
+	/* apt-get as a user fails on its lock with a message about dpkg, not about what to do */
+	if (geteuid() != 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s is missing: install the kernel source as root "
+				"(apt-get install %s), then run setup again", KERNEL_TARBALL, KERNEL_PACKAGE);
 	pk_info("setup: installing %s", KERNEL_PACKAGE);
 	if (run_step("installing the kernel source", apt, NULL, env, err) < 0)
 		return -1;
@@ -133,7 +138,7 @@ static int step_config(struct pk_lab *lab, GError **err)
 static int step_initrd(struct pk_lab *lab, GError **err)
 {
 	g_autofree char *guest = g_build_filename(lab->cache, "guest", NULL);
-	g_autofree char *init_src = g_build_filename(lab->srcdir, "qemu", "init.c", NULL);
+	g_autofree char *init_src = g_build_filename(lab->datadir, "qemu", "init.c", NULL);
 	g_autofree char *init_bin = g_build_filename(guest, "init", NULL);
 	g_autofree char *gen_src = g_build_filename(guest, "gen_init_cpio.c", NULL);
 	g_autofree char *gen_bin = g_build_filename(guest, "gen_init_cpio", NULL);

@@ -309,18 +309,12 @@ static void escape_strings(JsonNode *node)
 	}
 }
 
-/* templates/<name> from the source dir, or from the installed data dir. */
+/* templates/<name> of the data dir (pk_data_dir()). */
 static char *template_path(const char *name)
 {
-	g_autofree char *src = pk_source_dir();
-	const char *dirs[] = { src, PK_DATADIR };
+	g_autofree char *dir = pk_data_dir();
 
-	for (guint i = 0; i < G_N_ELEMENTS(dirs); i++) {
-		g_autofree char *p = g_build_filename(dirs[i], "templates", name, NULL);
-		if (g_file_test(p, G_FILE_TEST_IS_REGULAR))
-			return g_steal_pointer(&p);
-	}
-	return NULL;
+	return g_build_filename(dir, "templates", name, NULL);
 }
 
 char *pk_review_render(JsonNode *model, const char *name, GError **err)
@@ -335,9 +329,10 @@ char *pk_review_render(JsonNode *model, const char *name, GError **err)
 		pk_error(err, PK_ERROR_INPUT, "review model is not a JSON object");
 		return NULL;
 	}
-	if (!path) {
-		pk_error(err, PK_ERROR_FAILED, "template %s not found in the source dir's templates/ "
-			 "(PRINTKBOT_SRCDIR) nor in %s/templates", name, PK_DATADIR);
+	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		pk_error(err, PK_ERROR_FAILED, "template %s not found: no file %s "
+			 "(the data dir is $PRINTKBOT_DATADIR, the checkout or the installed one)",
+			 name, path);
 		return NULL;
 	}
 	file = g_file_new_for_path(path);

@@ -187,8 +187,11 @@ static void test_every_option_documented(void **state)
 static void test_needs_have_their_options(void **state)
 {
 	for (const struct pk_command *cmd = pk_commands; cmd->name; cmd++) {
-		if (cmd->needs & PK_NEEDS_STORE)
+		/* every reader of the store honours --config's [store] path */
+		if (cmd->needs & (PK_NEEDS_STORE | PK_NEEDS_STORE_PATH)) {
 			assert_non_null(pk_option_find(cmd->spec->options, "db"));
+			assert_non_null(pk_option_find(cmd->spec->options, "config"));
+		}
 		if (cmd->needs & PK_NEEDS_CONFIG)
 			assert_non_null(pk_option_find(cmd->spec->options, "config"));
 		if (pk_option_find(cmd->spec->options, "no-store"))
@@ -198,7 +201,7 @@ static void test_needs_have_their_options(void **state)
 	assert_int_equal(pk_command_find("setup")->needs, 0);
 	assert_int_equal(pk_command_find("scan")->needs, 0);
 	assert_int_equal(pk_command_find("daemon")->needs, 0);
-	assert_int_equal(pk_command_find("db")->needs, 0);
+	assert_int_equal(pk_command_find("db")->needs, PK_NEEDS_STORE_PATH);
 	assert_int_equal(pk_command_find("history")->needs, PK_NEEDS_STORE);
 	assert_int_equal(pk_command_find("report")->needs, PK_NEEDS_STORE);
 	assert_int_equal(pk_command_find("queue")->needs, PK_NEEDS_CONFIG | PK_NEEDS_STORE);
@@ -467,6 +470,49 @@ static void test_setup_store(void **state)
 	remove_dir(dir);
 }
 
+/*
+ * history, report and db take --config for its [store] path (and read
+ * nothing else of it: a password file they may not read is no error);
+ * --db still wins; db only names the file, it does not open it.
+ */
+static void test_store_readers_take_config(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("printkbot-options-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "given.db", NULL);
+	g_autofree char *conf_db = g_build_filename(dir, "config.db", NULL);
+	g_autofree char *conf = g_build_filename(dir, "p.conf", NULL);
+	g_autofree char *conf_text = g_strdup_printf("[store]\npath = %s\n\n[smtp]\nurl = smtp://localhost\n"
+						     "password_file = %s/no-such-file\n", conf_db, dir);
+	/* each with an argument it takes */
+	char *readers[][2] = { { "history", "--json" }, { "report", "1" } };
+	const struct pk_command *dbcmd = pk_command_find("db");
+	struct pk_cmd_ctx ctx;
+
+	assert_true(g_file_set_contents(conf, conf_text, -1, NULL));
+	for (size_t i = 0; i < G_N_ELEMENTS(readers); i++) {
+		const struct pk_command *cmd = pk_command_find(readers[i][0]);
+
+		assert_int_equal(parse(&ctx, ARGV(readers[i][0], "--config", conf, readers[i][1]), NULL), 0);
+		assert_int_equal(pk_command_setup(&ctx, cmd, NULL), 0);
+		assert_non_null(ctx.store);
+		assert_string_equal(pk_store_path(ctx.store), conf_db);
+		pk_cmd_ctx_clear(&ctx);
+
+		assert_int_equal(parse(&ctx, ARGV(readers[i][0], "--config", conf, "--db", db, readers[i][1]), NULL), 0);
+		assert_int_equal(pk_command_setup(&ctx, cmd, NULL), 0);
+		assert_string_equal(pk_store_path(ctx.store), db);
+		pk_cmd_ctx_clear(&ctx);
+	}
+	g_unlink(conf_db);
+	assert_int_equal(parse(&ctx, ARGV("db", "check", "--config", conf), NULL), 0);
+	assert_int_equal(pk_command_setup(&ctx, dbcmd, NULL), 0);
+	assert_string_equal(ctx.config.db, conf_db);
+	assert_null(ctx.store);
+	assert_false(g_file_test(conf_db, G_FILE_TEST_EXISTS));
+	pk_cmd_ctx_clear(&ctx);
+	remove_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_setup_store),
+		cmocka_unit_test(test_store_readers_take_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

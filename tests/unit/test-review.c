@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <glib/gstdio.h>
 
 #include "report/review.h"
 #include "lab/coverage.h"
@@ -180,6 +181,32 @@ static void test_bad_inputs(void **state)
 	assert_non_null(strstr(e3->message, "no-such-template.txt"));
 }
 
+/*
+ * The templates come from the data dir: this test lies in the checkout,
+ * so the checkout's; $PRINTKBOT_DATADIR wins, with no fallback to it.
+ */
+static void test_templates_from_the_data_dir(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("printkbot-datadir-XXXXXX", NULL);
+	g_autofree char *tdir = g_build_filename(dir, "templates", NULL);
+	g_autofree char *tmpl = g_build_filename(tdir, "review.txt", NULL);
+	g_autofree char *checkout = pk_data_dir(), *text = NULL;
+	g_autoptr(GError) err = NULL;
+
+	assert_string_equal(checkout, PK_SRCDIR);
+	g_setenv("PRINTKBOT_DATADIR", dir, TRUE);
+	assert_null(pk_review_render_json("{}", "review.txt", &err));
+	assert_non_null(strstr(err->message, tmpl));
+	g_mkdir(tdir, 0755);
+	assert_true(g_file_set_contents(tmpl, "from the data dir\n", -1, NULL));
+	text = pk_review_render_json("{}", "review.txt", NULL);
+	assert_string_equal(text, "from the data dir\n");
+	g_unsetenv("PRINTKBOT_DATADIR");
+	g_unlink(tmpl);
+	g_rmdir(tdir);
+	g_rmdir(dir);
+}
+
 static void test_wrap(void **state)
 {
 	g_autofree char *w = pk_wrap("aaa bbb ccc ddd", 7, "  ");
@@ -197,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_render_not_built),
 		cmocka_unit_test(test_render_older_model),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_templates_from_the_data_dir),
 		cmocka_unit_test(test_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
