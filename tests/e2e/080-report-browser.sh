@@ -34,11 +34,11 @@ lab_setup
 
 # Each test stores one review; its id is the newest.
 review() {  # name patch: test it, render its review as $work/NAME.html
-	keep "$1" json $bot test --json "$2"
+	keep "$1" json "$bot" test --json "$2"
 	local id
 	id=$(sqlite3 "$PRINTKBOT_DB" "select max(id) from reviews")
 	[ -n "$id" ] || fail "$1: no review stored" "$work/$1.err"
-	$bot report "$id" --html "$work/$1.html" >"$work/$1.txt" || fail "$1: report $id --html" "$work/$1.err"
+	"$bot" report "$id" --html "$work/$1.html" >"$work/$1.txt" || fail "$1: report $id --html" "$work/$1.err"
 	browser --dump-dom "file://$work/$1.html" >"$work/$1.dom" ||
 		fail "$1: chromium --dump-dom failed or hung (a script of the page waiting on alert?)" "$work/$1.html"
 }
