@@ -1,4 +1,4 @@
-/* test-review.c - the review model and its rendering through templates/review.txt. */
+/* test-review.c - the review model and its rendering through templates/review.txt and review.html. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -207,6 +207,37 @@ static void test_templates_from_the_data_dir(void **state)
 	g_rmdir(dir);
 }
 
+/*
+ * The HTML review shows every string as text: a boot line, subject or
+ * build error that is markup (a </td> that would end its cell, a script)
+ * comes out escaped, so none can add an element or end one.
+ */
+static void test_html_escapes_markup(void **state)
+{
+	static const char model[] =
+		"{\"subject\": \"[PATCH] x86: <script>alert(2)</script>\", \"verdict\": \"console-changed\","
+		" \"summary\": \"a & b\", \"reason\": null, \"has_findings\": false, \"findings\": [],"
+		" \"has_console\": true, \"console\": [{\"where\": \"e820.c:682 <b>f()</b>\","
+		" \"kind\": \"text-changed\", \"old_side\": \"<6>[mem] available\","
+		" \"new_side\": \"<6>[mem] <script>alert(1)</script></td> \\\"free\\\" 'x'\"}],"
+		" \"has_index\": false, \"index\": [], \"has_unstable\": false, \"unstable\": [],"
+		" \"after\": {\"build_errors\": \"<img src=x onerror=alert(3)>\", \"console_tail\": null},"
+		" \"tested_wrapped\": \"\", \"reproduce\": \"printkbot test a.patch\", \"tool\": \"printkbot\"}";
+	g_autoptr(GError) err = NULL;
+	g_autofree char *html = pk_review_render_json(model, "review.html", &err);
+
+	if (!html)
+		fail_msg("%s", err->message);
+	assert_null(strstr(html, "<script"));
+	assert_null(strstr(html, "<img"));
+	assert_null(strstr(html, "<b>"));
+	assert_non_null(strstr(html, "<td class=\"log new\">&lt;6&gt;[mem] &lt;script&gt;alert(1)&lt;/script&gt;"
+				     "&lt;/td&gt; &quot;free&quot; &apos;x&apos;</td>"));
+	assert_non_null(strstr(html, "<title>printkbot: [PATCH] x86: &lt;script&gt;alert(2)&lt;/script&gt;</title>"));
+	assert_non_null(strstr(html, "a &amp; b"));
+	assert_non_null(strstr(html, "&lt;img src=x onerror=alert(3)&gt;"));
+}
+
 static void test_wrap(void **state)
 {
 	g_autofree char *w = pk_wrap("aaa bbb ccc ddd", 7, "  ");
@@ -225,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_render_older_model),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_templates_from_the_data_dir),
+		cmocka_unit_test(test_html_escapes_markup),
 		cmocka_unit_test(test_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
