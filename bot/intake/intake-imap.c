@@ -21,6 +21,7 @@
  * poll_interval seconds (IMAP IDLE is not something curl does).
  */
 #include "intake/intake.h"
+#include "base/curl-tls.h"
 #include "base/util.h"
 
 #include <curl/curl.h>
@@ -108,20 +109,6 @@ struct session {
 	char errbuf[CURL_ERROR_SIZE];
 };
 
-/* CURLOPT_USE_SSL for the level enforced: a login never goes in clear but with tls = off. */
-static long use_ssl(const struct pk_source_config *c)
-{
-	switch (pk_tls_enforced(c->tls, c->user != NULL)) {
-	case PK_TLS_OFF:
-		return CURLUSESSL_NONE;
-	case PK_TLS_TRY:
-		return CURLUSESSL_TRY;
-	case PK_TLS_REQUIRED:
-		break;
-	}
-	return CURLUSESSL_ALL;
-}
-
 static int session_open(struct session *s, const struct imap *m, GError **err)
 {
 	const struct pk_source_config *c = m->ctx->cfg;
@@ -138,7 +125,7 @@ static int session_open(struct session *s, const struct imap *m, GError **err)
 	curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT, 30L);
 	curl_easy_setopt(s->h, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(s->h, CURLOPT_LOW_SPEED_TIME, 120L);
-	curl_easy_setopt(s->h, CURLOPT_USE_SSL, use_ssl(c));
+	curl_easy_setopt(s->h, CURLOPT_USE_SSL, pk_curl_use_ssl(pk_tls_enforced(c->tls, c->user != NULL)));
 	if (c->user)
 		curl_easy_setopt(s->h, CURLOPT_USERNAME, c->user);
 	if (c->password)

@@ -1,5 +1,6 @@
 /* smtp.c - a mail sent with libcurl; see smtp.h. */
 #include "report/smtp.h"
+#include "base/curl-tls.h"
 #include "base/util.h"
 
 #include <curl/curl.h>
@@ -18,20 +19,6 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *userdata)
 	memcpy(buf, u->data + u->pos, n);
 	u->pos += n;
 	return n;
-}
-
-/* CURLOPT_USE_SSL for the level enforced (config.h: a login never goes in clear but with off). */
-static long use_ssl(enum pk_tls tls)
-{
-	switch (tls) {
-	case PK_TLS_OFF:
-		return CURLUSESSL_NONE;
-	case PK_TLS_TRY:
-		return CURLUSESSL_TRY;
-	case PK_TLS_REQUIRED:
-		break;
-	}
-	return CURLUSESSL_ALL;
 }
 
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
@@ -68,7 +55,7 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
 	curl_easy_setopt(h, CURLOPT_READDATA, &up);
 	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
-	curl_easy_setopt(h, CURLOPT_USE_SSL, use_ssl(pk_tls_enforced(cfg->tls, cfg->user != NULL)));
+	curl_easy_setopt(h, CURLOPT_USE_SSL, pk_curl_use_ssl(pk_tls_enforced(cfg->tls, cfg->user != NULL)));
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)(cfg->timeout > 0 ? cfg->timeout : 60));
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
 	if (cfg->user) {
