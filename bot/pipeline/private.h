@@ -19,6 +19,10 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		      GError **err);
 
+/* Boot vmlinux, side s's kernel, once into *out, saying verb ("booting") as its stage. */
+int pk_pipeline_boot(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		     const char *vmlinux, const char *verb, struct pk_boot_result *out, GError **err);
+
 /*
  * Confirm the boot-log changes of res->diff (both sides booted, diffed
  * with noise): boot both kernels again, learn what varies into *noise

@@ -117,13 +117,10 @@ static int keep_images(struct recheck *rc, bool after_built, GError **err)
 /* Boot a side's kept kernel once more: 1 when that boot did not go well. */
 static int boot_again(struct recheck *rc, int which, GError **err)
 {
-	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
 	struct pk_boot_result *boot = g_new0(struct pk_boot_result, 1);
 
-	bopts.vmlinux = rc->image[which];
-	bopts.timeout = rc->opts->boot_timeout;
-	pk_pipeline_stage(rc->opts, "booting again", rc->side[which]);
-	if (pk_boot_kernel(boot, rc->lab, &bopts, err) < 0) {
+	if (pk_pipeline_boot(rc->side[which], rc->lab, rc->opts, rc->image[which], "booting again", boot,
+			     err) < 0) {
 		boot_result_free(boot);
 		return -1;
 	}

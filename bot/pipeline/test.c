@@ -98,19 +98,25 @@ int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const st
 	return 0;
 }
 
-/* Boot side s's kernel once into *out. */
-static int boot_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
-		     struct pk_boot_result *out, GError **err)
+int pk_pipeline_boot(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		     const char *vmlinux, const char *verb, struct pk_boot_result *out, GError **err)
 {
 	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
 
-	bopts.vmlinux = s->build.vmlinux;
+	bopts.vmlinux = vmlinux;
 	bopts.timeout = opts->boot_timeout;
-	pk_pipeline_stage(opts, "booting", s);
+	pk_pipeline_stage(opts, verb, s);
 	if (pk_boot_kernel(out, lab, &bopts, err) < 0)
 		return -1;
 	s->booted = true;
 	return 0;
+}
+
+/* Boot side s's kernel, as its build left it, once into *out. */
+static int boot_side(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
+		     struct pk_boot_result *out, GError **err)
+{
+	return pk_pipeline_boot(s, lab, opts, s->build.vmlinux, "booting", out, err);
 }
 
 /* Keep boot as side s's boot (the one compared), with the console tail of a failure. */
