@@ -266,6 +266,34 @@ static int read_index_exact(char **out, size_t *out_len)
 	return 0;
 }
 
+static unsigned long count_entries(const char *text, size_t len);
+static int read_index_plain(size_t size, char **out, size_t *out_len);
+
+/*
+ * Plain reads lose entries, never add them: when they find more than the
+ * exact read, the exact read stopped short (a kernel whose seq_file
+ * resumes in a way read_index_exact() does not know).  Say so, so that the
+ * host does not compare a partial index as if it were whole.
+ */
+static void check_index_whole(const char *idx, size_t len)
+{
+	char *plain = NULL, msg[160];
+	size_t plain_len = 0;
+	unsigned long exact_n = count_entries(idx, len), plain_n;
+	int n;
+
+	if (read_index_plain(INDEX_FRAME, &plain, &plain_len) < 0)
+		return;
+	plain_n = count_entries(plain, plain_len);
+	free(plain);
+	if (plain_n <= exact_n)
+		return;
+	n = snprintf(msg, sizeof(msg), "the printk index: the exact read stopped at %lu entries, "
+		     "plain reads found %lu: cut there", exact_n, plain_n);
+	frame('X', msg, (size_t)n);
+	cut = 1;
+}
+
 static unsigned long copy_index(void)
 {
 	char *idx;
@@ -274,6 +302,7 @@ static unsigned long copy_index(void)
 
 	if (read_index_exact(&idx, &len) < 0)
 		return 0;
+	check_index_whole(idx, len);
 	for (size_t off = 0; off < len; off += INDEX_FRAME) {
 		size_t k = len - off < INDEX_FRAME ? len - off : INDEX_FRAME;
 
