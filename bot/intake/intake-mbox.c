@@ -165,10 +165,9 @@ static char *fingerprint_at(int fd, gint64 offset)
 }
 
 /* Whether the bytes before offset are still those its stored fingerprint was made of. */
-static bool fingerprint_ok(struct mbox *m, int fd, gint64 offset, gint64 size)
+static bool fingerprint_ok(struct mbox *m, int fd, gint64 offset)
 {
 	g_autofree char *kept = NULL, *now = NULL;
-	char from[5];
 	size_t n;
 
 	if (pk_store_source_state_get(m->ctx->store, m->ctx->source_id, "offset_sum", &kept, NULL) <= 0 ||
@@ -181,9 +180,6 @@ static bool fingerprint_ok(struct mbox *m, int fd, gint64 offset, gint64 size)
 	if (pread_all(fd, buf, n, offset - (gint64)n) < 0)
 		return false;
 	now = fingerprint(buf, n);
-	/* and a mail, if any, still starts at the offset */
-	if (size >= offset + 5 && (pread_all(fd, from, 5, offset) < 0 || memcmp(from, "From ", 5)))
-		return false;
 	return !strcmp(now, kept);
 }
 
@@ -218,7 +214,7 @@ static int where_to_start(struct mbox *m, int fd, const struct stat *st, gint64 
 		why = "replaced";
 	else if (st->st_size < offset)
 		why = "cut short";
-	else if (inode && !fingerprint_ok(m, fd, offset, st->st_size))
+	else if (inode && !fingerprint_ok(m, fd, offset))
 		why = "rewritten in place";
 	else if (inode) {
 		*out = offset;
