@@ -587,7 +587,8 @@ static long peak_rss_mb(void)
  * More than 1 GiB unread (a sparse file: one mail of a GiB of zeros):
  * once that failed the source for ever.  It is read in chunks, the
  * huge mail skipped with a line naming the source, its place and size,
- * the mails around it handed over, and memory stays small.
+ * the mails around it handed over, and memory stays within max_mail and
+ * a chunk (ASan's shadow included).
  */
 #define BIG_HEAD "From x@y Mon Jan  1 00:00:00 2024\nMessage-ID: <big@x>\n\n"
 static void test_mbox_backlog_over_1gib(void **state)
@@ -598,6 +599,7 @@ static void test_mbox_backlog_over_1gib(void **state)
 	struct got g = { g_ptr_array_new_with_free_func(g_free), 0 };
 	struct pk_intake *in = NULL;
 	g_autofree char *log = NULL, *want = NULL;
+	long before;
 	gint64 big_at = sizeof MAIL_A - 1, big_size = (gint64)(sizeof BIG_HEAD - 1) + (1ll << 30);
 	int fd;
 
@@ -608,6 +610,8 @@ static void test_mbox_backlog_over_1gib(void **state)
 	append(path, "\n" MAIL_B);
 	big_size++;   /* its last line's end */
 	assert_int_equal(pk_intake_open(&in, f->store, &cfg, NULL), 0);
+	in->ctx.max_mail = 4u << 20;   /* a mail is kept until it is over this: the bound */
+	before = peak_rss_mb();
 	log = fetch_logged(f->dir, in, &g, 2);
 	assert_string_equal(g.mails->pdata[0], MAIL_A);
 	assert_string_equal(g.mails->pdata[1], MAIL_B);
@@ -615,7 +619,9 @@ static void test_mbox_backlog_over_1gib(void **state)
 			       " bytes, over max_mail_mb", big_at, path, big_size);
 	if (!strstr(log, want))
 		fail_msg("log: %s\nwant: %s", log, want);
-	assert_true(peak_rss_mb() < 100);
+	/* what this fetch added to the process's peak (the earlier tests' is in it) */
+	if (peak_rss_mb() - before > 32)
+		fail_msg("peak RSS grew by %ld MB reading the GiB", peak_rss_mb() - before);
 	pk_intake_close(in);
 	g_ptr_array_unref(g.mails);
 }
