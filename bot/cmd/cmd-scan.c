@@ -4,12 +4,17 @@
 #include "analysis/scan.h"
 #include "analysis/tree.h"
 #include "base/util.h"
+#include "intake/mbox.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-/* A mailbox larger than this is refused rather than read into memory. */
-#define SCAN_MAX_INPUT (512u * 1024 * 1024)
+/* A mail (or a diff) larger than this is refused rather than read into memory. */
+#define SCAN_MAX_INPUT_MIB 512
+#define SCAN_MAX_INPUT (SCAN_MAX_INPUT_MIB * 1024u * 1024)
 
 static const char scan_usage[] =
 	"usage: printkbot scan [--json] [--tree DIR] [FILE|-]...\n"
@@ -103,21 +108,20 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 	}
 }
 
-/* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
-static int scan_one(const char *path, const struct scan_run *o)
+/* Print the patches of buf (a diff, a mail, or an mbox); returns 0 clean, 1 findings, 2 bad input. */
+static int scan_buffer(const char *path, const char *buf, size_t len, const struct scan_run *o,
+		       unsigned *skipped)
 {
-	g_autofree char *buf = NULL;
 	g_autoptr(GPtrArray) patches = NULL;
 	g_autoptr(GError) err = NULL;
-	unsigned skipped = 0;
-	size_t len = 0;
+	unsigned skip = 0;
 	int rc = 0;
 
-	if (pk_read_file(&buf, &len, path, SCAN_MAX_INPUT, &err) < 0 ||
-	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
-		fprintf(stderr, "printkbot: %s\n", err->message);
+	if (pk_patch_read_mails(&patches, &skip, buf, len, &err) < 0) {
+		fprintf(stderr, "printkbot: %s: %s\n", path, err->message);
 		return 2;
 	}
+	*skipped += skip;
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
 		g_autoptr(pk_scan_result) s = pk_scan_tree(p, o->tree);
@@ -128,6 +132,72 @@ static int scan_one(const char *path, const struct scan_run *o)
 			print_text(path, p, s);
 		rc = MAX(rc, p->error ? 2 : s->findings->len ? 1 : 0);
 	}
+	return rc;
+}
+
+/*
+ * An mbox, one mail at a time: memory stays bounded by the largest mail
+ * however large the file (a list archive is a gigabyte).  first is the
+ * first mail, already read.
+ */
+static int scan_mbox(const char *path, struct pk_mbox_reader *r, struct pk_mbox_mail *first,
+		     const struct scan_run *o, unsigned *skipped)
+{
+	struct pk_mbox_mail m = *first;
+	g_autoptr(GError) err = NULL;
+	int rc = 0, got = 1;
+
+	for (; got > 0; got = pk_mbox_next(r, &m, &err)) {
+		int one;
+
+		if (!m.raw) {
+			fprintf(stderr, "printkbot: %s: the mail at byte %" G_GINT64_FORMAT " is %" G_GINT64_FORMAT
+				" bytes, more than the limit of %u: skipped\n", path, m.offset, m.size, SCAN_MAX_INPUT);
+			rc = 2;
+			continue;
+		}
+		one = scan_buffer(path, m.raw, m.len, o, skipped);
+		rc = MAX(rc, one);
+	}
+	if (got < 0) {
+		fprintf(stderr, "printkbot: %s: %s\n", path, err->message);
+		return 2;
+	}
+	return rc;
+}
+
+/* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
+static int scan_one(const char *path, const struct scan_run *o)
+{
+	g_autoptr(pk_mbox_reader) r = NULL;
+	g_autoptr(GString) whole = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	struct pk_mbox_mail m = { 0 };
+	unsigned skipped = 0;
+	int fd, got, rc;
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd < 0) {
+		fprintf(stderr, "printkbot: cannot read %s: %s\n", path, g_strerror(errno));
+		return 2;
+	}
+	r = pk_mbox_reader_new(fd, 0, SCAN_MAX_INPUT);
+	if ((got = pk_mbox_next(r, &m, &err)) > 0 && m.raw && m.len >= 5 && !memcmp(m.raw, "From ", 5)) {
+		rc = scan_mbox(path, r, &m, o, &skipped);
+		goto out;
+	}
+	/* a diff or one mail, whose body may hold a "From " line of its own: read whole */
+	for (; got > 0 && m.raw && whole->len + m.len <= SCAN_MAX_INPUT; got = pk_mbox_next(r, &m, &err))
+		g_string_append_len(whole, m.raw, (gssize)m.len);
+	if (got != 0) {
+		fprintf(stderr, "printkbot: %s: %s\n", path,
+			got < 0 ? err->message : "more than the limit of " G_STRINGIFY(SCAN_MAX_INPUT_MIB) " MiB");
+		close(fd);
+		return 2;
+	}
+	rc = scan_buffer(path, whole->str, whole->len, o, &skipped);
+out:
+	close(fd);
 	if (skipped)
 		pk_info("%s: %u mail(s) without a diff skipped", path, skipped);
 	return rc;

@@ -269,8 +269,8 @@ static int fetch_uid(struct session *s, gint64 validity, gint64 uid, pk_intake_d
 		g_propagate_error(err, g_steal_pointer(&one));
 		return -1;
 	}
-	pk_info("source %s: UID %" G_GINT64_FORMAT " is over %u bytes: skipped",
-		s->m->ctx->cfg->name, uid, PK_INTAKE_MAX_MAIL);
+	pk_info("source %s: the mail of UID %" G_GINT64_FORMAT " is over max_mail_mb (%zu bytes): skipped",
+		s->m->ctx->cfg->name, uid, s->b.cap);
 	return 0;
 }
 
@@ -308,7 +308,7 @@ static int fetch_new(struct session *s, pk_intake_deliver_fn deliver, void *data
 		return 0;   /* nothing new: no SELECT needed */
 	if (search(s, last, &uids, err) < 0)
 		return -1;
-	s->b.cap = PK_INTAKE_MAX_MAIL;
+	s->b.cap = m->ctx->max_mail ? m->ctx->max_mail : G_MAXSIZE;
 	for (guint i = 0; i < uids->len; i++) {
 		gint64 uid = g_array_index(uids, gint64, i);
 

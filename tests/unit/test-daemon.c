@@ -5,7 +5,7 @@
  * source that cannot be opened) keeps the old limits in force.  A newer
  * version of a series cancels the older one still in the queue.  And the
  * daemon does not start (nor reload) when it would reply From an address
- * at localhost.
+ * at localhost.  [policy] max_mail_mb holds for the sources.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,6 +180,38 @@ static void test_newer_series_cancels_older(void **state)
 }
 
 /*
+ * [policy] max_mail_mb holds for the daemon's sources, not only for
+ * `test`: a mail over it is skipped (and moved out of new/ unread), the
+ * mail beside it is stored.
+ */
+static void test_max_mail_mb(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *big = g_strdup_printf("%s/maildir/new/big", f->dir);
+	g_autofree char *moved = g_strdup_printf("%s/maildir/cur/big:2,", f->dir);
+	g_autofree char *pad = g_strnfill(2u << 20, 'x');
+	g_autofree char *mail = g_strdup_printf("From: a@example.org\nSubject: [PATCH] big\n"
+						"Message-ID: <big@printkbot.invalid>\n\n%s\n", pad);
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 id;
+
+	pk_daemon_close(f->daemon);   /* one daemon per database: the run takes the lock */
+	f->daemon = NULL;
+	write_config(f, "max_mail_mb = 1", "maildir");
+	deliver_patch(f, 1);
+	assert_true(g_file_set_contents(big, mail, -1, NULL));
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_mail_find(store, "v1@printkbot.invalid", &id, &err), 1);
+	assert_int_equal(pk_store_mail_find(store, "big@printkbot.invalid", &id, &err), 0);
+	assert_true(g_file_test(moved, G_FILE_TEST_EXISTS));
+}
+
+/*
  * Replies on and From at localhost (the default, or said): the daemon
  * refuses to start, naming the key; with reply_on = never it starts.  A
  * reload to such a configuration keeps the old one.
@@ -227,6 +259,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
