@@ -293,14 +293,18 @@ static void printed_clear(struct printed *pr)
 static void add_prefix_changed(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
 			       const struct printed *pr)
 {
-	if (!strcmp(o->name, n->name))
-		pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf(
-			"the message prints \"%s\" before its text instead of \"%s\" (pr_fmt())",
-			pr->np, pr->op));
+	g_autofree char *what = NULL;
+	g_autofree char *call = strcmp(o->name, n->name) ?
+				g_strdup_printf("%s() becomes %s(), and ", o->name, n->name) : g_strdup("");
+
+	if (!*pr->np)
+		what = g_strdup_printf("the message loses the prefix \"%s\" of pr_fmt()", pr->op);
+	else if (!*pr->op)
+		what = g_strdup_printf("the message gains the prefix \"%s\" of pr_fmt()", pr->np);
 	else
-		pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf(
-			"%s() becomes %s() with the same level, but the message prints \"%s\" before "
-			"its text instead of \"%s\" (pr_fmt())", o->name, n->name, pr->np, pr->op));
+		what = g_strdup_printf("the message prints \"%s\" before its text instead of \"%s\" "
+				       "(pr_fmt())", pr->np, pr->op);
+	pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf("%s%s", call, what));
 }
 
 /* A printk() <-> pr_*() conversion: silent unless what it prints changes at the start. */
