@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -1071,6 +1073,66 @@ static void test_cmd_scan_exit(void **state)
 	unlink(bad_path);
 }
 
+/* A mail of an mbox: headers, then a body. */
+#define MAIL(id, body) "From x@y Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: " id \
+	"\nMessage-Id: <" id "@x>\n\n" body "\n"
+#define CLEAN_DIFF "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,1 @@\n-a\n+b\n"
+#define DAMAGED_DIFF "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,3 +1,3 @@\n-a\n"
+
+/* Exit status over mboxes: mails without a diff, damaged patches among readable ones. */
+static void test_cmd_scan_mbox_exit(void **state)
+{
+	static const struct { const char *name, *mbox; int rc; } cases[] = {
+		{ "mails without a diff are no bad input",
+		  MAIL("talk", "just talk") MAIL("ok", CLEAN_DIFF) MAIL("more", "more talk"), 0 },
+		{ "only mails without a diff", MAIL("talk", "just talk") MAIL("more", "more talk"), 0 },
+		{ "a damaged patch among readable ones is that patch's problem",
+		  MAIL("ok", CLEAN_DIFF) MAIL("bad", DAMAGED_DIFF), 1 },
+		{ "no patch could be read whole", MAIL("talk", "just talk") MAIL("bad", DAMAGED_DIFF), 2 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = tmp_file(cases[i].mbox);
+		char *argv[] = { "scan", "--json", path, NULL };
+
+		print_message("case: %s\n", cases[i].name);
+		assert_int_equal(cmd_scan(3, argv), cases[i].rc);
+		unlink(path);
+	}
+}
+
+/* The JSON of scan over text (stdout taken into a file), a new string. */
+static char *scan_json(const char *text)
+{
+	g_autofree char *in = tmp_file(text), *out = tmp_file(""), *json = NULL;
+	char *argv[] = { "scan", "--json", in, NULL };
+	int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_TRUNC);
+
+	assert_true(saved >= 0 && fd >= 0);
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	cmd_scan(3, argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	assert_true(g_file_get_contents(out, &json, NULL, NULL));
+	unlink(in);
+	unlink(out);
+	return g_steal_pointer(&json);
+}
+
+/* Header values come without the blanks an encoded word leaves in them. */
+static void test_cmd_scan_headers_trimmed(void **state)
+{
+	g_autofree char *json = scan_json(
+		"From x@y Mon Sep 17 00:00:00 2001\nFrom: =?UTF-8?Q?=20A?= <a@b>\n"
+		"Subject: =?UTF-8?Q?=20sched:_restore_sanity?=\nMessage-Id: <1@x>\n\n" CLEAN_DIFF);
+
+	assert_non_null(strstr(json, "\"subject\":\"sched: restore sanity\""));
+	assert_non_null(strstr(json, "\"author\":\"A <a@b>\""));
+}
+
 static void test_free_null(void **state)
 {
 	pk_patch_free(NULL);
@@ -1095,6 +1157,8 @@ int main(void)
 		cmocka_unit_test(test_tree_describe),
 		cmocka_unit_test(test_tree_scan),
 		cmocka_unit_test(test_cmd_scan_exit),
+		cmocka_unit_test(test_cmd_scan_mbox_exit),
+		cmocka_unit_test(test_cmd_scan_headers_trimmed),
 		cmocka_unit_test(test_free_null),
 	};
 
