@@ -1,65 +1,19 @@
-/* test-scan.c - the diff and mail parsers and the static churn scanner. */
+/* test-scan.c - the diff and mail parsers and the static churn scanner (the family: test-lexer.c, prefixes: test-prfmt.c, the command: test-cmd-scan.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "base/patch.h"
-#include "cmd/commands.h"
 #include "analysis/scan.h"
 #include "analysis/tree.h"
 #include "base/util.h"
+#include "scan-fixture.h"
 
 #define CORPUS "../shared/corpus/patches/"
 #define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"
-#define TREE "tests/data/scan/tree"
-
-/*
- * A one-hunk diff of drivers/x.c from hunk body lines (each starting with
- * ' ', '-' or '+'); the hunk header counts are computed so cases stay short.
- */
-static char *mkdiff(const char *body)
-{
-	int old = 0, new = 0;
-	g_auto(GStrv) lines = g_strsplit(body, "\n", -1);
-
-	for (int i = 0; lines[i] && *lines[i]; i++) {
-		old += lines[i][0] != '+';
-		new += lines[i][0] != '-';
-	}
-	return g_strdup_printf("diff --git a/drivers/x.c b/drivers/x.c\n"
-			       "--- a/drivers/x.c\n+++ b/drivers/x.c\n"
-			       "@@ -10,%d +10,%d @@ static int x_probe(struct device *dev)\n%s",
-			       old, new, body);
-}
-
-static int kind_cmp(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The finding kinds of a scan, sorted and comma-joined: "" for none. */
-static char *kinds(const struct pk_scan *s)
-{
-	g_autoptr(GPtrArray) k = g_ptr_array_new();
-
-	for (guint i = 0; i < s->findings->len; i++)
-		g_ptr_array_add(k, (gpointer)pk_finding_kind_name(((struct pk_finding *)s->findings->pdata[i])->kind));
-	g_ptr_array_sort(k, kind_cmp);
-	g_ptr_array_add(k, NULL);
-	return g_strjoinv(",", (char **)k->pdata);
-}
-
-struct scan_case {
-	const char *name;
-	const char *body;
-	const char *kinds;      /* sorted, comma-joined */
-	const char *verdict;
-};
 
 static const struct scan_case scan_cases[] = {
 	{ "KERN_DEBUG to pr_debug",
@@ -228,63 +182,6 @@ static const struct scan_case scan_cases[] = {
 	  "-\t       \"register region\\n\");\n"
 	  "+\t       \"register regions\\n\");\n",
 	  "string-split,text-changed", "console-changed" },
-	/* the whole family of checkpatch's $logFunctions, each with its level */
-	{ "drm_err added",
-	  "+\tdrm_err(drm, \"x: no vblank\\n\");\n",
-	  "message-added", "console-changed" },
-	{ "a split string in drm_err()",
-	  "+\tdrm_err(&priv->drm, \"x: could not \"\n"
-	  "+\t\t\"enable the crtc\\n\");\n",
-	  "message-added,string-split", "console-changed" },
-	{ "pci_info to pci_warn",
-	  "-\tpci_info(pdev, \"x: link is slow\\n\");\n"
-	  "+\tpci_warn(pdev, \"x: link is slow\\n\");\n",
-	  "level-changed", "console-changed" },
-	{ "netif_warn: the format is the first literal argument",
-	  "-\tnetif_warn(priv, tx_err, dev, \"x: tx hang\\n\");\n"
-	  "+\tnetif_warn(priv, tx_err, dev, \"x: tx hung\\n\");\n",
-	  "text-changed", "console-changed" },
-	{ "wiphy_err to dev_err: another prefix",
-	  "-\twiphy_err(wiphy, \"x: no channel\\n\");\n"
-	  "+\tdev_err(dev, \"x: no channel\\n\");\n",
-	  "prefix-changed", "console-changed" },
-	{ "ath10k_warn to pr_warn loses the driver's prefix",
-	  "-\tath10k_warn(ar, \"x: failed %d\\n\", ret);\n"
-	  "+\tpr_warn(\"x: failed %d\\n\", ret);\n",
-	  "device-prefix-lost", "console-changed" },
-	{ "btrfs_err_rl, a two-word bt_dev_err, btrfs_debug",
-	  "+\tbtrfs_err(fs_info, \"x: bad tree %llu\\n\", nr);\n"
-	  "+\tbt_dev_err(hdev, \"x: reset failed\\n\");\n"
-	  "+\tbtrfs_debug(fs_info, \"x: tree %llu\\n\", nr);\n",
-	  "message-added,message-added,message-added", "console-changed" },
-	{ "a wrapper without a literal is no logging call",
-	  "-\tret = get_info(dev, &info);\n"
-	  "+\tret = get_info(dev, &info, 0);\n",
-	  "", "no-churn" },
-	{ "snd_printk's level is its KERN_ token",
-	  "-\tsnd_printk(KERN_ERR \"x: no codec\\n\");\n"
-	  "+\tsnd_printk(KERN_WARNING \"x: no codec\\n\");\n",
-	  "level-changed", "console-changed" },
-	{ "_printk is printk",
-	  "-\t_printk(KERN_INFO \"x: up\\n\");\n"
-	  "+\t_printk(\"x: up\\n\");\n",
-	  "level-missing", "console-changed" },
-	{ "dev_err to dev_err_probe: silent on -EPROBE_DEFER",
-	  "-\t\tdev_err(dev, \"x: no clock\\n\");\n"
-	  "+\t\treturn dev_err_probe(dev, ret, \"x: no clock\\n\");\n",
-	  "debug-compiled-out", "console-changed" },
-	{ "dev_warn_probe at warn level",
-	  "-\t\tdev_err_probe(dev, ret, \"x: no clock\\n\");\n"
-	  "+\t\tdev_warn_probe(dev, ret, \"x: no clock\\n\");\n",
-	  "level-changed", "console-changed" },
-	{ "pr_err to panic",
-	  "-\tpr_emerg(\"x: no memory\\n\");\n"
-	  "+\tpanic(\"x: no memory\\n\");\n",
-	  "warn-converted", "console-changed" },
-	{ "drm_WARN to drm_err",
-	  "-\tdrm_WARN(drm, bad, \"x: bad plane\\n\");\n"
-	  "+\tdrm_err(drm, \"x: bad plane\\n\");\n",
-	  "device-prefix-added,level-changed,warn-converted", "console-changed" },
 	{ "an already split string whose arguments change: still split, nothing visible",
 	  "-\tpr_err(\"x: could not map the \"\n"
 	  "-\t       \"register region %d\\n\", a);\n"
@@ -295,141 +192,7 @@ static const struct scan_case scan_cases[] = {
 
 static void test_scan_cases(void **state)
 {
-	for (size_t i = 0; i < G_N_ELEMENTS(scan_cases); i++) {
-		const struct scan_case *c = &scan_cases[i];
-		g_autofree char *diff = mkdiff(c->body);
-		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
-		g_autoptr(pk_scan_result) s = pk_scan(p);
-		g_autofree char *got = kinds(s);
-
-		print_message("case: %s\n", c->name);
-		assert_null(p->error);
-		assert_string_equal(got, c->kinds);
-		assert_string_equal(pk_verdict_name(s->verdict), c->verdict);
-	}
-}
-
-/*
- * Patch-wide prefixes without a tree: the pr_fmt() the patch removes, adds
- * or shows meets the calls it rewrites, and each is judged as printed.
- */
-struct prefix_case {
-	const char *name;
-	const char *file;
-	const char *hunks;
-	const char *kinds, *verdict;
-	const char *kind;       /* every finding of this kind has these prefixes */
-	unsigned n_kind;
-	const char *old_prefix, *new_prefix;
-};
-
-static const struct prefix_case prefix_cases[] = {
-	{ "pr_fmt() removed and pr_err() made printk(KERN_ERR): the prefix vanishes from each",
-	  "kernel/sched.c",
-	  "@@ -1,4 +1,2 @@\n"
-	  "-#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
-	  "-\n"
-	  " #include <linux/mm.h>\n"
-	  " #include <linux/module.h>\n"
-	  "@@ -100,6 +98,6 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu)\n"
-	  " \tif (!cpumask_test_cpu(cpu, sched_domain_span(sd))) {\n"
-	  "-\t\tpr_err(\"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
-	  "+\t\tprintk(KERN_ERR \"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
-	  " \t}\n"
-	  " \tif (!cpumask_test_cpu(cpu, sched_group_cpus(group))) {\n"
-	  "-\t\tpr_err(\"ERROR: domain->groups does not contain CPU%d\\n\", cpu);\n"
-	  "+\t\tprintk(KERN_ERR \"ERROR: domain->groups does not contain CPU%d\\n\", cpu);\n"
-	  " \t}\n",
-	  "pr_fmt-removed,prefer-pr-level,prefer-pr-level,prefix-changed,prefix-changed",
-	  "console-changed", "prefix-changed", 2, "sched: ", "" },
-	{ "the same: the pr_fmt-removed finding has both prefixes too",
-	  "kernel/sched.c",
-	  "@@ -1,3 +1,2 @@\n"
-	  "-#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
-	  " #include <linux/mm.h>\n"
-	  " \tpr_info(\"hello\\n\");\n",
-	  "pr_fmt-removed", "console-changed", "pr_fmt-removed", 1, "sched: ", "" },
-	{ "a hand-written prefix moved into a new pr_fmt(): the calls print the same",
-	  "security/keys/encrypted-keys/encrypted.c",
-	  "@@ -1,2 +1,3 @@\n"
-	  "+#define pr_fmt(fmt) \"encrypted_key: \" fmt\n"
-	  " // SPDX-License-Identifier: GPL-2.0-only\n"
-	  " #include <linux/module.h>\n"
-	  "@@ -6,5 +7,5 @@ static int valid_master_desc(const char *desc)\n"
-	  " \tif (!desc) {\n"
-	  "-\t\tpr_err(\"encrypted_key: key description missing\\n\");\n"
-	  "+\t\tpr_err(\"key description missing\\n\");\n"
-	  " \t\treturn -EINVAL;\n"
-	  " \t}\n"
-	  "-\tprintk(KERN_ERR \"encrypted_key: key description must be 32 characters\\n\");\n"
-	  "+\tpr_err(\"key description must be 32 characters\\n\");\n",
-	  /* without a tree the file's other calls are unknown: pr_fmt-added stays visible */
-	  "call-converted,pr_fmt-added", "console-changed", "call-converted", 1, "", "encrypted_key: " },
-	{ "moved into pr_fmt() and the text changed too: text-changed on the printed text",
-	  "drivers/x.c",
-	  "@@ -1,2 +1,3 @@\n"
-	  "+#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
-	  " #include <linux/module.h>\n"
-	  " \n"
-	  "@@ -6,1 +7,1 @@ static int x_probe(void)\n"
-	  "-\tpr_err(\"x: no memory\\n\");\n"
-	  "+\tpr_err(\"out of memory\\n\");\n",
-	  "pr_fmt-added,text-changed", "console-changed", "text-changed", 1, "", "x: " },
-	{ "a pr_fmt() change meets a rewritten call: prefix-changed on the call",
-	  "drivers/x.c",
-	  "@@ -1,2 +1,2 @@\n"
-	  "-#define pr_fmt(fmt) \"xdrv: \" fmt\n"
-	  "+#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
-	  " #include <linux/module.h>\n"
-	  "@@ -6,1 +6,1 @@ static int x_probe(void)\n"
-	  "-\tpr_warn(\"no memory\\n\");\n"
-	  "+\tpr_err(\"no memory\\n\");\n",
-	  "level-changed,pr_fmt-changed,prefix-changed", "console-changed", "prefix-changed", 1,
-	  "xdrv: ", "x: " },
-	{ "a pr_fmt() the hunk shows as context: printk() to pr_err() gains it",
-	  "drivers/tty/x.c",
-	  "@@ -1,4 +1,4 @@\n"
-	  " #define DRV_NAME \"xtty\"\n"
-	  " #define pr_fmt(fmt) DRV_NAME \": \" fmt\n"
-	  "-\tprintk(KERN_ERR \"no port\\n\");\n"
-	  "+\tpr_err(\"no port\\n\");\n",
-	  "prefix-changed", "console-changed", "prefix-changed", 1, "", "xtty: " },
-	{ "no pr_fmt() in sight: unknown, as before",
-	  "drivers/x.c",
-	  "@@ -6,1 +6,1 @@ static int x_probe(void)\n"
-	  "-\tprintk(KERN_ERR \"no port\\n\");\n"
-	  "+\tpr_err(\"no port\\n\");\n",
-	  "call-converted", "no-visible-change", "call-converted", 1, NULL, NULL },
-};
-
-static void assert_str_or_null(const char *got, const char *want);
-
-static void test_prefix_cases(void **state)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(prefix_cases); i++) {
-		const struct prefix_case *c = &prefix_cases[i];
-		g_autofree char *diff = g_strdup_printf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s",
-							c->file, c->file, c->file, c->file, c->hunks);
-		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
-		g_autoptr(pk_scan_result) s = pk_scan(p);
-		g_autofree char *got = kinds(s);
-		unsigned n = 0;
-
-		print_message("case: %s\n", c->name);
-		assert_null(p->error);
-		assert_string_equal(got, c->kinds);
-		assert_string_equal(pk_verdict_name(s->verdict), c->verdict);
-		for (guint j = 0; j < s->findings->len; j++) {
-			const struct pk_finding *f = s->findings->pdata[j];
-			if (strcmp(pk_finding_kind_name(f->kind), c->kind))
-				continue;
-			print_message("  %s\n", f->message);
-			assert_str_or_null(f->old_prefix, c->old_prefix);
-			assert_str_or_null(f->new_prefix, c->new_prefix);
-			n++;
-		}
-		assert_int_equal(n, c->n_kind);
-	}
+	run_scan_cases(scan_cases, G_N_ELEMENTS(scan_cases));
 }
 
 /* Count the findings of kind k in s. */
@@ -845,14 +608,6 @@ static const struct describe_case describe_cases[] = {
 	{ "/elsewhere/kernel/sched/topology.c", NULL, NULL, NULL, NULL },
 };
 
-static void assert_str_or_null(const char *got, const char *want)
-{
-	if (!want)
-		assert_null(got);
-	else
-		assert_non_null(got), assert_string_equal(got, want);
-}
-
 static void test_tree_describe(void **state)
 {
 	g_autoptr(pk_tree) t = NULL;
@@ -1028,111 +783,6 @@ static void test_tree_scan(void **state)
 	}
 }
 
-/* Write text to a temporary file; the caller unlinks and frees the path. */
-static char *tmp_file(const char *text)
-{
-	g_autoptr(GError) err = NULL;
-	char *path = NULL;
-	int fd = g_file_open_tmp("test-scan-XXXXXX.patch", &path, &err);
-
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(pk_write_file(path, text, strlen(text), &err), 0);
-	return path;
-}
-
-/* scan as main runs it (parse, set up, run). */
-static int cmd_scan(int argc, char **argv) { return pk_command_main(pk_command_find("scan"), argc, argv); }
-
-/* The exit codes scripts rely on: 0 clean, 1 findings, 2 bad input. */
-static void test_cmd_scan_exit(void **state)
-{
-	g_autofree char *clean = mkdiff(" \tint ret;\n-\tret = 1;\n+\tret = 2;\n");
-	g_autofree char *churn = mkdiff("-\tpr_warn(\"x\\n\");\n+\tpr_info(\"x\\n\");\n");
-	g_autofree char *clean_path = tmp_file(clean), *churn_path = tmp_file(churn);
-	g_autofree char *bad_path = tmp_file("--- a/a.c\n+++ b/a.c\n@@ -1,3 +1,3 @@\n-a\n");
-	char *argv_clean[] = { "scan", clean_path, NULL };
-	char *argv_churn[] = { "scan", "--json", clean_path, churn_path, NULL };
-	char *argv_bad[] = { "scan", bad_path, NULL };
-	char *argv_missing[] = { "scan", "/nonexistent/x.patch", NULL };
-	char *argv_opt[] = { "scan", "--frobnicate", NULL };
-	char *argv_notree[] = { "scan", "--tree", "tests/data", clean_path, NULL };
-	char *argv_describe[] = { "scan", "--describe", "kernel/sched/topology.c", NULL };
-	char *argv_tree[] = { "scan", "--tree", TREE, "--json", churn_path, NULL };
-
-	assert_int_equal(cmd_scan(2, argv_clean), 0);
-	assert_int_equal(cmd_scan(4, argv_churn), 1);
-	assert_int_equal(cmd_scan(2, argv_bad), 2);
-	assert_int_equal(cmd_scan(2, argv_missing), 2);
-	assert_int_equal(cmd_scan(2, argv_opt), 2);
-	assert_int_equal(cmd_scan(4, argv_notree), 2);
-	assert_int_equal(cmd_scan(3, argv_describe), 2);
-	assert_int_equal(cmd_scan(5, argv_tree), 1);
-	unlink(clean_path);
-	unlink(churn_path);
-	unlink(bad_path);
-}
-
-/* A mail of an mbox: headers, then a body. */
-#define MAIL(id, body) "From x@y Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: " id \
-	"\nMessage-Id: <" id "@x>\n\n" body "\n"
-#define CLEAN_DIFF "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,1 @@\n-a\n+b\n"
-#define DAMAGED_DIFF "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,3 +1,3 @@\n-a\n"
-
-/* Exit status over mboxes: mails without a diff, damaged patches among readable ones. */
-static void test_cmd_scan_mbox_exit(void **state)
-{
-	static const struct { const char *name, *mbox; int rc; } cases[] = {
-		{ "mails without a diff are no bad input",
-		  MAIL("talk", "just talk") MAIL("ok", CLEAN_DIFF) MAIL("more", "more talk"), 0 },
-		{ "only mails without a diff", MAIL("talk", "just talk") MAIL("more", "more talk"), 0 },
-		{ "a damaged patch among readable ones is that patch's problem",
-		  MAIL("ok", CLEAN_DIFF) MAIL("bad", DAMAGED_DIFF), 1 },
-		{ "no patch could be read whole", MAIL("talk", "just talk") MAIL("bad", DAMAGED_DIFF), 2 },
-	};
-
-	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *path = tmp_file(cases[i].mbox);
-		char *argv[] = { "scan", "--json", path, NULL };
-
-		print_message("case: %s\n", cases[i].name);
-		assert_int_equal(cmd_scan(3, argv), cases[i].rc);
-		unlink(path);
-	}
-}
-
-/* The JSON of scan over text (stdout taken into a file), a new string. */
-static char *scan_json(const char *text)
-{
-	g_autofree char *in = tmp_file(text), *out = tmp_file(""), *json = NULL;
-	char *argv[] = { "scan", "--json", in, NULL };
-	int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_TRUNC);
-
-	assert_true(saved >= 0 && fd >= 0);
-	fflush(stdout);
-	dup2(fd, STDOUT_FILENO);
-	close(fd);
-	cmd_scan(3, argv);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	assert_true(g_file_get_contents(out, &json, NULL, NULL));
-	unlink(in);
-	unlink(out);
-	return g_steal_pointer(&json);
-}
-
-/* Header values come without the blanks an encoded word leaves in them. */
-static void test_cmd_scan_headers_trimmed(void **state)
-{
-	g_autofree char *json = scan_json(
-		"From x@y Mon Sep 17 00:00:00 2001\nFrom: =?UTF-8?Q?=20A?= <a@b>\n"
-		"Subject: =?UTF-8?Q?=20sched:_restore_sanity?=\nMessage-Id: <1@x>\n\n" CLEAN_DIFF);
-
-	assert_non_null(strstr(json, "\"subject\":\"sched: restore sanity\""));
-	assert_non_null(strstr(json, "\"author\":\"A <a@b>\""));
-}
-
 static void test_free_null(void **state)
 {
 	pk_patch_free(NULL);
@@ -1145,7 +795,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_cases),
-		cmocka_unit_test(test_prefix_cases),
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_pairing_bounded),
 		cmocka_unit_test(test_finding_lines),
@@ -1156,9 +805,6 @@ int main(void)
 		cmocka_unit_test(test_mbox_corpus),
 		cmocka_unit_test(test_tree_describe),
 		cmocka_unit_test(test_tree_scan),
-		cmocka_unit_test(test_cmd_scan_exit),
-		cmocka_unit_test(test_cmd_scan_mbox_exit),
-		cmocka_unit_test(test_cmd_scan_headers_trimmed),
 		cmocka_unit_test(test_free_null),
 	};
 
