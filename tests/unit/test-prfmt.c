@@ -1,4 +1,7 @@
-/* test-prfmt.c - a patch read as a whole: the pr_fmt() it removes, adds or shows meets the calls it rewrites. */
+/*
+ * test-prfmt.c - a patch read as a whole: the pr_fmt() it removes, adds or
+ * shows meets the calls it rewrites, each judged as it prints.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

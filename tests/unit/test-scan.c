@@ -1,4 +1,7 @@
-/* test-scan.c - the diff and mail parsers and the static churn scanner (the family: test-lexer.c, prefixes: test-prfmt.c, the command: test-cmd-scan.c). */
+/*
+ * test-scan.c - the diff and mail parsers and the static churn scanner (the
+ * family: test-lexer.c; prefixes: test-prfmt.c; the command: test-cmd-scan.c).
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
