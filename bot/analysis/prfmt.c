@@ -224,7 +224,8 @@ static void add_prfmt(struct pk_scan_ctx *x, enum pk_finding_kind kind, const st
 		calls = g_strdup_printf("every other pr_*() call of the file (%u in this patch%s)",
 					f->affected, own);
 		says = prfmt_says(f, calls, &f->silent);
-	} else if (!f->affected) {
+	} else if (!f->affected && x->pr_touched) {
+		/* (a header's calls are not counted: with none rewritten, not silent) */
 		f->silent = TRUE;
 		says = g_strdup_printf("no pr_*() call of the file prints it%s", own);
 	} else {

@@ -648,6 +648,20 @@ struct tree_case {
 };
 
 static const struct tree_case tree_cases[] = {
+	{ "the sched revert with a tree: pr_fmt() removed, pr_info() made printk(KERN_INFO)",
+	  "kernel/rcu/tree.c",
+	  "@@ -1,8 +1,6 @@\n"
+	  "-#define pr_fmt(fmt) \"rcu: \" fmt\n"
+	  "-\n"
+	  " #include <linux/kernel.h>\n"
+	  " \n"
+	  " void rcu_init(void)\n"
+	  " {\n"
+	  "-\tpr_info(\"Hierarchical RCU implementation.\\n\");\n"
+	  "+\tprintk(KERN_INFO \"Hierarchical RCU implementation.\\n\");\n"
+	  " }\n",
+	  "pr_fmt-removed,prefer-pr-level,prefix-changed", "console-changed", "prefix-changed", "rcu: ", "",
+	  0, "console-changed" },
 	{ "a hand-written prefix moved into a new pr_fmt(): every call prints the same",
 	  "security/keys/encrypted-keys/encrypted.c",
 	  "@@ -1,2 +1,4 @@\n"
