@@ -21,7 +21,14 @@ static const char scan_usage[] =
 	"   or: printkbot scan --tree DIR --describe PATH...\n\n"
 	"Read patches (a plain diff, a patch mail or an mbox; '-' or no FILE is\n"
 	"standard input) and report what they do to printk-family calls, without\n"
-	"building anything.\n\n"
+	"building anything.  The family is checkpatch.pl's logging functions:\n"
+	"printk*(), pr_*(), dev_*(), netdev_*(), the <subsys>_<level>() wrappers\n"
+	"(drm_err(), pci_info(), btrfs_err()...), <subsys>_printk(), dev_err_probe(),\n"
+	"dev_warn_probe(), WARN*() and panic().  Each changed call is judged as it\n"
+	"prints, pr_fmt() prefix and format together: the prefix before the patch\n"
+	"and after it come from the pr_fmt() the patch removes, adds or shows (with\n"
+	"KBUILD_MODNAME from the object name, kernel/foo.c giving \"foo\"), or from\n"
+	"the tree.\n\n"
 	"    --json        one JSON object per patch (JSON Lines)\n"
 	"    --tree DIR    a kernel source tree the patches apply to: findings then\n"
 	"                  state the prefix each message prints (pr_fmt() with the\n"
@@ -30,7 +37,9 @@ static const char scan_usage[] =
 	"    --describe    print what the tree says about each PATH of it (unit,\n"
 	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n\n"
 	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
-	"exit status: 0 no findings, 1 findings, 2 bad input or usage\n";
+	"exit status: 0 no findings, 1 findings (or a damaged patch among readable ones),\n"
+	"2 bad input (unreadable, or no patch in it could be read whole) or usage;\n"
+	"mails without a diff are skipped, not bad input\n";
 
 /* The command line of scan. */
 struct scan_opts {
@@ -77,14 +86,25 @@ static void json_finding(JsonBuilder *b, const struct pk_finding *f)
 	json_builder_end_object(b);
 }
 
+/*
+ * A header value without the blanks around it, or NULL: GMime keeps those
+ * an encoded word brings ("=?UTF-8?Q?=20sched:...?=").  Returns a new string.
+ */
+static char *trimmed(const char *value)
+{
+	return value ? g_strstrip(g_strdup(value)) : NULL;
+}
+
 static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
+	g_autofree char *author = trimmed(p->author);
 
 	json_builder_begin_object(b);
-	pk_json_str(b, "subject", p->subject);
-	pk_json_str(b, "message_id", p->message_id);
-	pk_json_str(b, "author", p->author);
+	pk_json_str(b, "subject", subject);
+	pk_json_str(b, "message_id", message_id);
+	pk_json_str(b, "author", author);
 	pk_json_str(b, "verdict", pk_verdict_name(s->verdict));
 	pk_json_str(b, "error", p->error);
 	json_builder_set_member_name(b, "findings");
@@ -98,19 +118,32 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 
 static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
 {
-	printf("# %s: %s\n", p->subject ? p->subject : input, pk_verdict_name(s->verdict));
+	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
+
+	printf("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
 	if (p->error)
 		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
-			p->message_id ? p->message_id : "(no Message-ID)", p->error);
+			message_id ? message_id : "(no Message-ID)", p->error);
 	for (guint i = 0; i < s->findings->len; i++) {
 		const struct pk_finding *f = s->findings->pdata[i];
 		printf("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
 	}
 }
 
-/* Print the patches of buf (a diff, a mail, or an mbox); returns 0 clean, 1 findings, 2 bad input. */
+/* What scan_buffer() counted over an input. */
+struct scan_tally {
+	unsigned skipped;   /* mails without a diff */
+	unsigned patches;   /* patches read */
+	unsigned damaged;   /* of them, read only in part (p->error) */
+};
+
+/*
+ * Print the patches of buf (a diff, a mail, or an mbox's mail), counting
+ * them into t; returns 0 clean, 1 findings (or a damaged patch), 2 when
+ * buf cannot be read at all.
+ */
 static int scan_buffer(const char *path, const char *buf, size_t len, const struct scan_run *o,
-		       unsigned *skipped)
+		       struct scan_tally *t)
 {
 	g_autoptr(GPtrArray) patches = NULL;
 	g_autoptr(GError) err = NULL;
@@ -121,7 +154,8 @@ static int scan_buffer(const char *path, const char *buf, size_t len, const stru
 		fprintf(stderr, "printkbot: %s: %s\n", path, err->message);
 		return 2;
 	}
-	*skipped += skip;
+	t->skipped += skip;
+	t->patches += patches->len;
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
 		g_autoptr(pk_scan_result) s = pk_scan_tree(p, o->tree);
@@ -130,7 +164,8 @@ static int scan_buffer(const char *path, const char *buf, size_t len, const stru
 			print_json(p, s);
 		else
 			print_text(path, p, s);
-		rc = MAX(rc, p->error ? 2 : s->findings->len ? 1 : 0);
+		t->damaged += p->error != NULL;
+		rc = MAX(rc, p->error || s->findings->len ? 1 : 0);
 	}
 	return rc;
 }
@@ -141,7 +176,7 @@ static int scan_buffer(const char *path, const char *buf, size_t len, const stru
  * first mail, already read.
  */
 static int scan_mbox(const char *path, struct pk_mbox_reader *r, struct pk_mbox_mail *first,
-		     const struct scan_run *o, unsigned *skipped)
+		     const struct scan_run *o, struct scan_tally *t)
 {
 	struct pk_mbox_mail m = *first;
 	g_autoptr(GError) err = NULL;
@@ -156,7 +191,7 @@ static int scan_mbox(const char *path, struct pk_mbox_reader *r, struct pk_mbox_
 			rc = 2;
 			continue;
 		}
-		one = scan_buffer(path, m.raw, m.len, o, skipped);
+		one = scan_buffer(path, m.raw, m.len, o, t);
 		rc = MAX(rc, one);
 	}
 	if (got < 0) {
@@ -166,14 +201,20 @@ static int scan_mbox(const char *path, struct pk_mbox_reader *r, struct pk_mbox_
 	return rc;
 }
 
-/* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
+/*
+ * Scan one input; returns 0 clean, 1 findings, 2 bad input.  Bad input is
+ * what cannot be read, or holds patches none of which could be read whole.
+ * Mails without a diff are no patches at all, and a damaged patch among
+ * readable ones is that patch's own problem (said on stderr, counted as a
+ * finding): an mbox of a list's traffic is not bad input.
+ */
 static int scan_one(const char *path, const struct scan_run *o)
 {
 	g_autoptr(pk_mbox_reader) r = NULL;
 	g_autoptr(GString) whole = g_string_new(NULL);
 	g_autoptr(GError) err = NULL;
 	struct pk_mbox_mail m = { 0 };
-	unsigned skipped = 0;
+	struct scan_tally t = { 0 };
 	int fd, got, rc;
 
 	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
@@ -183,7 +224,7 @@ static int scan_one(const char *path, const struct scan_run *o)
 	}
 	r = pk_mbox_reader_new(fd, 0, SCAN_MAX_INPUT);
 	if ((got = pk_mbox_next(r, &m, &err)) > 0 && m.raw && m.len >= 5 && !memcmp(m.raw, "From ", 5)) {
-		rc = scan_mbox(path, r, &m, o, &skipped);
+		rc = scan_mbox(path, r, &m, o, &t);
 		goto out;
 	}
 	/* a diff or one mail, whose body may hold a "From " line of its own: read whole */
@@ -195,12 +236,12 @@ static int scan_one(const char *path, const struct scan_run *o)
 		close(fd);
 		return 2;
 	}
-	rc = scan_buffer(path, whole->str, whole->len, o, &skipped);
+	rc = scan_buffer(path, whole->str, whole->len, o, &t);
 out:
 	close(fd);
-	if (skipped)
-		pk_info("%s: %u mail(s) without a diff skipped", path, skipped);
-	return rc;
+	if (t.skipped)
+		pk_info("%s: %u mail(s) without a diff skipped", path, t.skipped);
+	return t.damaged && t.damaged == t.patches ? 2 : rc;
 }
 
 /* --describe: one line (or JSON object) per path of the tree. */
