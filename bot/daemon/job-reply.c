@@ -123,10 +123,15 @@ static int reply_settled(struct pk_daemon *d, gint64 job_id, const struct pk_sto
  * Returns the job's detail (new).
  */
 static char *reply_record_sent(struct pk_daemon *d, gint64 job_id, const struct pk_store_reply *r,
-			       char **rcpts)
+			       char **rcpts, GPtrArray *refused)
 {
 	g_autofree char *to = g_strjoinv(", ", rcpts);
 	g_autoptr(GError) err = NULL;
+
+	/* the others have it: a refused one (a stale Cc) is told in the log, not retried */
+	for (guint i = 0; i < refused->len; i++)
+		daemon_log(job_id, r->message_id, "recipient refused by the server, not sent to it: %s",
+			   (const char *)refused->pdata[i]);
 
 	if (pk_store_reply_sent(d->store, r->id, 0, &err) < 0) {
 		daemon_log(job_id, r->message_id, "sent, but not recorded: %s", err->message);
@@ -134,6 +139,9 @@ static char *reply_record_sent(struct pk_daemon *d, gint64 job_id, const struct 
 	}
 	if (pk_outbox_mark_sent(d->outbox, r->message_id, &err) < 0)
 		daemon_log(job_id, r->message_id, "sent, but still in the outbox: %s", err->message);
+	if (refused->len)
+		return g_strdup_printf("<%s> sent to %s but %u refused by the server (logged)", r->message_id,
+				       to, refused->len);
 	return g_strdup_printf("<%s> sent to %s", r->message_id, to);
 }
 
@@ -147,6 +155,7 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 {
 	g_autoptr(GError) err = NULL;
 	g_auto(GStrv) rcpts = NULL;
+	g_autoptr(GPtrArray) refused = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *text = NULL;
 	bool permanent = false;
 	double wait = retry_wait(d, job->attempts);
@@ -160,9 +169,9 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 		return JOB_RETRY;
 	}
 	rcpts = g_strsplit(r->recipients ? r->recipients : "", "\n", -1);
-	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, &permanent,
-			 &err) == 0) {
-		*detail = reply_record_sent(d, job->id, r, rcpts);
+	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, refused,
+			 &permanent, &err) == 0) {
+		*detail = reply_record_sent(d, job->id, r, rcpts, refused);
 		return JOB_DONE;
 	}
 	if (permanent) {

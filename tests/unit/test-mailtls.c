@@ -129,12 +129,13 @@ static gpointer fake_thread(gpointer data)
 	return NULL;
 }
 
-static void fake_start(struct fake *f, bool imap)
+/* rules NULL: the default script of each protocol */
+static void fake_start(struct fake *f, bool imap, const struct rule *rules)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof a;
 
-	*f = (struct fake){ .imap = imap, .rules = imap ? imap_rules : smtp_rules,
+	*f = (struct fake){ .imap = imap, .rules = rules ? rules : imap ? imap_rules : smtp_rules,
 			    .greeting = imap ? "* OK fake IMAP ready\r\n" : "220 fake.example.org ESMTP\r\n",
 			    .heard = g_string_new(NULL) };
 	f->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -185,10 +186,10 @@ static void test_smtp_no_starttls(void **state)
 					      .password = "pw", .timeout = 10 };
 		int rc;
 
-		fake_start(&f, false);
+		fake_start(&f, false, NULL);
 		url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
 		cfg.url = url;
-		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, &err);
+		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, NULL, &err);
 		fake_stop(&f);
 		print_message("tls = %s, user %s: %s\n%s", pk_tls_name(cases[i].tls),
 			      cases[i].user ? cases[i].user : "none", err ? err->message : "sent", f.heard->str);
@@ -202,6 +203,66 @@ static void test_smtp_no_starttls(void **state)
 			assert_non_null(strstr(err->message, "STARTTLS"));
 			assert_null(strstr(err->message, "pw"));
 		}
+		g_string_free(f.heard, TRUE);
+	}
+}
+
+/*
+ * A server that refuses some recipients (a stale Cc): the mail goes to
+ * those it took and the refused are named; refused by all, nothing goes
+ * and the refusal is for good.
+ */
+static void test_smtp_refused_recipient(void **state)
+{
+	static const struct rule rules[] = {
+		{ "EHLO", "250-fake.example.org\r\n250 8BITMIME\r\n" },
+		{ "MAIL", "250 ok\r\n" },
+		{ "RCPT TO:<gone", "550-5.1.1 no such user\r\n550 5.1.1 gone for good\r\n" },
+		{ "RCPT TO:<full", "452 4.2.2 mailbox full\r\n" },
+		{ "RCPT", "250 ok\r\n" },
+		{ "DATA", "354 go on\r\n" },
+		{ "QUIT", "221 bye\r\n" },
+		{ NULL, "502 what\r\n" },
+	};
+	static const struct {
+		const char *rcpt[4];
+		int rc;
+		bool permanent;
+		const char *refused;   /* all of them, "; "-joined */
+	} cases[] = {
+		{ { "jane@example.org", "gone@example.org", "joe@example.org", NULL }, 0, false,
+		  "<gone@example.org> (550 5.1.1 gone for good)" },
+		{ { "full@example.org", "jane@example.org", NULL }, 0, false,
+		  "<full@example.org> (452 4.2.2 mailbox full)" },
+		{ { "jane@example.org", NULL }, 0, false, "" },
+		{ { "gone@example.org", NULL }, -1, true, NULL },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GPtrArray) refused = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GError) err = NULL;
+		g_autofree char *url = NULL, *joined = NULL;
+		struct pk_smtp_config cfg = { .tls = PK_TLS_TRY, .timeout = 10 };
+		bool permanent = false;
+		struct fake f;
+		int rc;
+
+		fake_start(&f, false, rules);
+		url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
+		cfg.url = url;
+		rc = pk_smtp_send(&cfg, "bot@example.org", cases[i].rcpt, "Subject: x\r\n\r\nhi\r\n",
+				  refused, &permanent, &err);
+		fake_stop(&f);
+		g_ptr_array_add(refused, NULL);
+		joined = g_strjoinv("; ", (char **)refused->pdata);
+		print_message("case %zu: %s; refused: %s\n%s", i, err ? err->message : "sent", joined,
+			      f.heard->str);
+		assert_int_equal(rc, cases[i].rc);
+		assert_int_equal(heard(&f, "DATA"), rc == 0);
+		if (rc == 0)
+			assert_string_equal(joined, cases[i].refused);
+		else
+			assert_int_equal(permanent, cases[i].permanent);
 		g_string_free(f.heard, TRUE);
 	}
 }
@@ -229,7 +290,7 @@ static void test_imap_no_starttls(void **state)
 		unsigned n = 0;
 		int rc;
 
-		fake_start(&f, true);
+		fake_start(&f, true, NULL);
 		url = g_strdup_printf("imap://127.0.0.1:%d/INBOX", f.port);
 		cfg.url = url;
 		assert_int_equal(pk_intake_open(&in, store, &cfg, NULL), 0);
@@ -258,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_smtp_no_starttls),
 		cmocka_unit_test(test_imap_no_starttls),
+		cmocka_unit_test(test_smtp_refused_recipient),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
