@@ -139,11 +139,7 @@ static void add_recipient(GPtrArray *addrs, GPtrArray *shown, const char *mailbo
 /* The author as a mailbox the header can carry: "Name <addr>" or addr. */
 static char *author_mailbox(const struct pk_mail *m)
 {
-	if (m->from_name && *m->from_name && pk_mail_header_ok(m->from_name)) {
-		g_autofree char *quoted = g_strescape(m->from_name, NULL);
-		return g_strdup_printf("\"%s\" <%s>", quoted, m->from_addr);
-	}
-	return g_strdup(m->from_addr);
+	return pk_mail_mailbox(m->from_name, m->from_addr);
 }
 
 char *pk_reply_archive_link(const char *archive, const char *message_id)
