@@ -314,12 +314,97 @@ static void test_imap_no_starttls(void **state)
 	g_assert(system(rm) == 0);
 }
 
+/*
+ * UIDs, UIDVALIDITY and UIDNEXT are 32-bit (RFC 3501): an absurd one is an
+ * error naming the source and the position stays where it was; a last UID
+ * stored out of range (by a version that took any) is read again from
+ * the start, not kept.
+ */
+static void test_imap_absurd_uid(void **state)
+{
+	static const struct {
+		const char *status, *search;
+		enum pk_source_start start;
+		const char *stored_last;   /* last_uid before, with uidvalidity 7; NULL: none */
+		const char *error_has;     /* NULL: no error */
+		const char *last_after;    /* last_uid after; NULL: none stored */
+	} cases[] = {
+		{ "UIDVALIDITY 7 UIDNEXT 99999999999", "2", PK_START_ALL, NULL, "a UIDNEXT", NULL },
+		{ "UIDVALIDITY 7 UIDNEXT 5", "2 18446744073709551621", PK_START_ALL, NULL, "a UID", "0" },
+		{ "UIDVALIDITY 7 UIDNEXT 5", "2 4294967296", PK_START_ALL, NULL, "a UID", "0" },
+		{ "UIDVALIDITY 7 UIDNEXT 5", "2 -3", PK_START_ALL, NULL, "a UID", "0" },
+		{ "UIDVALIDITY 4294967296 UIDNEXT 5", "2", PK_START_ALL, NULL, "a UIDVALIDITY", NULL },
+		{ "UIDVALIDITY 7 UIDNEXT 9223372036854775807", "2", PK_START_NOW, NULL, "a UIDNEXT", NULL },
+		{ "UIDVALIDITY 7 UIDNEXT 1", "", PK_START_ALL, "9223372036854775807", NULL, "0" },
+		{ "UIDVALIDITY 7 UIDNEXT 4294967295", "", PK_START_ALL, "4294967294", NULL, "4294967294" },
+	};
+	g_autofree char *dir = g_dir_make_tmp("pk-mailtls-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "t.db", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	struct pk_store *store = NULL;
+
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *status = g_strdup_printf("* STATUS INBOX (%s)\r\n%%s OK done\r\n", cases[i].status);
+		g_autofree char *search = g_strdup_printf("* SEARCH %s\r\n%%s OK done\r\n", cases[i].search);
+		const struct rule rules[] = {
+			{ "CAPABILITY", "* CAPABILITY IMAP4rev1\r\n%s OK done\r\n" },
+			{ "LOGIN", "%s OK logged in\r\n" },
+			{ "STATUS", status },
+			{ "SELECT", "* 3 EXISTS\r\n%s OK [READ-WRITE] done\r\n" },
+			{ "EXAMINE", "* 3 EXISTS\r\n%s OK [READ-ONLY] done\r\n" },
+			{ "UID SEARCH", search },
+			{ "LOGOUT", "* BYE\r\n%s OK bye\r\n" },
+			{ NULL, "%s BAD what\r\n" },
+		};
+		g_autofree char *name = g_strdup_printf("uid%zu", i);
+		g_autofree char *url = NULL, *last = NULL;
+		g_autoptr(GError) err = NULL;
+		struct pk_source_config cfg = { .name = name, .type = "imap", .user = "list", .password = "pw",
+						.tls = PK_TLS_OFF, .poll_interval = 1, .start = cases[i].start };
+		struct pk_intake *in = NULL;
+		struct fake f;
+		gint64 id;
+		unsigned n = 0;
+		int rc;
+
+		fake_start(&f, true, rules);
+		url = g_strdup_printf("imap://127.0.0.1:%d/INBOX", f.port);
+		cfg.url = url;
+		assert_int_equal(pk_store_add_source(store, &id, "imap", name, url, NULL), 0);
+		if (cases[i].stored_last) {
+			assert_int_equal(pk_store_source_state_set(store, id, "uidvalidity", "7", NULL), 0);
+			assert_int_equal(pk_store_source_state_set(store, id, "last_uid", cases[i].stored_last,
+								   NULL), 0);
+		}
+		assert_int_equal(pk_intake_open(&in, store, &cfg, NULL), 0);
+		rc = pk_intake_fetch(in, NULL, NULL, &n, &err);
+		pk_intake_close(in);
+		fake_stop(&f);
+		print_message("case %zu: %s\n%s", i, err ? err->message : "read", f.heard->str);
+		assert_int_equal(rc, cases[i].error_has ? -1 : 0);
+		if (cases[i].error_has) {
+			assert_non_null(strstr(err->message, cases[i].error_has));
+			assert_non_null(strstr(err->message, "not a 32-bit number"));
+			assert_non_null(strstr(err->message, name));
+		}
+		assert_int_equal(n, 0);
+		if (pk_store_source_state_get(store, id, "last_uid", &last, NULL) <= 0)
+			g_clear_pointer(&last, g_free);
+		assert_string_equal(last ? last : "(none)", cases[i].last_after ? cases[i].last_after : "(none)");
+		g_string_free(f.heard, TRUE);
+	}
+	pk_store_close(store);
+	g_assert(system(rm) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_smtp_no_starttls),
 		cmocka_unit_test(test_imap_no_starttls),
 		cmocka_unit_test(test_smtp_refused_recipient),
+		cmocka_unit_test(test_imap_absurd_uid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
