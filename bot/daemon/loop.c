@@ -322,8 +322,12 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 		gint64 job_wait = -1;
 		int ran;
 
-		if (reload_flag)
+		/* the sources were opened again (the old ones too when it failed), each watch new:
+		   what they hold now no watch will report, so all are read as at start */
+		if (reload_flag) {
 			pk_daemon_reload(d);
+			first = true;
+		}
 		fetch_due(d, first, now);
 		first = false;
 		if (daemon_assemble(d, &series_wait, err) < 0)

@@ -14,6 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include <glib/gstdio.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "daemon/daemon.h"
 #include "lab/sandbox.h"
@@ -179,6 +182,77 @@ static void test_newer_series_cancels_older(void **state)
 	assert_string_equal(v1->series_key, v2->series_key);
 }
 
+/* Whether the store at db holds a mail with this Message-ID, waiting up to seconds for it. */
+static bool mail_arrives(const char *db, const char *message_id, double seconds)
+{
+	gint64 until = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+
+	do {
+		g_autoptr(pk_store) store = NULL;
+		gint64 id = 0;
+
+		if (pk_store_open(&store, db, NULL) == 0 &&
+		    pk_store_mail_find(store, message_id, &id, NULL) > 0)
+			return true;
+		g_usleep(50000);
+	} while (g_get_monotonic_time() < until);
+	return false;
+}
+
+/* A patch 1/2 (its series waits for 2/2: no job runs) into a Maildir's new/. */
+static void deliver_half_series(const char *maildir, const char *id)
+{
+	g_autofree char *path = g_strdup_printf("%s/new/%s", maildir, id);
+	g_autofree char *mail = g_strdup_printf(
+		"From: Jane Dev <jane@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n"
+		"Subject: [PATCH 1/2] x: y\nMessage-ID: <%s@example.org>\n\nx\n---\n"
+		"diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n"
+		"@@ -1,3 +1,3 @@\n a\n-\tpr_info(\"old\\n\");\n+\tpr_info(\"new\\n\");\n b\n", id);
+
+	assert_true(g_file_set_contents(path, mail, -1, NULL));
+}
+
+/*
+ * SIGHUP adding a source whose mail is there already: read at once, not
+ * when something new is written to it (its watch sees only what comes).
+ */
+static void test_reload_reads_new_source(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *one = g_build_filename(f->dir, "maildir", NULL);
+	g_autofree char *two = g_build_filename(f->dir, "maildir2", NULL);
+	g_autofree char *text = NULL, *more = NULL;
+	int status = 0;
+	pid_t pid;
+
+	pk_daemon_close(f->daemon);   /* the child's daemon takes the lock */
+	f->daemon = NULL;
+	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
+		g_autofree char *p = g_build_filename(two, *sub, NULL);
+		assert_int_equal(g_mkdir_with_parents(p, 0700), 0);
+	}
+	deliver_half_series(one, "first");
+	deliver_half_series(two, "second");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pk_daemon_opts opts = { .config_path = f->config };
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	/* the first source read: the daemon is in its loop */
+	assert_true(mail_arrives(db, "first@example.org", 20));
+	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
+	more = g_strdup_printf("%s[source two]\ntype = maildir\nstart = all\npath = %s\n", text, two);
+	assert_true(g_file_set_contents(f->config, more, -1, NULL));
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	bool read = mail_arrives(db, "second@example.org", 5);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(read);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /*
  * Replies on and From at localhost (the default, or said): the daemon
  * refuses to start, naming the key; with reply_on = never it starts.  A
@@ -227,6 +301,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
