@@ -164,17 +164,29 @@ static int recover_jobs(struct pk_daemon *d, GError **err)
 
 /* ---- start, reload, stop -------------------------------------------------- */
 
+/*
+ * One daemon per database: a lock beside the database's real path (every
+ * symlink resolved), so that the same store reached by another name is
+ * still one store.  Not a lock on the database itself: closing any other
+ * descriptor of it would drop SQLite's own POSIX locks.
+ */
 static int daemon_lock(const char *db_path, GError **err)
 {
-	g_autofree char *path = g_strdup_printf("%s.daemon-lock", db_path);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	g_autofree char *real = realpath(db_path, NULL);
+	g_autofree char *path = NULL;
+	int fd;
+
+	if (!real)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", db_path, g_strerror(errno));
+	path = g_strdup_printf("%s.daemon-lock", real);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon uses %s (%s is locked)",
-				db_path, path);
+				real, path);
 	}
 	return fd;
 }

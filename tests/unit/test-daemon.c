@@ -254,6 +254,44 @@ static void test_reload_reads_new_source(void **state)
 }
 
 /*
+ * One daemon per store, whatever name it is reached by: a second daemon on
+ * the same database through a symlink to it, or to its directory, does not
+ * start (two replied twice).
+ */
+static void test_one_daemon_through_symlinks(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *file_link = g_build_filename(f->dir, "other-name.db", NULL);
+	g_autofree char *dir_link = g_strdup_printf("%s-link", f->dir);
+	g_autofree char *via_dir = g_build_filename(dir_link, "daemon.db", NULL);
+	const char *const names[] = { db, file_link, via_dir };
+
+	assert_int_equal(symlink(db, file_link), 0);
+	assert_int_equal(symlink(f->dir, dir_link), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		struct pk_daemon_opts opts = { .config_path = f->config, .db = names[i] };
+		struct pk_daemon *d = NULL;
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_daemon_open(&d, &opts, &err), -1);
+		print_message("%s: %s\n", names[i], err->message);
+		assert_non_null(strstr(err->message, "another printkbot daemon"));
+	}
+	/* the first gone, a daemon by another name starts */
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	{
+		struct pk_daemon_opts opts = { .config_path = f->config, .db = file_link };
+		g_autoptr(GError) err = NULL;
+
+		if (pk_daemon_open(&f->daemon, &opts, &err) < 0)
+			fail_msg("through the link: %s", err->message);
+	}
+	unlink(dir_link);
+}
+
+/*
  * Replies on and From at localhost (the default, or said): the daemon
  * refuses to start, naming the key; with reply_on = never it starts.  A
  * reload to such a configuration keeps the old one.
@@ -302,6 +340,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
