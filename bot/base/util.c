@@ -31,6 +31,22 @@ int pk_error(GError **err, int code, const char *fmt, ...)
 	return -1;
 }
 
+bool pk_errno_transient(int e)
+{
+	return e == ENOSPC || e == EDQUOT || e == EIO || e == EAGAIN || e == EWOULDBLOCK ||
+	       e == EINTR || e == EBUSY || e == ENOMEM;
+}
+
+int pk_errno_code(int e)
+{
+	return pk_errno_transient(e) ? PK_ERROR_TRANSIENT : PK_ERROR_FAILED;
+}
+
+bool pk_error_transient(const GError *err)
+{
+	return g_error_matches(err, PK_ERROR, PK_ERROR_TRANSIENT);
+}
+
 char *pk_cache_dir(void)
 {
 	const char *env = g_getenv("PRINTKBOT_CACHE");

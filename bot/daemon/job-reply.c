@@ -66,8 +66,7 @@ int daemon_reconcile_outbox(struct pk_daemon *d, GError **err)
 
 /* ---- the reply job -------------------------------------------------------- */
 
-/* The backoff: retry_min after the first failure, doubling up to retry_max. */
-static double retry_wait(const struct pk_daemon *d, gint64 attempts)
+double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts)
 {
 	return MIN(d->config.daemon.retry_min * (double)(1ull << MIN(MAX(attempts, 1) - 1, 20)),
 		   d->config.daemon.retry_max);
@@ -80,10 +79,11 @@ static double retry_wait(const struct pk_daemon *d, gint64 attempts)
  * before the outbox existed, or removed by hand) is delivered from the
  * store's text first.  1 with *end and *detail set when settled, 0 to send.
  */
-static int reply_settled(struct pk_daemon *d, gint64 job_id, const struct pk_store_reply *r,
-			 enum job_end *end, char **detail)
+static int reply_settled(struct pk_daemon *d, const struct pk_store_job *job,
+			 const struct pk_store_reply *r, enum job_end *end, char **detail, gint64 *out_retry)
 {
 	g_autoptr(GError) err = NULL;
+	gint64 job_id = job->id;
 
 	switch (pk_outbox_state(d->outbox, r->message_id)) {
 	case PK_OUTBOX_SENT:
@@ -99,9 +99,18 @@ static int reply_settled(struct pk_daemon *d, gint64 job_id, const struct pk_sto
 		if (r->sent)
 			break;
 		if (pk_outbox_deliver(d->outbox, r->message_id, r->text, strlen(r->text), NULL, &err) < 0) {
-			*detail = g_strdup_printf("<%s> cannot be put in the outbox: %s", r->message_id,
-						  err->message);
-			*end = JOB_FAILED;
+			double wait = daemon_retry_wait(d, job->attempts);
+
+			/* a full disk or an I/O error passes: the reply is not lost for it */
+			*end = pk_error_transient(err) ? JOB_RETRY : JOB_FAILED;
+			if (*end == JOB_RETRY) {
+				*out_retry = daemon_now() + (gint64)wait;
+				*detail = g_strdup_printf("<%s> cannot be put in the outbox now: %s; next try "
+							  "in %.0f s", r->message_id, err->message, wait);
+			} else {
+				*detail = g_strdup_printf("<%s> cannot be put in the outbox: %s", r->message_id,
+							  err->message);
+			}
 			return 1;
 		}
 		daemon_log(job_id, r->message_id, "not in the outbox: delivered from the store");
@@ -158,7 +167,7 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 	g_autoptr(GPtrArray) refused = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *text = NULL;
 	bool permanent = false;
-	double wait = retry_wait(d, job->attempts);
+	double wait = daemon_retry_wait(d, job->attempts);
 	size_t len;
 
 	if (pk_outbox_read(d->outbox, r->message_id, &text, &len, &err) <= 0) {
@@ -205,7 +214,7 @@ enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *jo
 		pk_store_reply_free(r);
 		return JOB_FAILED;
 	}
-	if (!reply_settled(d, job->id, r, &end, detail))
+	if (!reply_settled(d, job, r, &end, detail, out_retry))
 		end = reply_send(d, job, r, detail, out_retry);
 	pk_store_reply_free(r);
 	return end;

@@ -135,7 +135,7 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	payload = parse_payload(parser, job->payload);
 	switch (job->kind) {
 	case PK_JOB_SERIES:
-		end = daemon_run_series(d, job->id, payload, &detail);
+		end = daemon_run_series(d, job, payload, &detail, &retry);
 		break;
 	case PK_JOB_REPLY:
 		end = daemon_run_reply(d, job, payload, &detail, &retry);
@@ -324,7 +324,34 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
 	}
 }
 
-/* Until a signal (or, with once, until nothing is due): 0, or -1 when the store fails. */
+/*
+ * The store failed in the loop.  For good: -1, the daemon stops.  For a
+ * while (a full disk, an I/O error, a lock held too long): 0 after
+ * retry_min seconds (a signal ends the wait), with the job that was
+ * running, if its end was not written, queued again.
+ */
+static int store_failed(struct pk_daemon *d, int wake_rd, GError **err)
+{
+	struct pollfd wake = { wake_rd, POLLIN, 0 };
+	g_autoptr(GError) again = NULL;
+
+	if (!pk_error_transient(*err) || d->opts->once)
+		return -1;
+	daemon_log(0, NULL, "the store failed for a while: %s; tried again in %.0f s", (*err)->message,
+		   d->config.daemon.retry_min);
+	g_clear_error(err);
+	if (poll(&wake, 1, (int)(d->config.daemon.retry_min * 1000)) > 0) {
+		char buf[64];
+
+		while (read(wake_rd, buf, sizeof buf) > 0)
+			;
+	}
+	if (recover_jobs(d, &again) < 0)
+		daemon_log(0, NULL, "and again: %s", again->message);
+	return 0;
+}
+
+/* Until a signal (or, with once, until nothing is due): 0, or -1 when the store fails for good. */
 static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 {
 	bool first = true;
@@ -342,12 +369,18 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 		}
 		fetch_due(d, first, now);
 		first = false;
-		if (daemon_assemble(d, &series_wait, err) < 0)
-			return -1;
+		if (daemon_assemble(d, &series_wait, err) < 0) {
+			if (store_failed(d, wake_rd, err) < 0)
+				return -1;
+			continue;
+		}
 		if (d->opts->queue_only)
 			break;
-		if ((ran = run_next_job(d, &job_wait, err)) < 0)
-			return -1;
+		if ((ran = run_next_job(d, &job_wait, err)) < 0) {
+			if (store_failed(d, wake_rd, err) < 0)
+				return -1;
+			continue;
+		}
 		if (ran)
 			continue;
 		if (d->opts->once)

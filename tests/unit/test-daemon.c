@@ -7,6 +7,7 @@
  * daemon does not start (nor reload) when it would reply From an address
  * at localhost.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -20,7 +21,9 @@
 
 #include "daemon/daemon.h"
 #include "lab/sandbox.h"
+#include "report/outbox.h"
 #include "store/store.h"
+#include "tinyfs.h"
 
 struct fixture {
 	char *dir;
@@ -291,6 +294,75 @@ static void test_one_daemon_through_symlinks(void **state)
 	unlink(dir_link);
 }
 
+/* In the child, the outbox on a full tiny disk: run the daemon once (exit status 0 when it ran). */
+static int run_on_full_outbox(const char *dir, void *data)
+{
+	struct pk_daemon_opts once = { .config_path = data, .once = true };
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(GError) err = NULL;
+
+	if (pk_outbox_open(&ob, dir, true, &err) < 0)
+		return 2;
+	tinyfs_fill(dir);
+	if (pk_daemon_run(&once, &err) < 0) {
+		fprintf(stderr, "run: %s\n", err->message);
+		return 3;
+	}
+	return 0;
+}
+
+/*
+ * A reply that cannot be put in the outbox because the disk is full for a
+ * moment: its job is tried again after the backoff, not failed for good.
+ */
+static void test_full_outbox_retries(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts queue = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GPtrArray) jobs = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_store_reply r = { .message_id = "printkbot-full@example.org", .sender = "bot@example.org",
+				    .recipients = "jane@example.org",
+				    .text = "From: bot@example.org\r\nSubject: x\r\n\r\nhi\r\n" };
+	const struct pk_store_job *job = NULL;
+	gint64 reply_id, job_id;
+	int rc;
+
+	pk_daemon_close(f->daemon);   /* one daemon per database */
+	f->daemon = NULL;
+	deliver_half_series(maildir, "replied");
+	if (pk_daemon_run(&queue, &err) < 0)
+		fail_msg("queue: %s", err->message);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_mail_find(store, "replied@example.org", &r.mail_id, &err), 1);
+	assert_int_equal(pk_store_reply_add(store, &reply_id, &r, &err), 0);
+	{
+		g_autofree char *payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
+		assert_int_equal(pk_store_job_add(store, &job_id, PK_JOB_REPLY, payload, &err), 0);
+	}
+	g_clear_pointer(&store, pk_store_close);
+	assert_int_equal(g_mkdir_with_parents(outbox, 0700), 0);
+	rc = tinyfs_run(outbox, "64k", run_on_full_outbox, f->config);
+	if (rc < 0)
+		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, &err), 0);
+	for (guint i = 0; i < jobs->len; i++)
+		if (((const struct pk_store_job *)jobs->pdata[i])->id == job_id)
+			job = jobs->pdata[i];
+	assert_non_null(job);
+	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_true(job->not_before > 0);
+	assert_non_null(strstr(job->detail, "No space left"));
+	assert_non_null(strstr(job->detail, "next try in 60 s"));
+}
+
 /*
  * Replies on and From at localhost (the default, or said): the daemon
  * refuses to start, naming the key; with reply_on = never it starts.  A
@@ -341,6 +413,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
  * older printkbot (or a stranger) would, and look at the schema from
  * outside the store.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "store-fixture.h"
+#include "tinyfs.h"
 
 /* A capture with a few records (one with a dictionary) and an index. */
 static struct pk_capture *mkcapture(unsigned n_index, const char *changed_format)
@@ -762,10 +764,56 @@ static void test_reviews(void **state)
 	assert_string_equal(model, "{\"verdict\":\"no-churn\"}");
 }
 
+/*
+ * The database on a disk that fills up (a child's tiny tmpfs): the write
+ * fails with PK_ERROR_TRANSIENT (a job retries it), and with room again
+ * the same write succeeds.  The exit status names the step that failed.
+ */
+static int write_on_full_disk(const char *dir, void *data)
+{
+	g_autofree char *db = g_build_filename(dir, "full.db", NULL);
+	g_autofree char *filler = g_build_filename(dir, "filler", NULL);
+	g_autofree char *url = g_strnfill(256 * 1024, 'u');
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+
+	if (pk_store_open(&store, db, &err) < 0) {
+		fprintf(stderr, "open: %s\n", err->message);
+		return 2;
+	}
+	tinyfs_fill(dir);
+	if (pk_store_add_source(store, &id, "mbox", "big", url, &err) == 0)
+		return 3;
+	fprintf(stderr, "full disk: %s\n", err->message);
+	if (!pk_error_transient(err))
+		return 4;
+	g_clear_error(&err);
+	unlink(filler);
+	if (pk_store_add_source(store, &id, "mbox", "big", url, &err) < 0) {
+		fprintf(stderr, "with room: %s\n", err->message);
+		return 5;
+	}
+	return 0;
+}
+
+static void test_full_disk_is_transient(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("pk-store-full-XXXXXX", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	int rc = tinyfs_run(dir, "2m", write_on_full_disk, NULL);
+
+	assert_int_equal(system(rm), 0);
+	if (rc < 0)
+		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_full_disk_is_transient),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_migrate_v1),
 		cmocka_unit_test(test_migrate_v4_jobs),
