@@ -192,6 +192,32 @@ static void test_non_ascii_names(void **state)
 	}
 }
 
+/* A Cc of 10,000 and References of 5,000: the reply carries at most the caps, the right ones. */
+static void test_caps(void **state)
+{
+	g_autoptr(GString) mail = g_string_new("From: Jane Dev <jane@example.org>\nCc: ");
+	g_autoptr(pk_mail) back = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *text = NULL;
+
+	for (int i = 0; i < 10000; i++)
+		g_string_append_printf(mail, "%scc%d@example.org", i ? ",\n " : "", i);
+	g_string_append(mail, "\nReferences:");
+	for (int i = 0; i < 5000; i++)
+		g_string_append_printf(mail, "\n <ref%d@example.org>", i);
+	g_string_append_printf(mail, "\n%s", strchr(patch_mail, '\n') + 1);
+	text = reply_text_to(mail->str, "console-changed", &with_archive);
+	assert_int_equal(pk_mail_parse(&back, text, strlen(text), &err), 0);
+	/* the author in To, the list and the first Cc'd in Cc */
+	assert_int_equal(back->to->len + back->cc->len, PK_REPLY_MAX_RECIPIENTS);
+	assert_string_equal(back->cc->pdata[0], "linux-serial@vger.kernel.org");
+	assert_string_equal(back->cc->pdata[1], "cc0@example.org");
+	assert_int_equal(back->references->len, PK_REPLY_MAX_REFERENCES);
+	assert_string_equal(back->references->pdata[0], "ref0@example.org");
+	assert_string_equal(back->references->pdata[PK_REPLY_MAX_REFERENCES - 2], "ref4999@example.org");
+	assert_string_equal(back->references->pdata[PK_REPLY_MAX_REFERENCES - 1], "20261201.2.jane@example.org");
+}
+
 static void test_reproduce(void **state)
 {
 	static const struct { const char *mid, *subject, *base, *want; } cases[] = {
@@ -231,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_tags_when_something_to_fix),
 		cmocka_unit_test(test_no_archive),
 		cmocka_unit_test(test_non_ascii_names),
+		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_reproduce),
 		cmocka_unit_test(test_archive_link),
 	};
