@@ -429,6 +429,15 @@ static void test_commands(void **state)
 		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 1);
 	}
 	g_clear_pointer(&out, g_free);
+	/* an end at the epoch finds nothing; one before it is refused, never "no filter" (0) */
+	for (const char *const *d = (const char *const[]){ "1970-01-01", "1969-12-31", "1970-01-01T00:00:00Z",
+							   "1900-01-01", NULL }; *d; d++) {
+		char *argv[] = { "history", "--db", path, "--until", (char *)*d, NULL };
+
+		print_message("--until %s\n", *d);
+		assert_int_equal(run_captured(cmd_history, 5, argv, &out), !strcmp(*d, "1970-01-01") ? 1 : 2);
+		g_clear_pointer(&out, g_free);
+	}
 	{
 		char *argv[] = { "history", "--db", path, "--since", "last week", NULL };
 
