@@ -46,6 +46,14 @@ bool pk_error_transient(const GError *err);
 /* Set *err (when err is not NULL) and return -1: `return pk_error(err, ...)`. */
 int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
+/*
+ * Text from mail made safe for a terminal and a log line: valid UTF-8,
+ * tab, CR and LF as spaces (no forged log lines), and every other C0 or
+ * C1 control (ESC, BEL...), DEL and bidi override or isolate (U+202A..E,
+ * U+2066..9, LRM, RLM, ALM) as '?'.  NULL gives "".  Caller frees.
+ */
+char *pk_text_for_terminal(const char *s);
+
 /* The cache directory (created if missing); caller frees. */
 char *pk_cache_dir(void);
 /* The printkbot source directory (qemu/, templates/, db/); caller frees. */

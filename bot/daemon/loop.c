@@ -28,17 +28,21 @@ static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
 
 void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
 {
-	g_autofree char *what = NULL;
+	g_autofree char *raw = NULL, *what = NULL, *id = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	what = g_strdup_vprintf(fmt, ap);
+	raw = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
+	/* subjects, names and ids come from mail: no escape sequence or forged line reaches the log */
+	what = pk_text_for_terminal(raw);
 	fprintf(stderr, "printkbot daemon:");
 	if (job)
 		fprintf(stderr, " job %" G_GINT64_FORMAT, job);
-	if (msgid)
-		fprintf(stderr, " <%s>", msgid);
+	if (msgid) {
+		id = pk_text_for_terminal(msgid);
+		fprintf(stderr, " <%s>", id);
+	}
 	fprintf(stderr, "%s %s\n", job || msgid ? ":" : "", what);
 }
 
