@@ -79,6 +79,14 @@ static int refuse_newer(struct pk_store *s, gint64 version, GError **err)
 			PK_STORE_SCHEMA_VERSION);
 }
 
+/* A negative version no printkbot wrote: migrating "from" it would skip every step. */
+static int refuse_negative(struct pk_store *s, gint64 version, GError **err)
+{
+	return pk_error(err, PK_ERROR_INPUT, "%s: database schema version %" G_GINT64_FORMAT " is no "
+			"printkbot schema version (1 to %d): not migrated, not used", s->path, version,
+			PK_STORE_SCHEMA_VERSION);
+}
+
 /* A file without a schema version is ours only while it is empty. */
 static int refuse_foreign(struct pk_store *s, GError **err)
 {
@@ -124,6 +132,8 @@ static int migrate_locked(struct pk_store *s, GError **err)
 		return 0;   /* another process migrated it while we waited */
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
+	if (version < 0)
+		return refuse_negative(s, version, err);
 	if (version == 0) {
 		if (refuse_foreign(s, err) < 0 ||
 		    exec_script(s, pk_sql_schema, "schema.sql", err) < 0)
@@ -163,6 +173,8 @@ static int store_setup(struct pk_store *s, GError **err)
 	/* refused before anything below changes the file (WAL is a change) */
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
+	if (version < 0)
+		return refuse_negative(s, version, err);
 	if (version == 0 && refuse_foreign(s, err) < 0)
 		return -1;
 	if (exec1(s, "PRAGMA journal_mode = WAL", err) < 0 ||
@@ -329,6 +341,9 @@ int pk_store_check_file(struct pk_store_check *out, const char *path, GError **e
 		/* not a database, or one too damaged to read its schema: the answer */
 		g_ptr_array_add(problems, g_strdup(sqlite3_errmsg(s.db)));
 		version = -1;
+	} else if (version < 0) {
+		g_ptr_array_add(problems, g_strdup_printf("schema version %" G_GINT64_FORMAT " is no "
+							  "printkbot schema version", version));
 	} else {
 		check_pragma(&s, "PRAGMA integrity_check", problems);
 		check_pragma(&s, "PRAGMA foreign_key_check", problems);

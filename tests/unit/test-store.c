@@ -377,6 +377,34 @@ static void test_newer_refused(void **state)
 	assert_int_equal(pk_store_open(&s, path, NULL), -1);
 }
 
+/* A negative schema version is refused as it is, never stamped current without migrating. */
+static void test_negative_version_refused(void **state)
+{
+	static const char *const versions[] = { "-1", "-3", "-2147483648" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(versions); i++) {
+		g_autofree char *path = db_path("negative.db");
+		g_autofree char *pragma = g_strdup_printf("PRAGMA user_version = %s", versions[i]);
+		g_autofree char *named = g_strdup_printf("version %s is no printkbot schema version", versions[i]);
+		g_autoptr(GError) err = NULL;
+		struct pk_store *s = NULL;
+		struct pk_store_check check = { 0 };
+
+		unlink(path);
+		pk_store_close(open_ok(path));
+		raw_exec(path, pragma);
+		assert_int_equal(pk_store_open(&s, path, &err), -1);
+		assert_null(s);
+		print_message("%s\n", err->message);
+		assert_non_null(strstr(err->message, named));
+		assert_int_equal(pk_store_check_file(&check, path, NULL), 0);
+		assert_int_equal(check.problems->len, 1);
+		pk_store_check_clear(&check);
+		/* left as it was: refused again */
+		assert_int_equal(pk_store_open(&s, path, NULL), -1);
+	}
+}
+
 static void test_foreign_refused(void **state)
 {
 	g_autofree char *path = db_path("foreign.db");
@@ -819,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_v4_jobs),
 		cmocka_unit_test(test_migrate_v5_coverage),
 		cmocka_unit_test(test_newer_refused),
+		cmocka_unit_test(test_negative_version_refused),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_truncated),
