@@ -58,6 +58,7 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 		 bool *out_permanent, GError **err)
 {
 	struct rcpt_watch watch = { NULL, refused };
+	long timeout = cfg->timeout > 0 ? MAX(1L, (long)cfg->timeout) : 60;
 	static gsize once;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct upload up = { text, strlen(text), 0 };
@@ -94,7 +95,10 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_setopt(h, CURLOPT_READDATA, &up);
 	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
 	curl_easy_setopt(h, CURLOPT_USE_SSL, pk_curl_use_ssl(pk_tls_enforced(cfg->tls, cfg->user != NULL)));
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)(cfg->timeout > 0 ? cfg->timeout : 60));
+	/* whole seconds, at least 1: curl takes 0 for no limit */
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout);
+	/* each answer too: curl's wait for the answer to QUIT ignores CURLOPT_TIMEOUT (120 s more) */
+	curl_easy_setopt(h, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
 	if (cfg->user) {
 		curl_easy_setopt(h, CURLOPT_USERNAME, cfg->user);

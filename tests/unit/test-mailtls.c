@@ -69,8 +69,11 @@ static bool answer(struct fake *f, int c, const char *line, bool *in_data)
 
 	if (*in_data) {
 		*in_data = strcmp(line, ".") != 0;
+		/* the answer to the final dot: a rule "." (its reply NULL: none), else 250 */
+		for (r = f->rules; !*in_data && r->prefix && strcmp(r->prefix, "."); r++)
+			;
 		if (!*in_data)
-			reply = g_strdup("250 queued\r\n");
+			reply = g_strdup(r->prefix ? r->reply : "250 queued\r\n");
 	} else {
 		if (f->imap && strchr(line, ' ')) {
 			tag = g_strndup(line, (gsize)(strchr(line, ' ') - line));
@@ -83,7 +86,8 @@ static bool answer(struct fake *f, int c, const char *line, bool *in_data)
 	}
 	if (reply && write(c, reply, strlen(reply)) < 0)
 		return false;
-	return g_ascii_strncasecmp(cmd, "QUIT", 4) && g_ascii_strncasecmp(cmd, "LOGOUT", 6);
+	/* a QUIT left unanswered keeps the line open, as a hung server does */
+	return !reply || (g_ascii_strncasecmp(cmd, "QUIT", 4) && g_ascii_strncasecmp(cmd, "LOGOUT", 6));
 }
 
 /* One connection: the greeting, then a line, an answer, until QUIT or the client hangs up. */
@@ -267,6 +271,53 @@ static void test_smtp_refused_recipient(void **state)
 	}
 }
 
+/*
+ * A server that goes quiet: after the final dot (the try fails, not for
+ * good), or at QUIT once the mail was taken (it was sent).  [smtp] timeout
+ * ends the wait either way; curl waited 120 s more for an answer to QUIT.
+ */
+static void test_smtp_quiet_server(void **state)
+{
+	static const struct rule after_dot[] = {
+		{ "EHLO", "250-fake.example.org\r\n250 8BITMIME\r\n" }, { "MAIL", "250 ok\r\n" },
+		{ "RCPT", "250 ok\r\n" }, { "DATA", "354 go on\r\n" }, { ".", NULL },
+		{ "QUIT", "221 bye\r\n" }, { NULL, "502 what\r\n" },
+	};
+	static const struct rule at_quit[] = {
+		{ "EHLO", "250-fake.example.org\r\n250 8BITMIME\r\n" }, { "MAIL", "250 ok\r\n" },
+		{ "RCPT", "250 ok\r\n" }, { "DATA", "354 go on\r\n" }, { "QUIT", NULL },
+		{ NULL, "502 what\r\n" },
+	};
+	static const struct { const struct rule *rules; int rc; } cases[] = {
+		{ after_dot, -1 }, { at_quit, 0 },
+	};
+	const char *const rcpt[] = { "jane@example.org", NULL };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_smtp_config cfg = { .tls = PK_TLS_TRY, .timeout = 2 };
+		g_autoptr(GError) err = NULL;
+		g_autofree char *url = NULL;
+		bool permanent = true;
+		gint64 took;
+		struct fake f;
+		int rc;
+
+		fake_start(&f, false, cases[i].rules);
+		url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
+		cfg.url = url;
+		took = g_get_monotonic_time();
+		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL,
+				  &permanent, &err);
+		took = g_get_monotonic_time() - took;
+		fake_stop(&f);
+		print_message("case %zu: %.1f s: %s\n", i, took / 1e6, err ? err->message : "sent");
+		assert_int_equal(rc, cases[i].rc);
+		assert_false(rc < 0 && permanent);
+		assert_true(took < 5 * G_USEC_PER_SEC);
+		g_string_free(f.heard, TRUE);
+	}
+}
+
 /* The same for an IMAP source: no LOGIN unless tls = off. */
 static void test_imap_no_starttls(void **state)
 {
@@ -404,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_smtp_no_starttls),
 		cmocka_unit_test(test_imap_no_starttls),
 		cmocka_unit_test(test_smtp_refused_recipient),
+		cmocka_unit_test(test_smtp_quiet_server),
 		cmocka_unit_test(test_imap_absurd_uid),
 	};
 
