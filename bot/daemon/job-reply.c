@@ -184,7 +184,12 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 		return JOB_DONE;
 	}
 	if (permanent) {
+		g_autoptr(GError) move = NULL;
+
 		*detail = g_strdup_printf("<%s> refused by the server: %s", r->message_id, err->message);
+		/* out of new/: `ls outbox/new` is what still waits */
+		if (pk_outbox_mark_refused(d->outbox, r->message_id, &move) < 0)
+			daemon_log(job->id, r->message_id, "refused, but still in the outbox: %s", move->message);
 		return JOB_FAILED;
 	}
 	*out_retry = daemon_now() + (gint64)wait;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define SENT_SUFFIX ":2,S"
+#define REFUSED_SUFFIX ":2,T"   /* Maildir's "trashed": kept to be read, never sent */
 
 char *pk_outbox_default_dir(const char *configured)
 {
@@ -219,6 +220,22 @@ int pk_outbox_mark_sent(struct pk_outbox *ob, const char *message_id, GError **e
 
 	if (rename(from, to) < 0) {
 		if (errno == ENOENT && access(to, F_OK) == 0)
+			return 0;
+		return pk_error(err, pk_errno_code(errno), "outbox: %s to %s: %s", from, to, g_strerror(errno));
+	}
+	return sync_dir(cur_dir, err);
+}
+
+int pk_outbox_mark_refused(struct pk_outbox *ob, const char *message_id, GError **err)
+{
+	g_autofree char *from = new_path(ob, message_id);
+	g_autofree char *name = pk_outbox_name(message_id);
+	g_autofree char *flagged = g_strconcat(name, REFUSED_SUFFIX, NULL);
+	g_autofree char *to = g_build_filename(ob->dir, "cur", flagged, NULL);
+	g_autofree char *cur_dir = g_build_filename(ob->dir, "cur", NULL);
+
+	if (rename(from, to) < 0) {
+		if (errno == ENOENT)
 			return 0;
 		return pk_error(err, pk_errno_code(errno), "outbox: %s to %s: %s", from, to, g_strerror(errno));
 	}

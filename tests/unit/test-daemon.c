@@ -15,7 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <glib/gstdio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -312,25 +315,21 @@ static int run_on_full_outbox(const char *dir, void *data)
 }
 
 /*
- * A reply that cannot be put in the outbox because the disk is full for a
- * moment: its job is tried again after the backoff, not failed for good.
+ * A reply waiting to be sent: a mail read by a queue-only run, its reply
+ * stored (not in the outbox) and a reply job for it.  The job's id.
  */
-static void test_full_outbox_retries(void **state)
+static gint64 queue_reply(struct fixture *f)
 {
-	struct fixture *f = *state;
 	struct pk_daemon_opts queue = { .config_path = f->config, .once = true, .queue_only = true };
 	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
 	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
-	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autofree char *payload = NULL;
 	g_autoptr(pk_store) store = NULL;
-	g_autoptr(GPtrArray) jobs = NULL;
 	g_autoptr(GError) err = NULL;
 	struct pk_store_reply r = { .message_id = "printkbot-full@example.org", .sender = "bot@example.org",
 				    .recipients = "jane@example.org",
 				    .text = "From: bot@example.org\r\nSubject: x\r\n\r\nhi\r\n" };
-	const struct pk_store_job *job = NULL;
 	gint64 reply_id, job_id;
-	int rc;
 
 	pk_daemon_close(f->daemon);   /* one daemon per database */
 	f->daemon = NULL;
@@ -340,27 +339,103 @@ static void test_full_outbox_retries(void **state)
 	assert_int_equal(pk_store_open(&store, db, &err), 0);
 	assert_int_equal(pk_store_mail_find(store, "replied@example.org", &r.mail_id, &err), 1);
 	assert_int_equal(pk_store_reply_add(store, &reply_id, &r, &err), 0);
-	{
-		g_autofree char *payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
-		assert_int_equal(pk_store_job_add(store, &job_id, PK_JOB_REPLY, payload, &err), 0);
-	}
-	g_clear_pointer(&store, pk_store_close);
+	payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
+	assert_int_equal(pk_store_job_add(store, &job_id, PK_JOB_REPLY, payload, &err), 0);
+	return job_id;
+}
+
+/* The job job_id as the store has it now (caller frees). */
+static struct pk_store_job *job_now(struct fixture *f, gint64 job_id)
+{
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GPtrArray) jobs = NULL;
+
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, NULL), 0);
+	for (guint i = 0; i < jobs->len; i++)
+		if (((const struct pk_store_job *)jobs->pdata[i])->id == job_id)
+			return g_ptr_array_steal_index(jobs, i);
+	fail_msg("no job %" G_GINT64_FORMAT, job_id);
+	return NULL;
+}
+
+/*
+ * A reply that cannot be put in the outbox because the disk is full for a
+ * moment: its job is tried again after the backoff, not failed for good.
+ */
+static void test_full_outbox_retries(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 job_id = queue_reply(f);
+	int rc;
+
 	assert_int_equal(g_mkdir_with_parents(outbox, 0700), 0);
 	rc = tinyfs_run(outbox, "64k", run_on_full_outbox, f->config);
 	if (rc < 0)
 		skip();   /* no mount namespace here */
 	assert_int_equal(rc, 0);
-	assert_int_equal(pk_store_open(&store, db, &err), 0);
-	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, &err), 0);
-	for (guint i = 0; i < jobs->len; i++)
-		if (((const struct pk_store_job *)jobs->pdata[i])->id == job_id)
-			job = jobs->pdata[i];
-	assert_non_null(job);
+	job = job_now(f, job_id);
 	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
 	assert_int_equal(job->state, PK_JOB_QUEUED);
 	assert_true(job->not_before > 0);
 	assert_non_null(strstr(job->detail, "No space left"));
 	assert_non_null(strstr(job->detail, "next try in 60 s"));
+}
+
+/* An SMTP server that refuses everyone at once (554 greeting), one connection. */
+static gpointer refusing_server(gpointer data)
+{
+	int fd = GPOINTER_TO_INT(data), c = accept(fd, NULL, NULL);
+
+	if (c >= 0) {
+		if (write(c, "554 5.7.1 no mail from you\r\n", 29) < 0) {
+			/* the client sees the hang-up instead */
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+/* A reply the server refuses for good leaves new/: the outbox no longer counts it as waiting. */
+static void test_refused_reply_leaves_new(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true };
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autofree char *text = NULL, *more = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(GPtrArray) waiting = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 job_id = queue_reply(f);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	GThread *server;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
+	more = g_strdup_printf("%s[smtp]\nurl = smtp://127.0.0.1:%d\n", text, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(f->config, more, -1, NULL));
+	server = g_thread_new("refuser", refusing_server, GINT_TO_POINTER(fd));
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	g_thread_join(server);
+	close(fd);
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
+	assert_int_equal(job->state, PK_JOB_FAILED);
+	assert_non_null(strstr(job->detail, "refused by the server"));
+	assert_int_equal(pk_outbox_open(&ob, outbox, false, &err), 0);
+	assert_int_equal(pk_outbox_waiting(ob, &waiting, &err), 0);
+	assert_int_equal(waiting->len, 0);
+	assert_int_equal(pk_outbox_state(ob, "printkbot-full@example.org"), PK_OUTBOX_ABSENT);
 }
 
 /*
@@ -414,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_reply_leaves_new, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
