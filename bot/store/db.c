@@ -320,6 +320,28 @@ static void check_pragma(struct pk_store *s, const char *sql, GPtrArray *problem
 		g_ptr_array_add(problems, g_strdup_printf("%s: %s", sql, sqlite3_errmsg(s->db)));
 }
 
+/*
+ * Again as an immutable file: a WAL database where its -shm cannot be made
+ * (a read-only directory or mount) opens no other way.  Nothing can write
+ * it there, so nothing changes it under the check.
+ */
+static int open_immutable(struct pk_store *s)
+{
+	g_autofree char *abs = g_canonicalize_filename(s->path, NULL);
+	g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
+	g_autofree char *immutable = uri ? g_strconcat(uri, "?immutable=1", NULL) : NULL;
+
+	if (!immutable)
+		return -1;
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	if (sqlite3_open_v2(immutable, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	return 0;
+}
+
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err)
 {
 	struct pk_store s = { .path = (char *)path };
@@ -337,7 +359,10 @@ int pk_store_check_file(struct pk_store_check *out, const char *path, GError **e
 		return -1;
 	}
 	sqlite3_busy_timeout(s.db, STORE_BUSY_MS);
-	if (query_int(&s, "PRAGMA user_version", &version, NULL) < 0) {
+	rc = query_int(&s, "PRAGMA user_version", &version, NULL);
+	if (rc < 0 && (sqlite3_errcode(s.db) & 0xff) == SQLITE_CANTOPEN && open_immutable(&s) == 0)
+		rc = query_int(&s, "PRAGMA user_version", &version, NULL);
+	if (rc < 0) {
 		/* not a database, or one too damaged to read its schema: the answer */
 		g_ptr_array_add(problems, g_strdup(sqlite3_errmsg(s.db)));
 		version = -1;

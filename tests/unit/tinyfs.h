@@ -2,7 +2,7 @@
  * tinyfs.h - a disk that fills up, for the tests of transient errors: a
  * child process in its own mount namespace (a user namespace too when not
  * root) mounts a tmpfs of a few KiB on a directory and runs a check on it;
- * the mount is gone with the child.  -1 when the system allows no such
+ * the mount is gone with the child.  Or the directory as it is, read-only.  -1 when the system allows no such
  * namespace (the caller skips), else the check's exit status (0: passed).
  */
 #ifndef PK_TEST_TINYFS_H
@@ -30,9 +30,10 @@ static inline int tinyfs_map(const char *file, unsigned id)
 	return g_file_set_contents(path, line, -1, NULL) ? 0 : -1;
 }
 
+/* size NULL: dir bound read-only on itself instead of a tmpfs */
 static inline int tinyfs_enter(const char *dir, const char *size)
 {
-	g_autofree char *opts = g_strdup_printf("size=%s", size);
+	g_autofree char *opts = g_strdup_printf("size=%s", size ? size : "0");
 	unsigned uid = getuid(), gid = getgid();
 
 	if (geteuid() == 0 ? unshare(CLONE_NEWNS) < 0
@@ -40,10 +41,12 @@ static inline int tinyfs_enter(const char *dir, const char *size)
 			     !g_file_set_contents("/proc/self/setgroups", "deny", -1, NULL) ||
 			     tinyfs_map("gid_map", gid) < 0)
 		return -1;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("tmpfs", dir, "tmpfs", 0, opts) < 0)
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -1;
-	return 0;
+	if (!size)
+		return mount(dir, dir, NULL, MS_BIND, NULL) < 0 ||
+		       mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0 ? -1 : 0;
+	return mount("tmpfs", dir, "tmpfs", 0, opts) < 0 ? -1 : 0;
 }
 
 /* Fill the file system of dir to the last byte with the file dir/filler. */
@@ -61,7 +64,10 @@ static inline void tinyfs_fill(const char *dir)
 		close(fd);
 }
 
-/* Run check(dir, data) in a child with a tmpfs of size on dir: its exit status, or -1. */
+/*
+ * Run check(dir, data) in a child with a tmpfs of size on dir (size NULL:
+ * dir read-only as it is): its exit status, or -1.
+ */
 static inline int tinyfs_run(const char *dir, const char *size, int (*check)(const char *, void *),
 			     void *data)
 {
