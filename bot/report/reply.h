@@ -44,7 +44,7 @@ struct pk_reply_info {
  * 10,000-address Cc is not answered to all) and References ids (the
  * thread's first and the nearest ones).
  */
-#define PK_REPLY_MAX_RECIPIENTS 64
+#define PK_REPLY_MAX_RECIPIENTS 200   /* a real patch has up to ~100 (get_maintainer.pl) */
 #define PK_REPLY_MAX_REFERENCES 20
 
 /* A rendered reply; free with pk_reply_clear(). */
