@@ -350,7 +350,8 @@ static int store_failed(struct pk_daemon *d, int wake_rd, GError **err)
 		while (read(wake_rd, buf, sizeof buf) > 0)
 			;
 	}
-	if (recover_jobs(d, &again) < 0)
+	if (pk_store_jobs_requeue_running(d->store, "requeued: the store failed as it ended", NULL,
+					  &again) < 0)
 		daemon_log(0, NULL, "and again: %s", again->message);
 	return 0;
 }
