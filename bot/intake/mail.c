@@ -341,7 +341,7 @@ char *pk_mail_mailbox(const char *name, const char *addr)
 	g_autoptr(InternetAddress) a = NULL;
 
 	gmime_init_once();
-	if (!name || !*name || !pk_mail_header_ok(name))
+	if (!addr || !name || !*name || !pk_mail_header_ok(name))
 		return g_strdup(addr);
 	a = internet_address_mailbox_new(name, addr);
 	/* not encoded: one_mailbox() reads it back, and the writer encodes what the header needs */

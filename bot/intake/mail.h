@@ -89,7 +89,7 @@ char *pk_mail_compose(const struct pk_mail_out *m, GError **err);
  * "name <addr>" as a header reads it back: a name outside ASCII left as
  * UTF-8 (pk_mail_compose() encodes it), one with quotes or specials
  * quoted; addr alone when name is NULL, empty or holds a control
- * character.  Caller frees.
+ * character.  NULL when addr is.  Caller frees.
  */
 char *pk_mail_mailbox(const char *name, const char *addr);
 
