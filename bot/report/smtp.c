@@ -85,8 +85,12 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from);
 	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
-	/* one stale Cc must not keep the reply from the others (7.69's misspelt name, as 7.88 has it) */
+	/* one stale Cc must not keep the reply from the others (named so from curl 8.2; misspelt before) */
+#if LIBCURL_VERSION_NUM >= 0x080200
+	curl_easy_setopt(h, CURLOPT_MAIL_RCPT_ALLOWFAILS, 1L);
+#else
 	curl_easy_setopt(h, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
+#endif
 	curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, on_debug);
 	curl_easy_setopt(h, CURLOPT_DEBUGDATA, &watch);
 	curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
