@@ -200,17 +200,25 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	res.accel = probe_accel(lab);
 	{
 		bool kvm = strcmp(res.accel, "kvm") == 0;
-		const char *argv[] = {
+		const char *base[] = {
 			QEMU, "-accel", res.accel, "-cpu", kvm ? "host" : "qemu64",
 			"-machine", "q35", "-m", "256", "-smp", "2", "-sandbox", QEMU_SECCOMP,
 			"-nodefaults", "-no-user-config", "-display", "none",
 			"-no-reboot", "-nic", "none",
 			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
 			"-serial", "stdio", "-chardev", chardev, "-serial", "chardev:capture",
-			NULL,
 		};
-
+		g_autoptr(GPtrArray) args = g_ptr_array_new();
+		const char *const *argv;
 		const char *ro[] = { opts->vmlinux, lab->initrd, NULL };
+
+		/* the devices the patch's drivers need (qemu/devices, derive.h) */
+		for (size_t i = 0; i < G_N_ELEMENTS(base); i++)
+			g_ptr_array_add(args, (char *)base[i]);
+		for (char **a = lab->qemu_args; a && *a; a++)
+			g_ptr_array_add(args, *a);
+		g_ptr_array_add(args, NULL);
+		argv = (const char *const *)args->pdata;
 
 		popts.capture = console;
 		popts.output_cap = sc->console_cap;

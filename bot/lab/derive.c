@@ -17,6 +17,7 @@
 void pk_derived_clear(struct pk_derived *d)
 {
 	g_free(d->lines);
+	g_free(d->devices);
 	if (d->asked)
 		g_ptr_array_unref(d->asked);
 	if (d->cannot)
@@ -74,6 +75,69 @@ static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct 
 	return 0;
 }
 
+/* Whether the patch touches a file under prefix. */
+static bool touches(const struct pk_patch *patch, const char *prefix)
+{
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		if ((f->new_path && g_str_has_prefix(f->new_path, prefix)) ||
+		    (f->old_path && g_str_has_prefix(f->old_path, prefix)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The QEMU arguments of the qemu/devices rows whose prefix the patch
+ * touches into args (each option and value pair once, in the table's
+ * order), the devices' names into names.  A malformed row is an error
+ * naming its line.
+ */
+static int wanted_devices(GPtrArray *args, GString *names, const struct pk_lab *lab,
+			  const struct pk_patch *patch, GError **err)
+{
+	g_autofree char *path = g_build_filename(lab->datadir, "qemu", "devices", NULL);
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	if (pk_read_file(&text, NULL, path, 1 << 20, err) < 0)
+		return -1;
+	lines = g_strsplit(text, "\n", -1);
+	for (unsigned n = 0; lines[n]; n++) {
+		g_auto(GStrv) words = NULL;
+		guint count;
+
+		g_strstrip(lines[n]);
+		if (!*lines[n] || *lines[n] == '#')
+			continue;
+		words = g_regex_split_simple("\\s+", lines[n], 0, 0);
+		count = g_strv_length(words);
+		if (count < 3 || count % 2 == 0)
+			return pk_error(err, PK_ERROR_FAILED, "%s:%u: want a path prefix and QEMU option and "
+					"value pairs", path, n + 1);
+		if (!touches(patch, words[0]))
+			continue;
+		for (guint w = 1; w + 1 < count; w += 2) {
+			bool have = false;
+
+			if (words[w][0] != '-')
+				return pk_error(err, PK_ERROR_FAILED, "%s:%u: \"%s\" is not a QEMU option",
+						path, n + 1, words[w]);
+			for (guint a = 0; a + 1 < args->len && !have; a += 2)
+				have = !strcmp(args->pdata[a], words[w]) && !strcmp(args->pdata[a + 1], words[w + 1]);
+			if (have)
+				continue;
+			g_ptr_array_add(args, g_strdup(words[w]));
+			g_ptr_array_add(args, g_strdup(words[w + 1]));
+			if (!strcmp(words[w], "-device"))
+				g_string_append_printf(names, "%s%.*s", names->len ? ", " : "",
+						       (int)strcspn(words[w + 1], ","), words[w + 1]);
+		}
+	}
+	return 0;
+}
+
 /* Run qemu/kconfig-enable.py for want on the lab's .config: its answer, one line each. */
 static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 {
@@ -102,7 +166,8 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 }
 
 /* The lab on the config "fragment + lines": its own name and build dir, made from the lab's if new. */
-static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char *lines, GError **err)
+static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char *lines, GPtrArray *args,
+		       GError **err)
 {
 	g_autofree char *frag_path = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
 	g_autofree char *fragment = NULL, *tmp = NULL;
@@ -113,11 +178,27 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		return -1;
 	g_checksum_update(sum, (const guchar *)fragment, -1);
 	g_checksum_update(sum, (const guchar *)lines, -1);
+	if (args->len) {
+		g_checksum_update(sum, (const guchar *)"\n# qemu/devices\n", -1);
+		for (guint i = 0; i < args->len; i++) {
+			g_checksum_update(sum, (const guchar *)args->pdata[i], -1);
+			g_checksum_update(sum, (const guchar *)" ", 1);
+		}
+		g_ptr_array_add(args, NULL);
+		d.qemu_args = g_strdupv((char **)args->pdata);
+		g_ptr_array_remove_index(args, args->len - 1);
+	}
 	d.cache = g_strdup(lab->cache);
 	d.datadir = g_strdup(lab->datadir);
 	d.tree = g_strdup(lab->tree);
 	d.initrd = g_strdup(lab->initrd);
 	d.config_hash = g_strndup(g_checksum_get_string(sum), 12);
+	if (!*lines) {
+		/* devices only: the lab's config, so its build dir */
+		d.build_dir = g_strdup(lab->build_dir);
+		*out = d;
+		return 0;
+	}
 	d.build_dir = g_build_filename(lab->cache, "build", d.config_hash, NULL);
 	d.extra_config = g_strdup(lines);
 	if (!g_file_test(d.build_dir, G_FILE_TEST_IS_DIR)) {
@@ -147,36 +228,37 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
 		     const struct pk_patch *patch, GError **err)
 {
-	struct pk_derived d = { NULL, g_ptr_array_new_with_free_func(g_free), g_ptr_array_new_with_free_func(g_free) };
+	struct pk_derived d = { NULL, g_ptr_array_new_with_free_func(g_free), g_ptr_array_new_with_free_func(g_free),
+				NULL };
 	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GHashTable) config = NULL;
-	g_autoptr(GString) lines = g_string_new(NULL);
+	g_autoptr(GString) lines = g_string_new(NULL), names = g_string_new(NULL);
 	g_auto(GStrv) answer = NULL;
 	int rc = -1;
 
 	if (!(config = pk_kconfig_values(lab->build_dir, err)) ||
-	    unmet_groups(want, &d, lab, patch, config, err) < 0)
+	    unmet_groups(want, &d, lab, patch, config, err) < 0 || wanted_devices(args, names, lab, patch, err) < 0)
 		goto out;
-	rc = 0;
-	if (!want->len)
+	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
-	rc = -1;
-	if (!(answer = solve(lab, want, err)))
-		goto out;
-	for (char **l = answer; *l; l++) {
+	for (char **l = answer; l && *l; l++) {
 		if (g_str_has_prefix(*l, "CONFIG_"))
 			g_string_append_printf(lines, "%s\n", *l);
 		else if (g_str_has_prefix(*l, "# cannot: "))
 			g_ptr_array_add(d.cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
 	}
 	rc = 0;
-	if (!lines->len)
+	if (!lines->len && !args->len)
 		goto out;
-	if (derived_lab(out, lab, lines->str, err) < 0) {
+	if (derived_lab(out, lab, lines->str, args, err) < 0) {
 		rc = -1;
 		goto out;
 	}
-	d.lines = g_string_free(g_steal_pointer(&lines), FALSE);
+	if (lines->len)
+		d.lines = g_string_free(g_steal_pointer(&lines), FALSE);
+	if (names->len)
+		d.devices = g_string_free(g_steal_pointer(&names), FALSE);
 	rc = 1;
 out:
 	if (found && rc >= 0)

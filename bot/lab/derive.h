@@ -16,6 +16,13 @@
  * rebuilds only what the new symbols change), its builds, boots and noise
  * mask in the store are its own, and a later patch that needs the same
  * lines reuses them.
+ *
+ * The devices: qemu/devices maps path prefixes to the QEMU devices their
+ * drivers bind to; a patch to such a driver boots, before and after, with
+ * them attached, so that the driver probes and prints.  They are part of
+ * the derived config's name (the stored boots of one set of devices never
+ * stand in for another's), and without lines of its own a derived config
+ * keeps the lab's build dir.
  */
 #ifndef PK_DERIVE_H
 #define PK_DERIVE_H
@@ -30,14 +37,16 @@ struct pk_derived {
 	char *lines;        /* the CONFIG_X=y lines added ("\n"-separated), NULL when none */
 	GPtrArray *asked;   /* char*: "drivers/ata/ahci.c: CONFIG_SATA_AHCI" per symbol group wanted */
 	GPtrArray *cannot;  /* char*: "CONFIG_ARM64: CONFIG_ARM64 depends on n" per group no config gave */
+	char *devices;      /* the QEMU devices attached ("e1000e, pci-serial"), NULL when none */
 };
 
 /*
  * For the patch (its C sources, read in the tree as checked out now: the
- * base the patch goes on), the config to test it with.  Returns 1 with
- * *out a new lab on a derived config (same tree, cache and lock as lab,
- * whose lock it does not own; pk_lab_clear() it), 0 when the lab's own
- * config compiles every touched C source that any symbol could add (out
+ * base the patch goes on), the config and devices to test it with.
+ * Returns 1 with *out a new lab on a derived config, with its devices
+ * (same tree, cache and lock as lab, whose lock it does not own;
+ * pk_lab_clear() it), 0 when the lab's own config compiles every touched
+ * C source that any symbol could add and no device is wanted (out
  * untouched); -1 with err when the solver or a file could not be run or
  * read.  *found (may be NULL) says what was looked for either way
  * (pk_derived_clear()).

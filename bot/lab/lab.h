@@ -35,6 +35,7 @@ struct pk_lab {
 	char *initrd;     /* cache/guest/initrd.cpio */
 	char *config_hash;/* first 12 hex of sha256(fragment), or of fragment + extra_config */
 	char *extra_config;/* a derived config's CONFIG_X=y lines (derive.h), NULL for the lab's */
+	char **qemu_args; /* QEMU arguments of the devices a patch's drivers need (derive.h), or NULL */
 	int lock_fd;      /* held by pk_lab_lock(), -1 when not */
 };
 

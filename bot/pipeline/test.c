@@ -401,10 +401,12 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 	if (pk_repo_checkout(lab, parent, err) < 0 ||
 	    (found = pk_derive_config(&derived, &res->derived, lab, patch, err)) < 0)
 		return -1;
-	if (found) {
-		g_autofree char *lines = g_strdelimit(g_strdup(derived.extra_config), "\n", ' ');
+	if (found && res->derived.lines) {
+		g_autofree char *lines = g_strdelimit(g_strdup(res->derived.lines), "\n", ' ');
 		pk_info("testing on a config derived for the patch (%s): %s", derived.config_hash, lines);
 	}
+	if (found && res->derived.devices)
+		pk_info("booting with the devices its drivers need: %s", res->derived.devices);
 	res->config_hash = g_strdup(found ? derived.config_hash : lab->config_hash);
 	rc = dynamic(res, found ? &derived : lab, store, opts, patch, err);
 	pk_lab_clear(&derived);

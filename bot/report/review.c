@@ -676,6 +676,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 				       "so both kernels were built with a config derived for it: the lab's "
 				       "and %s (dependencies included).", asked->str, lines);
 	}
+	if (res->derived.devices)
+		g_string_append_printf(s, " Both kernels booted with the QEMU devices its drivers bind to "
+				       "(qemu/devices): %s.", res->derived.devices);
 	for (guint i = 0; res->derived.cannot && i < res->derived.cannot->len; i++)
 		g_string_append_printf(s, " No x86_64 config could set %s.", (char *)res->derived.cannot->pdata[i]);
 	if (!res->diff)
@@ -733,6 +736,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "base_short", base_short);
 	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
 	add_str(b, "config_derived", res->derived.lines);
+	add_str(b, "devices", res->derived.devices);
 	add_int(b, "calls_changed", res->scan->calls_changed);
 	add_int(b, "noise_boots", res->noise_boots);
 	add_int(b, "noise_dropped", d ? d->noise_dropped : 0);
