@@ -7,6 +7,13 @@
  * failure: the patch keeps every hunk that could be read and patch->error
  * says what went wrong, naming the input line.  Everything returned is owned
  * by the caller and freed with pk_patch_free(), which accepts NULL.
+ *
+ * Mailer damage is repaired where the hunk header's line counts leave one
+ * reading only: a line the mailer wrapped (a hunk header's function text,
+ * a '+', '-' or context line) is joined back to the line above when what
+ * follows then fills the hunk exactly.  Each repair is listed in
+ * patch->damage; patch->diff stays the text as sent, which git am rejects,
+ * so nothing downstream may apply a damaged patch as if it were clean.
  */
 #ifndef PK_PATCH_H
 #define PK_PATCH_H
@@ -35,6 +42,14 @@ struct pk_diff_file {
 	GPtrArray *hunks;   /* struct pk_hunk* */
 };
 
+/* One repair of mailer damage (see above). */
+struct pk_patch_damage {
+	int line;           /* the damaged line of the diff text, from 1 */
+	char *path;         /* the file of the damaged hunk, or NULL */
+	int file_line;      /* its post-image line (pre-image for '-'), 0 for none */
+	char *what;         /* "was wrapped by the mailer", as a predicate */
+};
+
 struct pk_patch {
 	char *subject;      /* NULL for a plain diff */
 	char *message_id;
@@ -48,6 +63,8 @@ struct pk_patch {
 	char *diff;         /* the diff text as read (what apply applies) */
 	GPtrArray *files;   /* struct pk_diff_file* */
 	char *error;        /* why the diff was only partly read, or NULL */
+	GPtrArray *damage;  /* struct pk_patch_damage*: mailer damage repaired */
+	int diff_line;      /* the line of the mail where diff starts, 0 unknown */
 };
 
 /* The path a finding should name: the post-image one unless deleted. */
