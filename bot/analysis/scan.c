@@ -676,16 +676,14 @@ static void scan_hunk(struct pk_scan_ctx *x, const struct pk_hunk *h)
 static void add_damage_finding(struct pk_scan *s, const struct pk_patch *p, const struct pk_patch_damage *d)
 {
 	struct pk_finding *f = g_new0(struct pk_finding, 1);
+	g_autofree char *what = pk_patch_damage_describe(p, d);
 
 	f->file = g_strdup(d->path ? d->path : "");
 	f->line = d->file_line;
 	f->kind = PK_FINDING_PATCH_CORRUPT;
 	f->silent = pk_finding_is_silent(f->kind);
-	f->message = p->diff_line > 0
-		? g_strdup_printf("this mail is corrupt: line %d %s; git am will reject it",
-				  p->diff_line + d->line - 1, d->what)
-		: g_strdup_printf("this mail is corrupt: line %d of its diff %s; git am will reject it",
-				  d->line, d->what);
+
+	f->message = g_strdup_printf("this mail is corrupt: %s; git am will reject it", what);
 	g_ptr_array_add(s->findings, f);
 }
 

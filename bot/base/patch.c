@@ -86,6 +86,13 @@ void pk_patch_free_void(gpointer p)
 	pk_patch_free(p);
 }
 
+char *pk_patch_damage_describe(const struct pk_patch *p, const struct pk_patch_damage *d)
+{
+	if (p->diff_line > 0)
+		return g_strdup_printf("line %d %s", p->diff_line + d->line - 1, d->what);
+	return g_strdup_printf("line %d of its diff %s", d->line, d->what);
+}
+
 const char *pk_diff_file_path(const struct pk_diff_file *f)
 {
 	return f->new_path ? f->new_path : f->old_path;

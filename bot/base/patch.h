@@ -67,6 +67,13 @@ struct pk_patch {
 	int diff_line;      /* the line of the mail where diff starts, 0 unknown */
 };
 
+/*
+ * One repair as a clause: "line 57 (the end of an added line) was wrapped
+ * by the mailer", the line being the mail's when known (diff_line), else
+ * "line 9 of its diff".  Caller frees.
+ */
+char *pk_patch_damage_describe(const struct pk_patch *p, const struct pk_patch_damage *d);
+
 /* The path a finding should name: the post-image one unless deleted. */
 const char *pk_diff_file_path(const struct pk_diff_file *f);
 
