@@ -98,8 +98,8 @@ if [ -n "$have_cp" ]; then
 		"$(ratio "$(echo "$cpa_c / $n" | bc -l)" "$mbox_pp")"
 	printf '%-58s %8s %7sx\n' "  checkpatch.pl a process each vs scan's mbox rate" "" \
 		"$(ratio "$(echo "$cpe_c / $n" | bc -l)" "$mbox_pp")"
-	echo "(scan's own start-up, about 2.5 ms of loading its libraries, is most of a"
-	echo " one-patch run; in one process a patch costs it well under a millisecond)"
+	echo "(scan's own start-up, about 1 ms of loading GMime and starting a process, is"
+	echo " most of a one-patch run; in one process a patch costs it well under a millisecond)"
 fi
 printf 'mbox: 1,500 mails, %s patches in %.2f s wall, %.2f s cpu (target: under 2 s)\n' \
 	"$mbox_patches" "$mbox_wall" "$mbox_cpu"
