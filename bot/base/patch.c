@@ -273,15 +273,21 @@ static int hunk_fits(char **lines, int i, int old_left, int new_left)
 	return old_left <= 0 && new_left <= 0 ? i : -1;
 }
 
-static void add_damage(struct diff_parser *dp, int lineno, int file_line, const char *what)
+static struct pk_patch_damage *damage_new(int lineno, const char *path, int file_line, const char *what)
 {
 	struct pk_patch_damage *d = g_new0(struct pk_patch_damage, 1);
 
 	d->line = lineno;
-	d->path = dp->file ? g_strdup(pk_diff_file_path(dp->file)) : NULL;
+	d->path = g_strdup(path);
 	d->file_line = file_line;
 	d->what = g_strdup(what);
-	g_ptr_array_add(dp->patch->damage, d);
+	return d;
+}
+
+static void add_damage(struct diff_parser *dp, int lineno, int file_line, const char *what)
+{
+	g_ptr_array_add(dp->patch->damage, damage_new(lineno, dp->file ? pk_diff_file_path(dp->file) : NULL,
+						      file_line, what));
 }
 
 /*
@@ -524,16 +530,49 @@ static gboolean charset_is_utf8(const char *charset)
 }
 
 /*
+ * format=flowed (RFC 3676) undone as git mailinfo undoes it, so a patch
+ * reads as git am would apply it: the blank a sender stuffed before a line
+ * starting with one is taken away, and a line ending in a blank (a soft
+ * break) is joined to the next, that blank dropped with DelSp=yes; the
+ * signature line "-- " stays.  GMime has no decoder for it.
+ */
+static char *unflow(const char *text, gboolean delsp)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	GString *out = g_string_sized_new(strlen(text));
+
+	for (char **l = lines; *l; l++) {
+		char *s = *l;
+		size_t n = strlen(s);
+
+		if (n && s[n - 1] == '\r')
+			s[--n] = '\0';
+		if (strcmp(s, "-- ") && *s == ' ')
+			s++, n--;
+		if (strcmp(*l, "-- ") && n && s[n - 1] == ' ') {
+			g_string_append_len(out, s, (gssize)(n - (delsp ? 1 : 0)));
+			continue;
+		}
+		g_string_append_len(out, s, (gssize)n);
+		if (l[1])
+			g_string_append_c(out, '\n');
+	}
+	return g_string_free(out, FALSE);
+}
+
+/*
  * The content of a MIME part as UTF-8 text: mboxrd quoting undone (for a
  * part read from an mbox), the transfer encoding decoded, and the charset
- * converted, through one GMime filter stream.  NULL for a part that cannot
+ * converted, through one GMime filter stream, and format=flowed undone
+ * (unflow()).  NULL for a part that cannot
  * hold a diff, which is most of a mailing list, without decoding it.
  */
 static char *part_text(GMimePart *part, gboolean mboxrd)
 {
 	GMimeDataWrapper *content = g_mime_part_get_content(part);
 	GMimeContentEncoding enc;
-	const char *charset;
+	const char *charset, *flowed;
+	char *text;
 	g_autoptr(GMimeStream) out = NULL, filtered = NULL;
 	g_autofree char *raw = NULL;
 	size_t len = 0;
@@ -570,8 +609,17 @@ static char *part_text(GMimePart *part, gboolean mboxrd)
 		return NULL;
 	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
 	if (!g_utf8_validate((const char *)bytes->data, bytes->len, NULL))
-		return g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
-	return g_strndup((const char *)bytes->data, bytes->len);
+		text = g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
+	else
+		text = g_strndup((const char *)bytes->data, bytes->len);
+	flowed = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "format");
+	if (flowed && !g_ascii_strcasecmp(flowed, "flowed")) {
+		const char *delsp = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "delsp");
+		char *plain = unflow(text, delsp && !g_ascii_strcasecmp(delsp, "yes"));
+		g_free(text);
+		text = plain;
+	}
+	return text;
 }
 
 /* Text parts and patch attachments are where a diff can be. */
@@ -600,9 +648,12 @@ static char *message_diff(GMimeMessage *msg, gboolean mboxrd, gboolean *out_verb
 		GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(top));
 		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top), mboxrd) : NULL;
 
+		const char *format = g_mime_object_get_content_type_parameter(top, "format");
+
 		*out_verbatim = enc != GMIME_CONTENT_ENCODING_BASE64 &&
 				enc != GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE &&
-				enc != GMIME_CONTENT_ENCODING_UUENCODE;
+				enc != GMIME_CONTENT_ENCODING_UUENCODE &&
+				!(format && !g_ascii_strcasecmp(format, "flowed"));
 		return text && find_diff(text) ? g_steal_pointer(&text) : NULL;
 	}
 	if (!GMIME_IS_MULTIPART(top))
@@ -681,6 +732,55 @@ static int count_lines(const char *s, size_t n)
 	return lines;
 }
 
+/* The escapes of quoted-printable a diff never holds by itself. */
+static const char *qp_escape(const char *s)
+{
+	const char *e = strstr(s, "=3D");
+
+	return e ? e : strstr(s, "=20\n");
+}
+
+/*
+ * A diff still in quoted-printable though its mail does not say so (a
+ * forward, an archive that lost the header): "=3D" for '=', "=20" for a
+ * blank at a line end, a line ending in '=' broken by the encoder.  git am
+ * applies it as it is and fails.  Its decoded reading replaces p when it
+ * reads whole and p does not or holds an escape; the repair is damage, and
+ * diff stays the text as sent.  Takes p; returns the patch to keep.
+ */
+static struct pk_patch *parse_leftover_qp(const char *diff, struct pk_patch *p)
+{
+	const char *first = qp_escape(diff);
+	size_t len = strlen(diff);
+	g_autofree char *plain = NULL;
+	struct pk_patch *q;
+	const struct pk_diff_file *f;
+	const struct pk_hunk *h;
+	GMimeEncoding state;
+
+	if (!first && !(p->error && strstr(diff, "=\n")))
+		return p;
+	g_mime_encoding_init_decode(&state, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	plain = g_malloc(g_mime_encoding_outlen(&state, len) + 1);
+	plain[g_mime_encoding_flush(&state, diff, len, plain)] = '\0';
+	q = pk_patch_parse_diff(plain, strlen(plain));
+	if (q->error || q->files->len < p->files->len || !g_utf8_validate(plain, -1, NULL)) {
+		pk_patch_free(q);
+		return p;
+	}
+	if (!first)
+		first = strstr(diff, "=\n");
+	f = q->files->len ? q->files->pdata[0] : NULL;
+	h = f && f->hunks->len ? f->hunks->pdata[0] : NULL;
+	g_ptr_array_insert(q->damage, 0, damage_new(count_lines(diff, (size_t)(first - diff)) + 1,
+			   f ? pk_diff_file_path(f) : NULL, h ? h->new_start : 0,
+			   "(and the diff around it) is still quoted-printable, which the mail does not declare"));
+	g_free(q->diff);
+	q->diff = g_strdup(diff);
+	pk_patch_free(p);
+	return q;
+}
+
 /* body_line: the line of the mail where its body starts, 0 when unknown. */
 static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd, int body_line)
 {
@@ -692,7 +792,7 @@ static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd, i
 
 	if (!text || !(diff = find_diff(text)))
 		return NULL;
-	p = pk_patch_parse_diff(diff, strlen(diff));
+	p = parse_leftover_qp(diff, pk_patch_parse_diff(diff, strlen(diff)));
 	/* damage is named by the line of the mail when the body is the mail's text */
 	p->diff_line = verbatim && body_line ? body_line + count_lines(text, (size_t)(diff - text)) : 0;
 	if ((v = g_mime_message_get_subject(msg)))

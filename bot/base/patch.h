@@ -11,9 +11,16 @@
  * Mailer damage is repaired where the hunk header's line counts leave one
  * reading only: a line the mailer wrapped (a hunk header's function text,
  * a '+', '-' or context line) is joined back to the line above when what
- * follows then fills the hunk exactly.  Each repair is listed in
- * patch->damage; patch->diff stays the text as sent, which git am rejects,
- * so nothing downstream may apply a damaged patch as if it were clean.
+ * follows then fills the hunk exactly (and the line above is longer than
+ * mailers let lines be).  In a mail, a diff still in quoted-printable the
+ * mail does not declare is decoded when only the decoded text reads whole.
+ * Each repair is listed in patch->damage; patch->diff stays the text as
+ * sent, which git am rejects, so nothing downstream may apply a damaged
+ * patch as if it were clean (lab/apply.c refuses it).  Not damage, because
+ * git am undoes it too: format=flowed (undone when the mail reads), and a
+ * context line whose lone blank was stripped (read as an empty context
+ * line, as GNU diff can write it).  Not recognised: a wrapped last line of
+ * a hunk (nothing after it to confirm it), tabs turned into blanks.
  */
 #ifndef PK_PATCH_H
 #define PK_PATCH_H
@@ -105,7 +112,8 @@ char *pk_diff_file_apply(const struct pk_diff_file *f, const char *old_text);
  * the first place; mboxo cannot tell the two apart anyway.  A text part in
  * another charset is converted to UTF-8 (GMime's charset filter); one that
  * declares none and is not valid UTF-8 is guessed with GMime's fallback
- * charsets, so every string of a patch is valid UTF-8.
+ * charsets, so every string of a patch is valid UTF-8.  A format=flowed
+ * part is unflowed as git mailinfo does it (RFC 3676).
  *
  * On success *out is a new array of struct pk_patch* (freeing the array
  * frees them).  Returns -1 with err set when buf cannot be read at all.

@@ -302,6 +302,63 @@ static void test_damage_mail_line(void **state)
 	assert_string_equal(what, "line 14 (the end of a hunk header) was wrapped by the mailer");
 }
 
+#define MAIL_HEAD "From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] k: x\n" \
+	"Date: Mon, 1 Jan 2024 00:00:00 +0000\n"
+
+struct mail_damage_case {
+	const char *name;
+	const char *mail;
+	const char *damage;     /* pk_patch_damage_describe() of the first repair, NULL for none */
+	const char *added;      /* the text of the first hunk's '+' line */
+};
+
+static const struct mail_damage_case mail_damage_cases[] = {
+	{ "quoted-printable the mail does not declare",
+	  MAIL_HEAD "\nWhy.\n---\n--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,2 @@\n \tint ret =3D 0;\n"
+	  "-\tpr_info(\"k: probing the device that has a rather long name here %d\\n\", =\nret);\n"
+	  "+\tpr_err(\"k: probing the device that has a rather long name here %d\\n\", r=\net);\n",
+	  "line 11 (and the diff around it) is still quoted-printable, which the mail does not declare",
+	  "\tpr_err(\"k: probing the device that has a rather long name here %d\\n\", ret);" },
+	{ "a line of C that ends in '=' is no quoted-printable",
+	  MAIL_HEAD "\nWhy.\n---\n--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,3 @@\n \tint ret =\n+\t\tx;\n \t\t0;\n",
+	  NULL, "\t\tx;" },
+	{ "format=flowed is undone as git am does: no damage",
+	  "From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] k: x\n"
+	  "Content-Type: text/plain; charset=UTF-8; format=flowed\n\nWhy.\n---\n--- a/k.c\n+++ b/k.c\n"
+	  "@@ -10,2 +10,2 @@ static int k_probe(struct \nplatform_device *pdev)\n  \tint a;\n"
+	  "-\tpr_info(\"x\\n\");\n+\tpr_err(\"x\\n\");\n-- \n2.40.0\n",
+	  NULL, "\tpr_err(\"x\\n\");" },
+};
+
+static void test_mail_damage(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(mail_damage_cases); i++) {
+		const struct mail_damage_case *c = &mail_damage_cases[i];
+		g_autoptr(GPtrArray) mails = NULL;
+		const struct pk_patch *p;
+		const struct pk_hunk *h;
+		const char *added = NULL;
+
+		print_message("case: %s\n", c->name);
+		mails = read_mails(c->mail, strlen(c->mail), 1);
+		p = mails->pdata[0];
+		assert_null(p->error);
+		if (c->damage) {
+			g_autofree char *what = NULL;
+			assert_true(p->damage->len >= 1);
+			what = pk_patch_damage_describe(p, p->damage->pdata[0]);
+			assert_string_equal(what, c->damage);
+		} else {
+			assert_int_equal(p->damage->len, 0);
+		}
+		h = ((struct pk_diff_file *)p->files->pdata[0])->hunks->pdata[0];
+		for (guint j = 0; j < h->lines->len && !added; j++)
+			if (((struct pk_diff_line *)h->lines->pdata[j])->kind == '+')
+				added = ((struct pk_diff_line *)h->lines->pdata[j])->text;
+		assert_string_equal(added, c->added);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_damage_mail_line),
+		cmocka_unit_test(test_mail_damage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
