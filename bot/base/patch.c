@@ -1,5 +1,6 @@
 /* patch.c - unified diff and patch mail parsing; see patch.h. */
 #include "base/patch.h"
+#include "base/patch-private.h"
 #include "base/util.h"
 
 #include <gmime/gmime.h>
@@ -176,6 +177,9 @@ struct diff_parser {
 	gboolean old_pending_set;
 	int fits_until;              /* lines before this index fill the open hunk
 					once wrapped lines are joined (0: not checked) */
+	int tab_lines;               /* hunk lines indented as an expanded tab is */
+	int tab_first, tab_file_line;   /* the first one's input and file lines */
+	const struct pk_diff_file *tab_file;
 };
 
 static struct pk_diff_file *file_start(struct diff_parser *dp)
@@ -188,8 +192,20 @@ static struct pk_diff_file *file_start(struct diff_parser *dp)
 	return f;
 }
 
+/*
+ * Whether a hunk line's text is indented as a tab the mailer expanded:
+ * after the kind character a tab reaches column 8 with 7 blanks, and no
+ * code is indented by 7 (or 15, ...) blanks.
+ */
+static gboolean expanded_tab(const char *text)
+{
+	size_t n = strspn(text, " ");
+
+	return n % 8 == 7 && text[n] && text[n] != '\t';
+}
+
 /* One line inside a hunk; returns FALSE when it is not hunk content. */
-static gboolean hunk_line(struct diff_parser *dp, const char *line)
+static gboolean hunk_line(struct diff_parser *dp, const char *line, int lineno)
 {
 	char kind = *line ? *line : ' ';   /* mailers eat a context line's space */
 	struct pk_diff_line *l;
@@ -212,6 +228,11 @@ static gboolean hunk_line(struct diff_parser *dp, const char *line)
 		dp->new_left--;
 	}
 	g_ptr_array_add(dp->hunk->lines, l);
+	if (expanded_tab(l->text) && !dp->tab_lines++) {
+		dp->tab_first = lineno;
+		dp->tab_file = dp->file;
+		dp->tab_file_line = kind == '-' ? l->old_no : l->new_no;
+	}
 	if (dp->old_left <= 0 && dp->new_left <= 0)
 		dp->hunk = NULL;
 	return TRUE;
@@ -273,7 +294,7 @@ static int hunk_fits(char **lines, int i, int old_left, int new_left)
 	return old_left <= 0 && new_left <= 0 ? i : -1;
 }
 
-static struct pk_patch_damage *damage_new(int lineno, const char *path, int file_line, const char *what)
+struct pk_patch_damage *pk_patch_damage_new(int lineno, const char *path, int file_line, const char *what)
 {
 	struct pk_patch_damage *d = g_new0(struct pk_patch_damage, 1);
 
@@ -286,8 +307,9 @@ static struct pk_patch_damage *damage_new(int lineno, const char *path, int file
 
 static void add_damage(struct diff_parser *dp, int lineno, int file_line, const char *what)
 {
-	g_ptr_array_add(dp->patch->damage, damage_new(lineno, dp->file ? pk_diff_file_path(dp->file) : NULL,
-						      file_line, what));
+	const char *path = dp->file ? pk_diff_file_path(dp->file) : NULL;
+
+	g_ptr_array_add(dp->patch->damage, pk_patch_damage_new(lineno, path, file_line, what));
 }
 
 /*
@@ -387,7 +409,7 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 	for (int i = 0; lines[i]; i++) {
 		char *line = lines[i];
 
-		if (dp.hunk && (hunk_line(&dp, line) || wrapped_line(&dp, lines, i)))
+		if (dp.hunk && (hunk_line(&dp, line, i + 1) || wrapped_line(&dp, lines, i)))
 			continue;
 		if (dp.hunk) {
 			set_error(dp.patch, i + 1, "hunk ends before its header says");
@@ -403,6 +425,10 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 		/* name the last real line, not the empty string after the final newline */
 		set_error(dp.patch, n > 1 && !*lines[n - 1] ? n - 1 : n, "input ends inside a hunk");
 	}
+	/* a few such lines and no tab anywhere: the mailer expanded every tab */
+	if (dp.tab_lines >= 3 && !memchr(buf, '\t', len))
+		g_ptr_array_add(dp.patch->damage, pk_patch_damage_new(dp.tab_first, pk_diff_file_path(dp.tab_file),
+			dp.tab_file_line, "had its tabs turned into blanks by the mailer, as every line of the diff did"));
 	return dp.patch;
 }
 
@@ -530,37 +556,6 @@ static gboolean charset_is_utf8(const char *charset)
 }
 
 /*
- * format=flowed (RFC 3676) undone as git mailinfo undoes it, so a patch
- * reads as git am would apply it: the blank a sender stuffed before a line
- * starting with one is taken away, and a line ending in a blank (a soft
- * break) is joined to the next, that blank dropped with DelSp=yes; the
- * signature line "-- " stays.  GMime has no decoder for it.
- */
-static char *unflow(const char *text, gboolean delsp)
-{
-	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-	GString *out = g_string_sized_new(strlen(text));
-
-	for (char **l = lines; *l; l++) {
-		char *s = *l;
-		size_t n = strlen(s);
-
-		if (n && s[n - 1] == '\r')
-			s[--n] = '\0';
-		if (strcmp(s, "-- ") && *s == ' ')
-			s++, n--;
-		if (strcmp(*l, "-- ") && n && s[n - 1] == ' ') {
-			g_string_append_len(out, s, (gssize)(n - (delsp ? 1 : 0)));
-			continue;
-		}
-		g_string_append_len(out, s, (gssize)n);
-		if (l[1])
-			g_string_append_c(out, '\n');
-	}
-	return g_string_free(out, FALSE);
-}
-
-/*
  * The content of a MIME part as UTF-8 text: mboxrd quoting undone (for a
  * part read from an mbox), the transfer encoding decoded, and the charset
  * converted, through one GMime filter stream, and format=flowed undone
@@ -615,7 +610,7 @@ static char *part_text(GMimePart *part, gboolean mboxrd)
 	flowed = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "format");
 	if (flowed && !g_ascii_strcasecmp(flowed, "flowed")) {
 		const char *delsp = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "delsp");
-		char *plain = unflow(text, delsp && !g_ascii_strcasecmp(delsp, "yes"));
+		char *plain = pk_patch_unflow(text, delsp && !g_ascii_strcasecmp(delsp, "yes"));
 		g_free(text);
 		text = plain;
 	}
@@ -646,9 +641,8 @@ static char *message_diff(GMimeMessage *msg, gboolean mboxrd, gboolean *out_verb
 		return NULL;
 	if (GMIME_IS_PART(top)) {
 		GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(top));
-		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top), mboxrd) : NULL;
-
 		const char *format = g_mime_object_get_content_type_parameter(top, "format");
+		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top), mboxrd) : NULL;
 
 		*out_verbatim = enc != GMIME_CONTENT_ENCODING_BASE64 &&
 				enc != GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE &&
@@ -722,63 +716,13 @@ static void make_valid_utf8(char **s)
 	}
 }
 
-/* The number of lines that start in s[0..n). */
-static int count_lines(const char *s, size_t n)
+int pk_count_lines(const char *s, size_t n)
 {
 	int lines = 0;
 
 	for (const char *nl = s; (nl = memchr(nl, '\n', n - (size_t)(nl - s))); nl++)
 		lines++;
 	return lines;
-}
-
-/* The escapes of quoted-printable a diff never holds by itself. */
-static const char *qp_escape(const char *s)
-{
-	const char *e = strstr(s, "=3D");
-
-	return e ? e : strstr(s, "=20\n");
-}
-
-/*
- * A diff still in quoted-printable though its mail does not say so (a
- * forward, an archive that lost the header): "=3D" for '=', "=20" for a
- * blank at a line end, a line ending in '=' broken by the encoder.  git am
- * applies it as it is and fails.  Its decoded reading replaces p when it
- * reads whole and p does not or holds an escape; the repair is damage, and
- * diff stays the text as sent.  Takes p; returns the patch to keep.
- */
-static struct pk_patch *parse_leftover_qp(const char *diff, struct pk_patch *p)
-{
-	const char *first = qp_escape(diff);
-	size_t len = strlen(diff);
-	g_autofree char *plain = NULL;
-	struct pk_patch *q;
-	const struct pk_diff_file *f;
-	const struct pk_hunk *h;
-	GMimeEncoding state;
-
-	if (!first && !(p->error && strstr(diff, "=\n")))
-		return p;
-	g_mime_encoding_init_decode(&state, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
-	plain = g_malloc(g_mime_encoding_outlen(&state, len) + 1);
-	plain[g_mime_encoding_flush(&state, diff, len, plain)] = '\0';
-	q = pk_patch_parse_diff(plain, strlen(plain));
-	if (q->error || q->files->len < p->files->len || !g_utf8_validate(plain, -1, NULL)) {
-		pk_patch_free(q);
-		return p;
-	}
-	if (!first)
-		first = strstr(diff, "=\n");
-	f = q->files->len ? q->files->pdata[0] : NULL;
-	h = f && f->hunks->len ? f->hunks->pdata[0] : NULL;
-	g_ptr_array_insert(q->damage, 0, damage_new(count_lines(diff, (size_t)(first - diff)) + 1,
-			   f ? pk_diff_file_path(f) : NULL, h ? h->new_start : 0,
-			   "(and the diff around it) is still quoted-printable, which the mail does not declare"));
-	g_free(q->diff);
-	q->diff = g_strdup(diff);
-	pk_patch_free(p);
-	return q;
 }
 
 /* body_line: the line of the mail where its body starts, 0 when unknown. */
@@ -792,9 +736,9 @@ static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd, i
 
 	if (!text || !(diff = find_diff(text)))
 		return NULL;
-	p = parse_leftover_qp(diff, pk_patch_parse_diff(diff, strlen(diff)));
+	p = pk_patch_leftover_qp(diff, pk_patch_parse_diff(diff, strlen(diff)));
 	/* damage is named by the line of the mail when the body is the mail's text */
-	p->diff_line = verbatim && body_line ? body_line + count_lines(text, (size_t)(diff - text)) : 0;
+	p->diff_line = verbatim && body_line ? body_line + pk_count_lines(text, (size_t)(diff - text)) : 0;
 	if ((v = g_mime_message_get_subject(msg)))
 		p->subject = g_strdup(v);
 	if ((v = g_mime_object_get_header(obj, "Message-Id")))
@@ -848,7 +792,7 @@ static int body_line(GMimeParser *parser, const char *buf, size_t len, GMimeForm
 	if (begin < 0 || end < begin || (guint64)end > len)
 		return 0;
 	/* GMime's end of headers is before the blank line that ends them */
-	return 2 + count_lines(buf + begin, (size_t)(end - begin));
+	return 2 + pk_count_lines(buf + begin, (size_t)(end - begin));
 }
 
 int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,

@@ -19,8 +19,11 @@
  * patch as if it were clean (lab/apply.c refuses it).  Not damage, because
  * git am undoes it too: format=flowed (undone when the mail reads), and a
  * context line whose lone blank was stripped (read as an empty context
- * line, as GNU diff can write it).  Not recognised: a wrapped last line of
- * a hunk (nothing after it to confirm it), tabs turned into blanks.
+ * line, as GNU diff can write it).  Tabs a mailer turned into blanks are
+ * damage without a repair (scan reads through blanks): a diff without a
+ * tab whose hunk lines are indented by 7 (+ 8k) blanks, where a tab after
+ * the kind character ends.  Not recognised: a wrapped last line of a hunk
+ * (nothing after it confirms it).
  */
 #ifndef PK_PATCH_H
 #define PK_PATCH_H

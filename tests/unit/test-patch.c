@@ -247,6 +247,14 @@ static const struct damage_case damage_cases[] = {
 	{ "a wrap the counts do not confirm is left unread",
 	  "--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,2 @@\n-a\n" LONG_ADDED "\nis a bug\\n\");\n-x\n c\n",
 	  "line 6: hunk ends before its header says", 1, 2, "", NULL, NULL, 0 },
+	{ "tabs turned into blanks: reported, read as it is",
+	  "--- a/k.c\n+++ b/k.c\n@@ -10,3 +10,3 @@\n        if (ret)\n-               return ret;\n"
+	  "+               return -EIO;\n        return 0;\n",
+	  NULL, 1, 4, "4:10", NULL, "               return -EIO;", 2 },
+	{ "blanks that are the file's own indentation are no damage",
+	  "--- a/k.py\n+++ b/k.py\n@@ -10,3 +10,3 @@\n     if ret:\n-        return ret\n"
+	  "+        return -1\n     return 0\n",
+	  NULL, 1, 4, "", NULL, NULL, 0 },
 	{ "the unrepairable file keeps the hunks before it and the next file is read",
 	  "--- a/k.c\n+++ b/k.c\n@@ -1 +1 @@\n-a\n+b\n@@ -10,3 +10,3 @@\n-a\n+b\n"
 	  "diff --git a/l.c b/l.c\n--- a/l.c\n+++ b/l.c\n@@ -1 +1 @@\n-x\n+y\n",
