@@ -339,7 +339,7 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	 */
 	if (patch->damage && patch->damage->len) {
 		g_autofree char *what = pk_patch_damage_describe(patch, patch->damage->pdata[0]);
-		res.failure = g_strdup_printf("the mail is corrupt (%s%s): git am rejects it, so the "
+		res.failure = g_strdup_printf("the mail is corrupt: %s%s; git am rejects it, so the "
 					      "bot does not apply it", what, patch->damage->len > 1 ? ", and more" : "");
 		goto done;
 	}
