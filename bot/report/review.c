@@ -450,9 +450,9 @@ static char *summary_sentence(const struct pk_test_result *res, const struct pk_
 				       ? " Some of the code it touches was not built (see below), so not all "
 				       "of it is shown." : "");
 	if (v == PK_VERDICT_DOES_NOT_APPLY && mail_corrupt(res->scan))
-		return g_strdup_printf("The mail was damaged on its way (see patch-corrupt below), so, as git am "
-				       "would, the bot did not apply it to %s; the static findings below are "
-				       "from the repaired diff.", info->base);
+		return g_strdup_printf("The mail was damaged on its way (patch-corrupt below): git am would "
+				       "reject it, so the bot did not apply it to %s; the static findings below "
+				       "are from the repaired diff.", info->base);
 	if (v == PK_VERDICT_DOES_NOT_APPLY)
 		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be made.",
 				       info->base);
