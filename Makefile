@@ -17,7 +17,7 @@ VERSION   = 0.1.0
 DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
-	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 \
+	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 python3-kconfiglib \
 	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind
 
 # One folder per pipeline stage (README "Where things live"); every

@@ -190,6 +190,50 @@ static ssize_t read_at(int fd, off_t at, char *buf, size_t size)
 }
 
 /*
+ * Whether this kernel repeats our last entry after a seek (fixed) or
+ * skips it (see below): 1 or 0, -1 when the first len bytes we have
+ * cannot tell.  Asked once, at three lines A, B, C where B and C differ:
+ * a read at the '\n' ending A gives "\nB" or "\nC".  Deciding by the text
+ * at each seek instead would take an entry equal to our last one (an
+ * inline function of a header, indexed by two objects linked one after
+ * the other) for a repeat, and drop it.
+ */
+static int probe_repeats(int fd, const char *idx, size_t len)
+{
+	static char probe[4096];
+	const char *end = idx + len, *a_end = memchr(idx, '\n', len);
+
+	while (a_end) {
+		const char *b = a_end + 1, *b_end = memchr(b, '\n', (size_t)(end - b)), *c, *c_end;
+		size_t blen, clen;
+		ssize_t n;
+
+		if (!b_end)
+			return -1;
+		c = b_end + 1;
+		if (!(c_end = memchr(c, '\n', (size_t)(end - c))))
+			return -1;
+		blen = (size_t)(b_end + 1 - b);
+		clen = (size_t)(c_end + 1 - c);
+		if (blen == clen && !memcmp(b, c, blen)) {
+			a_end = b_end;     /* B equals C: try the next three */
+			continue;
+		}
+		if (lseek(fd, 0, SEEK_SET) != 0)   /* see read_index_exact() */
+			return -1;
+		n = read_at(fd, a_end - idx, probe, sizeof(probe));
+		if (n < 2 || probe[0] != '\n')
+			return -1;
+		if ((size_t)(n - 1) >= blen && !memcmp(probe + 1, b, blen))
+			return 1;
+		if ((size_t)(n - 1) >= clen && !memcmp(probe + 1, c, clen))
+			return 0;
+		return -1;
+	}
+	return -1;
+}
+
+/*
  * The printk index, whole.  The kernel's seq_file iterator for it
  * (kernel/printk/index.c, as of 6.12) restarts one entry too far:
  * pi_start(pos) returns entry[pos], where seq_file expects the entry that
@@ -217,6 +261,7 @@ static ssize_t read_at(int fd, off_t at, char *buf, size_t size)
 static int read_index_exact(char **out, size_t *out_len)
 {
 	static char buf[65536];
+	int repeats = -1;   /* probe_repeats(), asked at the first seek */
 	char *idx = NULL;
 	size_t len = 0, cap = 0;
 	ssize_t n;
@@ -250,12 +295,23 @@ static int read_index_exact(char **out, size_t *out_len)
 		if (last == 0)
 			break;
 		prev_end = last - 1;               /* the '\n' ending the line before it */
+		/*
+		 * seq_file seeks (traverse()) only to an offset other than where
+		 * it thinks the last read ended, and it counts what it returned,
+		 * not the entry it skipped: when our new last line is one byte
+		 * shorter than the one before, prev_end is that position and the
+		 * read would go on from the skip.  Seeking to 0 first makes it seek.
+		 */
+		if (lseek(fd, 0, SEEK_SET) != 0)
+			break;
 		n = read_at(fd, (off_t)prev_end, buf, sizeof(buf));
 		if (n <= 1 || buf[0] != '\n')
 			break;                     /* the end of the index */
 		/* what follows the '\n' is new; a fixed kernel repeats our last line first */
 		memmove(buf, buf + 1, (size_t)--n);
-		if ((size_t)n >= len - last && !memcmp(buf, idx + last, len - last)) {
+		if (repeats < 0)
+			repeats = probe_repeats(fd, idx, len);
+		if (repeats != 0 && (size_t)n >= len - last && !memcmp(buf, idx + last, len - last)) {
 			memmove(buf, buf + (len - last), (size_t)n - (len - last));
 			n -= (ssize_t)(len - last);
 		}
@@ -266,6 +322,34 @@ static int read_index_exact(char **out, size_t *out_len)
 	return 0;
 }
 
+static unsigned long count_entries(const char *text, size_t len);
+static int read_index_plain(size_t size, char **out, size_t *out_len);
+
+/*
+ * Plain reads lose entries, never add them: when they find more than the
+ * exact read, the exact read stopped short (a kernel whose seq_file
+ * resumes in a way read_index_exact() does not know).  Say so, so that the
+ * host does not compare a partial index as if it were whole.
+ */
+static void check_index_whole(const char *idx, size_t len)
+{
+	char *plain = NULL, msg[160];
+	size_t plain_len = 0;
+	unsigned long exact_n = count_entries(idx, len), plain_n;
+	int n;
+
+	if (read_index_plain(INDEX_FRAME, &plain, &plain_len) < 0)
+		return;
+	plain_n = count_entries(plain, plain_len);
+	free(plain);
+	if (plain_n <= exact_n)
+		return;
+	n = snprintf(msg, sizeof(msg), "the printk index: the exact read stopped at %lu entries, "
+		     "plain reads found %lu: cut there", exact_n, plain_n);
+	frame('X', msg, (size_t)n);
+	cut = 1;
+}
+
 static unsigned long copy_index(void)
 {
 	char *idx;
@@ -274,6 +358,7 @@ static unsigned long copy_index(void)
 
 	if (read_index_exact(&idx, &len) < 0)
 		return 0;
+	check_index_whole(idx, len);
 	for (size_t off = 0; off < len; off += INDEX_FRAME) {
 		size_t k = len - off < INDEX_FRAME ? len - off : INDEX_FRAME;
 

@@ -23,96 +23,152 @@ static void call_free(gpointer p)
 	g_free(c);
 }
 
-/* Level words of pr_*(), dev_*(), netdev_*() names, and KERN_* macros. */
+/* Level words of the <prefix>_<level>() names, and KERN_* macros. */
 static const struct { const char *word; const char *level; } level_words[] = {
 	{ "emerg", "emerg" }, { "alert", "alert" }, { "crit", "crit" },
 	{ "err", "err" }, { "warn", "warn" }, { "warning", "warn" },
 	{ "notice", "notice" }, { "info", "info" }, { "cont", "cont" },
 	{ "debug", "debug" }, { "devel", "debug" }, { "dbg", "debug" },
-	{ "default", "default" },
+	{ "vdbg", "debug" }, { "default", "default" },
 };
 
-static const char *level_of_word(const char *w)
+/* The level a word of n bytes names (case-insensitive for KERN_*), or NULL. */
+static const char *level_of_word(const char *w, size_t n, gboolean any_case)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(level_words); i++)
-		if (!g_ascii_strcasecmp(w, level_words[i].word))
+		if (strlen(level_words[i].word) == n &&
+		    !(any_case ? g_ascii_strncasecmp : strncmp)(w, level_words[i].word, n))
 			return level_words[i].level;
 	return NULL;
 }
 
-/* "err_once" -> "err": the rate-limit suffixes do not change the level. */
-static char *strip_suffix(const char *base)
+/* The length of name without its rate-limit suffixes ("err_once" -> "err"). */
+static size_t strip_suffixes(const char *name, size_t n)
 {
-	static const char *const suffixes[] = { "_once", "_ratelimited", "_deferred" };
-	char *s = g_strdup(base);
+	static const char *const suffixes[] = { "_once", "_ratelimited", "_deferred", "_ONCE" };
 
 	for (gboolean again = TRUE; again;) {
 		again = FALSE;
-		for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++)
-			if (g_str_has_suffix(s, suffixes[i])) {
-				s[strlen(s) - strlen(suffixes[i])] = '\0';
+		for (size_t i = 0; i < G_N_ELEMENTS(suffixes); i++) {
+			size_t k = strlen(suffixes[i]);
+			if (n > k && !strncmp(name + n - k, suffixes[i], k)) {
+				n -= k;
 				again = TRUE;
 			}
+		}
 	}
-	return s;
+	return n;
+}
+
+/* What a printk-family name says about its calls. */
+struct call_kind {
+	enum pk_call_family fam;
+	const char *level;      /* from the name; NULL when in the format (KERN_*) */
+	gboolean dynamic;
+	gboolean probe;
+	int fmt_arg;            /* -1: the first argument holding a string literal */
+	int subsys_len;
+};
+
+/* The names that follow no <prefix>_<level> pattern. */
+static gboolean classify_fixed(const char *name, struct call_kind *k)
+{
+	static const struct {
+		const char *name;
+		enum pk_call_family fam;
+		const char *level;
+		int fmt_arg;
+		gboolean probe;
+	} fixed[] = {
+		{ "WARN", PK_FAM_WARN, NULL, 1, FALSE }, { "WARN_ONCE", PK_FAM_WARN, NULL, 1, FALSE },
+		{ "WARN_RATELIMIT", PK_FAM_WARN, NULL, 1, FALSE },
+		{ "WARN_TAINT", PK_FAM_WARN, NULL, 2, FALSE },
+		{ "WARN_TAINT_ONCE", PK_FAM_WARN, NULL, 2, FALSE },
+		{ "printk", PK_FAM_PRINTK, NULL, 0, FALSE }, { "printk_once", PK_FAM_PRINTK, NULL, 0, FALSE },
+		{ "printk_ratelimited", PK_FAM_PRINTK, NULL, 0, FALSE },
+		{ "printk_deferred", PK_FAM_PRINTK, NULL, 0, FALSE },
+		{ "printk_deferred_once", PK_FAM_PRINTK, NULL, 0, FALSE },
+		{ "_printk", PK_FAM_PRINTK, NULL, 0, FALSE },
+		{ "panic", PK_FAM_PANIC, "emerg", 0, FALSE },
+		/* dev_err_probe(dev, err, fmt): dev_dbg() instead on -EPROBE_DEFER */
+		{ "dev_err_probe", PK_FAM_DEV, "err", 2, TRUE },
+		{ "dev_warn_probe", PK_FAM_DEV, "warn", 2, TRUE },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
+		if (!strcmp(name, fixed[i].name)) {
+			k->fam = fixed[i].fam;
+			k->level = fixed[i].level;
+			k->fmt_arg = fixed[i].fmt_arg;
+			k->probe = fixed[i].probe;
+			return TRUE;
+		}
+	return FALSE;
+}
+
+/* Whether [s, s + n) is one or two lower-case words: "drm", "bt_dev". */
+static gboolean subsys_words(const char *s, size_t n)
+{
+	unsigned words = 1;
+
+	if (!n || s[0] == '_' || s[n - 1] == '_')
+		return FALSE;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '_' && (s[i - 1] == '_' || ++words > 2))
+			return FALSE;
+		if (s[i] != '_' && !g_ascii_islower(s[i]) && !g_ascii_isdigit(s[i]))
+			return FALSE;
+	}
+	return TRUE;
 }
 
 /*
- * Whether name is a printk-family call; if so fill its family, its level
- * from the name (NULL when the level is in the format), whether dynamic
- * debug controls it, and which argument is the format.
+ * Whether name is a printk-family call, and what kind: checkpatch.pl's
+ * $logFunctions (printk*, <one or two words>_<level>() with _once and
+ * _ratelimited, <words>_printk(), WARN*(), panic()) but for MODULE_*(),
+ * TP_printk() and seq_*(), which print nothing to the console, plus
+ * dev_err_probe() and dev_warn_probe().  pr_, dev_ and netdev_ are their
+ * own families; every other prefix is a subsystem wrapper, whose format is
+ * found as its first string literal (read_call() drops one without any,
+ * which is how get_info(x) or set_err(y) are told from logging calls).
  */
-static gboolean classify(const char *name, enum pk_call_family *fam, const char **level,
-			 gboolean *dynamic, int *fmt_arg)
+static gboolean classify(const char *name, struct call_kind *k)
 {
-	static const struct { const char *prefix; enum pk_call_family fam; int skip; } fams[] = {
-		{ "pr_", PK_FAM_PR, 0 }, { "dev_", PK_FAM_DEV, 1 }, { "netdev_", PK_FAM_NETDEV, 1 },
-	};
-	g_autofree char *base = NULL;
+	size_t n, cut, plen;
+	const char *word;
+	gboolean printk, warn;
 
-	static const struct { const char *name; int fmt_arg; } warns[] = {
-		{ "WARN", 1 }, { "WARN_ONCE", 1 }, { "WARN_RATELIMIT", 1 },
-		{ "WARN_TAINT", 2 }, { "WARN_TAINT_ONCE", 2 },
-	};
-
-	*dynamic = FALSE;
-	*level = NULL;
-	for (size_t i = 0; i < G_N_ELEMENTS(warns); i++)
-		if (!strcmp(name, warns[i].name)) {
-			*fam = PK_FAM_WARN;
-			*fmt_arg = warns[i].fmt_arg;
-			return TRUE;
-		}
-	if (!strcmp(name, "printk") || !strcmp(name, "printk_once") ||
-	    !strcmp(name, "printk_ratelimited") || !strcmp(name, "printk_deferred") ||
-	    !strcmp(name, "printk_deferred_once")) {
-		*fam = PK_FAM_PRINTK;
-		*fmt_arg = 0;
+	memset(k, 0, sizeof(*k));
+	if (classify_fixed(name, k))
 		return TRUE;
-	}
-	for (size_t i = 0; i < G_N_ELEMENTS(fams); i++) {
-		if (!g_str_has_prefix(name, fams[i].prefix))
-			continue;
-		base = strip_suffix(name + strlen(fams[i].prefix));
-		*fam = fams[i].fam;
-		*fmt_arg = fams[i].skip;
-		if (fams[i].fam != PK_FAM_PR && !strcmp(base, "printk")) {
-			*fmt_arg = 2;    /* dev_printk(KERN_X, dev, fmt) */
-			return TRUE;
-		}
-		if (fams[i].fam == PK_FAM_DEV && !strcmp(base, "err_probe")) {
-			*level = "err";
-			*fmt_arg = 2;
-			return TRUE;
-		}
-		if (!(*level = level_of_word(base)) || !strcmp(base, "default"))
+	n = strip_suffixes(name, strlen(name));
+	for (cut = n; cut > 0 && name[cut - 1] != '_'; cut--)
+		;
+	if (cut < 2 || cut == n || !subsys_words(name, plen = cut - 1))
+		return FALSE;
+	word = name + cut;
+	printk = n - cut == 6 && !strncmp(word, "printk", 6);
+	warn = n - cut == 4 && !strncmp(word, "WARN", 4);
+	if (!printk && !warn && (!(k->level = level_of_word(word, n - cut, FALSE)) ||
+				 !strcmp(k->level, "default")))
+		return FALSE;
+	if (plen == 2 && !strncmp(name, "pr", 2)) {
+		/* pr_debug() and pr_devel(), but no pr_dbg() or pr_printk() */
+		if (printk || warn || !strncmp(word, "dbg", 3) || !strncmp(word, "vdbg", 4))
 			return FALSE;
-		if (fams[i].fam == PK_FAM_PR ? !strcmp(base, "dbg") : !strcmp(base, "debug"))
-			return FALSE;
-		*dynamic = !strcmp(*level, "debug");
-		return TRUE;
+		k->fam = PK_FAM_PR;
+	} else if ((plen == 3 && !strncmp(name, "dev", 3)) || (plen == 6 && !strncmp(name, "netdev", 6))) {
+		if (warn || (n - cut == 5 && !strncmp(word, "debug", 5)))
+			return FALSE;   /* no dev_debug(): dev_dbg() */
+		k->fam = plen == 3 ? PK_FAM_DEV : PK_FAM_NETDEV;
+		k->fmt_arg = printk ? 2 : 1;   /* dev_printk(KERN_X, dev, fmt) */
+	} else {
+		k->fam = warn ? PK_FAM_WARN : PK_FAM_SUBSYS;
+		k->fmt_arg = -1;
+		k->subsys_len = (int)plen;
 	}
-	return FALSE;
+	k->dynamic = k->level && !strcmp(k->level, "debug");
+	return TRUE;
 }
 
 /*
@@ -241,8 +297,7 @@ static void format_token(struct pk_call *c, const struct side *s, const char *b,
 		return;
 	}
 	if (g_str_has_prefix(b + p, "KERN_")) {
-		g_autofree char *w = g_strndup(b + p + 5, end - p - 5);
-		const char *lvl = level_of_word(w);
+		const char *lvl = level_of_word(b + p + 5, end - p - 5, TRUE);
 		if (lvl && !strcmp(lvl, "cont"))
 			c->cont = TRUE;
 		else if (lvl)
@@ -259,7 +314,9 @@ static void format_token(struct pk_call *c, const struct side *s, const char *b,
 
 /*
  * Parse the argument list of a call whose '(' is at p; fills the format
- * fields and returns the position after the closing ')'.
+ * fields and returns the position after the closing ')'.  fmt_arg -1 takes
+ * the first argument where a string literal or a KERN_* level comes at its
+ * top level.
  */
 static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int fmt_arg)
 {
@@ -282,7 +339,10 @@ static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int 
 			return p + 1;
 		else if (ch == ',' && depth == 0)
 			arg++;
-		else if (arg == fmt_arg && depth == 0 && ch != '\'' &&
+		else if (fmt_arg < 0 && depth == 0 && (ch == '"' || g_str_has_prefix(b + p, "KERN_"))) {
+			fmt_arg = arg;
+			format_token(c, s, b, p, end, &last_line);
+		} else if (arg == fmt_arg && depth == 0 && ch != '\'' &&
 			 (ch == '"' || g_ascii_isalpha(ch) || ch == '_'))
 			format_token(c, s, b, p, end, &last_line);
 		else if (arg == 0 && fmt_arg == 2 && g_str_has_prefix(b + p, "KERN_"))
@@ -369,18 +429,31 @@ static struct pk_call *read_call(const struct side *s, size_t p, size_t end, siz
 	g_autofree char *name = g_strndup(b + p, end - p);
 	struct pk_call c = { 0 }, *out;
 	size_t open = skip_space(b, end, s->buf->len), close;
-	int fmt_arg;
+	struct call_kind k;
+	gboolean literal = FALSE;
 
-	if (open >= s->buf->len || b[open] != '(' ||
-	    !classify(name, &c.fam, &c.level, &c.dynamic, &fmt_arg))
+	if (open >= s->buf->len || b[open] != '(' || !classify(name, &k))
 		return NULL;
+	c.fam = k.fam;
+	c.level = k.level;
+	c.dynamic = k.dynamic;
+	c.probe = k.probe;
+	c.subsys_len = k.subsys_len;
 	c.text = g_string_new(NULL);
 	c.toks = g_array_new(FALSE, FALSE, sizeof(struct pk_fmt_tok));
 	if (c.level && !strcmp(c.level, "cont")) {
 		c.cont = TRUE;
 		c.level = NULL;
 	}
-	close = parse_args(&c, s, open, fmt_arg);
+	close = parse_args(&c, s, open, k.fmt_arg);
+	for (guint i = 0; i < c.toks->len; i++)
+		literal |= g_array_index(c.toks, struct pk_fmt_tok, i).literal;
+	if (k.fmt_arg < 0 && !literal) {
+		/* a wrapper without a literal format: most likely no logging call at all */
+		g_string_free(c.text, TRUE);
+		g_array_unref(c.toks);
+		return NULL;
+	}
 	for (size_t i = p; i < close && i < s->line_of->len; i++)
 		if (side_line(s, i)->kind == s->side)
 			c.changed = TRUE;

@@ -25,7 +25,10 @@ enum pk_call_family {
 	PK_FAM_PR,          /* pr_*(): the file's pr_fmt() applies */
 	PK_FAM_DEV,         /* dev_*(), dev_err_probe(), dev_printk(): a device prefix */
 	PK_FAM_NETDEV,      /* netdev_*(): a device prefix too */
-	PK_FAM_WARN,        /* WARN(), WARN_ONCE(), WARN_RATELIMIT(), WARN_TAINT*() */
+	PK_FAM_WARN,        /* WARN(), WARN_ONCE(), WARN_RATELIMIT(), WARN_TAINT*(), <subsys>_WARN() */
+	PK_FAM_SUBSYS,      /* <subsys>_<level>() wrappers (drm_err(), pci_info(), btrfs_err()...),
+			       <subsys>_printk(): a prefix of their own */
+	PK_FAM_PANIC,       /* panic(): KERN_EMERG, and the kernel stops */
 };
 
 /* One token of a call's format argument: a string literal or a macro. */
@@ -42,6 +45,10 @@ struct pk_call {
 	const char *level;      /* static; NULL: printk() without a KERN_ level */
 	gboolean cont;          /* pr_cont() or KERN_CONT */
 	gboolean dynamic;       /* pr_debug(), dev_dbg(): compiled out by default */
+	gboolean probe;         /* dev_err_probe(), dev_warn_probe(): "error %pe: " before the
+				   text, and only at debug level when the error is -EPROBE_DEFER */
+	int subsys_len;         /* PK_FAM_SUBSYS: the length of the wrapper's subsystem words
+				   in name ("drm" of drm_err(), "bt_dev" of bt_dev_err()) */
 	const struct pk_diff_line *kern_dl;  /* the line of a KERN_* token, or NULL */
 	GString *text;          /* the format, literals joined, C escapes kept */
 	GArray *toks;           /* struct pk_fmt_tok, in order */

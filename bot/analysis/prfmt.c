@@ -93,55 +93,149 @@ static unsigned prfmt_affected(struct pk_scan_ctx *x, gboolean *whole_file, unsi
 	return n + *included;
 }
 
-/* The prefix a pr_fmt() body gives in the file, or what applies without one. */
-static char *prfmt_prefix(struct pk_scan_ctx *x, const struct prfmt *p, gboolean post)
+/* What the hunks show of the file, side which ('-' or '+') and context: where macros are looked up. */
+static char *shown_text(const struct pk_diff_file *f, char which)
 {
-	const struct pk_tree_file *d;
+	GString *s = g_string_new(NULL);
 
-	pk_scan_ctx_describe(x);
-	d = post ? (x->new_desc ? x->new_desc : x->old_desc) : x->old_desc;
-	if (!d)
-		return NULL;
-	if (p)
-		return pk_tree_eval_prefix(x->tree, d, p->body);
-	/* without the file's own definition: a header's or the includer's, or none */
-	if (post && !x->post_text)
-		return NULL;
-	return g_strdup(d->prefix);
+	for (guint i = 0; i < f->hunks->len; i++) {
+		const struct pk_hunk *h = f->hunks->pdata[i];
+		for (guint j = 0; j < h->lines->len; j++) {
+			const struct pk_diff_line *l = h->lines->pdata[j];
+			if (l->kind == ' ' || l->kind == which)
+				g_string_append_printf(s, "%s\n", l->text);
+		}
+	}
+	return g_string_free(s, FALSE);
 }
 
+/* The prefix a pr_fmt() body prints in the file on one side, or NULL. */
+static char *body_prefix(struct pk_scan_ctx *x, const char *body, gboolean post)
+{
+	const struct pk_tree_file *d = post ? (x->new_desc ? x->new_desc : x->old_desc)
+					    : (x->old_desc ? x->old_desc : x->new_desc);
+	g_autofree char *shown = NULL;
+	char *prefix = d ? pk_tree_eval_prefix(x->tree, d, body) : NULL;
+
+	/* the tree knows KBUILD_MODNAME unless no makefile builds the file (a new one) */
+	if (prefix || (d && d->modname))
+		return prefix;
+	shown = shown_text(x->dfile, post ? '+' : '-');
+	return pk_tree_guess_prefix(x->file, shown, body);
+}
+
+/* A pr_fmt() definition the hunks show as context, or NULL. */
+static char *context_prfmt(const struct pk_diff_file *f)
+{
+	for (guint i = 0; i < f->hunks->len; i++) {
+		const struct pk_hunk *h = f->hunks->pdata[i];
+		for (guint j = 0; j < h->lines->len; j++) {
+			const struct pk_diff_line *l = h->lines->pdata[j];
+			char *body = l->kind == ' ' && strstr(l->text, "pr_fmt") ?
+				     pk_tree_pr_fmt_body(l->text) : NULL;
+			if (body)
+				return body;
+		}
+	}
+	return NULL;
+}
+
+/* The prefix before the patch: see pk_scan_file_prefix(). */
+static char *file_prefix_before(struct pk_scan_ctx *x, const char *context_body)
+{
+	const GPtrArray *olds = x->prfmt_olds, *news = x->prfmt_news;
+
+	if (olds && olds->len)
+		return body_prefix(x, ((const struct prfmt *)olds->pdata[0])->body, FALSE);
+	if (x->tree)
+		return x->old_desc ? g_strdup(x->old_desc->prefix) : x->dfile->old_path ? NULL : g_strdup("");
+	if (context_body)
+		return body_prefix(x, context_body, FALSE);
+	/* the file gains its first pr_fmt(): printk.h's empty default applied */
+	return news && news->len ? g_strdup("") : NULL;
+}
+
+/* The prefix after the patch: see pk_scan_file_prefix(). */
+static char *file_prefix_after(struct pk_scan_ctx *x, const char *context_body)
+{
+	const GPtrArray *olds = x->prfmt_olds, *news = x->prfmt_news;
+
+	if (x->tree && x->post_text && x->new_desc)
+		return g_strdup(x->new_desc->prefix);
+	if (news && news->len)
+		return body_prefix(x, ((const struct prfmt *)news->pdata[0])->body, TRUE);
+	if (olds && olds->len)
+		return g_strdup("");    /* removed, nothing in its place */
+	if (x->tree)
+		return x->new_desc ? g_strdup(x->new_desc->prefix) : NULL;
+	return context_body ? body_prefix(x, context_body, TRUE) : NULL;
+}
+
+const char *pk_scan_file_prefix(struct pk_scan_ctx *x, gboolean post)
+{
+	if (!x->prefixes_known) {
+		g_autofree char *context_body = context_prfmt(x->dfile);
+
+		x->prefixes_known = TRUE;
+		pk_scan_ctx_describe(x);
+		x->old_prefix = file_prefix_before(x, context_body);
+		x->new_prefix = file_prefix_after(x, context_body);
+	}
+	return post ? x->new_prefix : x->old_prefix;
+}
+
+/* The prefixes clause of a pr_fmt-* message: ": ... print "b" ... instead of "a"". */
+static char *prfmt_says(const struct pk_finding *f, const char *calls, gboolean *silent)
+{
+	*silent = FALSE;
+	if (!f->old_prefix || !f->new_prefix)
+		return g_strdup_printf("the prefix of %s changes", calls);
+	if (!strcmp(f->old_prefix, f->new_prefix)) {
+		*silent = TRUE;
+		return g_strdup_printf("%s still print \"%s\" before their text: no console change",
+				       calls, f->new_prefix);
+	}
+	return g_strdup_printf("%s print \"%s\" before their text instead of \"%s\"", calls,
+			       f->new_prefix, f->old_prefix);
+}
+
+/*
+ * The pr_fmt-* finding.  The calls the patch adds or rewrites are judged
+ * each on its own (prefix and format as printed), so affected counts the
+ * others, those whose text the patch does not show changing.
+ */
 static void add_prfmt(struct pk_scan_ctx *x, enum pk_finding_kind kind, const struct prfmt *o,
 		      const struct prfmt *n)
 {
 	struct pk_finding *f = pk_scan_add_finding(x, kind, NULL, NULL, NULL);
 	const char *what = !o ? "is added" : !n ? "is removed" : "changes";
-	g_autofree char *calls = NULL;
-	unsigned included = 0;
+	g_autofree char *calls = NULL, *says = NULL, *own = NULL;
+	unsigned included = 0, all;
 
 	f->line = n ? n->line : o->line;
 	f->old_text = o ? g_strdup(o->body) : NULL;
 	f->new_text = n ? g_strdup(n->body) : NULL;
-	f->affected = prfmt_affected(x, &f->affected_whole_file, &included);
-	if (x->tree) {
-		f->old_prefix = prfmt_prefix(x, o, FALSE);
-		f->new_prefix = prfmt_prefix(x, n, TRUE);
-	}
-	calls = included ? g_strdup_printf("%u pr_*() call(s) of the file (%u of them in the .c "
-					   "files it #includes)", f->affected, included)
-			 : g_strdup_printf("%u pr_*() call(s) of the file", f->affected);
+	all = prfmt_affected(x, &f->affected_whole_file, &included);
+	f->affected = all > x->pr_touched ? all - x->pr_touched : 0;
+	f->old_prefix = g_strdup(pk_scan_file_prefix(x, FALSE));
+	f->new_prefix = g_strdup(pk_scan_file_prefix(x, TRUE));
+	own = x->pr_touched ? g_strdup_printf(", besides the %u the patch adds or rewrites",
+					      x->pr_touched) : g_strdup("");
 	if (!f->affected_whole_file) {
-		f->message = g_strdup_printf("pr_fmt() %s: every pr_*() in the file changes prefix "
-					     "(%u in this patch)", what, f->affected);
-	} else if (!f->old_prefix || !f->new_prefix) {
-		f->message = g_strdup_printf("pr_fmt() %s: the prefix of the %s changes", what, calls);
-	} else if (!strcmp(f->old_prefix, f->new_prefix)) {
+		calls = g_strdup_printf("every other pr_*() call of the file (%u in this patch%s)",
+					f->affected, own);
+		says = prfmt_says(f, calls, &f->silent);
+	} else if (!f->affected && x->pr_touched) {
+		/* (a header's calls are not counted: with none rewritten, not silent) */
 		f->silent = TRUE;
-		f->message = g_strdup_printf("pr_fmt() %s but the %s still print \"%s\" before "
-					     "their text: no console change", what, calls, f->new_prefix);
+		says = g_strdup_printf("no pr_*() call of the file prints it%s", own);
 	} else {
-		f->message = g_strdup_printf("pr_fmt() %s: the %s print \"%s\" before their text "
-					     "instead of \"%s\"", what, calls, f->new_prefix, f->old_prefix);
+		calls = included ? g_strdup_printf("%u pr_*() call(s) of the file (%u of them in the .c "
+						   "files it #includes%s)", f->affected, included, own)
+				 : g_strdup_printf("%u pr_*() call(s) of the file%s", f->affected, own);
+		says = prfmt_says(f, calls, &f->silent);
 	}
+	f->message = g_strdup_printf("pr_fmt() %s: %s", what, says);
 }
 
 void pk_scan_prfmt_lines(const struct pk_diff_file *file, GPtrArray **out_olds,

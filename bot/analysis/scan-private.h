@@ -16,8 +16,13 @@ struct pk_scan_ctx {
 	const struct pk_diff_file *dfile;
 	const char *file;
 	unsigned pr_calls;      /* pr_*() calls (prefixed by pr_fmt) in the hunks' post-image */
+	unsigned pr_touched;    /* those of them the patch adds or rewrites */
 	int pr_delta;           /* those the patch adds minus those it removes */
-	gboolean prfmt_changed; /* a pr_fmt() line of the file changes */
+	/* the pr_fmt() definitions the hunks remove and add (pk_scan_prfmt_lines()) */
+	const GPtrArray *prfmt_olds, *prfmt_news;
+	/* pk_scan_file_prefix()'s answers, once asked (prefixes_known) */
+	gboolean prefixes_known;
+	char *old_prefix, *new_prefix;
 	struct pk_tree *tree;   /* NULL without --tree */
 	gboolean described;     /* the tree was asked about the file */
 	struct pk_tree_file *old_desc, *new_desc;
@@ -27,6 +32,15 @@ struct pk_scan_ctx {
 
 /* Ask the tree about the file once: pre-image, post-image, their prefixes. */
 void pk_scan_ctx_describe(struct pk_scan_ctx *x);
+
+/*
+ * The prefix pr_*() calls of the file print before the patch (post FALSE)
+ * or after it, borrowed; NULL when unknown.  From the pr_fmt() the patch
+ * removes, adds or changes, else the tree's (old_desc, new_desc), else a
+ * definition the hunks show as context; KBUILD_MODNAME from the tree, or
+ * without one from the object name (pk_tree_guess_prefix()).
+ */
+const char *pk_scan_file_prefix(struct pk_scan_ctx *x, gboolean post);
 
 /*
  * Add a finding of kind about the calls o (pre-image) and n (post-image),

@@ -148,6 +148,12 @@ static gboolean has_newline(const struct pk_call *c)
 	return g_str_has_suffix(c->text->str, "\\n");
 }
 
+/* A call printing a prefix of its own: a device name, a subsystem wrapper's. */
+static gboolean is_device(const struct pk_call *c)
+{
+	return c->fam == PK_FAM_DEV || c->fam == PK_FAM_NETDEV || c->fam == PK_FAM_SUBSYS;
+}
+
 /* The level a reader sees: "default" for printk() without KERN_. */
 static const char *shown_level(const struct pk_call *c)
 {
@@ -179,22 +185,26 @@ static void ctx_clear(struct pk_scan_ctx *x)
 	pk_tree_file_free(x->old_desc);
 	pk_tree_file_free(x->new_desc);
 	g_free(x->post_text);
+	g_free(x->old_prefix);
+	g_free(x->new_prefix);
 }
 
-/* The prefix a call prints with the tree: NULL when unknown or per device. */
+/*
+ * The prefix a call prints on one side: NULL when unknown or per device.
+ * Without a tree only what the patch shows of the file's pr_fmt() is known.
+ */
 static const char *call_prefix(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
 {
-	const struct pk_tree_file *d;
+	const char *file_prefix;
 
-	pk_scan_ctx_describe(x);
-	d = post ? x->new_desc : x->old_desc;
-	if (!x->tree)
+	if (is_device(c))
 		return NULL;
-	if (c->fam == PK_FAM_DEV || c->fam == PK_FAM_NETDEV)
+	file_prefix = pk_scan_file_prefix(x, post);
+	if (!x->tree && !file_prefix)
 		return NULL;
 	if (!pk_call_uses_pr_fmt(c))
 		return "";
-	return d ? d->prefix : NULL;
+	return file_prefix;
 }
 
 struct pk_finding *pk_scan_add_finding(struct pk_scan_ctx *x, enum pk_finding_kind kind,
@@ -234,10 +244,6 @@ static char *quote(const struct pk_call *c)
 	return g_strdup_printf("\"%s\"", t);
 }
 
-static gboolean is_device(const struct pk_call *c)
-{
-	return c->fam == PK_FAM_DEV || c->fam == PK_FAM_NETDEV;
-}
 
 /* ", and gains the prefix "x: " from pr_fmt()", or "" when no prefix comes. */
 static char *prefix_clause(const char *verb, const char *prefix)
@@ -247,57 +253,142 @@ static char *prefix_clause(const char *verb, const char *prefix)
 	return g_strdup_printf(", and %s the prefix \"%s\" of pr_fmt()", verb, prefix);
 }
 
-/* A printk() <-> pr_*() conversion: silent unless the pr_fmt() prefix differs. */
-static void pair_converted(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n)
-{
-	const char *op = call_prefix(x, o, FALSE), *np = call_prefix(x, n, TRUE);
-	struct pk_finding *f;
+/*
+ * What a rewritten call prints, prefix and format together (trailing "\n"
+ * dropped, blanks folded): the console shows the two as one text, so a
+ * prefix written into the format and one moved into pr_fmt() print alike.
+ */
+struct printed {
+	const char *op, *np;    /* the prefixes, NULL when unknown */
+	char *ot, *nt;          /* the formats, as norm_text() gives them */
+	gboolean known;         /* both prefixes are known */
+	gboolean same;          /* known, and prefix + format print the same */
+	gboolean start_moved;   /* known, and a prefix appears, vanishes or changes at the start */
+};
 
-	if (!op || !np) {
-		pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
-			"%s() becomes %s() with the same text and level: no console change "
-			"unless a pr_fmt() applies", o->name, n->name));
-	} else if (!strcmp(op, np)) {
-		pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
-			"%s() becomes %s() with the same text, level and prefix (\"%s\"): "
-			"no console change", o->name, n->name, np));
-	} else {
-		f = pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
-			"%s() becomes %s() with the same text and level, but the message "
-			"prints \"%s\" before it instead of \"%s\" (pr_fmt())", o->name, n->name, np, op));
-		f->silent = FALSE;
+static void printed_init(struct printed *pr, struct pk_scan_ctx *x, const struct pk_call *o,
+			 const struct pk_call *n)
+{
+	pr->op = call_prefix(x, o, FALSE);
+	pr->np = call_prefix(x, n, TRUE);
+	pr->ot = norm_text(o);
+	pr->nt = norm_text(n);
+	pr->known = pr->op && pr->np;
+	if (pr->known) {
+		g_autofree char *po = g_strconcat(pr->op, pr->ot, NULL);
+		g_autofree char *pn = g_strconcat(pr->np, pr->nt, NULL);
+		pr->same = !strcmp(po, pn);
+		/* "x: " moved between format and pr_fmt() still starts both texts */
+		pr->start_moved = strcmp(pr->op, pr->np) &&
+				  !(g_str_has_prefix(po, pr->np) && g_str_has_prefix(pn, pr->op));
 	}
+}
+
+static void printed_clear(struct printed *pr)
+{
+	g_free(pr->ot);
+	g_free(pr->nt);
+}
+
+/* The prefix-changed finding of a call whose printed start changes. */
+static void add_prefix_changed(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
+			       const struct printed *pr)
+{
+	g_autofree char *what = NULL;
+	g_autofree char *call = strcmp(o->name, n->name) ?
+				g_strdup_printf("%s() becomes %s(), and ", o->name, n->name) : g_strdup("");
+
+	if (!*pr->np)
+		what = g_strdup_printf("the message loses the prefix \"%s\" of pr_fmt()", pr->op);
+	else if (!*pr->op)
+		what = g_strdup_printf("the message gains the prefix \"%s\" of pr_fmt()", pr->np);
+	else
+		what = g_strdup_printf("the message prints \"%s\" before its text instead of \"%s\" "
+				       "(pr_fmt())", pr->np, pr->op);
+	pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf("%s%s", call, what));
+}
+
+/* A printk() <-> pr_*() conversion: silent unless what it prints changes at the start. */
+static void pair_converted(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
+			   const struct printed *pr)
+{
+	if (!pr->known)
+		pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
+			"%s() becomes %s() with the same level: no console change unless a pr_fmt() "
+			"applies", o->name, n->name));
+	else if (pr->start_moved)
+		add_prefix_changed(x, o, n, pr);
+	else if (pr->same)
+		pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
+			"%s() becomes %s() with the same level, and prints \"%s%s\" as before: "
+			"no console change", o->name, n->name, pr->np, pr->nt));
+	else
+		pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
+			"%s() becomes %s() with the same level, printing \"%s\" before its text",
+			o->name, n->name, pr->np));
+}
+
+/* WARN*() and panic() <-> another call; TRUE when it was one. */
+static gboolean pair_stops(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
+			   const char *q)
+{
+	if ((o->fam == PK_FAM_PANIC) != (n->fam == PK_FAM_PANIC)) {
+		pk_scan_add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
+			o->fam == PK_FAM_PANIC ? "%s() becomes %s(): after %s the kernel no longer stops"
+					       : "%s() becomes %s(): after %s the kernel now stops (panics)",
+			o->name, n->name, q));
+		return TRUE;
+	}
+	if ((o->fam == PK_FAM_WARN) == (n->fam == PK_FAM_WARN))
+		return FALSE;
+	if (o->fam == PK_FAM_WARN)
+		pk_scan_add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
+			"%s() becomes %s(): %s stays, but the WARNING: line, the backtrace "
+			"and the taint flag go", o->name, n->name, q));
+	else
+		pk_scan_add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
+			"%s() becomes %s(): %s now comes with a WARNING: line, a backtrace "
+			"and the taint flag", o->name, n->name, q));
+	return TRUE;
+}
+
+/* Whether two device-prefixed calls print the same kind of prefix (dev_*(), drm_*()...). */
+static gboolean same_wrapper(const struct pk_call *o, const struct pk_call *n)
+{
+	if (o->fam != n->fam)
+		return FALSE;
+	return o->fam != PK_FAM_SUBSYS ||
+	       (o->subsys_len == n->subsys_len && !strncmp(o->name, n->name, o->subsys_len));
 }
 
 /* Prefix and family findings of a rewritten call; TRUE when they said the prefix. */
 static gboolean pair_family(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
-			    const char *q)
+			    const char *q, const struct printed *pr)
 {
+	gboolean stops = pair_stops(x, o, n, q);
+
 	if (is_device(o) && !is_device(n)) {
-		g_autofree char *gain = prefix_clause("gains", call_prefix(x, n, TRUE));
+		g_autofree char *gain = prefix_clause("gains", pr->np);
 		pk_scan_add_finding(x, PK_FINDING_DEVICE_PREFIX_LOST, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s loses its device name prefix%s", o->name, n->name, q, gain));
 		return TRUE;
 	}
 	if (!is_device(o) && is_device(n)) {
-		g_autofree char *lose = prefix_clause("loses", call_prefix(x, o, FALSE));
+		g_autofree char *lose = prefix_clause("loses", pr->op);
 		pk_scan_add_finding(x, PK_FINDING_DEVICE_PREFIX_ADDED, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s gains a device name prefix%s", o->name, n->name, q, lose));
 		return TRUE;
 	}
-	if ((o->fam == PK_FAM_WARN) != (n->fam == PK_FAM_WARN)) {
-		if (o->fam == PK_FAM_WARN)
-			pk_scan_add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
-				"%s() becomes %s(): %s stays, but the WARNING: line, the backtrace "
-				"and the taint flag go", o->name, n->name, q));
-		else
-			pk_scan_add_finding(x, PK_FINDING_WARN_CONVERTED, o, n, g_strdup_printf(
-				"%s() becomes %s(): %s now comes with a WARNING: line, a backtrace "
-				"and the taint flag", o->name, n->name, q));
+	if (stops)
 		return FALSE;
+	if (is_device(o) && !same_wrapper(o, n)) {
+		pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf(
+			"%s() becomes %s(): %s prints the prefix of %s() instead of the one of %s()",
+			o->name, n->name, q, n->name, o->name));
+		return TRUE;
 	}
 	if (o->fam != n->fam && !n->dynamic && !strcmp(shown_level(o), shown_level(n))) {
-		pair_converted(x, o, n);
+		pair_converted(x, o, n, pr);
 		return TRUE;
 	}
 	return FALSE;
@@ -313,6 +404,15 @@ static void pair_level(struct pk_scan_ctx *x, const struct pk_call *o, const str
 		pk_scan_add_finding(x, PK_FINDING_DEBUG_COMPILED_OUT, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s vanishes unless DEBUG or dynamic debug enables it",
 			o->name, n->name, q));
+	if (n->probe && !o->probe)
+		pk_scan_add_finding(x, PK_FINDING_DEBUG_COMPILED_OUT, o, n, g_strdup_printf(
+			"%s() becomes %s(): %s gets \"error %%pe: \" before it, and when the error is "
+			"-EPROBE_DEFER it is printed at debug level only, so it vanishes unless DEBUG "
+			"or dynamic debug enables it", o->name, n->name, q));
+	else if (o->probe && !n->probe)
+		pk_scan_add_finding(x, PK_FINDING_TEXT_CHANGED, o, n, g_strdup_printf(
+			"%s() becomes %s(): %s loses the \"error %%pe: \" before it, and is printed "
+			"on -EPROBE_DEFER too", o->name, n->name, q));
 	if (o->cont && !n->cont) {
 		pk_scan_add_finding(x, PK_FINDING_CONT_BROKEN, o, n, g_strdup_printf(
 			"%s is no longer a continuation: it starts a new line", q));
@@ -333,21 +433,28 @@ static void pair_level(struct pk_scan_ctx *x, const struct pk_call *o, const str
 			"%s moves from %s to %s level", q, ol, nl));
 }
 
-/* Text and newline findings of a rewritten call. */
+/*
+ * Text and newline findings of a rewritten call.  With both prefixes known
+ * and none appearing or vanishing, the texts compared are the printed ones:
+ * "x: " moved from the format into pr_fmt() changes nothing.
+ */
 static void pair_text(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
-		      const char *q)
+		      const char *q, const struct printed *pr)
 {
-	g_autofree char *ot = norm_text(o), *nt = norm_text(n);
-
 	if (has_newline(o) && !has_newline(n))
 		pk_scan_add_finding(x, PK_FINDING_NEWLINE_LOST, o, n, g_strdup_printf(
 			"%s lost its trailing \\n: the next message may join its line", q));
 	else if (!has_newline(o) && has_newline(n))
 		pk_scan_add_finding(x, PK_FINDING_NEWLINE_ADDED, o, n, g_strdup_printf(
 			"%s gained a trailing \\n", q));
-	if (strcmp(ot, nt))
+	if (pr->known && !pr->start_moved) {
+		if (!pr->same)
+			pk_scan_add_finding(x, PK_FINDING_TEXT_CHANGED, o, n, g_strdup_printf(
+				"the printed text \"%s%s\" becomes \"%s%s\"", pr->op, pr->ot, pr->np, pr->nt));
+	} else if (strcmp(pr->ot, pr->nt)) {
 		pk_scan_add_finding(x, PK_FINDING_TEXT_CHANGED, o, n, g_strdup_printf(
-			"the text \"%s\" becomes \"%s\"", ot, nt));
+			"the text \"%s\" becomes \"%s\"", pr->ot, pr->nt));
+	}
 }
 
 /* Whether a literal ends in an escape after which checkpatch allows a split. */
@@ -462,29 +569,23 @@ static void scan_call_line(struct pk_scan_ctx *x, const struct pk_call *o, const
 			"%s continues a line: another CPU's message can land in the middle of it", q));
 }
 
-/* A prefix change of a rewritten call that no other finding has stated. */
-static void pair_prefix(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n)
-{
-	const char *op = call_prefix(x, o, FALSE), *np = call_prefix(x, n, TRUE);
-
-	if (op && np && strcmp(op, np) && !x->prfmt_changed)
-		pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf(
-			"the message prints \"%s\" before its text instead of \"%s\"", np, op));
-}
-
 static void scan_pair(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n)
 {
 	g_autofree char *q = quote(n);
 	guint before = x->scan->findings->len;
 	gboolean cont_reported;
+	struct printed pr = { 0 };
 
-	if (!pair_family(x, o, n, q))
-		pair_prefix(x, o, n);
+	printed_init(&pr, x, o, n);
+	/* a prefix change no family finding has stated */
+	if (!pair_family(x, o, n, q, &pr) && pr.start_moved)
+		add_prefix_changed(x, o, n, &pr);
 	pair_level(x, o, n, q);
 	cont_reported = x->scan->findings->len > before &&
 		((struct pk_finding *)g_ptr_array_index(x->scan->findings,
 			x->scan->findings->len - 1))->kind == PK_FINDING_CONT_ADDED;
-	pair_text(x, o, n, q);
+	pair_text(x, o, n, q, &pr);
+	printed_clear(&pr);
 	scan_literals(x, o, n, q);
 	scan_call_line(x, o, n, q, cont_reported);
 }
@@ -633,8 +734,10 @@ static GPtrArray *changed_only(struct pk_scan_ctx *x, GPtrArray *all, gboolean p
 		struct pk_call *c = all->pdata[i];
 		if (post && pk_call_uses_pr_fmt(c))
 			x->pr_calls++;
-		if (pk_call_uses_pr_fmt(c) && c->changed)
+		if (pk_call_uses_pr_fmt(c) && c->changed) {
 			x->pr_delta += post ? 1 : -1;
+			x->pr_touched += post;
+		}
 		if (c->changed)
 			g_ptr_array_add(out, c);
 	}
@@ -644,9 +747,15 @@ static GPtrArray *changed_only(struct pk_scan_ctx *x, GPtrArray *all, gboolean p
 /* Whether a hunk has a line that may be (part of) a printk-family call. */
 static gboolean hunk_may_log(const struct pk_hunk *h)
 {
+	static GRegex *re;
+	static gsize once;
+
+	/* the names of lexer.c's classify(), loosely: a cheap test before lexing */
+	pk_lexer_regex(&re, &once, "pr_|printk|WARN|panic|_(?:emerg|alert|crit|err|warn|notice|info|"
+		       "debug|dbg|vdbg|devel|cont)");
 	for (guint i = 0; i < h->lines->len; i++) {
 		const char *t = ((const struct pk_diff_line *)h->lines->pdata[i])->text;
-		if (strstr(t, "pr_") || strstr(t, "printk") || strstr(t, "dev_") || strstr(t, "WARN"))
+		if (g_regex_match(re, t, 0, NULL))
 			return TRUE;
 	}
 	return FALSE;
@@ -713,7 +822,8 @@ struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 		g_autoptr(GPtrArray) olds = NULL, news = NULL;
 
 		pk_scan_prfmt_lines(f, &olds, &news);
-		x.prfmt_changed = olds->len || news->len;
+		x.prfmt_olds = olds;
+		x.prfmt_news = news;
 		for (guint j = 0; j < f->hunks->len; j++)
 			scan_hunk(&x, f->hunks->pdata[j]);
 		pk_scan_prfmt(&x, olds, news);

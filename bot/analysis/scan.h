@@ -5,18 +5,28 @@
  * returns a new struct pk_scan the caller frees with pk_scan_free(), which
  * accepts NULL.  Every string in a finding is owned by the finding.
  *
- * The printk family is printk() (and _once, _ratelimited, _deferred),
- * pr_*(), dev_*(), netdev_*() with their _once and _ratelimited forms,
- * dev_err_probe(), dev_printk(), and WARN(), WARN_ONCE(), WARN_RATELIMIT(),
- * WARN_TAINT() and WARN_TAINT_ONCE(), whose format prints at the default
- * level after the "WARNING:" line (WARN_ON() has no format of its own).
+ * The printk family is checkpatch.pl's $logFunctions that print to the
+ * console: printk() (and _once, _ratelimited, _deferred, _printk()),
+ * pr_*(), dev_*(), netdev_*() and the <subsys>_<level>() wrappers
+ * (drm_err(), pci_info(), btrfs_err()...) with their _once and
+ * _ratelimited forms, <subsys>_printk(), dev_err_probe() and
+ * dev_warn_probe(), panic(), and WARN(), WARN_ONCE(), WARN_RATELIMIT(),
+ * WARN_TAINT(), WARN_TAINT_ONCE() and <subsys>_WARN(), whose format prints
+ * at the default level after the "WARNING:" line (WARN_ON() has no format
+ * of its own).  lexer.h says how each is classified.
+ *
+ * A patch is read as a whole: a rewritten call is judged as it prints,
+ * prefix and format together, the prefix being the file's pr_fmt() before
+ * and after the patch (scan-private.h's pk_scan_file_prefix()).  Printed
+ * text unchanged is silent whatever moved between format and pr_fmt().
  *
  * Kind names are the stable ones of DESIGN.md, plus these:
  *   message-added / message-removed   a call with no counterpart on the
  *                                     other side of its hunk
  *   warn-converted                    WARN*() <-> another call: the message
  *                                     stays, the WARNING: line, backtrace and
- *                                     taint go (or come)
+ *                                     taint go (or come); panic() <-> another
+ *                                     call: the kernel stops (or no longer)
  *   pairing-capped                    a hunk had so many changed calls that
  *                                     comparing their texts was cut short;
  *                                     calls left unpaired are reported as
@@ -27,9 +37,10 @@
  *                                     The file and line are those of the
  *                                     damaged hunk; the message names the
  *                                     line of the mail.  It alone is no churn
- *   prefix-changed                    (with a tree) a rewritten call prints
- *                                     another pr_fmt() prefix, the file's
- *                                     pr_fmt() being unchanged
+ *   prefix-changed                    a rewritten call's printed prefix
+ *                                     appears, vanishes or changes (pr_fmt()
+ *                                     before and after the patch, or another
+ *                                     wrapper's own prefix)
  * and four that mirror checkpatch.pl warnings on added lines of a call, so
  * that every printk-related checkpatch warning has a finding on its line
  * (all four change nothing on the console by themselves):
@@ -50,9 +61,10 @@
  *
  * With a kernel tree (pk_scan_tree()), findings also carry the prefix the
  * message prints before and after (pr_fmt() evaluated with the file's
- * KBUILD_MODNAME, see tree.h), and a pr_fmt-* finding counts every pr_*()
- * call of the post-image file (and of the .c files it #includes) instead of
- * those the patch's hunks happen to show.
+ * KBUILD_MODNAME, see tree.h), and a pr_fmt-* finding counts the pr_*()
+ * calls of the post-image file (and of the .c files it #includes) instead of
+ * those the patch's hunks happen to show; either way only the calls the
+ * patch does not add or rewrite, which are judged each on its own.
  *
  * Kinds are enum pk_finding_kind; their names (the stable words of the
  * JSON, the store and the replies) come only from pk_finding_kind_name().
@@ -121,15 +133,17 @@ struct pk_finding {
 	char *old_text;     /* the format text, C escapes kept; for pr_fmt-*: */
 	char *new_text;     /* the pr_fmt() bodies, parameter named fmt */
 	/*
-	 * With a tree: the prefix printed before the text ("build_utility: ",
-	 * "" for none), NULL when unknown or device-dependent (dev_*()).
+	 * The prefix printed before the text ("build_utility: ", "" for none),
+	 * NULL when unknown or device-dependent (dev_*(), drm_err()...).
+	 * Without a tree, known only from a pr_fmt() the patch shows.
 	 */
 	char *old_prefix;
 	char *new_prefix;
 	/*
-	 * pr_fmt-*: the pr_*() calls whose prefix the change moves: with a tree
-	 * all of the post-image file and its #included .c files, else those in
-	 * the patch's hunks (affected_whole_file says which).  0 otherwise.
+	 * pr_fmt-*: the pr_*() calls whose prefix the change moves and that the
+	 * patch does not add or rewrite: with a tree those of the post-image
+	 * file and its #included .c files, else those in the patch's hunks
+	 * (affected_whole_file says which).  0 otherwise.
 	 */
 	unsigned affected;
 	gboolean affected_whole_file;

@@ -502,7 +502,8 @@ static char *macro_value(struct pk_tree *t, const GPtrArray *scope, const char *
 
 	for (guint i = 0; def && i < scope->len; i++) {
 		const char *path = scope->pdata[i];
-		const char *text = self_text && !strcmp(path, self) ? self_text : pk_tree_read(t, path);
+		const char *text = self_text && !strcmp(path, self) ? self_text :
+				   t ? pk_tree_read(t, path) : NULL;
 		g_autoptr(GMatchInfo) m = NULL;
 
 		if (text && strstr(text, name) && g_regex_match(def, text, 0, &m))
@@ -610,6 +611,22 @@ static char *eval_in(struct pk_tree *t, const struct pk_tree_file *f, const char
 char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const char *body)
 {
 	return eval_in(t, f, NULL, body);
+}
+
+char *pk_tree_guess_prefix(const char *path, const char *text, const char *body)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	g_autofree char *stem = g_strndup(base, strcspn(base, "."));
+	g_autofree char *modname = g_str_has_suffix(base, ".c") ? name_fix(stem) : NULL;
+	g_autoptr(GPtrArray) scope = g_ptr_array_new();
+	g_autoptr(GString) out = g_string_new(NULL);
+	gboolean done = FALSE;
+
+	g_ptr_array_add(scope, (gpointer)path);
+	struct eval_ctx x = { NULL, scope, path, text, modname, modname };
+	if (!eval_prefix(&x, body, out, &done, 0))
+		return NULL;
+	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
 /* path relative to the tree, "." and ".." folded; NULL when it is outside. */

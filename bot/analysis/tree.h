@@ -91,6 +91,16 @@ void pk_tree_file_free(struct pk_tree_file *f);
 char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const char *body);
 
 /*
+ * Without a tree: the prefix body prints in the file at path, with
+ * KBUILD_MODNAME (and KBUILD_BASENAME) taken from the object a .c file is
+ * built as (kernel/foo.c as foo.o gives "foo"; unknown for a header) and
+ * string macros looked up in text (what is known of the file, may be NULL).
+ * NULL when something in body cannot be resolved.  A composite object
+ * (8250-y += 8250_core.o) has another KBUILD_MODNAME: only a tree knows.
+ */
+char *pk_tree_guess_prefix(const char *path, const char *text, const char *body);
+
+/*
  * The body of a "#define pr_fmt(p) body" line with the parameter renamed to
  * fmt and blanks trimmed ("#define pr_fmt(f) KBUILD_MODNAME \": \" f" gives
  * "KBUILD_MODNAME \": \" fmt"), or NULL when line is not such a definition.

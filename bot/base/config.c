@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <gio/gio.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,7 +153,13 @@ static int get_uint(GKeyFile *kf, const char *path, const char *group, const cha
 	return 0;
 }
 
-static int get_double(GKeyFile *kf, const char *path, const char *group, const char *key, double *out, GError **err)
+/*
+ * A duration in seconds: finite, at least min, at most PK_CONFIG_SECONDS_MAX
+ * (g_key_file_get_double() takes nan, inf and 1e19, which became tight
+ * loops and waits that never end).
+ */
+static int get_seconds(GKeyFile *kf, const char *path, const char *group, const char *key, double min,
+		       double *out, GError **err)
 {
 	g_autoptr(GError) e = NULL;
 	double v;
@@ -160,8 +167,15 @@ static int get_double(GKeyFile *kf, const char *path, const char *group, const c
 	if (!g_key_file_has_key(kf, group, key, NULL))
 		return 0;
 	v = g_key_file_get_double(kf, group, key, &e);
-	if (e || v < 0)
-		return config_error(err, path, group, key, "%s", e ? e->message : "must not be negative");
+	if (e)
+		return config_error(err, path, group, key, "%s", e->message);
+	if (!isfinite(v))
+		return config_error(err, path, group, key, "'%g' is not a number of seconds", v);
+	if (v < 0)
+		return config_error(err, path, group, key, "must not be negative");
+	if (v < min || v > PK_CONFIG_SECONDS_MAX)
+		return config_error(err, path, group, key, "%g seconds is outside %g to %d", v, min,
+				    PK_CONFIG_SECONDS_MAX);
 	*out = v;
 	return 0;
 }
@@ -364,9 +378,9 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 		return 0;
 	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
 	    get_bool(kf, path, "daemon", "cc_original", &d->cc_original, err) < 0 ||
-	    get_double(kf, path, "daemon", "series_wait", &d->series_wait, err) < 0 ||
-	    get_double(kf, path, "daemon", "retry_min", &d->retry_min, err) < 0 ||
-	    get_double(kf, path, "daemon", "retry_max", &d->retry_max, err) < 0)
+	    get_seconds(kf, path, "daemon", "series_wait", 0, &d->series_wait, err) < 0 ||
+	    get_seconds(kf, path, "daemon", "retry_min", 1, &d->retry_min, err) < 0 ||
+	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -389,7 +403,7 @@ static int load_smtp(GKeyFile *kf, const char *path, struct pk_config *c, GError
 	m->ca_file = get_string(kf, "smtp", "ca_file", NULL);
 	if (get_tls(kf, path, "smtp", m->url, &m->tls, err) < 0 ||
 	    get_bool(kf, path, "smtp", "insecure", &m->insecure, err) < 0 ||
-	    get_double(kf, path, "smtp", "timeout", &m->timeout, err) < 0 ||
+	    get_seconds(kf, path, "smtp", "timeout", 0, &m->timeout, err) < 0 ||
 	    get_password(kf, path, "smtp", &m->password, err) < 0)
 		return -1;
 	if (!g_str_has_prefix(m->url, "smtp://") && !g_str_has_prefix(m->url, "smtps://"))
@@ -415,7 +429,7 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 		return config_error(err, path, group, NULL, "no type (one of imap, maildir, mbox, public-inbox)");
 	if (get_word(kf, path, group, "type", types, &s->type, err) < 0 ||
 	    get_bool(kf, path, group, "insecure", &s->insecure, err) < 0 ||
-	    get_double(kf, path, group, "poll_interval", &s->poll_interval, err) < 0 ||
+	    get_seconds(kf, path, group, "poll_interval", 0, &s->poll_interval, err) < 0 ||
 	    get_tls(kf, path, group, s->url, &s->tls, err) < 0 ||
 	    get_start(kf, path, group, s, err) < 0 ||
 	    get_password(kf, path, group, &s->password, err) < 0)
@@ -465,8 +479,8 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	guint64 mail = c->policy.max_mail_size;
 
 	if (get_word(kf, path, "policy", "sandbox", modes, &mode, err) < 0 ||
-	    get_double(kf, path, "policy", "build_timeout", &sb->build_timeout, err) < 0 ||
-	    get_double(kf, path, "policy", "build_cpu_seconds", &sb->build.cpu_seconds, err) < 0 ||
+	    get_seconds(kf, path, "policy", "build_timeout", 0, &sb->build_timeout, err) < 0 ||
+	    get_seconds(kf, path, "policy", "build_cpu_seconds", 0, &sb->build.cpu_seconds, err) < 0 ||
 	    get_mib(kf, path, "policy", "build_memory_mb", &sb->build.memory, err) < 0 ||
 	    get_mib(kf, path, "policy", "build_file_mb", &sb->build.file_size, err) < 0 ||
 	    get_uint(kf, path, "policy", "build_processes", &sb->build.processes, err) < 0 ||
@@ -524,7 +538,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
 	if (check_known_keys(kf, path, err) < 0 ||
-	    get_double(kf, path, "test", "boot_timeout", &c.boot_timeout, err) < 0 ||
+	    get_seconds(kf, path, "test", "boot_timeout", 0, &c.boot_timeout, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_build_system", &c.policy.allow_build_system, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_other_files", &c.policy.allow_other_files, err) < 0 ||
 	    get_uint(kf, path, "policy", "max_files", &c.policy.max_files, err) < 0 ||

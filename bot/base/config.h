@@ -16,6 +16,13 @@
 #include "base/settings.h"
 
 /*
+ * The longest duration any key takes, in seconds (30 days): a bigger one
+ * is a typo or an attack on the daemon's arithmetic, refused at load
+ * like nan and inf.  retry_min and retry_max are at least 1.
+ */
+#define PK_CONFIG_SECONDS_MAX 2592000
+
+/*
  * How a mail connection ([smtp], an imap source) is protected.  The
  * default is PK_TLS_REQUIRED, or PK_TLS_TRY when the URL's host is a
  * loopback address (pk_url_is_loopback()).  imaps:// and smtps:// are TLS

@@ -334,3 +334,33 @@ char *pk_proc_describe(const struct pk_proc_result *res)
 	}
 	return g_strdup("ended");
 }
+
+int pk_proc_step(const char *what, const char *const *argv, const char *cwd, const char *const *env,
+		 GError **err)
+{
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+	struct pk_proc_result res;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree char *how = NULL;
+
+	opts.cwd = cwd;
+	opts.env = env;
+	opts.capture = out;
+	opts.timeout = 3600;
+	if (pk_proc_run(&res, argv, &opts, err) < 0)
+		return -1;
+	if (pk_proc_ok(&res))
+		return 0;
+	how = pk_proc_describe(&res);
+	return pk_error(err, PK_ERROR_FAILED, "%s: %s %s: %s", what, argv[0], how,
+			out->len > 600 ? out->str + out->len - 600 : out->str);
+}
+
+int pk_remove_tree(const char *path, GError **err)
+{
+	const char *argv[] = { "rm", "-rf", "--one-file-system", path, NULL };
+
+	if (!g_file_test(path, G_FILE_TEST_EXISTS))
+		return 0;
+	return pk_proc_step("removing a half-made step", argv, NULL, NULL, err);
+}

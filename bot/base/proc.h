@@ -87,6 +87,17 @@ char *pk_proc_describe(const struct pk_proc_result *res);
  */
 void pk_proc_set_cancel(volatile sig_atomic_t *flag);
 
+/*
+ * Run a helper child to its end (an hour at most), in cwd with env (both
+ * may be NULL): 0 when it exited 0, else -1 with err naming what and
+ * quoting the end of its output.
+ */
+int pk_proc_step(const char *what, const char *const *argv, const char *cwd, const char *const *env,
+		 GError **err);
+
+/* Remove a directory tree, if it is there (rm -rf --one-file-system: GLib has no recursive delete). */
+int pk_remove_tree(const char *path, GError **err);
+
 /* Whether an executable of that name is in PATH. */
 bool pk_proc_have(const char *name);
 

@@ -31,6 +31,47 @@ int pk_error(GError **err, int code, const char *fmt, ...)
 	return -1;
 }
 
+bool pk_errno_transient(int e)
+{
+	return e == ENOSPC || e == EDQUOT || e == EIO || e == EAGAIN || e == EWOULDBLOCK ||
+	       e == EINTR || e == EBUSY || e == ENOMEM;
+}
+
+int pk_errno_code(int e)
+{
+	return pk_errno_transient(e) ? PK_ERROR_TRANSIENT : PK_ERROR_FAILED;
+}
+
+bool pk_error_transient(const GError *err)
+{
+	return g_error_matches(err, PK_ERROR, PK_ERROR_TRANSIENT);
+}
+
+/* Whether c would move the cursor, sound, change colours or reorder text on a terminal. */
+static bool terminal_control(gunichar c)
+{
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f ||
+	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+char *pk_text_for_terminal(const char *s)
+{
+	g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
+	GString *out = g_string_sized_new(strlen(valid));
+
+	for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+
+		if (c == '\t' || c == '\n' || c == '\r')
+			g_string_append_c(out, ' ');
+		else if (terminal_control(c))
+			g_string_append_c(out, '?');
+		else
+			g_string_append_unichar(out, c);
+	}
+	return g_string_free(out, FALSE);
+}
+
 char *pk_cache_dir(void)
 {
 	const char *env = g_getenv("PRINTKBOT_CACHE");

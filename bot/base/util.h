@@ -32,10 +32,27 @@ enum pk_error_code {
 	PK_ERROR_FAILED,   /* the bot could not do its job */
 	PK_ERROR_INPUT,    /* bad input: a malformed patch, mail, config... */
 	PK_ERROR_LIMIT,    /* input was larger than a configured limit */
+	PK_ERROR_TRANSIENT, /* the system failed for a while (a full disk, EIO, a busy
+			       database): the same work may succeed later */
 };
+
+/* Whether errno e is one that passes (ENOSPC, EDQUOT, EIO, EAGAIN, EINTR, EBUSY, ENOMEM). */
+bool pk_errno_transient(int e);
+/* PK_ERROR_TRANSIENT for such an errno, else PK_ERROR_FAILED. */
+int pk_errno_code(int e);
+/* Whether err is a PK_ERROR_TRANSIENT: a job retries it rather than failing for good. */
+bool pk_error_transient(const GError *err);
 
 /* Set *err (when err is not NULL) and return -1: `return pk_error(err, ...)`. */
 int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+/*
+ * Text from mail made safe for a terminal and a log line: valid UTF-8,
+ * tab, CR and LF as spaces (no forged log lines), and every other C0 or
+ * C1 control (ESC, BEL...), DEL and bidi override or isolate (U+202A..E,
+ * U+2066..9, LRM, RLM, ALM) as '?'.  NULL gives "".  Caller frees.
+ */
+char *pk_text_for_terminal(const char *s);
 
 /* The cache directory (created if missing); caller frees. */
 char *pk_cache_dir(void);

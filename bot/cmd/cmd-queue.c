@@ -2,6 +2,7 @@
 #include "cmd/commands.h"
 #include "base/config.h"
 #include "base/jsonout.h"
+#include "base/util.h"
 #include "report/outbox.h"
 #include "store/store.h"
 
@@ -91,7 +92,7 @@ static void print_jobs(GPtrArray *jobs, bool json)
 	for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
 		for (guint i = 0; i < jobs->len; i++) {
 			const struct pk_store_job *j = jobs->pdata[i];
-			g_autofree char *what = NULL, *upd = NULL, *next = NULL;
+			g_autofree char *what = NULL, *upd = NULL, *next = NULL, *shown = NULL, *detail = NULL;
 
 			if (j->state != order[s])
 				continue;
@@ -101,14 +102,17 @@ static void print_jobs(GPtrArray *jobs, bool json)
 				continue;
 			}
 			upd = when(j->updated);
+			/* a subject is the sender's: no escape sequence reaches the terminal */
+			shown = pk_text_for_terminal(what);
+			detail = pk_text_for_terminal(j->detail);
 			printf("%-6" G_GINT64_FORMAT " %-7s %-9s %-3d %-19s %s\n", j->id,
-			       pk_job_kind_name(j->kind), pk_job_state_name(j->state), j->attempts, upd, what);
+			       pk_job_kind_name(j->kind), pk_job_state_name(j->state), j->attempts, upd, shown);
 			if (j->state == PK_JOB_QUEUED && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
 				next = when(j->not_before);
 				printf("%38s next try %s\n", "", next);
 			}
-			if (j->detail && *j->detail)
-				printf("%38s %s\n", "", j->detail);
+			if (*detail)
+				printf("%38s %s\n", "", detail);
 		}
 }
 

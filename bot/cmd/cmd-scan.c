@@ -4,19 +4,31 @@
 #include "analysis/scan.h"
 #include "analysis/tree.h"
 #include "base/util.h"
+#include "intake/mbox.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-/* A mailbox larger than this is refused rather than read into memory. */
-#define SCAN_MAX_INPUT (512u * 1024 * 1024)
+/* A mail (or a diff) larger than this is refused rather than read into memory. */
+#define SCAN_MAX_INPUT_MIB 512
+#define SCAN_MAX_INPUT (SCAN_MAX_INPUT_MIB * 1024u * 1024)
 
 static const char scan_usage[] =
 	"usage: printkbot scan [--json] [--tree DIR] [FILE|-]...\n"
 	"   or: printkbot scan --tree DIR --describe PATH...\n\n"
 	"Read patches (a plain diff, a patch mail or an mbox; '-' or no FILE is\n"
 	"standard input) and report what they do to printk-family calls, without\n"
-	"building anything.\n\n"
+	"building anything.  The family is checkpatch.pl's logging functions:\n"
+	"printk*(), pr_*(), dev_*(), netdev_*(), the <subsys>_<level>() wrappers\n"
+	"(drm_err(), pci_info(), btrfs_err()...), <subsys>_printk(), dev_err_probe(),\n"
+	"dev_warn_probe(), WARN*() and panic().  Each changed call is judged as it\n"
+	"prints, pr_fmt() prefix and format together: the prefix before the patch\n"
+	"and after it come from the pr_fmt() the patch removes, adds or shows (with\n"
+	"KBUILD_MODNAME from the object name, kernel/foo.c giving \"foo\"), or from\n"
+	"the tree.\n\n"
 	"    --json        one JSON object per patch (JSON Lines)\n"
 	"    --tree DIR    a kernel source tree the patches apply to: findings then\n"
 	"                  state the prefix each message prints (pr_fmt() with the\n"
@@ -25,7 +37,9 @@ static const char scan_usage[] =
 	"    --describe    print what the tree says about each PATH of it (unit,\n"
 	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n\n"
 	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
-	"exit status: 0 no findings, 1 findings, 2 bad input or usage\n";
+	"exit status: 0 no findings, 1 findings (or a damaged patch among readable ones),\n"
+	"2 bad input (unreadable, or no patch in it could be read whole) or usage;\n"
+	"mails without a diff are skipped, not bad input\n";
 
 /* The command line of scan. */
 struct scan_opts {
@@ -72,14 +86,25 @@ static void json_finding(GString *b, const struct pk_finding *f)
 	pk_jl_close(b, '}');
 }
 
+/*
+ * A header value without the blanks around it, or NULL: GMime keeps those
+ * an encoded word brings ("=?UTF-8?Q?=20sched:...?=").  Returns a new string.
+ */
+static char *trimmed(const char *value)
+{
+	return value ? g_strstrip(g_strdup(value)) : NULL;
+}
+
 static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 {
 	g_autoptr(GString) b = g_string_new(NULL);
+	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
+	g_autofree char *author = trimmed(p->author);
 
 	pk_jl_open(b, NULL, '{');
-	pk_jl_str(b, "subject", p->subject);
-	pk_jl_str(b, "message_id", p->message_id);
-	pk_jl_str(b, "author", p->author);
+	pk_jl_str(b, "subject", subject);
+	pk_jl_str(b, "message_id", message_id);
+	pk_jl_str(b, "author", author);
 	pk_jl_str(b, "verdict", pk_verdict_name(s->verdict));
 	pk_jl_str(b, "error", p->error);
 	pk_jl_open(b, "findings", '[');
@@ -92,31 +117,44 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 
 static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
 {
-	printf("# %s: %s\n", p->subject ? p->subject : input, pk_verdict_name(s->verdict));
+	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
+
+	printf("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
 	if (p->error)
 		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
-			p->message_id ? p->message_id : "(no Message-ID)", p->error);
+			message_id ? message_id : "(no Message-ID)", p->error);
 	for (guint i = 0; i < s->findings->len; i++) {
 		const struct pk_finding *f = s->findings->pdata[i];
 		printf("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
 	}
 }
 
-/* Scan one input; returns 0 clean, 1 findings, 2 bad input. */
-static int scan_one(const char *path, const struct scan_run *o)
+/* What scan_buffer() counted over an input. */
+struct scan_tally {
+	unsigned skipped;   /* mails without a diff */
+	unsigned patches;   /* patches read */
+	unsigned damaged;   /* of them, read only in part (p->error) */
+};
+
+/*
+ * Print the patches of buf (a diff, a mail, or an mbox's mail), counting
+ * them into t; returns 0 clean, 1 findings (or a damaged patch), 2 when
+ * buf cannot be read at all.
+ */
+static int scan_buffer(const char *path, const char *buf, size_t len, const struct scan_run *o,
+		       struct scan_tally *t)
 {
-	g_autofree char *buf = NULL;
 	g_autoptr(GPtrArray) patches = NULL;
 	g_autoptr(GError) err = NULL;
-	unsigned skipped = 0;
-	size_t len = 0;
+	unsigned skip = 0;
 	int rc = 0;
 
-	if (pk_read_file(&buf, &len, path, SCAN_MAX_INPUT, &err) < 0 ||
-	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
-		fprintf(stderr, "printkbot: %s\n", err->message);
+	if (pk_patch_read_mails(&patches, &skip, buf, len, &err) < 0) {
+		fprintf(stderr, "printkbot: %s: %s\n", path, err->message);
 		return 2;
 	}
+	t->skipped += skip;
+	t->patches += patches->len;
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
 		g_autoptr(pk_scan_result) s = pk_scan_tree(p, o->tree);
@@ -125,11 +163,84 @@ static int scan_one(const char *path, const struct scan_run *o)
 			print_json(p, s);
 		else
 			print_text(path, p, s);
-		rc = MAX(rc, p->error ? 2 : s->findings->len ? 1 : 0);
+		t->damaged += p->error != NULL;
+		rc = MAX(rc, p->error || s->findings->len ? 1 : 0);
 	}
-	if (skipped)
-		pk_info("%s: %u mail(s) without a diff skipped", path, skipped);
 	return rc;
+}
+
+/*
+ * An mbox, one mail at a time: memory stays bounded by the largest mail
+ * however large the file (a list archive is a gigabyte).  first is the
+ * first mail, already read.
+ */
+static int scan_mbox(const char *path, struct pk_mbox_reader *r, struct pk_mbox_mail *first,
+		     const struct scan_run *o, struct scan_tally *t)
+{
+	struct pk_mbox_mail m = *first;
+	g_autoptr(GError) err = NULL;
+	int rc = 0, got = 1;
+
+	for (; got > 0; got = pk_mbox_next(r, &m, &err)) {
+		int one;
+
+		if (!m.raw) {
+			fprintf(stderr, "printkbot: %s: the mail at byte %" G_GINT64_FORMAT " is %" G_GINT64_FORMAT
+				" bytes, more than the limit of %u: skipped\n", path, m.offset, m.size, SCAN_MAX_INPUT);
+			rc = 2;
+			continue;
+		}
+		one = scan_buffer(path, m.raw, m.len, o, t);
+		rc = MAX(rc, one);
+	}
+	if (got < 0) {
+		fprintf(stderr, "printkbot: %s: %s\n", path, err->message);
+		return 2;
+	}
+	return rc;
+}
+
+/*
+ * Scan one input; returns 0 clean, 1 findings, 2 bad input.  Bad input is
+ * what cannot be read, or holds patches none of which could be read whole.
+ * Mails without a diff are no patches at all, and a damaged patch among
+ * readable ones is that patch's own problem (said on stderr, counted as a
+ * finding): an mbox of a list's traffic is not bad input.
+ */
+static int scan_one(const char *path, const struct scan_run *o)
+{
+	g_autoptr(pk_mbox_reader) r = NULL;
+	g_autoptr(GString) whole = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	struct pk_mbox_mail m = { 0 };
+	struct scan_tally t = { 0 };
+	int fd, got, rc;
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd < 0) {
+		fprintf(stderr, "printkbot: cannot read %s: %s\n", path, g_strerror(errno));
+		return 2;
+	}
+	r = pk_mbox_reader_new(fd, 0, SCAN_MAX_INPUT);
+	if ((got = pk_mbox_next(r, &m, &err)) > 0 && m.raw && m.len >= 5 && !memcmp(m.raw, "From ", 5)) {
+		rc = scan_mbox(path, r, &m, o, &t);
+		goto out;
+	}
+	/* a diff or one mail, whose body may hold a "From " line of its own: read whole */
+	for (; got > 0 && m.raw && whole->len + m.len <= SCAN_MAX_INPUT; got = pk_mbox_next(r, &m, &err))
+		g_string_append_len(whole, m.raw, (gssize)m.len);
+	if (got != 0) {
+		fprintf(stderr, "printkbot: %s: %s\n", path,
+			got < 0 ? err->message : "more than the limit of " G_STRINGIFY(SCAN_MAX_INPUT_MIB) " MiB");
+		close(fd);
+		return 2;
+	}
+	rc = scan_buffer(path, whole->str, whole->len, o, &t);
+out:
+	close(fd);
+	if (t.skipped)
+		pk_info("%s: %u mail(s) without a diff skipped", path, t.skipped);
+	return t.damaged && t.damaged == t.patches ? 2 : rc;
 }
 
 /* --describe: one line (or JSON object) per path of the tree. */

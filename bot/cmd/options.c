@@ -110,6 +110,12 @@ static int set_value(struct parse *p, const struct pk_option *o, const char *spe
 	case PK_OPT_DATE_END:
 		if (parse_date(to, value, o->type == PK_OPT_DATE_END) < 0)
 			break;
+		/* 0 is "no filter" to the store: an end at or before 1970 would match everything */
+		if (*(gint64 *)to < 0 || (o->type == PK_OPT_DATE_END && *(gint64 *)to == 0)) {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not after "
+				    "1970-01-01 00:00 UTC: no patch is dated so early", spelt, value);
+			return -1;
+		}
 		return 0;
 	}
 	g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: '%s' is not %s", spelt, value,

@@ -31,6 +31,7 @@ int daemon_open_sources(struct pk_daemon *d, GError **err)
 
 		if (pk_intake_open(&in, d->store, d->config.sources->pdata[i], err) < 0)
 			return -1;
+		in->ctx.max_mail = d->config.policy.max_mail_size;   /* as `test` reads it; 0: none */
 		g_ptr_array_add(d->sources, in);
 	}
 	return 0;

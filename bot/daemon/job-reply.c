@@ -66,8 +66,7 @@ int daemon_reconcile_outbox(struct pk_daemon *d, GError **err)
 
 /* ---- the reply job -------------------------------------------------------- */
 
-/* The backoff: retry_min after the first failure, doubling up to retry_max. */
-static double retry_wait(const struct pk_daemon *d, gint64 attempts)
+double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts)
 {
 	return MIN(d->config.daemon.retry_min * (double)(1ull << MIN(MAX(attempts, 1) - 1, 20)),
 		   d->config.daemon.retry_max);
@@ -80,10 +79,11 @@ static double retry_wait(const struct pk_daemon *d, gint64 attempts)
  * before the outbox existed, or removed by hand) is delivered from the
  * store's text first.  1 with *end and *detail set when settled, 0 to send.
  */
-static int reply_settled(struct pk_daemon *d, gint64 job_id, const struct pk_store_reply *r,
-			 enum job_end *end, char **detail)
+static int reply_settled(struct pk_daemon *d, const struct pk_store_job *job,
+			 const struct pk_store_reply *r, enum job_end *end, char **detail, gint64 *out_retry)
 {
 	g_autoptr(GError) err = NULL;
+	gint64 job_id = job->id;
 
 	switch (pk_outbox_state(d->outbox, r->message_id)) {
 	case PK_OUTBOX_SENT:
@@ -99,9 +99,18 @@ static int reply_settled(struct pk_daemon *d, gint64 job_id, const struct pk_sto
 		if (r->sent)
 			break;
 		if (pk_outbox_deliver(d->outbox, r->message_id, r->text, strlen(r->text), NULL, &err) < 0) {
-			*detail = g_strdup_printf("<%s> cannot be put in the outbox: %s", r->message_id,
-						  err->message);
-			*end = JOB_FAILED;
+			double wait = daemon_retry_wait(d, job->attempts);
+
+			/* a full disk or an I/O error passes: the reply is not lost for it */
+			*end = pk_error_transient(err) ? JOB_RETRY : JOB_FAILED;
+			if (*end == JOB_RETRY) {
+				*out_retry = daemon_now() + (gint64)wait;
+				*detail = g_strdup_printf("<%s> cannot be put in the outbox now: %s; next try "
+							  "in %.0f s", r->message_id, err->message, wait);
+			} else {
+				*detail = g_strdup_printf("<%s> cannot be put in the outbox: %s", r->message_id,
+							  err->message);
+			}
 			return 1;
 		}
 		daemon_log(job_id, r->message_id, "not in the outbox: delivered from the store");
@@ -123,10 +132,15 @@ static int reply_settled(struct pk_daemon *d, gint64 job_id, const struct pk_sto
  * Returns the job's detail (new).
  */
 static char *reply_record_sent(struct pk_daemon *d, gint64 job_id, const struct pk_store_reply *r,
-			       char **rcpts)
+			       char **rcpts, GPtrArray *refused)
 {
 	g_autofree char *to = g_strjoinv(", ", rcpts);
 	g_autoptr(GError) err = NULL;
+
+	/* the others have it: a refused one (a stale Cc) is told in the log, not retried */
+	for (guint i = 0; i < refused->len; i++)
+		daemon_log(job_id, r->message_id, "recipient refused by the server, not sent to it: %s",
+			   (const char *)refused->pdata[i]);
 
 	if (pk_store_reply_sent(d->store, r->id, 0, &err) < 0) {
 		daemon_log(job_id, r->message_id, "sent, but not recorded: %s", err->message);
@@ -134,6 +148,9 @@ static char *reply_record_sent(struct pk_daemon *d, gint64 job_id, const struct 
 	}
 	if (pk_outbox_mark_sent(d->outbox, r->message_id, &err) < 0)
 		daemon_log(job_id, r->message_id, "sent, but still in the outbox: %s", err->message);
+	if (refused->len)
+		return g_strdup_printf("<%s> sent to %s but %u refused by the server (logged)", r->message_id,
+				       to, refused->len);
 	return g_strdup_printf("<%s> sent to %s", r->message_id, to);
 }
 
@@ -147,9 +164,10 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 {
 	g_autoptr(GError) err = NULL;
 	g_auto(GStrv) rcpts = NULL;
+	g_autoptr(GPtrArray) refused = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *text = NULL;
 	bool permanent = false;
-	double wait = retry_wait(d, job->attempts);
+	double wait = daemon_retry_wait(d, job->attempts);
 	size_t len;
 
 	if (pk_outbox_read(d->outbox, r->message_id, &text, &len, &err) <= 0) {
@@ -160,13 +178,18 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 		return JOB_RETRY;
 	}
 	rcpts = g_strsplit(r->recipients ? r->recipients : "", "\n", -1);
-	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, &permanent,
-			 &err) == 0) {
-		*detail = reply_record_sent(d, job->id, r, rcpts);
+	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, refused,
+			 &permanent, &err) == 0) {
+		*detail = reply_record_sent(d, job->id, r, rcpts, refused);
 		return JOB_DONE;
 	}
 	if (permanent) {
+		g_autoptr(GError) move = NULL;
+
 		*detail = g_strdup_printf("<%s> refused by the server: %s", r->message_id, err->message);
+		/* out of new/: `ls outbox/new` is what still waits */
+		if (pk_outbox_mark_refused(d->outbox, r->message_id, &move) < 0)
+			daemon_log(job->id, r->message_id, "refused, but still in the outbox: %s", move->message);
 		return JOB_FAILED;
 	}
 	*out_retry = daemon_now() + (gint64)wait;
@@ -196,7 +219,7 @@ enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *jo
 		pk_store_reply_free(r);
 		return JOB_FAILED;
 	}
-	if (!reply_settled(d, job->id, r, &end, detail))
+	if (!reply_settled(d, job, r, &end, detail, out_retry))
 		end = reply_send(d, job, r, detail, out_retry);
 	pk_store_reply_free(r);
 	return end;

@@ -317,11 +317,11 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	return rc;
 }
 
-enum job_end daemon_run_series(struct pk_daemon *d, gint64 job_id, JsonObject *payload,
-			       char **detail)
+enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
+			       JsonObject *payload, char **detail, gint64 *out_retry)
 {
 	struct series_run r = {
-		.d = d, .job_id = job_id, .lab = { .lock_fd = -1 },
+		.d = d, .job_id = job->id, .lab = { .lock_fd = -1 },
 		.rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free),
 		.mails = g_ptr_array_new_with_free_func((GDestroyNotify)pk_mail_free),
 		.verdicts = g_string_new(NULL),
@@ -339,6 +339,13 @@ enum job_end daemon_run_series(struct pk_daemon *d, gint64 job_id, JsonObject *p
 		rc = series_test_one(&r, i, &err);
 	if (rc > 0) {
 		end = JOB_INTERRUPTED;
+	} else if (rc < 0 && !daemon_stopping() && pk_error_transient(err)) {
+		/* a full disk while the result was stored: the patches stored before are not tested again */
+		double wait = daemon_retry_wait(d, job->attempts);
+
+		*out_retry = daemon_now() + (gint64)wait;
+		*detail = g_strdup_printf("%s; next try in %.0f s", err->message, wait);
+		end = JOB_RETRY;
 	} else if (rc < 0) {
 		*detail = g_strdup(err ? err->message : "failed");
 		end = daemon_stopping() ? JOB_INTERRUPTED : JOB_FAILED;

@@ -28,17 +28,21 @@ static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
 
 void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
 {
-	g_autofree char *what = NULL;
+	g_autofree char *raw = NULL, *what = NULL, *id = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	what = g_strdup_vprintf(fmt, ap);
+	raw = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
+	/* subjects, names and ids come from mail: no escape sequence or forged line reaches the log */
+	what = pk_text_for_terminal(raw);
 	fprintf(stderr, "printkbot daemon:");
 	if (job)
 		fprintf(stderr, " job %" G_GINT64_FORMAT, job);
-	if (msgid)
-		fprintf(stderr, " <%s>", msgid);
+	if (msgid) {
+		id = pk_text_for_terminal(msgid);
+		fprintf(stderr, " <%s>", id);
+	}
 	fprintf(stderr, "%s %s\n", job || msgid ? ":" : "", what);
 }
 
@@ -135,7 +139,7 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	payload = parse_payload(parser, job->payload);
 	switch (job->kind) {
 	case PK_JOB_SERIES:
-		end = daemon_run_series(d, job->id, payload, &detail);
+		end = daemon_run_series(d, job, payload, &detail, &retry);
 		break;
 	case PK_JOB_REPLY:
 		end = daemon_run_reply(d, job, payload, &detail, &retry);
@@ -164,17 +168,29 @@ static int recover_jobs(struct pk_daemon *d, GError **err)
 
 /* ---- start, reload, stop -------------------------------------------------- */
 
+/*
+ * One daemon per database: a lock beside the database's real path (every
+ * symlink resolved), so that the same store reached by another name is
+ * still one store.  Not a lock on the database itself: closing any other
+ * descriptor of it would drop SQLite's own POSIX locks.
+ */
 static int daemon_lock(const char *db_path, GError **err)
 {
-	g_autofree char *path = g_strdup_printf("%s.daemon-lock", db_path);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	g_autofree char *real = realpath(db_path, NULL);
+	g_autofree char *path = NULL;
+	int fd;
+
+	if (!real)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", db_path, g_strerror(errno));
+	path = g_strdup_printf("%s.daemon-lock", real);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon uses %s (%s is locked)",
-				db_path, path);
+				real, path);
 	}
 	return fd;
 }
@@ -312,7 +328,35 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
 	}
 }
 
-/* Until a signal (or, with once, until nothing is due): 0, or -1 when the store fails. */
+/*
+ * The store failed in the loop.  For good: -1, the daemon stops.  For a
+ * while (a full disk, an I/O error, a lock held too long): 0 after
+ * retry_min seconds (a signal ends the wait), with the job that was
+ * running, if its end was not written, queued again.
+ */
+static int store_failed(struct pk_daemon *d, int wake_rd, GError **err)
+{
+	struct pollfd wake = { wake_rd, POLLIN, 0 };
+	g_autoptr(GError) again = NULL;
+
+	if (!pk_error_transient(*err) || d->opts->once)
+		return -1;
+	daemon_log(0, NULL, "the store failed for a while: %s; tried again in %.0f s", (*err)->message,
+		   d->config.daemon.retry_min);
+	g_clear_error(err);
+	if (poll(&wake, 1, (int)(d->config.daemon.retry_min * 1000)) > 0) {
+		char buf[64];
+
+		while (read(wake_rd, buf, sizeof buf) > 0)
+			;
+	}
+	if (pk_store_jobs_requeue_running(d->store, "requeued: the store failed as it ended", NULL,
+					  &again) < 0)
+		daemon_log(0, NULL, "and again: %s", again->message);
+	return 0;
+}
+
+/* Until a signal (or, with once, until nothing is due): 0, or -1 when the store fails for good. */
 static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 {
 	bool first = true;
@@ -322,16 +366,26 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 		gint64 job_wait = -1;
 		int ran;
 
-		if (reload_flag)
+		/* the sources were opened again (the old ones too when it failed), each watch new:
+		   what they hold now no watch will report, so all are read as at start */
+		if (reload_flag) {
 			pk_daemon_reload(d);
+			first = true;
+		}
 		fetch_due(d, first, now);
 		first = false;
-		if (daemon_assemble(d, &series_wait, err) < 0)
-			return -1;
+		if (daemon_assemble(d, &series_wait, err) < 0) {
+			if (store_failed(d, wake_rd, err) < 0)
+				return -1;
+			continue;
+		}
 		if (d->opts->queue_only)
 			break;
-		if ((ran = run_next_job(d, &job_wait, err)) < 0)
-			return -1;
+		if ((ran = run_next_job(d, &job_wait, err)) < 0) {
+			if (store_failed(d, wake_rd, err) < 0)
+				return -1;
+			continue;
+		}
 		if (ran)
 			continue;
 		if (d->opts->once)

@@ -71,11 +71,14 @@ int daemon_assemble(struct pk_daemon *d, double *out_wait, GError **err);
 /* ---- job-series.c -------------------------------------------------------- */
 
 /*
- * Run a series job (payload: its JSON object, NULL when it has none): test
- * each patch on the previous one.  *detail (new) says what came of it.
+ * Run a series job (job->attempts counts this run; payload: its JSON
+ * object, NULL when it has none): test each patch on the previous one.
+ * *detail (new) says what came of it; a transient error (a full disk
+ * while storing a result) is JOB_RETRY with *out_retry set, the patches
+ * tested before it kept.
  */
-enum job_end daemon_run_series(struct pk_daemon *d, gint64 job_id, JsonObject *payload,
-			       char **detail);
+enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
+			       JsonObject *payload, char **detail, gint64 *out_retry);
 
 /* ---- job-reply.c --------------------------------------------------------- */
 
@@ -85,6 +88,11 @@ enum job_end daemon_run_series(struct pk_daemon *d, gint64 job_id, JsonObject *p
  */
 enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *job,
 			      JsonObject *payload, char **detail, gint64 *out_retry);
+/*
+ * The seconds before the next try of a job that failed attempts times:
+ * retry_min after the first failure, doubling up to retry_max.
+ */
+double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts);
 /* The outbox the config names (created when missing); the one open before is kept on failure. */
 int daemon_open_outbox(struct pk_daemon *d, GError **err);
 /* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */

@@ -166,7 +166,29 @@ static int request(struct session *s, const char *url, const char *command, GErr
 			s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
 }
 
-/* A number after word in an IMAP response ("UIDVALIDITY 123"), 0 when absent. */
+/*
+ * An IMAP number at p: a UID, UIDVALIDITY and UIDNEXT are 32-bit
+ * (RFC 3501's nz-number, 1 to 4294967295).  Anything else is -1: one
+ * absurd UID kept as the position would pin it for ever (and overflow
+ * last + 1).  *end (may be NULL) is set past the digits, to p when none.
+ */
+static gint64 imap_number(const char *p, const char **end)
+{
+	guint64 v = 0;
+	const char *q = p;
+
+	/* hand-written: g_ascii_strtoull() takes signs and blanks, which are no IMAP number */
+	while (g_ascii_isdigit(*q)) {
+		if (v <= G_MAXUINT32)
+			v = v * 10 + (guint64)(*q - '0');
+		q++;
+	}
+	if (end)
+		*end = q;
+	return q == p || v == 0 || v > G_MAXUINT32 ? -1 : (gint64)v;
+}
+
+/* A number after word in an IMAP response ("UIDVALIDITY 123"): 0 when absent, -1 when not 32-bit. */
 static gint64 number_after(const char *text, const char *word)
 {
 	const char *p = text;
@@ -175,9 +197,19 @@ static gint64 number_after(const char *text, const char *word)
 	while ((p = strstr(p, word))) {
 		p += n;
 		if (*p == ' ')
-			return g_ascii_strtoll(p + 1, NULL, 10);
+			return imap_number(p + 1, NULL);
 	}
 	return 0;
+}
+
+/* A UID, UIDVALIDITY or UIDNEXT the server sent that is no 32-bit number: an error naming the source. */
+static int absurd(const struct imap *m, const char *what, const char *text, GError **err)
+{
+	g_autofree char *shown = g_strndup(text, strcspn(text, "\r\n"));
+
+	return pk_error(err, PK_ERROR_FAILED, "source %s: the server gave %s that is not a 32-bit number "
+			"(RFC 3501) for %s: '%.200s'; the position is left where it was", m->ctx->cfg->name,
+			what, m->mailbox, shown);
 }
 
 /* The mailbox's UIDVALIDITY (never 0 on success) and UIDNEXT (0 when the server gave none). */
@@ -185,15 +217,19 @@ static int status(struct session *s, gint64 *out_validity, gint64 *out_next, GEr
 {
 	const struct imap *m = s->m;
 	g_autofree char *cmd = g_strdup_printf("STATUS \"%s\" (UIDVALIDITY UIDNEXT)", m->mailbox);
+	const char *text;
 	gint64 validity;
 
 	if (request(s, m->server, cmd, err) < 0)
 		return -1;
-	if (!(validity = number_after(s->b.buf->str, "UIDVALIDITY")))
+	text = s->b.buf->str;
+	if (!(validity = number_after(text, "UIDVALIDITY")))
 		return pk_error(err, PK_ERROR_FAILED, "source %s: no UIDVALIDITY for %s in the STATUS answer",
 				m->ctx->cfg->name, m->mailbox);
+	if (validity < 0 || (*out_next = number_after(text, "UIDNEXT")) < 0)
+		return absurd(m, validity < 0 ? "a UIDVALIDITY" : "a UIDNEXT", strstr(text, "* STATUS") ?
+			      strstr(text, "* STATUS") : text, err);
 	*out_validity = validity;
-	*out_next = number_after(s->b.buf->str, "UIDNEXT");
 	return 0;
 }
 
@@ -204,29 +240,31 @@ static int cmp_uid(gconstpointer a, gconstpointer b)
 	return x < y ? -1 : x > y;
 }
 
-/* The UIDs of a "* SEARCH 1 2 3" response above last, in ascending order. */
-static GArray *search_uids(const char *text, gint64 last)
+/* The UIDs of a "* SEARCH 1 2 3" response above last, in ascending order; -1 on one not 32-bit. */
+static int search_uids(const struct imap *m, const char *text, gint64 last, GArray **out, GError **err)
 {
-	GArray *uids = g_array_new(FALSE, FALSE, sizeof(gint64));
-	const char *p = strstr(text, "* SEARCH");
+	g_autoptr(GArray) uids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	const char *p = strstr(text, "* SEARCH"), *line = p;
 
-	if (!p)
-		return uids;
-	p += strlen("* SEARCH");
-	while (*p && *p != '\r' && *p != '\n') {
-		char *end;
-		gint64 uid = g_ascii_strtoll(p, &end, 10);
+	if (p)
+		p += strlen("* SEARCH");
+	while (p && *p && *p != '\r' && *p != '\n') {
+		const char *end;
+		gint64 uid = imap_number(p + (*p == '-' || *p == '+'), &end);
 
-		if (end == p) {
+		if (end == p + (*p == '-' || *p == '+')) {
 			p++;
 			continue;
 		}
+		if (uid < 0 || !g_ascii_isdigit(*p) || (*end && !strchr(" \r\n)", *end)))
+			return absurd(m, "a UID", line, err);
 		if (uid > last)
 			g_array_append_val(uids, uid);
 		p = end;
 	}
 	g_array_sort(uids, cmp_uid);
-	return uids;
+	*out = g_steal_pointer(&uids);
+	return 0;
 }
 
 /* The UIDs above last (and, for start = <date>, sent since the day before it). */
@@ -251,8 +289,7 @@ static int search(struct session *s, gint64 last, GArray **out, GError **err)
 	}
 	if (request(s, box_url, cmd, err) < 0)
 		return -1;
-	*out = search_uids(s->b.buf->str, last);
-	return 0;
+	return search_uids(s->m, s->b.buf->str, last, out, err);
 }
 
 /* Fetch one UID and hand it over; a mail over the cap is skipped, not stalled on. */
@@ -269,8 +306,8 @@ static int fetch_uid(struct session *s, gint64 validity, gint64 uid, pk_intake_d
 		g_propagate_error(err, g_steal_pointer(&one));
 		return -1;
 	}
-	pk_info("source %s: UID %" G_GINT64_FORMAT " is over %u bytes: skipped",
-		s->m->ctx->cfg->name, uid, PK_INTAKE_MAX_MAIL);
+	pk_info("source %s: the mail of UID %" G_GINT64_FORMAT " is over max_mail_mb (%zu bytes): skipped",
+		s->m->ctx->cfg->name, uid, s->b.cap);
 	return 0;
 }
 
@@ -299,6 +336,16 @@ static int fetch_new(struct session *s, pk_intake_deliver_fn deliver, void *data
 
 	if (status(s, &validity, &next, err) < 0)
 		return -1;
+	if (last < 0 || last > G_MAXUINT32) {
+		/* kept by a version that took any number: start the mailbox again, not pinned */
+		pk_info("source %s: the stored last UID %" G_GINT64_FORMAT " is not a 32-bit UID: %s is "
+			"read again from its first UID (mails seen before are dropped)", m->ctx->cfg->name,
+			last, m->mailbox);
+		if (pk_intake_read_again(m->ctx, err) < 0 ||
+		    pk_intake_state_set_int(m->ctx, "last_uid", 0, err) < 0)
+			return -1;
+		last = 0;
+	}
 	if (validity != known) {
 		if (validity_changed(m, known, validity, err) < 0)
 			return -1;
@@ -308,7 +355,7 @@ static int fetch_new(struct session *s, pk_intake_deliver_fn deliver, void *data
 		return 0;   /* nothing new: no SELECT needed */
 	if (search(s, last, &uids, err) < 0)
 		return -1;
-	s->b.cap = PK_INTAKE_MAX_MAIL;
+	s->b.cap = m->ctx->max_mail ? m->ctx->max_mail : G_MAXSIZE;
 	for (guint i = 0; i < uids->len; i++) {
 		gint64 uid = g_array_index(uids, gint64, i);
 
@@ -357,9 +404,9 @@ static int imap_start_now(void *state, GError **err)
 	if (!next) {
 		g_autofree char *box_url = g_strconcat(m->server, m->mailbox_url, NULL);
 
-		if (request(&s, box_url, "UID SEARCH UID *", err) < 0)
+		if (request(&s, box_url, "UID SEARCH UID *", err) < 0 ||
+		    search_uids(m, s.b.buf->str, 0, &uids, err) < 0)
 			goto out;
-		uids = search_uids(s.b.buf->str, 0);
 		next = uids->len ? g_array_index(uids, gint64, uids->len - 1) + 1 : 1;
 	}
 	if (pk_intake_state_set_int(m->ctx, "uidvalidity", validity, err) < 0 ||

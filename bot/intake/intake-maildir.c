@@ -7,14 +7,18 @@
  * Message-ID check drops it next time.  Starting now moves what new/
  * holds to cur/ unread (no Seen flag), as a mail reader does with mail
  * it has noticed but not opened: a list folder's backlog is not tested.
+ * What new/ holds that is no mail to read (a FIFO, a symbolic link, a
+ * device, a mail over max_mail) is logged and moved to cur/ unread too.
  */
 #include "intake/intake.h"
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct maildir {
@@ -89,6 +93,79 @@ static void move_to_cur(struct maildir *m, const char *name, const char *flags)
 		pk_info("source %s: %s stays in new/: %s", m->ctx->cfg->name, name, g_strerror(errno));
 }
 
+/* What became of reading one file of new/. */
+enum read_result {
+	READ_OK,      /* *out holds the mail */
+	READ_GONE,    /* taken away meanwhile (another reader): nothing to say */
+	READ_SKIP,    /* never a mail to read (a FIFO, a symlink, over max_mail): logged */
+	READ_LATER,   /* could not be read now (permissions, I/O): logged, left in new/ */
+};
+
+/* The bytes of fd, a regular file of size bytes; NULL when it cannot be read. */
+static char *read_fd(int fd, size_t size, size_t *out_len)
+{
+	g_autofree char *buf = g_malloc(size + 1);
+	size_t got = 0;
+
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		if (n == 0)
+			break;   /* cut meanwhile: what is there */
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out_len = got;
+	return g_steal_pointer(&buf);
+}
+
+/*
+ * Read new/name.  Anyone who may write in new/ can put anything there, so
+ * only a regular file is read: opened without following a symlink (a
+ * root-only file linked in must not be read and queued) and without
+ * blocking (a FIFO would stop the daemon for ever), then fstat()ed (a
+ * device such as /dev/zero is never read) and its size checked before a
+ * byte is read.
+ */
+static enum read_result read_mail(struct maildir *m, const char *name, char **out, size_t *out_len)
+{
+	g_autofree char *path = g_build_filename(m->new_dir, name, NULL);
+	const char *cfg_name = m->ctx->cfg->name;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0 && errno == ENOENT)
+		return READ_GONE;
+	if (fd < 0 && errno == ELOOP) {
+		pk_info("source %s: new/%s is a symbolic link: not followed, skipped", cfg_name, name);
+		return READ_SKIP;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		pk_info("source %s: new/%s cannot be read: %s", cfg_name, name, g_strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return READ_LATER;
+	}
+	if (!S_ISREG(st.st_mode) || (m->ctx->max_mail && (guint64)st.st_size > m->ctx->max_mail)) {
+		if (!S_ISREG(st.st_mode))
+			pk_info("source %s: new/%s is not a regular file: skipped", cfg_name, name);
+		else
+			pk_info("source %s: new/%s is %" G_GINT64_FORMAT " bytes, over max_mail_mb (%zu bytes): "
+				"skipped", cfg_name, name, (gint64)st.st_size, m->ctx->max_mail);
+		close(fd);
+		return READ_SKIP;
+	}
+	*out = read_fd(fd, (size_t)st.st_size, out_len);
+	if (!*out)
+		pk_info("source %s: new/%s cannot be read: %s", cfg_name, name, g_strerror(errno));
+	close(fd);
+	return *out ? READ_OK : READ_LATER;
+}
+
 static int maildir_fetch(void *state, pk_intake_deliver_fn deliver, void *data, unsigned *out_count,
 			 GError **err)
 {
@@ -102,12 +179,19 @@ static int maildir_fetch(void *state, pk_intake_deliver_fn deliver, void *data, 
 	if (list_new(m, &names, err) < 0)
 		return -1;
 	for (guint i = 0; i < names->len; i++) {
-		g_autofree char *path = g_build_filename(m->new_dir, names->pdata[i], NULL);
 		g_autofree char *raw = NULL;
-		size_t len;
+		size_t len = 0;
 
-		if (pk_read_file(&raw, &len, path, PK_INTAKE_MAX_MAIL, NULL) < 0)
-			continue;   /* gone meanwhile, or too large: not ours to read */
+		switch (read_mail(m, names->pdata[i], &raw, &len)) {
+		case READ_OK:
+			break;
+		case READ_SKIP:
+			/* out of new/ unread, as start = now does: logged once, not at every look */
+			move_to_cur(m, names->pdata[i], "");
+			continue;
+		default:
+			continue;
+		}
 		if (deliver(data, raw, len, err) < 0)
 			return -1;
 		move_to_cur(m, names->pdata[i], "S");

@@ -82,8 +82,9 @@ static int pi_watch_fd(void *state)
 }
 
 /* Deliver the `m` of one commit, if it has one. */
-static int deliver_commit(git_repository *repo, const git_oid *oid, const char *path,
-			  pk_intake_deliver_fn deliver, void *data, bool *out_had, GError **err)
+static int deliver_commit(const struct pk_intake_ctx *ctx, git_repository *repo, const git_oid *oid,
+			  const char *path, pk_intake_deliver_fn deliver, void *data, bool *out_had,
+			  GError **err)
 {
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
@@ -104,7 +105,12 @@ static int deliver_commit(git_repository *repo, const git_oid *oid, const char *
 		git_fail(err, "cannot read a mail of", path);
 		goto cleanup;
 	}
-	if (git_blob_rawsize(blob) > PK_INTAKE_MAX_MAIL) {
+	if (ctx->max_mail && (guint64)git_blob_rawsize(blob) > ctx->max_mail) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		pk_info("source %s: the mail of commit %s of %s is %" G_GUINT64_FORMAT
+			" bytes, over max_mail_mb (%zu bytes): skipped", ctx->cfg->name,
+			git_oid_tostr(hex, sizeof hex, oid), path, (guint64)git_blob_rawsize(blob), ctx->max_mail);
 		rc = 0;
 		goto cleanup;
 	}
@@ -172,7 +178,7 @@ static int fetch_epoch(struct pi *p, const char *path, guint n, pk_intake_delive
 		char hex[GIT_OID_HEXSZ + 1];
 		bool had;
 
-		if (deliver_commit(repo, &oid, path, deliver, data, &had, err) < 0)
+		if (deliver_commit(p->ctx, repo, &oid, path, deliver, data, &had, err) < 0)
 			goto cleanup;
 		git_oid_tostr(hex, sizeof hex, &oid);
 		if (pk_store_source_state_set(p->ctx->store, p->ctx->source_id, key, hex, err) < 0)

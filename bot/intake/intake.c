@@ -31,6 +31,7 @@ int pk_intake_open(struct pk_intake **out, struct pk_store *store,
 	in->ops = ops;
 	in->ctx.store = store;
 	in->ctx.cfg = cfg;
+	in->ctx.max_mail = PK_INTAKE_MAX_MAIL;
 	if (pk_store_add_source(store, &in->ctx.source_id, ops->kind, cfg->name,
 				cfg->url ? cfg->url : cfg->path, err) < 0 ||
 	    ops->open(&in->state, &in->ctx, err) < 0) {

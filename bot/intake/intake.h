@@ -45,6 +45,9 @@ struct pk_intake_ctx {
 	gint64 source_id;                   /* the source's row, for its state */
 	const struct pk_source_config *cfg;
 	gint64 since;                       /* this fetch drops mails dated before it; 0: none */
+	size_t max_mail;                    /* bytes of one mail ([policy] max_mail_mb), 0: no limit;
+					       pk_intake_open() sets PK_INTAKE_MAX_MAIL, the daemon
+					       its config's.  A longer mail is skipped with a log line */
 };
 
 /* A backend: a table of functions, as curl's protocol handlers are. */
@@ -125,7 +128,7 @@ gint64 pk_intake_state_int(const struct pk_intake_ctx *ctx, const char *key);
 int pk_intake_state_set_int(const struct pk_intake_ctx *ctx, const char *key, gint64 value,
 			    GError **err);
 
-/* A mail larger than this is refused by every backend (curl's capped buffers). */
+/* The default of max_mail, [policy] max_mail_mb's (curl's capped buffers). */
 #define PK_INTAKE_MAX_MAIL (64u << 20)
 
 #endif

@@ -10,6 +10,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeTextPart, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddress, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeDataWrapper, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeFormatOptions, g_mime_format_options_free)
 
 /* Lines of a mail body longer than this (octets, RFC 5322) force quoted-printable. */
@@ -334,6 +336,18 @@ char *pk_mail_addr(const char *mailbox)
 	return addr && strchr(addr, '@') && pk_mail_header_ok(addr) ? g_strdup(addr) : NULL;
 }
 
+char *pk_mail_mailbox(const char *name, const char *addr)
+{
+	g_autoptr(InternetAddress) a = NULL;
+
+	gmime_init_once();
+	if (!addr || !name || !*name || !pk_mail_header_ok(name))
+		return g_strdup(addr);
+	a = internet_address_mailbox_new(name, addr);
+	/* not encoded: one_mailbox() reads it back, and the writer encodes what the header needs */
+	return internet_address_to_string(a, NULL, FALSE);
+}
+
 static int add_addresses(InternetAddressList *to, const char *const *list, const char *header,
 			 GError **err)
 {
@@ -341,6 +355,8 @@ static int add_addresses(InternetAddressList *to, const char *const *list, const
 		g_autoptr(InternetAddressList) one = one_mailbox(*p);
 		if (!one)
 			return pk_error(err, PK_ERROR_INPUT, "%s: not one mailbox: '%s'", header, *p);
+		/* a name outside ASCII is encoded as UTF-8, not the smallest charset that holds it */
+		internet_address_set_charset(internet_address_list_get_address(one, 0), "utf-8");
 		internet_address_list_append(to, one);
 	}
 	return 0;
@@ -357,6 +373,21 @@ static bool lines_fit(const char *text)
 		s = nl ? nl + 1 : NULL;
 	}
 	return true;
+}
+
+/*
+ * The body as the UTF-8 it is: g_mime_text_part_set_text() converts text
+ * that fits Latin-1 to Latin-1 and labels it so, and a charset set after
+ * it only changed the label.
+ */
+static void set_utf8_body(GMimeTextPart *part, const char *body)
+{
+	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new_with_buffer(body, strlen(body));
+	g_autoptr(GMimeDataWrapper) content = g_mime_data_wrapper_new_with_stream(stream,
+										 GMIME_CONTENT_ENCODING_DEFAULT);
+
+	g_mime_part_set_content(GMIME_PART(part), content);
+	g_mime_text_part_set_charset(part, "utf-8");
 }
 
 static int check_header(const char *name, const char *value, GError **err)
@@ -423,8 +454,7 @@ char *pk_mail_compose(const struct pk_mail_out *m, GError **err)
 		g_mime_object_set_header(obj, name, colon + 1 + strspn(colon + 1, " \t"), "utf-8");
 	}
 	part = g_mime_text_part_new_with_subtype("plain");
-	g_mime_text_part_set_text(part, m->body ? m->body : "");
-	g_mime_text_part_set_charset(part, "utf-8");
+	set_utf8_body(part, m->body ? m->body : "");
 	g_mime_part_set_content_encoding(GMIME_PART(part), lines_fit(m->body)
 					 ? GMIME_CONTENT_ENCODING_8BIT : GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
 	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));

@@ -85,6 +85,14 @@ struct pk_mail_out {
  */
 char *pk_mail_compose(const struct pk_mail_out *m, GError **err);
 
+/*
+ * "name <addr>" as a header reads it back: a name outside ASCII left as
+ * UTF-8 (pk_mail_compose() encodes it), one with quotes or specials
+ * quoted; addr alone when name is NULL, empty or holds a control
+ * character.  NULL when addr is.  Caller frees.
+ */
+char *pk_mail_mailbox(const char *name, const char *addr);
+
 /* Whether a header value is safe to write: no CR, LF or other control character. */
 bool pk_mail_header_ok(const char *value);
 /* Whether s looks like a Message-ID without <>: printable ASCII "left@right", no blanks or <>. */

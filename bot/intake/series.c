@@ -43,9 +43,13 @@ static void parse_tag(struct pk_subject *s, const char *tag)
 			if (*end != '/')
 				continue;
 			b = g_ascii_strtoll(end + 1, &end, 10);
-			if (!*end && a >= 0 && b > 0 && a <= b && b < 10000) {
+			if (*end)
+				continue;
+			if (a >= 0 && b > 0 && a <= b && b < 10000) {
 				s->number = (int)a;
 				s->total = (int)b;
+			} else {
+				s->malformed = true;
 			}
 		}
 	}
@@ -135,6 +139,8 @@ enum pk_series_kind pk_series_classify(struct pk_series_mail *m, const struct pk
 		why = "a reply";
 	else if (s.pull)
 		why = "a pull request";
+	else if (s.malformed && s.patch)
+		why = "a malformed series number (n/m with n over m, m 0, or m over 9999)";
 	else if (s.number == 0 && s.total > 1 && s.patch)
 		kind = PK_SERIES_COVER;
 	else if (!m->has_patch)

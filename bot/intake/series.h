@@ -21,6 +21,7 @@ struct pk_subject {
 	bool patch;         /* a [PATCH...] or [RFC...] tag */
 	bool reply;         /* starts with Re:, Aw:, Fwd:... */
 	bool pull;          /* a [GIT PULL] */
+	bool malformed;     /* an n/m no series has (3/2, 0/0, 2/10000): number and total stay 1/1 */
 	char *title;        /* without reply prefixes and tags, lower case: matches versions */
 };
 void pk_subject_parse(struct pk_subject *out, const char *subject);

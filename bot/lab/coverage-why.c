@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "lab/kconfig.h"
 #include "base/util.h"
 
 /* Kconfig symbols named in one reason; the rest are counted. */
@@ -20,25 +21,17 @@
 
 static const char plain[] = "not compiled by the lab's kernel config";
 
-/* The build's .config as symbol -> value; a symbol "is not set" is absent. */
+/* The build's .config (kconfig.h); an empty table when the build dir has none. */
 static int read_config(struct pk_build_view *v, GError **err)
 {
 	g_autofree char *path = g_build_filename(v->build_dir, ".config", NULL);
-	g_autofree char *text = NULL;
-	g_auto(GStrv) lines = NULL;
-	int rc;
 
-	v->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	if ((rc = pk_coverage_read_optional(path, &text, NULL, err)) <= 0)
-		return rc;
-	lines = g_strsplit(text, "\n", -1);
-	for (char **l = lines; *l; l++) {
-		char *eq = strchr(*l, '=');
-
-		if (g_str_has_prefix(*l, "CONFIG_") && eq)
-			g_hash_table_insert(v->config, g_strndup(*l + 7, eq - *l - 7), g_strdup(eq + 1));
+	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+		v->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+		return 0;
 	}
-	return 0;
+	v->config = pk_kconfig_values(v->build_dir, err);
+	return v->config ? 0 : -1;
 }
 
 /*
@@ -306,4 +299,52 @@ int pk_coverage_why_not(struct pk_build_view *v, const char *file, const char *o
 	if (rc == 0)
 		*out = dir ? g_strdup_printf("%s: nothing under %s/ is built", plain, dir) : g_strdup(plain);
 	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The alternatives of one makefile's lines that add word ("A|B"), and
+ * each symbol a composite object also needs as a group of its own, onto
+ * groups; nothing when an obj-y line adds it (or no line does).
+ */
+static void add_groups(const char *text, const char *word, GPtrArray *groups)
+{
+	g_autoptr(GPtrArray) syms = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) needs = g_ptr_array_new_with_free_func(g_free);
+	bool always = false;
+
+	makefile_symbols(text, word, syms, needs, &always, 0);
+	if (syms->len && !always) {
+		g_ptr_array_add(syms, NULL);
+		g_ptr_array_add(groups, g_strjoinv("|", (char **)syms->pdata));
+	}
+	for (guint i = 0; i < needs->len; i++)
+		g_ptr_array_add(groups, g_strdup(needs->pdata[i]));
+}
+
+int pk_coverage_kbuild_groups(const char *tree, const char *file, GPtrArray *groups, GError **err)
+{
+	struct pk_build_view v = { .tree = tree };
+	g_autofree char *dir = g_path_get_dirname(file);
+	g_autofree char *word = NULL;
+
+	if (!g_str_has_suffix(file, ".c") || !strcmp(dir, "."))
+		return 0;
+	/* "drivers/ata/ahci.c" is "ahci.o" to drivers/ata's makefile */
+	word = g_strdup_printf("%.*s.o", (int)(strlen(file) - strlen(dir) - 3), file + strlen(dir) + 1);
+	/* the object in its directory's makefile, then each directory in its parent's */
+	while (strcmp(dir, ".")) {
+		g_autofree char *text = NULL, *name = NULL, *parent = NULL;
+		int rc = read_makefile(&v, dir, &text, &name, err);
+
+		if (rc < 0)
+			return -1;
+		if (rc)
+			add_groups(text, word, groups);
+		g_free(word);
+		word = g_strconcat(dir + (strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), "/", NULL);
+		parent = g_path_get_dirname(dir);
+		g_free(dir);
+		dir = g_steal_pointer(&parent);
+	}
+	return 0;
 }

@@ -77,6 +77,18 @@ struct pk_coverage_input {
  */
 int pk_coverage_read(GPtrArray **out, const struct pk_coverage_input *in, GError **err);
 
+/*
+ * The Kconfig symbols that put C source file (relative to tree) into the
+ * kernel, as read from the Kbuild makefiles of its directory and of every
+ * directory above it (obj-$(CONFIG_X) += name.o, obj-$(CONFIG_X) += dir/,
+ * composite objects one level deep; coverage-why.c's reading): appended
+ * to groups as char* "A|B", one per makefile line that adds it, any one
+ * alternative of which is enough.  Lines without a symbol (obj-y) and
+ * what is not a .c file add nothing.  -1 with err only when a makefile
+ * that is there cannot be read.
+ */
+int pk_coverage_kbuild_groups(const char *tree, const char *file, GPtrArray *groups, GError **err);
+
 /* A new pk_file_coverage (strings copied); pk_file_coverage_free() frees it. */
 struct pk_file_coverage *pk_file_coverage_new(const char *file, enum pk_coverage_state state,
 					      const char *reason, bool source);

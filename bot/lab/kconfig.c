@@ -1,6 +1,8 @@
 /* kconfig.c - the lab's kernel config; see kconfig.h. */
 #include "lab/kconfig.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "lab/build.h"
@@ -11,6 +13,9 @@
 static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/", "arch/x86/configs/" };
 
 #define KCONFIG_STAMP ".printkbot-kconfig"
+
+/* A derived config's own lines (derive.h), merged after qemu/kernel.config. */
+#define DERIVED_FRAGMENT ".printkbot-derived.config"
 
 /* The CONFIG_ lines of the fragment that are not in the final .config, as " CONFIG_X=y" words. */
 static void missing_options(GString *out, const char *fragment, const char *config)
@@ -37,13 +42,18 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 	g_autoptr(GString) lost = g_string_new(NULL);
 	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
 	g_autofree char *merge_sh = g_build_filename(lab->tree, "scripts", "kconfig", "merge_config.sh", NULL);
-	const char *merge[] = { merge_sh, "-m", "-O", lab->build_dir, dotconfig, frag, NULL };
+	g_autofree char *derived = g_build_filename(lab->build_dir, DERIVED_FRAGMENT, NULL);
+	const char *merge[] = { merge_sh, "-m", "-O", lab->build_dir, dotconfig, frag,
+				lab->extra_config ? derived : NULL, NULL };
 	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };
 	const char *fragment_ro[] = { frag, NULL };
 	size_t len;
 
 	/* merge_config.sh writes its temporary files where it runs, so it runs in the build dir */
 	g_mkdir_with_parents(lab->build_dir, 0755);
+	if (lab->extra_config &&
+	    pk_write_file(derived, lab->extra_config, strlen(lab->extra_config), err) < 0)
+		return -1;
 	if (pk_build_step(lab, "tinyconfig", NULL, tiny, NULL, err) < 0 ||
 	    pk_build_step(lab, "merging qemu/kernel.config", lab->build_dir, merge, fragment_ro, err) < 0 ||
 	    pk_build_step(lab, "olddefconfig", NULL, olddef, NULL, err) < 0)
@@ -52,6 +62,8 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 	    pk_read_file(&config, &len, dotconfig, 16 << 20, err) < 0)
 		return -1;
 	missing_options(lost, fragment, config);
+	if (lab->extra_config)
+		missing_options(lost, lab->extra_config, config);
 	if (missing) {
 		g_string_append(missing, lost->str);
 		return 0;
@@ -110,6 +122,9 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 		if (pk_read_file(&made_for, NULL, stamp, 4096, err) < 0)
 			return -1;
 		g_strstrip(made_for);
+	} else if (lab->extra_config) {
+		/* a derived config's build dir starts as a copy of the lab's, with the lab's .config */
+		made_for = g_strdup("");
 	} else {
 		made_for = g_strdup(PK_LAB_BASE_TAG);
 	}
@@ -118,15 +133,20 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 			*out_refreshed = false;
 		return 0;
 	}
-	if (kconfig_differs(&differs, lab, made_for, commit, err) < 0)
+	if (!*made_for)
+		differs = true;
+	else if (kconfig_differs(&differs, lab, made_for, commit, err) < 0)
 		return -1;
 	if (differs) {
-		pk_info("the Kconfig files of %.12s differ from %.12s's: making the kernel config again",
-			commit, made_for);
+		if (*made_for)
+			pk_info("the Kconfig files of %.12s differ from %.12s's: making the kernel config again",
+				commit, made_for);
+		else
+			pk_info("making the derived kernel config %s for %.12s", lab->config_hash, commit);
 		if (pk_kconfig_make(lab, missing, err) < 0)
 			return -1;
 		if (missing->len)
-			pk_info("kernel config: options of qemu/kernel.config this tree does not have:%s",
+			pk_info("kernel config: options asked for that this tree does not take:%s",
 				missing->str);
 	}
 	if (pk_write_file(stamp, commit, strlen(commit), err) < 0)
@@ -134,4 +154,33 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 	if (out_refreshed)
 		*out_refreshed = differs;
 	return 0;
+}
+
+int pk_kconfig_forget(const char *build_dir, GError **err)
+{
+	g_autofree char *stamp = g_build_filename(build_dir, KCONFIG_STAMP, NULL);
+
+	if (g_unlink(stamp) < 0 && errno != ENOENT)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", stamp, g_strerror(errno));
+	return 0;
+}
+
+GHashTable *pk_kconfig_values(const char *build_dir, GError **err)
+{
+	g_autofree char *path = g_build_filename(build_dir, ".config", NULL);
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	GHashTable *config;
+
+	if (pk_read_file(&text, NULL, path, 16 << 20, err) < 0)
+		return NULL;
+	config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		char *eq = strchr(*l, '=');
+
+		if (g_str_has_prefix(*l, "CONFIG_") && eq)
+			g_hash_table_insert(config, g_strndup(*l + 7, eq - *l - 7), g_strdup(eq + 1));
+	}
+	return config;
 }

@@ -14,7 +14,8 @@
 
 /*
  * Write the build dir's kernel config for the tree as it is checked out:
- * tinyconfig, qemu/kernel.config merged on top, olddefconfig, each step
+ * tinyconfig, qemu/kernel.config (and a derived config's lines, see
+ * derive.h) merged on top, olddefconfig, each step
  * a pk_build_step() (the tree's kconfig programs run in the sandbox, as
  * builds do).  The config is a function of the tree's Kconfig and the
  * fragment only (not of the config before), so a commit's build is the
@@ -37,5 +38,18 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err);
  * the config was made again.
  */
 int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refreshed, GError **err);
+
+/*
+ * Forget which commit build_dir's .config was made for, so that the next
+ * pk_kconfig_sync() makes it again (a derived config's new build dir).
+ */
+int pk_kconfig_forget(const char *build_dir, GError **err);
+
+/*
+ * build_dir's .config as a new table, symbol ("ATA") -> value ("y", "m",
+ * "0x10", "\"text\""); "is not set" symbols are absent.  NULL with err
+ * when it cannot be read.
+ */
+GHashTable *pk_kconfig_values(const char *build_dir, GError **err);
 
 #endif

@@ -42,6 +42,7 @@ void pk_lab_clear(struct pk_lab *lab)
 	g_free(lab->build_dir);
 	g_free(lab->initrd);
 	g_free(lab->config_hash);
+	g_free(lab->extra_config);
 	/* tree is set only by a successful pk_lab_open(): a zeroed lab holds no fd 0 */
 	if (lab->tree && lab->lock_fd >= 0)
 		close(lab->lock_fd);

@@ -33,7 +33,8 @@ struct pk_lab {
 	char *tree;       /* cache/linux */
 	char *build_dir;  /* cache/build/<cfg> */
 	char *initrd;     /* cache/guest/initrd.cpio */
-	char *config_hash;/* first 12 hex of sha256(fragment) */
+	char *config_hash;/* first 12 hex of sha256(fragment), or of fragment + extra_config */
+	char *extra_config;/* a derived config's CONFIG_X=y lines (derive.h), NULL for the lab's */
 	int lock_fd;      /* held by pk_lab_lock(), -1 when not */
 };
 

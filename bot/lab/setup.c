@@ -16,28 +16,6 @@
 #define KERNEL_TARBALL "/usr/src/linux-source-6.12.tar.xz"
 #define KERNEL_PACKAGE PK_LAB_KERNEL_PACKAGE
 
-/* Run a setup child; a non-zero exit is an error quoting the log's tail. */
-static int run_step(const char *what, const char *const *argv, const char *cwd,
-		    const char *const *env, GError **err)
-{
-	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
-	struct pk_proc_result res;
-	g_autoptr(GString) out = g_string_new(NULL);
-	g_autofree char *how = NULL;
-
-	opts.cwd = cwd;
-	opts.env = env;
-	opts.capture = out;
-	opts.timeout = 3600;
-	if (pk_proc_run(&res, argv, &opts, err) < 0)
-		return -1;
-	if (pk_proc_ok(&res))
-		return 0;
-	how = pk_proc_describe(&res);
-	return pk_error(err, PK_ERROR_FAILED, "%s: %s %s: %s", what, argv[0], how,
-			out->len > 600 ? out->str + out->len - 600 : out->str);
-}
-
 static int ensure_tarball(GError **err)
 {
 	const char *apt[] = { "apt-get", "install", "-y", "-q", KERNEL_PACKAGE, NULL };
@@ -50,22 +28,12 @@ static int ensure_tarball(GError **err)
 		return pk_error(err, PK_ERROR_FAILED, "%s is missing: install the kernel source as root "
 				"(apt-get install %s), then run setup again", KERNEL_TARBALL, KERNEL_PACKAGE);
 	pk_info("setup: installing %s", KERNEL_PACKAGE);
-	if (run_step("installing the kernel source", apt, NULL, env, err) < 0)
+	if (pk_proc_step("installing the kernel source", apt, NULL, env, err) < 0)
 		return -1;
 	if (!g_file_test(KERNEL_TARBALL, G_FILE_TEST_EXISTS))
 		return pk_error(err, PK_ERROR_FAILED, "%s installed but %s is missing",
 				KERNEL_PACKAGE, KERNEL_TARBALL);
 	return 0;
-}
-
-/* Remove a directory tree (a half-made step) with rm: no recursive delete in GLib. */
-static int remove_tree(const char *path, GError **err)
-{
-	const char *argv[] = { "rm", "-rf", "--one-file-system", path, NULL };
-
-	if (!g_file_test(path, G_FILE_TEST_EXISTS))
-		return 0;
-	return run_step("removing a half-made step", argv, NULL, NULL, err);
 }
 
 /* Step 1: extract into linux.partial, rename to linux when whole. */
@@ -78,11 +46,11 @@ static int step_extract(struct pk_lab *lab, GError **err)
 
 	if (g_file_test(lab->tree, G_FILE_TEST_IS_DIR))
 		return 0;
-	if (ensure_tarball(err) < 0 || remove_tree(partial, err) < 0)
+	if (ensure_tarball(err) < 0 || pk_remove_tree(partial, err) < 0)
 		return -1;
 	pk_info("setup: extracting %s", KERNEL_TARBALL);
 	g_mkdir_with_parents(partial, 0755);
-	if (run_step("extracting the kernel", tar, NULL, NULL, err) < 0)
+	if (pk_proc_step("extracting the kernel", tar, NULL, NULL, err) < 0)
 		return -1;
 	if (rename(partial, lab->tree) < 0)
 		return pk_error(err, PK_ERROR_FAILED, "cannot rename %s: %s", partial, strerror(errno));
@@ -111,7 +79,7 @@ static int step_git_base(struct pk_lab *lab, GError **err)
 	if (!(version = pk_repo_makefile_version(makefile)))
 		return pk_error(err, PK_ERROR_FAILED, "%s states no kernel version", makefile_path);
 	pk_info("setup: importing the tree into git (about a minute)");
-	if (remove_tree(git_dir, err) < 0)
+	if (pk_remove_tree(git_dir, err) < 0)
 		return -1;
 	msg = g_strdup_printf("Linux %s from Debian's %s\n\nImported by printkbot setup.",
 			      version, KERNEL_PACKAGE);
@@ -168,8 +136,8 @@ static int step_initrd(struct pk_lab *lab, GError **err)
 	if (pk_repo_read_file(&gen_text, &gen_len, lab, PK_LAB_BASE_TAG, "usr/gen_init_cpio.c", err) < 0 ||
 	    pk_write_file(gen_src, gen_text, gen_len, err) < 0)
 		return -1;
-	if (run_step("building qemu/init.c", cc_init, NULL, NULL, err) < 0 ||
-	    run_step("building gen_init_cpio", cc_gen, NULL, NULL, err) < 0)
+	if (pk_proc_step("building qemu/init.c", cc_init, NULL, NULL, err) < 0 ||
+	    pk_proc_step("building gen_init_cpio", cc_gen, NULL, NULL, err) < 0)
 		return -1;
 	spec = g_strdup_printf("dir /dev 0755 0 0\n"
 			       "nod /dev/console 0600 0 0 c 5 1\n"

@@ -59,7 +59,8 @@ int pk_test_record(struct pk_store *store, gint64 *out_review_id, const struct p
 	/* a savepoint when the caller holds a transaction (the daemon adds the reply to it) */
 	if (pk_store_begin(store, err) < 0)
 		return -1;
-	if (store_test(store, &test_id, patch, info->source_id, res, info->config_hash, err) < 0 ||
+	if (store_test(store, &test_id, patch, info->source_id, res,
+		       res->config_hash ? res->config_hash : info->config_hash, err) < 0 ||
 	    pk_store_add_review(store, out_review_id, test_id, info->model_json, info->review_text, err) < 0 ||
 	    pk_store_commit(store, err) < 0) {
 		pk_store_rollback(store);

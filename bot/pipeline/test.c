@@ -50,6 +50,8 @@ void pk_test_result_clear(struct pk_test_result *res)
 		g_ptr_array_unref(res->unstable);
 	if (res->coverage)
 		g_ptr_array_unref(res->coverage);
+	g_free(res->config_hash);
+	pk_derived_clear(&res->derived);
 	memset(res, 0, sizeof *res);
 }
 
@@ -382,6 +384,33 @@ out:
 	return rc;
 }
 
+typedef int (*dynamic_fn)(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+			  const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err);
+
+/*
+ * Run dynamic (both sides and the diff) on the config patch needs: the
+ * lab's, or one derived for it (derive.h) from the tree at parent.
+ */
+static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
+			 const char *parent, struct pk_store *store, const struct pk_test_opts *opts,
+			 dynamic_fn dynamic, GError **err)
+{
+	struct pk_lab derived = { .lock_fd = -1 };
+	int found, rc;
+
+	if (pk_repo_checkout(lab, parent, err) < 0 ||
+	    (found = pk_derive_config(&derived, &res->derived, lab, patch, err)) < 0)
+		return -1;
+	if (found) {
+		g_autofree char *lines = g_strdelimit(g_strdup(derived.extra_config), "\n", ' ');
+		pk_info("testing on a config derived for the patch (%s): %s", derived.config_hash, lines);
+	}
+	res->config_hash = g_strdup(found ? derived.config_hash : lab->config_hash);
+	rc = dynamic(res, found ? &derived : lab, store, opts, patch, err);
+	pk_lab_clear(&derived);
+	return rc;
+}
+
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,
 		  const char *parent, GError **err)
@@ -398,7 +427,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
-	} else if (run_dynamic(&res, lab, store, opts, patch, err) < 0) {
+	} else if (on_config_for(&res, lab, patch, res.before.commit, store, opts, run_dynamic, err) < 0) {
 		goto fail;
 	}
 	pk_progress("%s", "");
@@ -515,6 +544,13 @@ out:
 	return rc;
 }
 
+static int commit_dynamic_patch(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
+				const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
+{
+	(void)patch;   /* res->patch, the commit's own */
+	return commit_dynamic(res, lab, store, opts, err);
+}
+
 int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		   const struct pk_test_opts *opts, const char *commit, GError **err)
 {
@@ -531,7 +567,8 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
-	} else if (commit_dynamic(&res, lab, store, opts, err) < 0) {
+	} else if (on_config_for(&res, lab, res.patch, res.before.commit, store, opts, commit_dynamic_patch,
+				 err) < 0) {
 		goto fail;
 	}
 	if (!opts->progress)

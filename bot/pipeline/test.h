@@ -12,6 +12,10 @@
  * (the host's load can bring out records no earlier boot showed); what
  * varied is learnt into the mask and listed as unstable.
  *
+ * When the lab's config does not compile a C source the patch touches,
+ * the patch is tested on a config derived for it (lab/derive.h): before
+ * and after alike, with that config's own stored builds and noise mask.
+ *
  * Once the after side is built, the build dir says which touched files
  * were compiled in (lab/coverage.h): a patch whose boot log and index did
  * not change is not-built, not no-visible-change, when a C source or
@@ -28,6 +32,7 @@
 #include <stdbool.h>
 
 #include "lab/boot.h"
+#include "lab/derive.h"
 #include "lab/build.h"
 #include "analysis/kdiff.h"
 #include "lab/lab.h"
@@ -84,6 +89,9 @@ struct pk_test_result {
 	                             file, read once the after side built; NULL before */
 	bool coverage_elsewhere;  /* coverage was read from the build dir as another build of
 	                             the config left it (the after side came from the store) */
+	char *config_hash;        /* the config both sides were built with: the lab's or a
+	                             derived one; NULL when nothing was built */
+	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define SENT_SUFFIX ":2,S"
+#define REFUSED_SUFFIX ":2,T"   /* Maildir's "trashed": kept to be read, never sent */
 
 char *pk_outbox_default_dir(const char *configured)
 {
@@ -115,7 +116,7 @@ static int sync_dir(const char *dir, GError **err)
 		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return pk_error(err, PK_ERROR_FAILED, "outbox %s: %s", dir, g_strerror(e));
+		return pk_error(err, pk_errno_code(e), "outbox %s: %s", dir, g_strerror(e));
 	}
 	close(fd);
 	return 0;
@@ -125,9 +126,10 @@ static int write_synced(const char *path, const char *text, size_t len, GError *
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	size_t done = 0;
+	int e;
 
 	if (fd < 0)
-		return pk_error(err, PK_ERROR_FAILED, "outbox %s: %s", path, g_strerror(errno));
+		return pk_error(err, pk_errno_code(errno), "outbox %s: %s", path, g_strerror(errno));
 	while (done < len) {
 		ssize_t n = write(fd, text + done, len - done);
 		if (n < 0 && errno == EINTR)
@@ -144,7 +146,8 @@ static int write_synced(const char *path, const char *text, size_t len, GError *
 	}
 	return 0;
 fail:
-	pk_error(err, PK_ERROR_FAILED, "outbox %s: %s", path, g_strerror(errno));
+	e = errno;
+	pk_error(err, pk_errno_code(e), "outbox %s: %s", path, g_strerror(e));
 	if (fd >= 0)
 		close(fd);
 	unlink(path);
@@ -185,7 +188,7 @@ int pk_outbox_deliver(struct pk_outbox *ob, const char *message_id, const char *
 		int e = errno;
 		unlink(tmp);
 		if (e != EEXIST)
-			return pk_error(err, PK_ERROR_FAILED, "outbox %s: %s", dst, g_strerror(e));
+			return pk_error(err, pk_errno_code(e), "outbox %s: %s", dst, g_strerror(e));
 		if (out_added)
 			*out_added = false;
 		return 0;
@@ -218,7 +221,23 @@ int pk_outbox_mark_sent(struct pk_outbox *ob, const char *message_id, GError **e
 	if (rename(from, to) < 0) {
 		if (errno == ENOENT && access(to, F_OK) == 0)
 			return 0;
-		return pk_error(err, PK_ERROR_FAILED, "outbox: %s to %s: %s", from, to, g_strerror(errno));
+		return pk_error(err, pk_errno_code(errno), "outbox: %s to %s: %s", from, to, g_strerror(errno));
+	}
+	return sync_dir(cur_dir, err);
+}
+
+int pk_outbox_mark_refused(struct pk_outbox *ob, const char *message_id, GError **err)
+{
+	g_autofree char *from = new_path(ob, message_id);
+	g_autofree char *name = pk_outbox_name(message_id);
+	g_autofree char *flagged = g_strconcat(name, REFUSED_SUFFIX, NULL);
+	g_autofree char *to = g_build_filename(ob->dir, "cur", flagged, NULL);
+	g_autofree char *cur_dir = g_build_filename(ob->dir, "cur", NULL);
+
+	if (rename(from, to) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return pk_error(err, pk_errno_code(errno), "outbox: %s to %s: %s", from, to, g_strerror(errno));
 	}
 	return sync_dir(cur_dir, err);
 }

@@ -63,6 +63,14 @@ int pk_outbox_read(const struct pk_outbox *ob, const char *message_id, char **ou
 /* The reply was sent: new/NAME becomes cur/NAME:2,S.  0 too when it is in cur/ already. */
 int pk_outbox_mark_sent(struct pk_outbox *ob, const char *message_id, GError **err);
 
+/*
+ * The server refused the reply for good: new/NAME becomes cur/NAME:2,T
+ * (Maildir's trashed flag), so it is no longer counted as waiting, and
+ * is not taken for sent either (a job retried by hand delivers it again
+ * from the store).  0 too when it is not in new/.
+ */
+int pk_outbox_mark_refused(struct pk_outbox *ob, const char *message_id, GError **err);
+
 /* The Message-IDs waiting in new/ (a new array of strings), in name order. */
 int pk_outbox_waiting(const struct pk_outbox *ob, GPtrArray **out, GError **err);
 

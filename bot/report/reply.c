@@ -121,12 +121,16 @@ static void add_string(JsonObject *o, const char *name, const char *value)
 		json_object_set_null_member(o, name);
 }
 
-/* Add addr (lower case) unless it is there already or is the bot's. */
+/* Add addr (lower case) unless it is there already, is the bot's, or PK_REPLY_MAX_RECIPIENTS are. */
 static void add_recipient(GPtrArray *addrs, GPtrArray *shown, const char *mailbox, const char *bot)
 {
-	g_autofree char *addr = pk_mail_addr(mailbox);
-	g_autofree char *lower = addr ? g_ascii_strdown(addr, -1) : NULL;
+	g_autofree char *addr = NULL;
+	g_autofree char *lower = NULL;
 
+	if (addrs->len >= PK_REPLY_MAX_RECIPIENTS)
+		return;
+	addr = pk_mail_addr(mailbox);
+	lower = addr ? g_ascii_strdown(addr, -1) : NULL;
 	if (!lower || (bot && !g_ascii_strcasecmp(lower, bot)))
 		return;
 	for (guint i = 0; i < addrs->len; i++)
@@ -139,11 +143,7 @@ static void add_recipient(GPtrArray *addrs, GPtrArray *shown, const char *mailbo
 /* The author as a mailbox the header can carry: "Name <addr>" or addr. */
 static char *author_mailbox(const struct pk_mail *m)
 {
-	if (m->from_name && *m->from_name && pk_mail_header_ok(m->from_name)) {
-		g_autofree char *quoted = g_strescape(m->from_name, NULL);
-		return g_strdup_printf("\"%s\" <%s>", quoted, m->from_addr);
-	}
-	return g_strdup(m->from_addr);
+	return pk_mail_mailbox(m->from_name, m->from_addr);
 }
 
 char *pk_reply_archive_link(const char *archive, const char *message_id)
@@ -291,6 +291,9 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	if (!pm->references->len && pm->in_reply_to && pk_mail_msgid_ok(pm->in_reply_to))
 		g_ptr_array_add(refs, pm->in_reply_to);
 	g_ptr_array_add(refs, pm->message_id);
+	/* too many: the thread's root and the nearest ones, as RFC 5322 3.6.4 allows */
+	if (refs->len > PK_REPLY_MAX_REFERENCES)
+		g_ptr_array_remove_range(refs, 1, refs->len - PK_REPLY_MAX_REFERENCES);
 	g_ptr_array_add(refs, NULL);
 
 	clean = pk_mail_clean_subject(pm->subject ? pm->subject : "your patch");

@@ -38,6 +38,15 @@ struct pk_reply_info {
 	const char *const *config_lines; /* qemu/kernel.config's options (describe.h), or NULL */
 };
 
+/*
+ * The most a reply carries, whatever the patch mail had: envelope
+ * recipients (the author, the list, then its To and Cc in order; a
+ * 10,000-address Cc is not answered to all) and References ids (the
+ * thread's first and the nearest ones).
+ */
+#define PK_REPLY_MAX_RECIPIENTS 200   /* a real patch has up to ~100 (get_maintainer.pl) */
+#define PK_REPLY_MAX_REFERENCES 20
+
 /* A rendered reply; free with pk_reply_clear(). */
 struct pk_reply {
 	char *message_id;          /* without <> */

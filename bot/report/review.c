@@ -678,7 +678,19 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	const struct pk_test_side *b = &res->before, *a = &res->after;
 
 	g_string_append_printf(s, "Tested on %s (%s) with the bot's kernel config %s.", info->base,
-			       base ? base : "?", info->config_hash);
+			       base ? base : "?", res->config_hash ? res->config_hash : info->config_hash);
+	if (res->derived.lines) {
+		g_autofree char *lines = g_strstrip(g_strdelimit(g_strdup(res->derived.lines), "\n", ' '));
+		g_autoptr(GString) asked = g_string_new(NULL);
+
+		for (guint i = 0; i < res->derived.asked->len; i++)
+			g_string_append_printf(asked, "%s%s", i ? "; " : "", (char *)res->derived.asked->pdata[i]);
+		g_string_append_printf(s, " The lab's config does not compile every file the patch touches (%s), "
+				       "so both kernels were built with a config derived for it: the lab's "
+				       "and %s (dependencies included).", asked->str, lines);
+	}
+	for (guint i = 0; res->derived.cannot && i < res->derived.cannot->len; i++)
+		g_string_append_printf(s, " No x86_64 config could set %s.", (char *)res->derived.cannot->pdata[i]);
 	if (!res->diff)
 		return g_string_free(s, FALSE);
 	if (b->cached)
@@ -732,7 +744,8 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_wrapped(b, "reason_wrapped", reason, "");
 	add_str(b, "base", info->base);
 	add_str(b, "base_short", base_short);
-	add_str(b, "config_hash", info->config_hash);
+	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
+	add_str(b, "config_derived", res->derived.lines);
 	add_int(b, "calls_changed", res->scan->calls_changed);
 	add_int(b, "noise_boots", res->noise_boots);
 	add_int(b, "noise_dropped", d ? d->noise_dropped : 0);

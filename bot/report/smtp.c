@@ -21,10 +21,44 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
-		 const char *const *recipients, const char *text, bool *out_permanent,
-		 GError **err)
+/*
+ * The recipients the server refused, from the conversation: curl sends
+ * to those it accepted (CURLOPT_MAIL_RCPT_ALLLOWFAILS) but tells no one
+ * which it dropped, so each RCPT TO heard going out is paired with the
+ * answer that follows it.
+ */
+struct rcpt_watch {
+	char *pending;       /* the address of the RCPT TO awaiting its answer */
+	GPtrArray *refused;  /* "addr (the server's answer)" */
+};
+
+static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *userp)
 {
+	struct rcpt_watch *w = userp;
+	g_autofree char *line = NULL;
+
+	if (type != CURLINFO_HEADER_OUT && type != CURLINFO_HEADER_IN)
+		return 0;
+	line = g_strndup(data, MIN(size, 512));
+	line[strcspn(line, "\r\n")] = '\0';
+	if (type == CURLINFO_HEADER_OUT) {
+		g_free(w->pending);
+		w->pending = g_ascii_strncasecmp(line, "RCPT TO:", 8) ? NULL : g_strdup(line + 8);
+	} else if (w->pending && strlen(line) >= 3 && line[3] != '-') {
+		/* the last line of the answer: 2xx took it */
+		if (line[0] != '2' && w->refused)
+			g_ptr_array_add(w->refused, g_strdup_printf("%s (%s)", w->pending, line));
+		g_clear_pointer(&w->pending, g_free);
+	}
+	return 0;
+}
+
+int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
+		 const char *const *recipients, const char *text, GPtrArray *refused,
+		 bool *out_permanent, GError **err)
+{
+	struct rcpt_watch watch = { NULL, refused };
+	long timeout = cfg->timeout > 0 ? MAX(1L, (long)cfg->timeout) : 60;
 	static gsize once;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct upload up = { text, strlen(text), 0 };
@@ -51,12 +85,24 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from);
 	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
+	/* one stale Cc must not keep the reply from the others (named so from curl 8.2; misspelt before) */
+#if LIBCURL_VERSION_NUM >= 0x080200
+	curl_easy_setopt(h, CURLOPT_MAIL_RCPT_ALLOWFAILS, 1L);
+#else
+	curl_easy_setopt(h, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
+#endif
+	curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, on_debug);
+	curl_easy_setopt(h, CURLOPT_DEBUGDATA, &watch);
+	curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
 	curl_easy_setopt(h, CURLOPT_READDATA, &up);
 	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
 	curl_easy_setopt(h, CURLOPT_USE_SSL, pk_curl_use_ssl(pk_tls_enforced(cfg->tls, cfg->user != NULL)));
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)(cfg->timeout > 0 ? cfg->timeout : 60));
+	/* whole seconds, at least 1: curl takes 0 for no limit */
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout);
+	/* each answer too: curl's wait for the answer to QUIT ignores CURLOPT_TIMEOUT (120 s more) */
+	curl_easy_setopt(h, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
 	if (cfg->user) {
 		curl_easy_setopt(h, CURLOPT_USERNAME, cfg->user);
@@ -72,6 +118,7 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
+	g_free(watch.pending);
 	if (rc == CURLE_OK)
 		return 0;
 	if (rc == CURLE_USE_SSL_FAILED)

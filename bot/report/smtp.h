@@ -18,13 +18,15 @@
 
 /*
  * Send text from sender (an addr-spec) to recipients (addr-specs,
- * NULL-terminated).  Returns 0 when the server accepted it for every
- * recipient, else -1 with err set; *out_permanent (may be NULL) says
- * whether the server refused it for good (a 5xx answer), so that
+ * NULL-terminated).  Returns 0 when the server accepted it for at least
+ * one recipient: it went to those, and each it refused is added to
+ * refused (may be NULL) as "<addr> (the server's answer)".  Else -1 with
+ * err set; *out_permanent (may be NULL) says whether the server refused
+ * it for good (a 5xx answer, or every recipient refused so), so that
  * retrying is pointless.
  */
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
-		 const char *const *recipients, const char *text, bool *out_permanent,
-		 GError **err);
+		 const char *const *recipients, const char *text, GPtrArray *refused,
+		 bool *out_permanent, GError **err);
 
 #endif

@@ -79,6 +79,14 @@ static int refuse_newer(struct pk_store *s, gint64 version, GError **err)
 			PK_STORE_SCHEMA_VERSION);
 }
 
+/* A negative version no printkbot wrote: migrating "from" it would skip every step. */
+static int refuse_negative(struct pk_store *s, gint64 version, GError **err)
+{
+	return pk_error(err, PK_ERROR_INPUT, "%s: database schema version %" G_GINT64_FORMAT " is no "
+			"printkbot schema version (1 to %d): not migrated, not used", s->path, version,
+			PK_STORE_SCHEMA_VERSION);
+}
+
 /* A file without a schema version is ours only while it is empty. */
 static int refuse_foreign(struct pk_store *s, GError **err)
 {
@@ -124,6 +132,8 @@ static int migrate_locked(struct pk_store *s, GError **err)
 		return 0;   /* another process migrated it while we waited */
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
+	if (version < 0)
+		return refuse_negative(s, version, err);
 	if (version == 0) {
 		if (refuse_foreign(s, err) < 0 ||
 		    exec_script(s, pk_sql_schema, "schema.sql", err) < 0)
@@ -163,6 +173,8 @@ static int store_setup(struct pk_store *s, GError **err)
 	/* refused before anything below changes the file (WAL is a change) */
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
+	if (version < 0)
+		return refuse_negative(s, version, err);
 	if (version == 0 && refuse_foreign(s, err) < 0)
 		return -1;
 	if (exec1(s, "PRAGMA journal_mode = WAL", err) < 0 ||
@@ -308,6 +320,28 @@ static void check_pragma(struct pk_store *s, const char *sql, GPtrArray *problem
 		g_ptr_array_add(problems, g_strdup_printf("%s: %s", sql, sqlite3_errmsg(s->db)));
 }
 
+/*
+ * Again as an immutable file: a WAL database where its -shm cannot be made
+ * (a read-only directory or mount) opens no other way.  Nothing can write
+ * it there, so nothing changes it under the check.
+ */
+static int open_immutable(struct pk_store *s)
+{
+	g_autofree char *abs = g_canonicalize_filename(s->path, NULL);
+	g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
+	g_autofree char *immutable = uri ? g_strconcat(uri, "?immutable=1", NULL) : NULL;
+
+	if (!immutable)
+		return -1;
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	if (sqlite3_open_v2(immutable, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	return 0;
+}
+
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err)
 {
 	struct pk_store s = { .path = (char *)path };
@@ -325,10 +359,16 @@ int pk_store_check_file(struct pk_store_check *out, const char *path, GError **e
 		return -1;
 	}
 	sqlite3_busy_timeout(s.db, STORE_BUSY_MS);
-	if (query_int(&s, "PRAGMA user_version", &version, NULL) < 0) {
+	rc = query_int(&s, "PRAGMA user_version", &version, NULL);
+	if (rc < 0 && (sqlite3_errcode(s.db) & 0xff) == SQLITE_CANTOPEN && open_immutable(&s) == 0)
+		rc = query_int(&s, "PRAGMA user_version", &version, NULL);
+	if (rc < 0) {
 		/* not a database, or one too damaged to read its schema: the answer */
 		g_ptr_array_add(problems, g_strdup(sqlite3_errmsg(s.db)));
 		version = -1;
+	} else if (version < 0) {
+		g_ptr_array_add(problems, g_strdup_printf("schema version %" G_GINT64_FORMAT " is no "
+							  "printkbot schema version", version));
 	} else {
 		check_pragma(&s, "PRAGMA integrity_check", problems);
 		check_pragma(&s, "PRAGMA foreign_key_check", problems);

@@ -44,9 +44,15 @@ void store_base_cache_free(struct store_base_cache *c);
 
 /* ---- statements -------------------------------------------------------- */
 
+/* A full disk, an I/O error or a lock held too long passes: PK_ERROR_TRANSIENT, retried by jobs. */
 static inline int db_error(struct pk_store *s, GError **err, const char *what)
 {
-	return pk_error(err, PK_ERROR_FAILED, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	int rc = sqlite3_errcode(s->db) & 0xff;
+	bool passing = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_BUSY ||
+		       rc == SQLITE_LOCKED || rc == SQLITE_NOMEM;
+
+	return pk_error(err, passing ? PK_ERROR_TRANSIENT : PK_ERROR_FAILED, "%s: %s: %s", s->path, what,
+			sqlite3_errmsg(s->db));
 }
 
 static inline sqlite3_stmt *prep(struct pk_store *s, const char *sql, GError **err)

@@ -12,7 +12,9 @@
 #    finding of the matching kind on the same file and line.
 #    SPLIT_STRING, EMBEDDED_FUNCTION_NAME and QUOTED_WHITESPACE_BEFORE_NEWLINE
 #    also fire on strings that are no printk format (seq_printf(),
-#    MODULE_PARM_DESC()...): those are counted and left out.
+#    MODULE_PARM_DESC()...): those are counted and left out.  The family is
+#    checkpatch's $logFunctions, <subsys>_<level>() wrappers included
+#    (tests/data/scan/checkpatch/wrapper-calls.patch).
 # 2. Scanning the mbox itself (GMime decoding) gives, Message-ID by
 #    Message-ID, the same findings as scanning the decoded mails.
 # 3. The tree: KBUILD_MODNAME of every object of the lab's last build equals
@@ -199,10 +201,12 @@ accept = {
 }
 # warnings on any string: only those on a printk-family statement count
 any_string = {'SPLIT_STRING', 'EMBEDDED_FUNCTION_NAME', 'QUOTED_WHITESPACE_BEFORE_NEWLINE'}
-family = re.compile(r'\b(printk(_once|_ratelimited|_deferred|_deferred_once)?'
-                    r'|pr_(emerg|alert|crit|err|warn|warning|notice|info|cont|debug|devel)(_once|_ratelimited)?'
-                    r'|(dev|netdev)_(emerg|alert|crit|err|warn|notice|info|dbg|printk)(_once|_ratelimited)?'
-                    r'|dev_err_probe|WARN(_ONCE|_RATELIMIT|_TAINT|_TAINT_ONCE)?)\s*\(')
+# checkpatch.pl's $logFunctions but MODULE_*(), TP_printk() and seq_*() (no
+# console message), plus dev_err_probe() and dev_warn_probe()
+family = re.compile(r'(?<![\w])(printk(_once|_ratelimited|_deferred|_deferred_once)?|_printk'
+                    r'|(?:[a-z0-9]+_){1,2}(?:printk|emerg|alert|crit|err|warning|warn|notice|info'
+                    r'|debug|dbg|vdbg|devel|cont|WARN)(?:_ratelimited|_once)?'
+                    r'|dev_err_probe|dev_warn_probe|panic|WARN(_ONCE|_RATELIMIT|_TAINT|_TAINT_ONCE)?)\s*\(')
 
 def post_images(text):
     """file -> {post-image line: text} for every ' ' and '+' line of the diff."""
@@ -338,7 +342,7 @@ check(len(f) == 1 and f[0]['new_prefix'] == 'build_utility: ' and f[0]['old_pref
       'pr_fmt() in kernel/sched/topology.c gives "build_utility: " (%s)' % (f and f[0]['message']))
 check(f and f[0]['affected'] == want and f[0]['affected_whole_file'],
       'it moves all %d pr_*() calls of the file (scan: %s)' % (want, f and f[0]['affected']))
-f = [x for x in findings('plugin') if x['kind'] == 'call-converted']
+f = [x for x in findings('plugin') if x['kind'] == 'prefix-changed']
 check(len(f) == 1 and f[0]['old_prefix'] == 'rcu: ' and f[0]['new_prefix'] == '' and not f[0]['silent'],
       'pr_info() -> printk() in tree_plugin.h loses tree.c\'s "rcu: " (%s)' % (f and f[0]['message']))
 f = [x for x in findings('clocksource') if x['kind'] == 'level-changed']

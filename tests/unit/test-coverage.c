@@ -286,6 +286,40 @@ static void test_verdict(void **state)
 	assert_null(none);
 }
 
+/* The Kconfig symbol groups that put a file into the kernel, as derive.h asks for them. */
+static void test_kbuild_groups(void **state)
+{
+	const struct fake *f = *state;
+	static const struct {
+		const char *file;
+		const char *groups;   /* joined with ", " */
+	} cases[] = {
+		{ "drivers/ata/ahci.c", "SATA_AHCI, ATA" },
+		/* two lines add it: either symbol builds it */
+		{ "drivers/ata/libahci.c", "SATA_AHCI|SATA_ACARD_AHCI, ATA" },
+		/* a composite object's part: the object's symbol, and the part's own */
+		{ "drivers/tty/foo_extra.c", "FOO, FOO_EXTRA" },
+		{ "drivers/tty/foo_main.c", "FOO" },
+		{ "drivers/tty/multi.c", "Q1|Q2|Q3|Q4" },
+		/* obj-y all the way up: nothing to ask for */
+		{ "drivers/tty/tty_io.c", "" },
+		{ "include/linux/printk.h", "" },
+		{ "top.c", "" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GError) err = NULL;
+		g_autofree char *got = NULL;
+
+		assert_int_equal(pk_coverage_kbuild_groups(f->tree, cases[i].file, groups, &err), 0);
+		g_ptr_array_add(groups, NULL);
+		got = g_strjoinv(", ", (char **)groups->pdata);
+		if (strcmp(got, cases[i].groups))
+			fail_msg("%s: groups \"%s\", want \"%s\"", cases[i].file, got, cases[i].groups);
+	}
+}
+
 static void test_state_names(void **state)
 {
 	enum pk_coverage_state s;
@@ -302,6 +336,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kbuild_groups, setup, teardown),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_state_names),
 	};

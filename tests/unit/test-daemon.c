@@ -5,8 +5,9 @@
  * source that cannot be opened) keeps the old limits in force.  A newer
  * version of a series cancels the older one still in the queue.  And the
  * daemon does not start (nor reload) when it would reply From an address
- * at localhost.
+ * at localhost.  [policy] max_mail_mb holds for the sources.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,10 +15,18 @@
 #include <string.h>
 #include <cmocka.h>
 #include <glib/gstdio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "daemon/daemon.h"
 #include "lab/sandbox.h"
+#include "report/outbox.h"
 #include "store/store.h"
+#include "tinyfs.h"
 
 struct fixture {
 	char *dir;
@@ -179,6 +188,288 @@ static void test_newer_series_cancels_older(void **state)
 	assert_string_equal(v1->series_key, v2->series_key);
 }
 
+/* Whether the store at db holds a mail with this Message-ID, waiting up to seconds for it. */
+static bool mail_arrives(const char *db, const char *message_id, double seconds)
+{
+	gint64 until = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+
+	do {
+		g_autoptr(pk_store) store = NULL;
+		gint64 id = 0;
+
+		if (pk_store_open(&store, db, NULL) == 0 &&
+		    pk_store_mail_find(store, message_id, &id, NULL) > 0)
+			return true;
+		g_usleep(50000);
+	} while (g_get_monotonic_time() < until);
+	return false;
+}
+
+/* A patch 1/2 (its series waits for 2/2: no job runs) into a Maildir's new/. */
+static void deliver_half_series(const char *maildir, const char *id)
+{
+	g_autofree char *path = g_strdup_printf("%s/new/%s", maildir, id);
+	g_autofree char *mail = g_strdup_printf(
+		"From: Jane Dev <jane@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n"
+		"Subject: [PATCH 1/2] x: y\nMessage-ID: <%s@example.org>\n\nx\n---\n"
+		"diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n"
+		"@@ -1,3 +1,3 @@\n a\n-\tpr_info(\"old\\n\");\n+\tpr_info(\"new\\n\");\n b\n", id);
+
+	assert_true(g_file_set_contents(path, mail, -1, NULL));
+}
+
+/*
+ * SIGHUP adding a source whose mail is there already: read at once, not
+ * when something new is written to it (its watch sees only what comes).
+ */
+static void test_reload_reads_new_source(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *one = g_build_filename(f->dir, "maildir", NULL);
+	g_autofree char *two = g_build_filename(f->dir, "maildir2", NULL);
+	g_autofree char *text = NULL, *more = NULL;
+	int status = 0;
+	pid_t pid;
+
+	pk_daemon_close(f->daemon);   /* the child's daemon takes the lock */
+	f->daemon = NULL;
+	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
+		g_autofree char *p = g_build_filename(two, *sub, NULL);
+		assert_int_equal(g_mkdir_with_parents(p, 0700), 0);
+	}
+	deliver_half_series(one, "first");
+	deliver_half_series(two, "second");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pk_daemon_opts opts = { .config_path = f->config };
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	/* the first source read: the daemon is in its loop */
+	assert_true(mail_arrives(db, "first@example.org", 20));
+	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
+	more = g_strdup_printf("%s[source two]\ntype = maildir\nstart = all\npath = %s\n", text, two);
+	assert_true(g_file_set_contents(f->config, more, -1, NULL));
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	bool read = mail_arrives(db, "second@example.org", 5);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(read);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * One daemon per store, whatever name it is reached by: a second daemon on
+ * the same database through a symlink to it, or to its directory, does not
+ * start (two replied twice).
+ */
+static void test_one_daemon_through_symlinks(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *file_link = g_build_filename(f->dir, "other-name.db", NULL);
+	g_autofree char *dir_link = g_strdup_printf("%s-link", f->dir);
+	g_autofree char *via_dir = g_build_filename(dir_link, "daemon.db", NULL);
+	const char *const names[] = { db, file_link, via_dir };
+
+	assert_int_equal(symlink(db, file_link), 0);
+	assert_int_equal(symlink(f->dir, dir_link), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		struct pk_daemon_opts opts = { .config_path = f->config, .db = names[i] };
+		struct pk_daemon *d = NULL;
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_daemon_open(&d, &opts, &err), -1);
+		print_message("%s: %s\n", names[i], err->message);
+		assert_non_null(strstr(err->message, "another printkbot daemon"));
+	}
+	/* the first gone, a daemon by another name starts */
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	{
+		struct pk_daemon_opts opts = { .config_path = f->config, .db = file_link };
+		g_autoptr(GError) err = NULL;
+
+		if (pk_daemon_open(&f->daemon, &opts, &err) < 0)
+			fail_msg("through the link: %s", err->message);
+	}
+	unlink(dir_link);
+}
+
+/* In the child, the outbox on a full tiny disk: run the daemon once (exit status 0 when it ran). */
+static int run_on_full_outbox(const char *dir, void *data)
+{
+	struct pk_daemon_opts once = { .config_path = data, .once = true };
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(GError) err = NULL;
+
+	if (pk_outbox_open(&ob, dir, true, &err) < 0)
+		return 2;
+	tinyfs_fill(dir);
+	if (pk_daemon_run(&once, &err) < 0) {
+		fprintf(stderr, "run: %s\n", err->message);
+		return 3;
+	}
+	return 0;
+}
+
+/*
+ * A reply waiting to be sent: a mail read by a queue-only run, its reply
+ * stored (not in the outbox) and a reply job for it.  The job's id.
+ */
+static gint64 queue_reply(struct fixture *f)
+{
+	struct pk_daemon_opts queue = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
+	g_autofree char *payload = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_store_reply r = { .message_id = "printkbot-full@example.org", .sender = "bot@example.org",
+				    .recipients = "jane@example.org",
+				    .text = "From: bot@example.org\r\nSubject: x\r\n\r\nhi\r\n" };
+	gint64 reply_id, job_id;
+
+	pk_daemon_close(f->daemon);   /* one daemon per database */
+	f->daemon = NULL;
+	deliver_half_series(maildir, "replied");
+	if (pk_daemon_run(&queue, &err) < 0)
+		fail_msg("queue: %s", err->message);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_mail_find(store, "replied@example.org", &r.mail_id, &err), 1);
+	assert_int_equal(pk_store_reply_add(store, &reply_id, &r, &err), 0);
+	payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
+	assert_int_equal(pk_store_job_add(store, &job_id, PK_JOB_REPLY, payload, &err), 0);
+	return job_id;
+}
+
+/* The job job_id as the store has it now (caller frees). */
+static struct pk_store_job *job_now(struct fixture *f, gint64 job_id)
+{
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GPtrArray) jobs = NULL;
+
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, NULL), 0);
+	for (guint i = 0; i < jobs->len; i++)
+		if (((const struct pk_store_job *)jobs->pdata[i])->id == job_id)
+			return g_ptr_array_steal_index(jobs, i);
+	fail_msg("no job %" G_GINT64_FORMAT, job_id);
+	return NULL;
+}
+
+/*
+ * A reply that cannot be put in the outbox because the disk is full for a
+ * moment: its job is tried again after the backoff, not failed for good.
+ */
+static void test_full_outbox_retries(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 job_id = queue_reply(f);
+	int rc;
+
+	assert_int_equal(g_mkdir_with_parents(outbox, 0700), 0);
+	rc = tinyfs_run(outbox, "64k", run_on_full_outbox, f->config);
+	if (rc < 0)
+		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_true(job->not_before > 0);
+	assert_non_null(strstr(job->detail, "No space left"));
+	assert_non_null(strstr(job->detail, "next try in 60 s"));
+}
+
+/* An SMTP server that refuses everyone at once (554 greeting), one connection. */
+static gpointer refusing_server(gpointer data)
+{
+	int fd = GPOINTER_TO_INT(data), c = accept(fd, NULL, NULL);
+
+	if (c >= 0) {
+		if (write(c, "554 5.7.1 no mail from you\r\n", 29) < 0) {
+			/* the client sees the hang-up instead */
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+/* A reply the server refuses for good leaves new/: the outbox no longer counts it as waiting. */
+static void test_refused_reply_leaves_new(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true };
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autofree char *text = NULL, *more = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(GPtrArray) waiting = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 job_id = queue_reply(f);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	GThread *server;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
+	more = g_strdup_printf("%s[smtp]\nurl = smtp://127.0.0.1:%d\n", text, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(f->config, more, -1, NULL));
+	server = g_thread_new("refuser", refusing_server, GINT_TO_POINTER(fd));
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	g_thread_join(server);
+	close(fd);
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
+	assert_int_equal(job->state, PK_JOB_FAILED);
+	assert_non_null(strstr(job->detail, "refused by the server"));
+	assert_int_equal(pk_outbox_open(&ob, outbox, false, &err), 0);
+	assert_int_equal(pk_outbox_waiting(ob, &waiting, &err), 0);
+	assert_int_equal(waiting->len, 0);
+	assert_int_equal(pk_outbox_state(ob, "printkbot-full@example.org"), PK_OUTBOX_ABSENT);
+}
+
+/*
+ * [policy] max_mail_mb holds for the daemon's sources, not only for
+ * `test`: a mail over it is skipped (and moved out of new/ unread), the
+ * mail beside it is stored.
+ */
+static void test_max_mail_mb(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *big = g_strdup_printf("%s/maildir/new/big", f->dir);
+	g_autofree char *moved = g_strdup_printf("%s/maildir/cur/big:2,", f->dir);
+	g_autofree char *pad = g_strnfill(2u << 20, 'x');
+	g_autofree char *mail = g_strdup_printf("From: a@example.org\nSubject: [PATCH] big\n"
+						"Message-ID: <big@printkbot.invalid>\n\n%s\n", pad);
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 id;
+
+	pk_daemon_close(f->daemon);   /* one daemon per database: the run takes the lock */
+	f->daemon = NULL;
+	write_config(f, "max_mail_mb = 1", "maildir");
+	deliver_patch(f, 1);
+	assert_true(g_file_set_contents(big, mail, -1, NULL));
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_mail_find(store, "v1@printkbot.invalid", &id, &err), 1);
+	assert_int_equal(pk_store_mail_find(store, "big@printkbot.invalid", &id, &err), 0);
+	assert_true(g_file_test(moved, G_FILE_TEST_EXISTS));
+}
+
 /*
  * Replies on and From at localhost (the default, or said): the daemon
  * refuses to start, naming the key; with reply_on = never it starts.  A
@@ -227,6 +518,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_reply_leaves_new, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -286,6 +286,7 @@ static void test_confirmation_mismatch(void **state)
 static int cmd_report(int argc, char **argv) { return pk_command_main(pk_command_find("report"), argc, argv); }
 static int cmd_history(int argc, char **argv) { return pk_command_main(pk_command_find("history"), argc, argv); }
 static int cmd_db(int argc, char **argv) { return pk_command_main(pk_command_find("db"), argc, argv); }
+static int cmd_queue(int argc, char **argv) { return pk_command_main(pk_command_find("queue"), argc, argv); }
 
 /* Run a command with its standard output in a file; returns its exit status. */
 static int run_captured(int (*cmd)(int, char **), int argc, char **argv, char **out)
@@ -429,6 +430,40 @@ static void test_commands(void **state)
 		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 1);
 	}
 	g_clear_pointer(&out, g_free);
+	/* `queue`: a subject's escape sequences and bidi overrides do not reach the terminal */
+	{
+		g_autoptr(pk_store) q = NULL;
+		gint64 id;
+		char *argv[] = { "queue", "--db", path, NULL };
+		char *bad[] = { "queue", "--db", path, "--state", "nosuch", NULL };
+
+		assert_int_equal(pk_store_open(&q, path, NULL), 0);
+		assert_int_equal(pk_store_job_add(q, &id, PK_JOB_SERIES, "{\"subject\":\"[PATCH] \\u001b]0;owned"
+						  "\\u0007x \\u202eevil\\u202c \\u009b2J\\nforged\"}", NULL), 0);
+		assert_int_equal(pk_store_job_set_state(q, id, PK_JOB_RUNNING, NULL, NULL), 0);
+		assert_int_equal(pk_store_job_set_state(q, id, PK_JOB_FAILED, "said \x1b[31mred\x07", NULL), 0);
+		g_clear_pointer(&q, pk_store_close);
+		assert_int_equal(run_captured(cmd_queue, 3, argv, &out), 0);
+		print_message("%s", out);
+		assert_non_null(strstr(out, "[PATCH] ?]0;owned?x ?evil? ?2J forged"));
+		assert_non_null(strstr(out, "said ?[31mred?"));
+		assert_null(strchr(out, '\x1b'));
+		assert_null(strchr(out, '\x07'));
+		assert_null(strstr(out, "\u202e"));
+		assert_null(strstr(out, "\xc2\x9b"));
+		g_clear_pointer(&out, g_free);
+		assert_int_equal(run_captured(cmd_queue, 5, bad, &out), 2);
+		g_clear_pointer(&out, g_free);
+	}
+	/* an end at the epoch finds nothing; one before it is refused, never "no filter" (0) */
+	for (const char *const *d = (const char *const[]){ "1970-01-01", "1969-12-31", "1970-01-01T00:00:00Z",
+							   "1900-01-01", NULL }; *d; d++) {
+		char *argv[] = { "history", "--db", path, "--until", (char *)*d, NULL };
+
+		print_message("--until %s\n", *d);
+		assert_int_equal(run_captured(cmd_history, 5, argv, &out), !strcmp(*d, "1970-01-01") ? 1 : 2);
+		g_clear_pointer(&out, g_free);
+	}
 	{
 		char *argv[] = { "history", "--db", path, "--since", "last week", NULL };
 

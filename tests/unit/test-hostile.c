@@ -335,10 +335,38 @@ static void test_hostile_table(void **state)
 	}
 }
 
+/*
+ * Mail text on its way to the log and `queue`: escape sequences, bells,
+ * C1 controls and bidi overrides are defused, a newline forges no line,
+ * invalid UTF-8 is made valid; ordinary text, accents included, is kept.
+ */
+static void test_terminal_controls(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "[PATCH] x: y", "[PATCH] x: y" },
+		{ "J\u00e9r\u00f4me \u674e", "J\u00e9r\u00f4me \u674e" },
+		{ "\x1b]0;owned\x07title", "?]0;owned?title" },
+		{ "\x1b[2J\x1b[31mred", "?[2J?[31mred" },
+		{ "csi \xc2\x9b" "2J and nel \xc2\x85", "csi ?2J and nel ?" },
+		{ "fix \u202e}lave\u202c", "fix ?}lave?" },
+		{ "\u2066iso\u2069 \u200fx\u200e \u061c", "?iso? ?x? ?" },
+		{ "subject\nprintkbot daemon: job 1: done", "subject printkbot daemon: job 1: done" },
+		{ "a\tb\rc\x7f", "a b c?" },
+		{ "bad \xff\xfe utf-8", "bad \ufffd\ufffd utf-8" },
+		{ NULL, "" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got = pk_text_for_terminal(cases[i].in);
+		assert_string_equal(got, cases[i].out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostile_table),
+		cmocka_unit_test(test_terminal_controls),
 	};
 
 	return cmocka_run_group_tests_name("hostile", tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * delivery through tmp/ into new/, a second delivery of one Message-ID
  * adding nothing, the move to cur/ after a send, and what a restart finds.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 
 #include "report/outbox.h"
 #include "base/util.h"
+#include "tinyfs.h"
 
 static char *tmpdir;
 
@@ -156,10 +158,55 @@ static void test_missing_outbox_is_empty(void **state)
 	assert_int_equal(waiting->len, 0);
 }
 
+/*
+ * In the full disk (a child's tiny tmpfs): delivery fails with
+ * PK_ERROR_TRANSIENT (the reply job retries it) and leaves nothing behind;
+ * with room again it succeeds.  The exit status names the step that failed.
+ */
+static int deliver_on_full_disk(const char *dir, void *data)
+{
+	g_autofree char *box = g_build_filename(dir, "outbox", NULL);
+	g_autofree char *filler = g_build_filename(dir, "filler", NULL);
+	g_autofree char *text = g_strnfill(16384, 'x');
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(GError) err = NULL;
+	const char *mid = "printkbot-full@example.org";
+
+	if (pk_outbox_open(&ob, box, true, &err) < 0)
+		return 2;
+	tinyfs_fill(dir);
+	if (pk_outbox_deliver(ob, mid, text, strlen(text), NULL, &err) == 0)
+		return 3;
+	fprintf(stderr, "full disk: %s\n", err->message);
+	if (!pk_error_transient(err) || !strstr(err->message, "No space left"))
+		return 4;
+	if (pk_outbox_state(ob, mid) != PK_OUTBOX_ABSENT)
+		return 5;
+	g_clear_error(&err);
+	unlink(filler);
+	if (pk_outbox_deliver(ob, mid, text, strlen(text), NULL, &err) < 0 ||
+	    pk_outbox_state(ob, mid) != PK_OUTBOX_WAITING)
+		return 6;
+	return 0;
+}
+
+static void test_full_disk_is_transient(void **state)
+{
+	g_autofree char *dir = g_build_filename(tmpdir, "tiny", NULL);
+	int rc;
+
+	assert_int_equal(g_mkdir_with_parents(dir, 0700), 0);
+	rc = tinyfs_run(dir, "64k", deliver_on_full_disk, NULL);
+	if (rc < 0)
+		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_full_disk_is_transient),
 		cmocka_unit_test(test_deliver_once),
 		cmocka_unit_test(test_sent_moves_to_cur),
 		cmocka_unit_test(test_restart),

@@ -48,8 +48,8 @@ static const struct pk_reply_info with_archive = {
 	.config_lines = config_lines,
 };
 
-/* The reply to the fixture with the given verdict; its whole text (caller frees). */
-static char *reply_text(const char *verdict, const struct pk_reply_info *info)
+/* The reply to a patch mail with the given verdict; its whole text (caller frees). */
+static char *reply_text_to(const char *mail, const char *verdict, const struct pk_reply_info *info)
 {
 	static const struct pk_review_info rinfo = {
 		"x.mbx", 2, 3, "printkbot-base", "3f2a1b4c5d6e",
@@ -62,7 +62,7 @@ static char *reply_text(const char *verdict, const struct pk_reply_info *info)
 	struct pk_reply r = { 0 };
 	char *text;
 
-	assert_int_equal(pk_mail_parse(&m, patch_mail, sizeof patch_mail - 1, &err), 0);
+	assert_int_equal(pk_mail_parse(&m, mail, strlen(mail), &err), 0);
 	res.scan = pk_scan(m->patch);
 	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
 	model = pk_review_model(m->patch, &res, &rinfo);
@@ -72,6 +72,11 @@ static char *reply_text(const char *verdict, const struct pk_reply_info *info)
 	pk_reply_clear(&r);
 	pk_test_result_clear(&res);
 	return text;
+}
+
+static char *reply_text(const char *verdict, const struct pk_reply_info *info)
+{
+	return reply_text_to(patch_mail, verdict, info);
 }
 
 /* Whether text has a line that is exactly line. */
@@ -144,6 +149,75 @@ static void test_no_archive(void **state)
 	assert_true(has_line(text, "Auto-Submitted: auto-generated"));
 }
 
+/*
+ * Names outside ASCII: GMime encodes them in the headers (RFC 2047, read
+ * back as they were), and the body is UTF-8 as its charset says, never
+ * Latin-1 labelled UTF-8.
+ */
+static void test_non_ascii_names(void **state)
+{
+	/* shown: the To read back from the reply, as pk_mail_parse() writes a mailbox */
+	static const struct { const char *from, *cc, *shown, *greeting; } cases[] = {
+		{ "=?UTF-8?Q?J=C3=A9r=C3=B4me_Dev?= <jerome@example.org>", "=?UTF-8?B?w4VzYQ==?= <asa@example.org>",
+		  "J\u00e9r\u00f4me Dev <jerome@example.org>", "J\u00e9r\u00f4me" },
+		{ "\"M\u00fcller, J\u00f6rg\" <jm@example.org>", "\u674e\u96f7 <li@example.org>",
+		  "\"M\u00fcller, J\u00f6rg\" <jm@example.org>", "M\u00fcller," },
+		{ "=?UTF-8?B?5p2O6Zu3?= <li@example.org>", "O'Brien <ob@example.org>",
+		  "\u674e\u96f7 <li@example.org>", "\u674e\u96f7" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *mail = g_strdup_printf("From: %s\nCc: %s\n%s", cases[i].from, cases[i].cc,
+							 strchr(patch_mail, '\n') + 1);
+		g_autofree char *text = reply_text_to(mail, "console-changed", &with_archive);
+		g_autofree char *hello = g_strdup_printf("Hi %s,", cases[i].greeting);
+		g_autoptr(pk_mail) back = NULL;
+		g_autoptr(GError) err = NULL;
+		const char *head_end = strstr(text, "\r\n\r\n");
+
+		if (g_getenv("PK_TEST_SHOW"))
+			fputs(text, stderr);
+		assert_true(g_utf8_validate(text, -1, NULL));
+		/* the headers are ASCII: the names encoded, no octal escapes */
+		for (const char *p = text; p < head_end; p++)
+			assert_true((unsigned char)*p < 0x80);
+		assert_null(g_strstr_len(text, head_end - text, "\\3"));
+		assert_true(has_line(text, "Content-Type: text/plain; charset=utf-8"));
+		assert_non_null(strstr(text, hello));
+		assert_int_equal(pk_mail_parse(&back, text, strlen(text), &err), 0);
+		assert_int_equal(back->to->len, 1);
+		print_message("To: %s\n", (char *)back->to->pdata[0]);
+		assert_string_equal(back->to->pdata[0], cases[i].shown);
+		assert_int_equal(back->cc->len, 2);   /* the list, and the Cc read back whole */
+	}
+}
+
+/* A Cc of 10,000 and References of 5,000: the reply carries at most the caps, the right ones. */
+static void test_caps(void **state)
+{
+	g_autoptr(GString) mail = g_string_new("From: Jane Dev <jane@example.org>\nCc: ");
+	g_autoptr(pk_mail) back = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *text = NULL;
+
+	for (int i = 0; i < 10000; i++)
+		g_string_append_printf(mail, "%scc%d@example.org", i ? ",\n " : "", i);
+	g_string_append(mail, "\nReferences:");
+	for (int i = 0; i < 5000; i++)
+		g_string_append_printf(mail, "\n <ref%d@example.org>", i);
+	g_string_append_printf(mail, "\n%s", strchr(patch_mail, '\n') + 1);
+	text = reply_text_to(mail->str, "console-changed", &with_archive);
+	assert_int_equal(pk_mail_parse(&back, text, strlen(text), &err), 0);
+	/* the author in To, the list and the first Cc'd in Cc */
+	assert_int_equal(back->to->len + back->cc->len, PK_REPLY_MAX_RECIPIENTS);
+	assert_string_equal(back->cc->pdata[0], "linux-serial@vger.kernel.org");
+	assert_string_equal(back->cc->pdata[1], "cc0@example.org");
+	assert_int_equal(back->references->len, PK_REPLY_MAX_REFERENCES);
+	assert_string_equal(back->references->pdata[0], "ref0@example.org");
+	assert_string_equal(back->references->pdata[PK_REPLY_MAX_REFERENCES - 2], "ref4999@example.org");
+	assert_string_equal(back->references->pdata[PK_REPLY_MAX_REFERENCES - 1], "20261201.2.jane@example.org");
+}
+
 static void test_reproduce(void **state)
 {
 	static const struct { const char *mid, *subject, *base, *want; } cases[] = {
@@ -182,6 +256,8 @@ int main(void)
 		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_tags_when_something_to_fix),
 		cmocka_unit_test(test_no_archive),
+		cmocka_unit_test(test_non_ascii_names),
+		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_reproduce),
 		cmocka_unit_test(test_archive_link),
 	};

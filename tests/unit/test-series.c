@@ -85,6 +85,32 @@ static void test_loop_guard(void **state)
 	assert_int_equal(pk_series_classify(&m, &guard, &why), PK_SERIES_COVER);
 }
 
+/* An n/m no series has is said to be one, not tested as a lone patch 1/1. */
+static void test_malformed_numbers(void **state)
+{
+	static const struct { const char *subject; enum pk_series_kind kind; bool malformed; } cases[] = {
+		{ "[PATCH 2/10000] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH 3/2] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH 0/0] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH v2 1/0] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH 99999999999999999999/3] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH 9999/9999] x: y", PK_SERIES_PATCH, false },
+		{ "[PATCH 1/1] x: y", PK_SERIES_PATCH, false },
+		{ "[PATCH 0/1] x: y", PK_SERIES_SKIP, false },   /* a cover of one patch: nothing to test */
+		{ "[PATCH 2/3] x: y", PK_SERIES_PATCH, false },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_series_mail m = { .message_id = "a@b", .subject = (char *)cases[i].subject,
+					    .from_addr = "jane@example.org", .has_patch = true };
+		const char *why = NULL;
+
+		assert_int_equal(pk_series_classify(&m, NULL, &why), cases[i].kind);
+		print_message("%s: %s\n", cases[i].subject, why ? why : "a patch");
+		assert_int_equal(why && strstr(why, "malformed series number"), cases[i].malformed);
+	}
+}
+
 /* Made-up threads: shallow (all under the cover), chained, no cover, two versions. */
 static void test_grouping(void **state)
 {
@@ -333,6 +359,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subjects),
 		cmocka_unit_test(test_loop_guard),
+		cmocka_unit_test(test_malformed_numbers),
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test_setup_teardown(test_corpus_grouping, corpus_setup, corpus_teardown),
 		cmocka_unit_test_setup_teardown(test_corpus_loop_guard, corpus_setup, corpus_teardown),

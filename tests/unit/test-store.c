@@ -9,6 +9,7 @@
  * older printkbot (or a stranger) would, and look at the schema from
  * outside the store.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "store-fixture.h"
+#include "tinyfs.h"
 
 /* A capture with a few records (one with a dictionary) and an index. */
 static struct pk_capture *mkcapture(unsigned n_index, const char *changed_format)
@@ -373,6 +375,65 @@ static void test_newer_refused(void **state)
 	pk_store_check_clear(&check);
 	/* the file was left as it was */
 	assert_int_equal(pk_store_open(&s, path, NULL), -1);
+}
+
+/* A negative schema version is refused as it is, never stamped current without migrating. */
+static void test_negative_version_refused(void **state)
+{
+	static const char *const versions[] = { "-1", "-3", "-2147483648" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(versions); i++) {
+		g_autofree char *path = db_path("negative.db");
+		g_autofree char *pragma = g_strdup_printf("PRAGMA user_version = %s", versions[i]);
+		g_autofree char *named = g_strdup_printf("version %s is no printkbot schema version", versions[i]);
+		g_autoptr(GError) err = NULL;
+		struct pk_store *s = NULL;
+		struct pk_store_check check = { 0 };
+
+		unlink(path);
+		pk_store_close(open_ok(path));
+		raw_exec(path, pragma);
+		assert_int_equal(pk_store_open(&s, path, &err), -1);
+		assert_null(s);
+		print_message("%s\n", err->message);
+		assert_non_null(strstr(err->message, named));
+		assert_int_equal(pk_store_check_file(&check, path, NULL), 0);
+		assert_int_equal(check.problems->len, 1);
+		pk_store_check_clear(&check);
+		/* left as it was: refused again */
+		assert_int_equal(pk_store_open(&s, path, NULL), -1);
+	}
+}
+
+/* In the child, the store's directory read-only: `db check` finds it sound (exit status 0). */
+static int check_read_only(const char *dir, void *data)
+{
+	struct pk_store_check check = { 0 };
+	g_autoptr(GError) err = NULL;
+
+	if (pk_store_check_file(&check, data, &err) < 0) {
+		fprintf(stderr, "check: %s\n", err->message);
+		return 2;
+	}
+	for (guint i = 0; i < check.problems->len; i++)
+		fprintf(stderr, "problem: %s\n", (char *)check.problems->pdata[i]);
+	return check.problems->len ? 3 : check.version != PK_STORE_SCHEMA_VERSION ? 4 : 0;
+}
+
+/* A sound store on a read-only mount (no -shm can be made) is checked, not reported broken. */
+static void test_check_read_only(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("pk-store-ro-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "ro.db", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	int rc;
+
+	pk_store_close(open_ok(path));
+	rc = tinyfs_run(dir, NULL, check_read_only, path);
+	assert_int_equal(system(rm), 0);
+	if (rc < 0)
+		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
 }
 
 static void test_foreign_refused(void **state)
@@ -762,15 +823,63 @@ static void test_reviews(void **state)
 	assert_string_equal(model, "{\"verdict\":\"no-churn\"}");
 }
 
+/*
+ * The database on a disk that fills up (a child's tiny tmpfs): the write
+ * fails with PK_ERROR_TRANSIENT (a job retries it), and with room again
+ * the same write succeeds.  The exit status names the step that failed.
+ */
+static int write_on_full_disk(const char *dir, void *data)
+{
+	g_autofree char *db = g_build_filename(dir, "full.db", NULL);
+	g_autofree char *filler = g_build_filename(dir, "filler", NULL);
+	g_autofree char *url = g_strnfill(256 * 1024, 'u');
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+
+	if (pk_store_open(&store, db, &err) < 0) {
+		fprintf(stderr, "open: %s\n", err->message);
+		return 2;
+	}
+	tinyfs_fill(dir);
+	if (pk_store_add_source(store, &id, "mbox", "big", url, &err) == 0)
+		return 3;
+	fprintf(stderr, "full disk: %s\n", err->message);
+	if (!pk_error_transient(err))
+		return 4;
+	g_clear_error(&err);
+	unlink(filler);
+	if (pk_store_add_source(store, &id, "mbox", "big", url, &err) < 0) {
+		fprintf(stderr, "with room: %s\n", err->message);
+		return 5;
+	}
+	return 0;
+}
+
+static void test_full_disk_is_transient(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("pk-store-full-XXXXXX", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	int rc = tinyfs_run(dir, "2m", write_on_full_disk, NULL);
+
+	assert_int_equal(system(rm), 0);
+	if (rc < 0)
+		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create),
+		cmocka_unit_test(test_full_disk_is_transient),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_migrate_v1),
 		cmocka_unit_test(test_migrate_v4_jobs),
 		cmocka_unit_test(test_migrate_v5_coverage),
 		cmocka_unit_test(test_newer_refused),
+		cmocka_unit_test(test_negative_version_refused),
+		cmocka_unit_test(test_check_read_only),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_truncated),

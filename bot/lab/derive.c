@@ -1,0 +1,187 @@
+/* derive.c - a kernel config per patch; see derive.h. */
+#include "lab/derive.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lab/build.h"
+#include "lab/coverage.h"
+#include "lab/kconfig.h"
+#include "base/proc.h"
+#include "base/util.h"
+
+/* Where the solver writes its answer, in the lab's build dir (the sandbox's one writable place). */
+#define SOLVE_OUT ".printkbot-solve"
+
+void pk_derived_clear(struct pk_derived *d)
+{
+	g_free(d->lines);
+	if (d->asked)
+		g_ptr_array_unref(d->asked);
+	if (d->cannot)
+		g_ptr_array_unref(d->cannot);
+	memset(d, 0, sizeof *d);
+}
+
+/* Whether config sets any alternative of group ("A|B") built in. */
+static bool group_met(GHashTable *config, const char *group)
+{
+	g_auto(GStrv) alts = g_strsplit(group, "|", -1);
+
+	for (char **a = alts; *a; a++) {
+		const char *val = g_hash_table_lookup(config, *a);
+
+		if (val && !strcmp(val, "y"))
+			return true;
+	}
+	return false;
+}
+
+/* Whether file is another architecture's code, which no x86_64 config compiles. */
+static bool other_arch(const char *file)
+{
+	return g_str_has_prefix(file, "arch/") && !g_str_has_prefix(file, "arch/x86/");
+}
+
+/*
+ * The symbol groups the lab's config leaves unmet for the patch's C
+ * sources, each once, into want; what asked for each into found->asked.
+ */
+static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct pk_lab *lab,
+			const struct pk_patch *patch, GHashTable *config, GError **err)
+{
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+		g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+
+		/* a new file's makefile line is new too, and the policy refuses makefile changes */
+		if (!f->old_path || !f->new_path || other_arch(f->new_path))
+			continue;
+		if (pk_coverage_kbuild_groups(lab->tree, f->new_path, groups, err) < 0)
+			return -1;
+		for (guint g = 0; g < groups->len; g++) {
+			const char *group = groups->pdata[g];
+			g_auto(GStrv) alts = g_strsplit(group, "|", -1);
+			g_autofree char *named = g_strjoinv(" or CONFIG_", alts);
+
+			if (group_met(config, group) || g_ptr_array_find_with_equal_func(want, group, g_str_equal, NULL))
+				continue;
+			g_ptr_array_add(want, g_strdup(group));
+			g_ptr_array_add(found->asked, g_strdup_printf("%s: CONFIG_%s", f->new_path, named));
+		}
+	}
+	return 0;
+}
+
+/* Run qemu/kconfig-enable.py for want on the lab's .config: its answer, one line each. */
+static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
+{
+	g_autofree char *script_dir = g_build_filename(lab->datadir, "qemu", NULL);
+	g_autofree char *script = g_build_filename(script_dir, "kconfig-enable.py", NULL);
+	g_autofree char *out = g_build_filename(lab->build_dir, SOLVE_OUT, NULL);
+	g_autofree char *config = g_build_filename(lab->build_dir, ".config", NULL);
+	g_autofree char *srctree = g_strconcat("srctree=", lab->tree, NULL);
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	const char *ro[] = { script_dir, NULL };
+	g_autofree char *text = NULL;
+
+	/* the variables Kconfig's $(...) macros read, as the top Makefile exports them */
+	const char *head[] = { "env", srctree, "ARCH=x86", "SRCARCH=x86", "CC=gcc", "LD=ld", "HOSTCC=gcc",
+			       "HOSTCXX=g++", "/usr/bin/python3", script, out, config };
+	for (size_t i = 0; i < G_N_ELEMENTS(head); i++)
+		g_ptr_array_add(argv, (char *)head[i]);
+	for (guint i = 0; i < want->len; i++)
+		g_ptr_array_add(argv, want->pdata[i]);
+	g_ptr_array_add(argv, NULL);
+	if (pk_build_step(lab, "solving Kconfig dependencies (qemu/kconfig-enable.py)", NULL,
+			  (const char *const *)argv->pdata, ro, err) < 0 ||
+	    pk_read_file(&text, NULL, out, 1 << 20, err) < 0)
+		return NULL;
+	return g_strsplit(text, "\n", -1);
+}
+
+/* The lab on the config "fragment + lines": its own name and build dir, made from the lab's if new. */
+static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char *lines, GError **err)
+{
+	g_autofree char *frag_path = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
+	g_autofree char *fragment = NULL, *tmp = NULL;
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	struct pk_lab d = { .lock_fd = -1 };
+
+	if (pk_read_file(&fragment, NULL, frag_path, 1 << 20, err) < 0)
+		return -1;
+	g_checksum_update(sum, (const guchar *)fragment, -1);
+	g_checksum_update(sum, (const guchar *)lines, -1);
+	d.cache = g_strdup(lab->cache);
+	d.datadir = g_strdup(lab->datadir);
+	d.tree = g_strdup(lab->tree);
+	d.initrd = g_strdup(lab->initrd);
+	d.config_hash = g_strndup(g_checksum_get_string(sum), 12);
+	d.build_dir = g_build_filename(lab->cache, "build", d.config_hash, NULL);
+	d.extra_config = g_strdup(lines);
+	if (!g_file_test(d.build_dir, G_FILE_TEST_IS_DIR)) {
+		/*
+		 * Start from a copy of the lab's build dir: Kbuild then rebuilds only
+		 * the objects whose symbols changed (include/config/) and the new ones.
+		 */
+		const char *cp[] = { "cp", "-a", "--reflink=auto", lab->build_dir, NULL, NULL };
+		tmp = g_strconcat(d.build_dir, ".new", NULL);
+		cp[4] = tmp;
+		if (pk_remove_tree(tmp, err) < 0 ||
+		    pk_proc_step("copying the lab's build dir", cp, NULL, NULL, err) < 0 ||
+		    pk_kconfig_forget(tmp, err) < 0) {
+			pk_lab_clear(&d);
+			return -1;
+		}
+		if (rename(tmp, d.build_dir) < 0) {
+			pk_error(err, PK_ERROR_FAILED, "%s: %s", d.build_dir, g_strerror(errno));
+			pk_lab_clear(&d);
+			return -1;
+		}
+	}
+	*out = d;
+	return 0;
+}
+
+int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
+		     const struct pk_patch *patch, GError **err)
+{
+	struct pk_derived d = { NULL, g_ptr_array_new_with_free_func(g_free), g_ptr_array_new_with_free_func(g_free) };
+	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) config = NULL;
+	g_autoptr(GString) lines = g_string_new(NULL);
+	g_auto(GStrv) answer = NULL;
+	int rc = -1;
+
+	if (!(config = pk_kconfig_values(lab->build_dir, err)) ||
+	    unmet_groups(want, &d, lab, patch, config, err) < 0)
+		goto out;
+	rc = 0;
+	if (!want->len)
+		goto out;
+	rc = -1;
+	if (!(answer = solve(lab, want, err)))
+		goto out;
+	for (char **l = answer; *l; l++) {
+		if (g_str_has_prefix(*l, "CONFIG_"))
+			g_string_append_printf(lines, "%s\n", *l);
+		else if (g_str_has_prefix(*l, "# cannot: "))
+			g_ptr_array_add(d.cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
+	}
+	rc = 0;
+	if (!lines->len)
+		goto out;
+	if (derived_lab(out, lab, lines->str, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	d.lines = g_string_free(g_steal_pointer(&lines), FALSE);
+	rc = 1;
+out:
+	if (found && rc >= 0)
+		*found = d;
+	else
+		pk_derived_clear(&d);
+	return rc;
+}

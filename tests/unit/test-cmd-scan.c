@@ -1,0 +1,129 @@
+/* test-cmd-scan.c - `printkbot scan` as main runs it: exit status and output. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cmd/commands.h"
+#include "base/util.h"
+#include "scan-fixture.h"
+
+/* Write text to a temporary file; the caller unlinks and frees the path. */
+static char *tmp_file(const char *text)
+{
+	g_autoptr(GError) err = NULL;
+	char *path = NULL;
+	int fd = g_file_open_tmp("test-scan-XXXXXX.patch", &path, &err);
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pk_write_file(path, text, strlen(text), &err), 0);
+	return path;
+}
+
+/* scan as main runs it (parse, set up, run). */
+static int cmd_scan(int argc, char **argv) { return pk_command_main(pk_command_find("scan"), argc, argv); }
+
+/* The exit codes scripts rely on: 0 clean, 1 findings, 2 bad input. */
+static void test_cmd_scan_exit(void **state)
+{
+	g_autofree char *clean = mkdiff(" \tint ret;\n-\tret = 1;\n+\tret = 2;\n");
+	g_autofree char *churn = mkdiff("-\tpr_warn(\"x\\n\");\n+\tpr_info(\"x\\n\");\n");
+	g_autofree char *clean_path = tmp_file(clean), *churn_path = tmp_file(churn);
+	g_autofree char *bad_path = tmp_file("--- a/a.c\n+++ b/a.c\n@@ -1,3 +1,3 @@\n-a\n");
+	char *argv_clean[] = { "scan", clean_path, NULL };
+	char *argv_churn[] = { "scan", "--json", clean_path, churn_path, NULL };
+	char *argv_bad[] = { "scan", bad_path, NULL };
+	char *argv_missing[] = { "scan", "/nonexistent/x.patch", NULL };
+	char *argv_opt[] = { "scan", "--frobnicate", NULL };
+	char *argv_notree[] = { "scan", "--tree", "tests/data", clean_path, NULL };
+	char *argv_describe[] = { "scan", "--describe", "kernel/sched/topology.c", NULL };
+	char *argv_tree[] = { "scan", "--tree", TREE, "--json", churn_path, NULL };
+
+	assert_int_equal(cmd_scan(2, argv_clean), 0);
+	assert_int_equal(cmd_scan(4, argv_churn), 1);
+	assert_int_equal(cmd_scan(2, argv_bad), 2);
+	assert_int_equal(cmd_scan(2, argv_missing), 2);
+	assert_int_equal(cmd_scan(2, argv_opt), 2);
+	assert_int_equal(cmd_scan(4, argv_notree), 2);
+	assert_int_equal(cmd_scan(3, argv_describe), 2);
+	assert_int_equal(cmd_scan(5, argv_tree), 1);
+	unlink(clean_path);
+	unlink(churn_path);
+	unlink(bad_path);
+}
+
+/* A mail of an mbox: headers, then a body. */
+#define MAIL(id, body) "From x@y Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: " id \
+	"\nMessage-Id: <" id "@x>\n\n" body "\n"
+#define CLEAN_DIFF "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,1 @@\n-a\n+b\n"
+#define DAMAGED_DIFF "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,3 +1,3 @@\n-a\n"
+
+/* Exit status over mboxes: mails without a diff, damaged patches among readable ones. */
+static void test_cmd_scan_mbox_exit(void **state)
+{
+	static const struct { const char *name, *mbox; int rc; } cases[] = {
+		{ "mails without a diff are no bad input",
+		  MAIL("talk", "just talk") MAIL("ok", CLEAN_DIFF) MAIL("more", "more talk"), 0 },
+		{ "only mails without a diff", MAIL("talk", "just talk") MAIL("more", "more talk"), 0 },
+		{ "a damaged patch among readable ones is that patch's problem",
+		  MAIL("ok", CLEAN_DIFF) MAIL("bad", DAMAGED_DIFF), 1 },
+		{ "no patch could be read whole", MAIL("talk", "just talk") MAIL("bad", DAMAGED_DIFF), 2 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = tmp_file(cases[i].mbox);
+		char *argv[] = { "scan", "--json", path, NULL };
+
+		print_message("case: %s\n", cases[i].name);
+		assert_int_equal(cmd_scan(3, argv), cases[i].rc);
+		unlink(path);
+	}
+}
+
+/* The JSON of scan over text (stdout taken into a file), a new string. */
+static char *scan_json(const char *text)
+{
+	g_autofree char *in = tmp_file(text), *out = tmp_file(""), *json = NULL;
+	char *argv[] = { "scan", "--json", in, NULL };
+	int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_TRUNC);
+
+	assert_true(saved >= 0 && fd >= 0);
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	cmd_scan(3, argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	assert_true(g_file_get_contents(out, &json, NULL, NULL));
+	unlink(in);
+	unlink(out);
+	return g_steal_pointer(&json);
+}
+
+/* Header values come without the blanks an encoded word leaves in them. */
+static void test_cmd_scan_headers_trimmed(void **state)
+{
+	g_autofree char *json = scan_json(
+		"From x@y Mon Sep 17 00:00:00 2001\nFrom: =?UTF-8?Q?=20A?= <a@b>\n"
+		"Subject: =?UTF-8?Q?=20sched:_restore_sanity?=\nMessage-Id: <1@x>\n\n" CLEAN_DIFF);
+
+	assert_non_null(strstr(json, "\"subject\":\"sched: restore sanity\""));
+	assert_non_null(strstr(json, "\"author\":\"A <a@b>\""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cmd_scan_exit),
+		cmocka_unit_test(test_cmd_scan_mbox_exit),
+		cmocka_unit_test(test_cmd_scan_headers_trimmed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
