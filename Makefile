@@ -8,7 +8,8 @@ CFLAGS   ?= -O2 -g
 # -Wno-missing-field-initializers: libgit2's *_INIT macros set only the version field
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror=implicit-function-declaration \
 	    -Ibot $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
-	    -DPK_SRCDIR='"$(CURDIR)"' -DPK_DATADIR='"$(PREFIX)/share/printkbot"' -DPK_VERSION='"$(VERSION)"'
+	    -DPK_SRCDIR='"$(CURDIR)"' -DPK_DATADIR='"$(PREFIX)/share/printkbot"' \
+	    -DPK_LIBEXECDIR='"$(PREFIX)/libexec/printkbot"' -DPK_VERSION='"$(VERSION)"'
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION   = 0.1.0
 
@@ -29,7 +30,7 @@ UNIT_BINS = $(UNIT_SRCS:.c=)
 
 .PHONY: all deps check unit e2e demo install clean bench bench-store bench-sandbox bench-noise unit-asan fuzz
 
-all: printkbot
+all: printkbot printkbot-core
 
 # Made afresh: `ar r` would keep the object of a source file that is gone.
 bot/libprintkbot.a: $(BOT_OBJS)
@@ -52,11 +53,25 @@ bot/store/db.o build/asan/store/db.o build/fuzz/store/db.o: bot/store/store-sql.
 PREFIX_STAMP = bot/base/.prefix
 $(PREFIX_STAMP): FORCE
 	@echo '$(PREFIX)' | cmp -s - $@ 2>/dev/null || echo '$(PREFIX)' > $@
-bot/base/util.o build/asan/base/util.o build/fuzz/base/util.o: $(PREFIX_STAMP)
+bot/base/util.o bot/front.o build/asan/base/util.o build/fuzz/base/util.o: $(PREFIX_STAMP)
 .PHONY: FORCE
 FORCE:
 
-printkbot: bot/main.o bot/libprintkbot.a
+# Two programs (bot/front.c says why): printkbot-core is the whole bot;
+# printkbot runs `scan` itself and executes printkbot-core for the rest.
+# printkbot takes from the archive only what scan uses, and links GLib and
+# GMime statically when their archives are installed (Debian's -dev
+# packages ship them; gio and idn2 come along with GMime, and bring the
+# shared libraries of FRONT_SHARED, gpgme for g_mime_init()); where a static link fails, it
+# is linked against the shared libraries instead.
+FRONT_STATIC = gmime-3.0 gio-2.0 gobject-2.0 gmodule-2.0 glib-2.0 pcre2-8 ffi idn2 z
+FRONT_SHARED = libgpgme.so.11 libmount.so.1 libselinux.so.1 libunistring.so.2
+FRONT_LIBS   = -Wl,-Bstatic $(FRONT_STATIC:%=-l%) -Wl,-Bdynamic $(FRONT_SHARED:%=-l:%) -lm -pthread
+printkbot: bot/front.o bot/libprintkbot.a | printkbot-core
+	$(CC) $(CFLAGS) -o $@ $^ $(FRONT_LIBS) 2>/dev/null || \
+		$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs glib-2.0 gmime-3.0 2>/dev/null)
+
+printkbot-core: bot/main.o bot/libprintkbot.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 tests/unit/test-%: tests/unit/test-%.c bot/libprintkbot.a
@@ -175,8 +190,9 @@ bench-store: printkbot bot/libprintkbot.a
 # made $(PREFIX)/bin.
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /etc/sysusers.d
-install: printkbot
+install: printkbot printkbot-core
 	install -D -m 0755 printkbot $(DESTDIR)$(PREFIX)/bin/printkbot
+	install -D -m 0755 printkbot-core $(DESTDIR)$(PREFIX)/libexec/printkbot/printkbot-core
 	install -d $(DESTDIR)$(PREFIX)/share/printkbot/templates $(DESTDIR)$(PREFIX)/share/printkbot/qemu
 	install -p -m 0644 templates/* $(DESTDIR)$(PREFIX)/share/printkbot/templates
 	install -p -m 0644 qemu/* $(DESTDIR)$(PREFIX)/share/printkbot/qemu
@@ -186,5 +202,5 @@ install: printkbot
 	install -m 0644 contrib/printkbot.sysusers $(DESTDIR)$(SYSUSERSDIR)/printkbot.conf
 
 clean:
-	rm -f printkbot bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc $(PREFIX_STAMP) bench/store-fill bench/sandbox $(UNIT_BINS)
+	rm -f printkbot printkbot-core bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc $(PREFIX_STAMP) bench/store-fill bench/sandbox $(UNIT_BINS)
 	rm -rf build

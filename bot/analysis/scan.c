@@ -43,6 +43,7 @@ static const struct {
 	[PK_FINDING_EMBEDDED_FUNCTION_NAME] = { "embedded-function-name", TRUE },
 	[PK_FINDING_WHITESPACE_BEFORE_NEWLINE] = { "whitespace-before-newline", TRUE },
 	[PK_FINDING_PAIRING_CAPPED] = { "pairing-capped", TRUE },
+	[PK_FINDING_PATCH_CORRUPT] = { "patch-corrupt", TRUE },
 };
 
 const char *pk_finding_kind_name(enum pk_finding_kind kind)
@@ -780,9 +781,25 @@ static void scan_hunk(struct pk_scan_ctx *x, const struct pk_hunk *h)
 			scan_added(x, news->pdata[i]);
 }
 
-static enum pk_verdict verdict(const struct pk_scan *s)
+/* A repair of mailer damage (patch.h) as a patch-corrupt finding. */
+static void add_damage_finding(struct pk_scan *s, const struct pk_patch *p, const struct pk_patch_damage *d)
 {
-	if (!s->calls_changed && !s->findings->len)
+	struct pk_finding *f = g_new0(struct pk_finding, 1);
+	g_autofree char *what = pk_patch_damage_describe(p, d);
+
+	f->file = g_strdup(d->path ? d->path : "");
+	f->line = d->file_line;
+	f->kind = PK_FINDING_PATCH_CORRUPT;
+	f->silent = pk_finding_is_silent(f->kind);
+
+	f->message = g_strdup_printf("this mail is corrupt: %s; git am will reject it", what);
+	g_ptr_array_add(s->findings, f);
+}
+
+/* patch-corrupt findings (n_damage of them) are no churn by themselves. */
+static enum pk_verdict verdict(const struct pk_scan *s, guint n_damage)
+{
+	if (!s->calls_changed && s->findings->len == n_damage)
 		return PK_VERDICT_NO_CHURN;
 	for (guint i = 0; i < s->findings->len; i++)
 		if (!((struct pk_finding *)s->findings->pdata[i])->silent)
@@ -796,6 +813,8 @@ struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 	guint64 pair_cells = PAIR_CELLS;
 
 	s->findings = g_ptr_array_new_with_free_func(finding_free);
+	for (guint i = 0; patch && patch->damage && i < patch->damage->len; i++)
+		add_damage_finding(s, patch, patch->damage->pdata[i]);
 	for (guint i = 0; patch && i < patch->files->len; i++) {
 		const struct pk_diff_file *f = patch->files->pdata[i];
 		struct pk_scan_ctx x = { .scan = s, .dfile = f, .file = pk_diff_file_path(f), .tree = tree,
@@ -810,7 +829,7 @@ struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 		pk_scan_prfmt(&x, olds, news);
 		ctx_clear(&x);
 	}
-	s->verdict = verdict(s);
+	s->verdict = verdict(s, patch && patch->damage ? patch->damage->len : 0);
 	return s;
 }
 

@@ -31,6 +31,12 @@
  *                                     comparing their texts was cut short;
  *                                     calls left unpaired are reported as
  *                                     added and removed
+ *   patch-corrupt                     the mail was damaged by the mailer (a
+ *                                     wrapped line, patch.h) and repaired to
+ *                                     be read; git am rejects it as sent.
+ *                                     The file and line are those of the
+ *                                     damaged hunk; the message names the
+ *                                     line of the mail.  It alone is no churn
  *   prefix-changed                    a rewritten call's printed prefix
  *                                     appears, vanishes or changes (pr_fmt()
  *                                     before and after the patch, or another
@@ -103,6 +109,7 @@ enum pk_finding_kind {
 	PK_FINDING_EMBEDDED_FUNCTION_NAME,
 	PK_FINDING_WHITESPACE_BEFORE_NEWLINE,
 	PK_FINDING_PAIRING_CAPPED,
+	PK_FINDING_PATCH_CORRUPT,
 };
 
 /* The kind's stable name ("level-changed"); "" for a value out of range. */

@@ -615,7 +615,11 @@ char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const
 
 char *pk_tree_guess_prefix(const char *path, const char *text, const char *body)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *base;
+
+	if (!path)
+		return NULL;   /* a "diff --git" line alone names no file; found by fuzz-scan */
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	g_autofree char *stem = g_strndup(base, strcspn(base, "."));
 	g_autofree char *modname = g_str_has_suffix(base, ".c") ? name_fix(stem) : NULL;
 	g_autoptr(GPtrArray) scope = g_ptr_array_new();

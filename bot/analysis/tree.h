@@ -95,7 +95,8 @@ char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const
  * KBUILD_MODNAME (and KBUILD_BASENAME) taken from the object a .c file is
  * built as (kernel/foo.c as foo.o gives "foo"; unknown for a header) and
  * string macros looked up in text (what is known of the file, may be NULL).
- * NULL when something in body cannot be resolved.  A composite object
+ * NULL when something in body cannot be resolved, or path is NULL (a diff
+ * that names no file).  A composite object
  * (8250-y += 8250_core.o) has another KBUILD_MODNAME: only a tree knows.
  */
 char *pk_tree_guess_prefix(const char *path, const char *text, const char *body);

@@ -1,11 +1,15 @@
 /* patch.c - unified diff and patch mail parsing; see patch.h. */
 #include "base/patch.h"
+#include "base/patch-private.h"
 #include "base/util.h"
 
 #include <gmime/gmime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The shortest line a mailer wraps (see is_wrapped()). */
+#define WRAP_MIN 60
 
 /* GMime 3 declares no g_autoptr() cleanups of its own. */
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
@@ -47,6 +51,17 @@ static void diff_file_free(gpointer p)
 	g_free(f);
 }
 
+static void damage_free(gpointer p)
+{
+	struct pk_patch_damage *d = p;
+
+	if (!d)
+		return;
+	g_free(d->path);
+	g_free(d->what);
+	g_free(d);
+}
+
 void pk_patch_free(struct pk_patch *p)
 {
 	if (!p)
@@ -62,12 +77,21 @@ void pk_patch_free(struct pk_patch *p)
 	g_free(p->error);
 	if (p->files)
 		g_ptr_array_unref(p->files);
+	if (p->damage)
+		g_ptr_array_unref(p->damage);
 	g_free(p);
 }
 
 void pk_patch_free_void(gpointer p)
 {
 	pk_patch_free(p);
+}
+
+char *pk_patch_damage_describe(const struct pk_patch *p, const struct pk_patch_damage *d)
+{
+	if (p->diff_line > 0)
+		return g_strdup_printf("line %d %s", p->diff_line + d->line - 1, d->what);
+	return g_strdup_printf("line %d of its diff %s", d->line, d->what);
 }
 
 const char *pk_diff_file_path(const struct pk_diff_file *f)
@@ -80,6 +104,7 @@ static struct pk_patch *patch_new(void)
 	struct pk_patch *p = g_new0(struct pk_patch, 1);
 
 	p->files = g_ptr_array_new_with_free_func(diff_file_free);
+	p->damage = g_ptr_array_new_with_free_func(damage_free);
 	return p;
 }
 
@@ -150,6 +175,11 @@ struct diff_parser {
 	int old_left, new_left, old_no, new_no;
 	char *pending_old;           /* a "--- " path waiting for its "+++ " */
 	gboolean old_pending_set;
+	int fits_until;              /* lines before this index fill the open hunk
+					once wrapped lines are joined (0: not checked) */
+	int tab_lines;               /* hunk lines indented as an expanded tab is */
+	int tab_first, tab_file_line;   /* the first one's input and file lines */
+	const struct pk_diff_file *tab_file;
 };
 
 static struct pk_diff_file *file_start(struct diff_parser *dp)
@@ -162,8 +192,20 @@ static struct pk_diff_file *file_start(struct diff_parser *dp)
 	return f;
 }
 
+/*
+ * Whether a hunk line's text is indented as a tab the mailer expanded:
+ * after the kind character a tab reaches column 8 with 7 blanks, and no
+ * code is indented by 7 (or 15, ...) blanks.
+ */
+static gboolean expanded_tab(const char *text)
+{
+	size_t n = strspn(text, " ");
+
+	return n % 8 == 7 && text[n] && text[n] != '\t';
+}
+
 /* One line inside a hunk; returns FALSE when it is not hunk content. */
-static gboolean hunk_line(struct diff_parser *dp, const char *line)
+static gboolean hunk_line(struct diff_parser *dp, const char *line, int lineno)
 {
 	char kind = *line ? *line : ' ';   /* mailers eat a context line's space */
 	struct pk_diff_line *l;
@@ -186,8 +228,121 @@ static gboolean hunk_line(struct diff_parser *dp, const char *line)
 		dp->new_left--;
 	}
 	g_ptr_array_add(dp->hunk->lines, l);
+	if (expanded_tab(l->text) && !dp->tab_lines++) {
+		dp->tab_first = lineno;
+		dp->tab_file = dp->file;
+		dp->tab_file_line = kind == '-' ? l->old_no : l->new_no;
+	}
 	if (dp->old_left <= 0 && dp->new_left <= 0)
 		dp->hunk = NULL;
+	return TRUE;
+}
+
+/* Lines that start something new, never the rest of a wrapped line. */
+static gboolean is_boundary(const char *line)
+{
+	return g_str_has_prefix(line, "@@ ") || g_str_has_prefix(line, "diff --git ") ||
+	       g_str_has_prefix(line, "Index: ");
+}
+
+/* Whether a line can be a line of a hunk ("" is a context line whose space a mailer ate). */
+static gboolean is_hunk_kind(char c)
+{
+	return c == '\0' || c == ' ' || c == '-' || c == '+' || c == '\\';
+}
+
+/*
+ * Whether line i can be the rest of line i - 1, wrapped by a mailer: it
+ * cannot start a diff line, and line i - 1 with its first word is longer
+ * than any mailer lets a line be (they wrap at 66 to 80 columns).  The
+ * length keeps prose after a hunk cut short from being taken for it.
+ */
+static gboolean is_wrapped(char **lines, int i)
+{
+	const char *line = lines[i];
+
+	return i > 0 && !is_hunk_kind(*line) && !is_boundary(line) &&
+	       strlen(lines[i - 1]) + 1 + strcspn(line, " \t") > WRAP_MIN;
+}
+
+/*
+ * Where the lines from index i fill a hunk that still needs old_left and
+ * new_left lines, those that cannot start a diff line being the rest of a
+ * wrapped one: the index after its last line, or -1 when they do not fill
+ * it exactly (a boundary, the end or a line that is neither comes first,
+ * or a count overflows).
+ */
+static int hunk_fits(char **lines, int i, int old_left, int new_left)
+{
+	for (; lines[i] && (old_left > 0 || new_left > 0); i++) {
+		char kind = *lines[i];
+
+		if (is_boundary(lines[i]))
+			return -1;
+		if (kind == '\\')
+			continue;
+		if (!is_hunk_kind(kind)) {
+			if (!is_wrapped(lines, i))
+				return -1;
+			continue;
+		}
+		old_left -= kind != '+';
+		new_left -= kind != '-';
+		if (old_left < 0 || new_left < 0)
+			return -1;
+	}
+	return old_left <= 0 && new_left <= 0 ? i : -1;
+}
+
+struct pk_patch_damage *pk_patch_damage_new(int lineno, const char *path, int file_line, const char *what)
+{
+	struct pk_patch_damage *d = g_new0(struct pk_patch_damage, 1);
+
+	d->line = lineno;
+	d->path = g_strdup(path);
+	d->file_line = file_line;
+	d->what = g_strdup(what);
+	return d;
+}
+
+static void add_damage(struct diff_parser *dp, int lineno, int file_line, const char *what)
+{
+	const char *path = dp->file ? pk_diff_file_path(dp->file) : NULL;
+
+	g_ptr_array_add(dp->patch->damage, pk_patch_damage_new(lineno, path, file_line, what));
+}
+
+/*
+ * Line i is inside a hunk but cannot start a diff line: the mailer wrapped
+ * the line above it (or the hunk header's function text), breaking at a
+ * blank it dropped.  It is joined back when the lines after it then fill
+ * the hunk exactly, the one reading the header's counts allow; FALSE
+ * leaves it unread, as a hunk cut short.
+ */
+static gboolean wrapped_line(struct diff_parser *dp, char **lines, int i)
+{
+	struct pk_hunk *h = dp->hunk;
+	struct pk_diff_line *prev = h->lines->len ? h->lines->pdata[h->lines->len - 1] : NULL;
+	char **tail = prev ? &prev->text : &h->section;
+	char *joined;
+
+	if (!is_wrapped(lines, i) || !*tail)
+		return FALSE;
+	/* checked once per hunk: the lines up to fits_until were found to fill it */
+	if (i >= dp->fits_until && (dp->fits_until = hunk_fits(lines, i + 1, dp->old_left, dp->new_left)) < 0) {
+		dp->fits_until = 0;
+		return FALSE;
+	}
+	joined = g_strconcat(*tail, g_str_has_suffix(*tail, " ") ? "" : " ", lines[i], NULL);
+	g_free(*tail);
+	*tail = joined;
+	if (!prev)
+		add_damage(dp, i + 1, h->new_start, "(the end of a hunk header) was wrapped by the mailer");
+	else
+		add_damage(dp, i + 1, prev->kind == '-' ? prev->old_no : prev->new_no,
+			   prev->kind == '+' ? "(the end of an added line) was wrapped by the mailer"
+			   : prev->kind == '-' ? "(the end of a removed line) was wrapped by the mailer"
+			   : "(the end of a context line) was wrapped by the mailer");
 	return TRUE;
 }
 
@@ -206,6 +361,7 @@ static void start_hunk(struct diff_parser *dp, const char *line, int lineno)
 	dp->new_left = h->new_count;
 	dp->old_no = h->old_start;
 	dp->new_no = h->new_start;
+	dp->fits_until = 0;
 	dp->hunk = (h->old_count || h->new_count) ? h : NULL;
 }
 
@@ -239,16 +395,21 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 	struct diff_parser dp = { .patch = patch_new() };
 	g_autofree char *copy = g_strndup(buf, len);
 
+	dp.patch->diff_line = 1;
 	dp.patch->diff = g_strndup(buf, len);
 	g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
 
+	/* CRLF ends read as LF, before anything looks ahead (wrapped_line() does) */
+	for (int i = 0; lines[i]; i++) {
+		size_t n = strlen(lines[i]);
+
+		if (n && lines[i][n - 1] == '\r')
+			lines[i][n - 1] = '\0';
+	}
 	for (int i = 0; lines[i]; i++) {
 		char *line = lines[i];
-		size_t n = strlen(line);
 
-		if (n && line[n - 1] == '\r')
-			line[n - 1] = '\0';
-		if (dp.hunk && hunk_line(&dp, line))
+		if (dp.hunk && (hunk_line(&dp, line, i + 1) || wrapped_line(&dp, lines, i)))
 			continue;
 		if (dp.hunk) {
 			set_error(dp.patch, i + 1, "hunk ends before its header says");
@@ -264,6 +425,10 @@ struct pk_patch *pk_patch_parse_diff(const char *buf, size_t len)
 		/* name the last real line, not the empty string after the final newline */
 		set_error(dp.patch, n > 1 && !*lines[n - 1] ? n - 1 : n, "input ends inside a hunk");
 	}
+	/* a few such lines and no tab anywhere: the mailer expanded every tab */
+	if (dp.tab_lines >= 3 && !memchr(buf, '\t', len))
+		g_ptr_array_add(dp.patch->damage, pk_patch_damage_new(dp.tab_first, pk_diff_file_path(dp.tab_file),
+			dp.tab_file_line, "had its tabs turned into blanks by the mailer, as every line of the diff did"));
 	return dp.patch;
 }
 
@@ -393,14 +558,16 @@ static gboolean charset_is_utf8(const char *charset)
 /*
  * The content of a MIME part as UTF-8 text: mboxrd quoting undone (for a
  * part read from an mbox), the transfer encoding decoded, and the charset
- * converted, through one GMime filter stream.  NULL for a part that cannot
+ * converted, through one GMime filter stream, and format=flowed undone
+ * (unflow()).  NULL for a part that cannot
  * hold a diff, which is most of a mailing list, without decoding it.
  */
 static char *part_text(GMimePart *part, gboolean mboxrd)
 {
 	GMimeDataWrapper *content = g_mime_part_get_content(part);
 	GMimeContentEncoding enc;
-	const char *charset;
+	const char *charset, *flowed;
+	char *text;
 	g_autoptr(GMimeStream) out = NULL, filtered = NULL;
 	g_autofree char *raw = NULL;
 	size_t len = 0;
@@ -437,8 +604,17 @@ static char *part_text(GMimePart *part, gboolean mboxrd)
 		return NULL;
 	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
 	if (!g_utf8_validate((const char *)bytes->data, bytes->len, NULL))
-		return g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
-	return g_strndup((const char *)bytes->data, bytes->len);
+		text = g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
+	else
+		text = g_strndup((const char *)bytes->data, bytes->len);
+	flowed = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "format");
+	if (flowed && !g_ascii_strcasecmp(flowed, "flowed")) {
+		const char *delsp = g_mime_object_get_content_type_parameter(GMIME_OBJECT(part), "delsp");
+		char *plain = pk_patch_unflow(text, delsp && !g_ascii_strcasecmp(delsp, "yes"));
+		g_free(text);
+		text = plain;
+	}
+	return text;
 }
 
 /* Text parts and patch attachments are where a diff can be. */
@@ -452,8 +628,11 @@ static gboolean part_may_hold_diff(GMimeObject *obj)
 	return !ct || g_mime_content_type_is_type(ct, "text", "*");
 }
 
-/* The first part that carries a diff, decoded; NULL when none does. */
-static char *message_diff(GMimeMessage *msg, gboolean mboxrd)
+/*
+ * The first part that carries a diff, decoded; NULL when none does.
+ * *out_verbatim: it is the whole body with its lines as the mail has them.
+ */
+static char *message_diff(GMimeMessage *msg, gboolean mboxrd, gboolean *out_verbatim)
 {
 	GMimeObject *top = g_mime_message_get_mime_part(msg);
 	g_autoptr(GMimePartIter) iter = NULL;
@@ -461,7 +640,14 @@ static char *message_diff(GMimeMessage *msg, gboolean mboxrd)
 	if (!top)
 		return NULL;
 	if (GMIME_IS_PART(top)) {
+		GMimeContentEncoding enc = g_mime_part_get_content_encoding(GMIME_PART(top));
+		const char *format = g_mime_object_get_content_type_parameter(top, "format");
 		g_autofree char *text = part_may_hold_diff(top) ? part_text(GMIME_PART(top), mboxrd) : NULL;
+
+		*out_verbatim = enc != GMIME_CONTENT_ENCODING_BASE64 &&
+				enc != GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE &&
+				enc != GMIME_CONTENT_ENCODING_UUENCODE &&
+				!(format && !g_ascii_strcasecmp(format, "flowed"));
 		return text && find_diff(text) ? g_steal_pointer(&text) : NULL;
 	}
 	if (!GMIME_IS_MULTIPART(top))
@@ -530,16 +716,29 @@ static void make_valid_utf8(char **s)
 	}
 }
 
-static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd)
+int pk_count_lines(const char *s, size_t n)
 {
-	g_autofree char *text = message_diff(msg, mboxrd);
+	int lines = 0;
+
+	for (const char *nl = s; (nl = memchr(nl, '\n', n - (size_t)(nl - s))); nl++)
+		lines++;
+	return lines;
+}
+
+/* body_line: the line of the mail where its body starts, 0 when unknown. */
+static struct pk_patch *patch_from_message(GMimeMessage *msg, gboolean mboxrd, int body_line)
+{
+	gboolean verbatim = FALSE;
+	g_autofree char *text = message_diff(msg, mboxrd, &verbatim);
 	GMimeObject *obj = GMIME_OBJECT(msg);
 	const char *diff, *v;
 	struct pk_patch *p;
 
 	if (!text || !(diff = find_diff(text)))
 		return NULL;
-	p = pk_patch_parse_diff(diff, strlen(diff));
+	p = pk_patch_leftover_qp(diff, pk_patch_parse_diff(diff, strlen(diff)));
+	/* damage is named by the line of the mail when the body is the mail's text */
+	p->diff_line = verbatim && body_line ? body_line + pk_count_lines(text, (size_t)(diff - text)) : 0;
 	if ((v = g_mime_message_get_subject(msg)))
 		p->subject = g_strdup(v);
 	if ((v = g_mime_object_get_header(obj, "Message-Id")))
@@ -584,6 +783,18 @@ static void gmime_init_once(void)
 	}
 }
 
+/* The line of the mail just read where its body starts, counted from its first line. */
+static int body_line(GMimeParser *parser, const char *buf, size_t len, GMimeFormat format)
+{
+	gint64 begin = format == GMIME_FORMAT_MBOX ? g_mime_parser_get_mbox_marker_offset(parser) : 0;
+	gint64 end = g_mime_parser_get_headers_end(parser);
+
+	if (begin < 0 || end < begin || (guint64)end > len)
+		return 0;
+	/* GMime's end of headers is before the blank line that ends them */
+	return 2 + pk_count_lines(buf + begin, (size_t)(end - begin));
+}
+
 int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,
 			size_t len, GError **err)
 {
@@ -608,7 +819,7 @@ int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,
 		if (!msg)
 			break;
 		read++;
-		if ((p = patch_from_message(msg, format == GMIME_FORMAT_MBOX)))
+		if ((p = patch_from_message(msg, format == GMIME_FORMAT_MBOX, body_line(parser, buf, len, format))))
 			g_ptr_array_add(patches, p);
 		else
 			skipped++;

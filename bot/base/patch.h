@@ -7,6 +7,23 @@
  * failure: the patch keeps every hunk that could be read and patch->error
  * says what went wrong, naming the input line.  Everything returned is owned
  * by the caller and freed with pk_patch_free(), which accepts NULL.
+ *
+ * Mailer damage is repaired where the hunk header's line counts leave one
+ * reading only: a line the mailer wrapped (a hunk header's function text,
+ * a '+', '-' or context line) is joined back to the line above when what
+ * follows then fills the hunk exactly (and the line above is longer than
+ * mailers let lines be).  In a mail, a diff still in quoted-printable the
+ * mail does not declare is decoded when only the decoded text reads whole.
+ * Each repair is listed in patch->damage; patch->diff stays the text as
+ * sent, which git am rejects, so nothing downstream may apply a damaged
+ * patch as if it were clean (lab/apply.c refuses it).  Not damage, because
+ * git am undoes it too: format=flowed (undone when the mail reads), and a
+ * context line whose lone blank was stripped (read as an empty context
+ * line, as GNU diff can write it).  Tabs a mailer turned into blanks are
+ * damage without a repair (scan reads through blanks): a diff without a
+ * tab whose hunk lines are indented by 7 (+ 8k) blanks, where a tab after
+ * the kind character ends.  Not recognised: a wrapped last line of a hunk
+ * (nothing after it confirms it).
  */
 #ifndef PK_PATCH_H
 #define PK_PATCH_H
@@ -35,6 +52,14 @@ struct pk_diff_file {
 	GPtrArray *hunks;   /* struct pk_hunk* */
 };
 
+/* One repair of mailer damage (see above). */
+struct pk_patch_damage {
+	int line;           /* the damaged line of the diff text, from 1 */
+	char *path;         /* the file of the damaged hunk, or NULL */
+	int file_line;      /* its post-image line (pre-image for '-'), 0 for none */
+	char *what;         /* "was wrapped by the mailer", as a predicate */
+};
+
 struct pk_patch {
 	char *subject;      /* NULL for a plain diff */
 	char *message_id;
@@ -48,7 +73,16 @@ struct pk_patch {
 	char *diff;         /* the diff text as read (what apply applies) */
 	GPtrArray *files;   /* struct pk_diff_file* */
 	char *error;        /* why the diff was only partly read, or NULL */
+	GPtrArray *damage;  /* struct pk_patch_damage*: mailer damage repaired */
+	int diff_line;      /* the line of the mail where diff starts, 0 unknown */
 };
+
+/*
+ * One repair as a clause: "line 57 (the end of an added line) was wrapped
+ * by the mailer", the line being the mail's when known (diff_line), else
+ * "line 9 of its diff".  Caller frees.
+ */
+char *pk_patch_damage_describe(const struct pk_patch *p, const struct pk_patch_damage *d);
 
 /* The path a finding should name: the post-image one unless deleted. */
 const char *pk_diff_file_path(const struct pk_diff_file *f);
@@ -81,7 +115,8 @@ char *pk_diff_file_apply(const struct pk_diff_file *f, const char *old_text);
  * the first place; mboxo cannot tell the two apart anyway.  A text part in
  * another charset is converted to UTF-8 (GMime's charset filter); one that
  * declares none and is not valid UTF-8 is guessed with GMime's fallback
- * charsets, so every string of a patch is valid UTF-8.
+ * charsets, so every string of a patch is valid UTF-8.  A format=flowed
+ * part is unflowed as git mailinfo does it (RFC 3676).
  *
  * On success *out is a new array of struct pk_patch* (freeing the array
  * frees them).  Returns -1 with err set when buf cannot be read at all.

@@ -1,6 +1,6 @@
 /* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
 #include "cmd/commands.h"
-#include "base/jsonout.h"
+#include "base/jsonline.h"
 #include "analysis/scan.h"
 #include "analysis/tree.h"
 #include "base/util.h"
@@ -61,29 +61,29 @@ struct scan_run {
 	struct pk_tree *tree;   /* NULL without --tree */
 };
 
-static void json_finding(JsonBuilder *b, const struct pk_finding *f)
+static void json_finding(GString *b, const struct pk_finding *f)
 {
-	json_builder_begin_object(b);
-	pk_json_str(b, "file", f->file);
-	pk_json_int(b, "line", f->line);
-	pk_json_str(b, "kind", pk_finding_kind_name(f->kind));
-	pk_json_str(b, "old_call", f->old_call);
-	pk_json_str(b, "new_call", f->new_call);
-	pk_json_str(b, "old_level", f->old_level);
-	pk_json_str(b, "new_level", f->new_level);
-	pk_json_str(b, "old_text", f->old_text);
-	pk_json_str(b, "new_text", f->new_text);
-	pk_json_bool(b, "silent", f->silent);
+	pk_jl_open(b, NULL, '{');
+	pk_jl_str(b, "file", f->file);
+	pk_jl_int(b, "line", f->line);
+	pk_jl_str(b, "kind", pk_finding_kind_name(f->kind));
+	pk_jl_str(b, "old_call", f->old_call);
+	pk_jl_str(b, "new_call", f->new_call);
+	pk_jl_str(b, "old_level", f->old_level);
+	pk_jl_str(b, "new_level", f->new_level);
+	pk_jl_str(b, "old_text", f->old_text);
+	pk_jl_str(b, "new_text", f->new_text);
+	pk_jl_bool(b, "silent", f->silent);
 	if (f->old_prefix || f->new_prefix) {
-		pk_json_str(b, "old_prefix", f->old_prefix);
-		pk_json_str(b, "new_prefix", f->new_prefix);
+		pk_jl_str(b, "old_prefix", f->old_prefix);
+		pk_jl_str(b, "new_prefix", f->new_prefix);
 	}
 	if (pk_finding_is_pr_fmt(f->kind)) {
-		pk_json_int(b, "affected", f->affected);
-		pk_json_bool(b, "affected_whole_file", f->affected_whole_file);
+		pk_jl_int(b, "affected", f->affected);
+		pk_jl_bool(b, "affected_whole_file", f->affected_whole_file);
 	}
-	pk_json_str(b, "message", f->message);
-	json_builder_end_object(b);
+	pk_jl_str(b, "message", f->message);
+	pk_jl_close(b, '}');
 }
 
 /*
@@ -97,23 +97,22 @@ static char *trimmed(const char *value)
 
 static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 {
-	g_autoptr(JsonBuilder) b = json_builder_new();
+	g_autoptr(GString) b = g_string_new(NULL);
 	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
 	g_autofree char *author = trimmed(p->author);
 
-	json_builder_begin_object(b);
-	pk_json_str(b, "subject", subject);
-	pk_json_str(b, "message_id", message_id);
-	pk_json_str(b, "author", author);
-	pk_json_str(b, "verdict", pk_verdict_name(s->verdict));
-	pk_json_str(b, "error", p->error);
-	json_builder_set_member_name(b, "findings");
-	json_builder_begin_array(b);
+	pk_jl_open(b, NULL, '{');
+	pk_jl_str(b, "subject", subject);
+	pk_jl_str(b, "message_id", message_id);
+	pk_jl_str(b, "author", author);
+	pk_jl_str(b, "verdict", pk_verdict_name(s->verdict));
+	pk_jl_str(b, "error", p->error);
+	pk_jl_open(b, "findings", '[');
 	for (guint i = 0; i < s->findings->len; i++)
 		json_finding(b, s->findings->pdata[i]);
-	json_builder_end_array(b);
-	json_builder_end_object(b);
-	pk_json_print(b);
+	pk_jl_close(b, ']');
+	pk_jl_close(b, '}');
+	puts(b->str);
 }
 
 static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
@@ -251,16 +250,16 @@ static int describe(struct pk_tree *tree, char **paths, unsigned n, bool json)
 		g_autoptr(pk_tree_file) f = pk_tree_describe(tree, paths[i], NULL);
 
 		if (json) {
-			g_autoptr(JsonBuilder) b = json_builder_new();
-			json_builder_begin_object(b);
-			pk_json_str(b, "path", f->path);
-			pk_json_str(b, "unit", f->unit);
-			pk_json_str(b, "modname", f->modname);
-			pk_json_str(b, "pr_fmt", f->pr_fmt);
-			pk_json_str(b, "pr_fmt_file", f->pr_fmt_file);
-			pk_json_str(b, "prefix", f->prefix);
-			json_builder_end_object(b);
-			pk_json_print(b);
+			g_autoptr(GString) b = g_string_new(NULL);
+			pk_jl_open(b, NULL, '{');
+			pk_jl_str(b, "path", f->path);
+			pk_jl_str(b, "unit", f->unit);
+			pk_jl_str(b, "modname", f->modname);
+			pk_jl_str(b, "pr_fmt", f->pr_fmt);
+			pk_jl_str(b, "pr_fmt_file", f->pr_fmt_file);
+			pk_jl_str(b, "prefix", f->prefix);
+			pk_jl_close(b, '}');
+			puts(b->str);
 		} else {
 			printf("%s: unit %s, KBUILD_MODNAME %s, pr_fmt %s%s%s, prefix %s%s%s\n", f->path,
 			       f->unit ? f->unit : "unknown", f->modname ? f->modname : "unknown",

@@ -97,6 +97,16 @@ struct pk_store *pk_cmd_ctx_take_store(struct pk_cmd_ctx *ctx);
 int pk_command_main(const struct pk_command *cmd, int argc, char **argv);
 
 /*
+ * pk_command_main() with the set-up and the clearing of the context
+ * passed in: setup NULL sets nothing up, clear NULL clears the command
+ * line only.  For a command whose needs are 0 both may be NULL, and then
+ * nothing that config, lab or store need is linked (front.c runs scan so).
+ */
+int pk_command_run(const struct pk_command *cmd, int argc, char **argv,
+		   int (*setup)(struct pk_cmd_ctx *, const struct pk_command *, GError **),
+		   void (*clear)(struct pk_cmd_ctx *));
+
+/*
  * What main runs for `printkbot <argv...>` once the global options are
  * handled: argv[0] is a command's name, or "help" and a command's name
  * (the same as that command's --help).  The exit status.

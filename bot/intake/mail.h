@@ -1,7 +1,7 @@
 /*
  * mail.h - one mail as the daemon sees it (the headers that thread,
  * address and guard it, and the patch it carries), and the reply mail it
- * sends back.  This module and patch.c are the only ones that include
+ * sends back.  This module and patch*.c are the only ones that include
  * GMime; everything here is plain strings.
  *
  * Reading: pk_mail_parse() takes the bytes of one mail (with or without

@@ -333,6 +333,16 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	    git_commit_tree(&parent_tree, parent) < 0)
 		goto cleanup;
 
+	/*
+	 * A mail the parser had to repair (patch.h) is not applied from the
+	 * repaired reading: git am rejects the mail as sent, and so does the bot.
+	 */
+	if (patch->damage && patch->damage->len) {
+		g_autofree char *what = pk_patch_damage_describe(patch, patch->damage->pdata[0]);
+		res.failure = g_strdup_printf("the mail is corrupt: %s%s; git am rejects it, so the "
+					      "bot does not apply it", what, patch->damage->len > 1 ? ", and more" : "");
+		goto done;
+	}
 	text = patch->diff ? prepare_diff(repo, parent_tree, patch) : NULL;
 	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0) {
 		const git_error *e = git_error_last();

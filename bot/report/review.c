@@ -422,6 +422,15 @@ static bool unbuilt_sources(const GPtrArray *coverage)
 }
 
 /* The one-paragraph answer a maintainer reads first. */
+/* Whether the scan found mailer damage (patch-corrupt), which apply refuses. */
+static bool mail_corrupt(const struct pk_scan *scan)
+{
+	for (guint i = 0; i < scan->findings->len; i++)
+		if (((const struct pk_finding *)scan->findings->pdata[i])->kind == PK_FINDING_PATCH_CORRUPT)
+			return true;
+	return false;
+}
+
 static char *summary_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
 {
 	enum pk_verdict v = res->verdict;
@@ -440,6 +449,10 @@ static char *summary_sentence(const struct pk_test_result *res, const struct pk_
 				       res->diff->index_changes->len, unbuilt_sources(res->coverage)
 				       ? " Some of the code it touches was not built (see below), so not all "
 				       "of it is shown." : "");
+	if (v == PK_VERDICT_DOES_NOT_APPLY && mail_corrupt(res->scan))
+		return g_strdup_printf("The mail was damaged on its way (patch-corrupt below): git am would "
+				       "reject it, so the bot did not apply it to %s; the static findings below "
+				       "are from the repaired diff.", info->base);
 	if (v == PK_VERDICT_DOES_NOT_APPLY)
 		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be made.",
 				       info->base);

@@ -4,7 +4,8 @@
 #
 # 1. Every patch mail of ../shared/corpus (patches/ and the 1,500-mail
 #    linux-serial mbox) and the crafted ones of tests/data/scan/checkpatch is
-#    decoded once (Python's email package, independent of GMime) and given to
+#    decoded once (Python's email package, independent of GMime; format=flowed
+#    undone as git mailinfo does) and given to
 #    both `checkpatch.pl --no-tree --terse --show-types --showfile` (printk
 #    types only) and `printkbot scan --json --tree`.  For every warning of a
 #    printk-related type on a printk-family statement, scan must report a
@@ -45,6 +46,21 @@ from e2elib import mbox_messages
 out, every, mbox, singles = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 diff_re = re.compile(r'(?m)^(diff --git |--- \S.*\n\+\+\+ )')
 
+def unflow(text, delsp):
+    # format=flowed (RFC 3676) undone as git mailinfo does: unstuff, join soft breaks
+    out, prev = [], ''
+    for line in text.split('\n'):
+        if line != '-- ' and line.startswith(' '):
+            line = line[1:]
+        if line != '-- ' and line.endswith(' '):
+            prev += line[:-1] if delsp else line
+            continue
+        out.append(prev + line)
+        prev = ''
+    if prev:
+        out.append(prev)
+    return '\n'.join(out)
+
 def body_with_diff(msg):
     for part in msg.walk():
         if part.is_multipart():
@@ -58,6 +74,8 @@ def body_with_diff(msg):
             text = (part.get_payload(decode=True) or b'').decode('utf-8', 'replace')
         if isinstance(text, bytes):
             text = text.decode('utf-8', 'replace')
+        if str(part.get_param('format') or '').lower() == 'flowed':
+            text = unflow(text, str(part.get_param('delsp') or '').lower() == 'yes')
         if diff_re.search(text):
             return text
     return None

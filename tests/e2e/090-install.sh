@@ -15,8 +15,9 @@ make -s -j1 install DESTDIR="$work/root" PREFIX=/usr/local >"$work/install.log" 
 inst=$work/root/usr/local
 ibot=$inst/bin/printkbot
 data=$inst/share/printkbot
-check "make install: binary, qemu/ and templates/" \
-	test -x "$ibot" -a -f "$data/qemu/kernel.config" -a -f "$data/qemu/init.c" -a -f "$data/templates/review.txt"
+check "make install: binary, printkbot-core, qemu/ and templates/" \
+	test -x "$ibot" -a -x "$inst/libexec/printkbot/printkbot-core" -a -f "$data/qemu/kernel.config" \
+	-a -f "$data/qemu/init.c" -a -f "$data/templates/review.txt"
 unit=$work/root/etc/systemd/system/printkbot.service
 check "make install: the unit runs the installed binary" \
 	grep -qx "ExecStart=/usr/local/bin/printkbot daemon --config /etc/printkbot.conf" "$unit"

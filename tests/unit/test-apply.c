@@ -219,6 +219,35 @@ static void test_refuses_what_policy_did_not_see(void **state)
 	}
 }
 
+/*
+ * A mail the parser had to repair (a hunk line the mailer wrapped) is not
+ * applied from the repaired reading: git am rejects it, and so does apply,
+ * saying why; the tree stays at the parent.
+ */
+static void test_refuses_corrupt_mail(void **state)
+{
+	struct fixture *f = *state;
+	static const char wrapped[] =
+		"--- a/f.c\n+++ b/f.c\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n"
+		"+line 3, now with a text long enough that the mailer of its sender wrapped\n"
+		"it\n line 4\n";
+	g_autoptr(pk_patch) p = pk_patch_parse_diff(wrapped, strlen(wrapped));
+	struct pk_apply_result r;
+	g_autofree char *text = NULL;
+
+	assert_null(p->error);
+	assert_int_equal(p->damage->len, 1);
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", p, NULL), 0);
+	assert_false(r.applied);
+	assert_false(r.refused);
+	print_message("%s\n", r.failure);
+	assert_non_null(strstr(r.failure, "the mail is corrupt: line 7 (the end of an added line) was wrapped"));
+	assert_non_null(strstr(r.failure, "git am rejects it"));
+	text = read_tree_file(f, "f.c");
+	assert_non_null(strstr(text, "\nline 3\n"));
+	pk_apply_result_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +255,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failure_names_file_and_hunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unparsable_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_what_policy_did_not_see, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_corrupt_mail, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

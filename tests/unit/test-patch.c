@@ -205,6 +205,168 @@ static void test_apply(void **state)
 	}
 }
 
+/*
+ * Mailer damage: a long line broken at a blank, the rest on a line of its
+ * own.  The long lines below are longer than any mailer keeps (is_wrapped()).
+ */
+#define LONG_SECTION " @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int"
+#define LONG_ADDED "+\tpr_err(\"sched: the domain of this cpu does not span the cpu itself, which"
+
+struct damage_case {
+	const char *name;
+	const char *diff;
+	const char *error;      /* expected start of patch->error, NULL for none */
+	guint hunks;            /* hunks read in the first file */
+	guint lines;            /* lines of its first hunk */
+	const char *damage;     /* the repairs: "line:file_line" joined by ",", "" for none */
+	const char *section;    /* the first hunk's section, NULL to skip */
+	const char *text;       /* the text of the first hunk's line `at`, NULL to skip */
+	guint at;
+};
+
+static const struct damage_case damage_cases[] = {
+	{ "wrapped hunk header",
+	  "--- a/k.c\n+++ b/k.c\n@@ -120,2 +120,2" LONG_SECTION "\nlevel, struct cpumask *groupmask)\n a\n-b\n+c\n",
+	  NULL, 1, 3, "4:120", "static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int "
+	  "level, struct cpumask *groupmask)", NULL, 0 },
+	{ "wrapped added line",
+	  "--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,3 @@\n a\n" LONG_ADDED "\nis a bug\\n\");\n b\n",
+	  NULL, 1, 3, "6:11", NULL,
+	  "\tpr_err(\"sched: the domain of this cpu does not span the cpu itself, which is a bug\\n\");", 1 },
+	{ "a line wrapped twice",
+	  "--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,3 @@\n a\n" LONG_ADDED
+	  "\nis a bug, and the rest of the text is long enough to be wrapped by the mailer\nonce more\\n\");\n b\n",
+	  NULL, 1, 3, "6:11,7:11", NULL, NULL, 0 },
+	{ "CRLF ends and a wrapped removed line",
+	  "--- a/k.c\r\n+++ b/k.c\r\n@@ -10,2 +10,1 @@\r\n-\tpr_err(\"sched: the domain of this cpu does not span "
+	  "the cpu itself, which\r\nis a bug\\n\");\r\n a\r\n",
+	  NULL, 1, 2, "5:10", NULL, NULL, 0 },
+	{ "prose after a hunk cut short is not a wrapped line",
+	  "--- a/k.c\n+++ b/k.c\n@@ -10,4 +10,4 @@\n a\n-b\n+c\n\nThanks,\nA. Reviewer\n\n",
+	  "line 8: hunk ends before its header says", 1, 4, "", NULL, NULL, 0 },
+	{ "a wrap the counts do not confirm is left unread",
+	  "--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,2 @@\n-a\n" LONG_ADDED "\nis a bug\\n\");\n-x\n c\n",
+	  "line 6: hunk ends before its header says", 1, 2, "", NULL, NULL, 0 },
+	{ "tabs turned into blanks: reported, read as it is",
+	  "--- a/k.c\n+++ b/k.c\n@@ -10,3 +10,3 @@\n        if (ret)\n-               return ret;\n"
+	  "+               return -EIO;\n        return 0;\n",
+	  NULL, 1, 4, "4:10", NULL, "               return -EIO;", 2 },
+	{ "blanks that are the file's own indentation are no damage",
+	  "--- a/k.py\n+++ b/k.py\n@@ -10,3 +10,3 @@\n     if ret:\n-        return ret\n"
+	  "+        return -1\n     return 0\n",
+	  NULL, 1, 4, "", NULL, NULL, 0 },
+	{ "the unrepairable file keeps the hunks before it and the next file is read",
+	  "--- a/k.c\n+++ b/k.c\n@@ -1 +1 @@\n-a\n+b\n@@ -10,3 +10,3 @@\n-a\n+b\n"
+	  "diff --git a/l.c b/l.c\n--- a/l.c\n+++ b/l.c\n@@ -1 +1 @@\n-x\n+y\n",
+	  "line 9: hunk ends before its header says", 2, 2, "", NULL, NULL, 0 },
+};
+
+static void test_damage(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(damage_cases); i++) {
+		const struct damage_case *c = &damage_cases[i];
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(c->diff, strlen(c->diff));
+		g_autoptr(GString) got = g_string_new(NULL);
+		const struct pk_diff_file *f = p->files->pdata[0];
+		const struct pk_hunk *h;
+
+		print_message("case: %s\n", c->name);
+		if (c->error)
+			assert_true(p->error && g_str_has_prefix(p->error, c->error));
+		else
+			assert_null(p->error);
+		assert_int_equal(f->hunks->len, c->hunks);
+		h = f->hunks->pdata[0];
+		assert_int_equal(h->lines->len, c->lines);
+		for (guint j = 0; j < p->damage->len; j++) {
+			const struct pk_patch_damage *d = p->damage->pdata[j];
+			g_string_append_printf(got, "%s%d:%d", j ? "," : "", d->line, d->file_line);
+			assert_string_equal(d->path, "k.c");
+		}
+		assert_string_equal(got->str, c->damage);
+		if (c->section)
+			assert_string_equal(h->section, c->section);
+		if (c->text)
+			assert_string_equal(((struct pk_diff_line *)h->lines->pdata[c->at])->text, c->text);
+		/* what apply applies stays the text as sent */
+		assert_memory_equal(p->diff, c->diff, strlen(c->diff));
+	}
+}
+
+/* A damaged mail names the line of the mail, counted from its mbox "From " line. */
+static void test_damage_mail_line(void **state)
+{
+	const char *mbox =
+		"From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] k: x\n"
+		"Date: Mon, 1 Jan 2024 00:00:00 +0000\n\nWhy.\n---\n k.c | 1 +\n\n"
+		"diff --git a/k.c b/k.c\n--- a/k.c\n+++ b/k.c\n@@ -120,1 +120,2" LONG_SECTION "\nlevel)\n a\n+b\n-- \n2.40.0\n";
+	g_autoptr(GPtrArray) mails = read_mails(mbox, strlen(mbox), 1);
+	const struct pk_patch *p = mails->pdata[0];
+	g_autofree char *what = NULL;
+
+	assert_null(p->error);
+	assert_int_equal(p->damage->len, 1);
+	what = pk_patch_damage_describe(p, p->damage->pdata[0]);
+	assert_string_equal(what, "line 14 (the end of a hunk header) was wrapped by the mailer");
+}
+
+#define MAIL_HEAD "From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] k: x\n" \
+	"Date: Mon, 1 Jan 2024 00:00:00 +0000\n"
+
+struct mail_damage_case {
+	const char *name;
+	const char *mail;
+	const char *damage;     /* pk_patch_damage_describe() of the first repair, NULL for none */
+	const char *added;      /* the text of the first hunk's '+' line */
+};
+
+static const struct mail_damage_case mail_damage_cases[] = {
+	{ "quoted-printable the mail does not declare",
+	  MAIL_HEAD "\nWhy.\n---\n--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,2 @@\n \tint ret =3D 0;\n"
+	  "-\tpr_info(\"k: probing the device that has a rather long name here %d\\n\", =\nret);\n"
+	  "+\tpr_err(\"k: probing the device that has a rather long name here %d\\n\", r=\net);\n",
+	  "line 11 (and the diff around it) is still quoted-printable, which the mail does not declare",
+	  "\tpr_err(\"k: probing the device that has a rather long name here %d\\n\", ret);" },
+	{ "a line of C that ends in '=' is no quoted-printable",
+	  MAIL_HEAD "\nWhy.\n---\n--- a/k.c\n+++ b/k.c\n@@ -10,2 +10,3 @@\n \tint ret =\n+\t\tx;\n \t\t0;\n",
+	  NULL, "\t\tx;" },
+	{ "format=flowed is undone as git am does: no damage",
+	  "From 1 Mon Sep 17 00:00:00 2001\nFrom: A <a@example.org>\nSubject: [PATCH] k: x\n"
+	  "Content-Type: text/plain; charset=UTF-8; format=flowed\n\nWhy.\n---\n--- a/k.c\n+++ b/k.c\n"
+	  "@@ -10,2 +10,2 @@ static int k_probe(struct \nplatform_device *pdev)\n  \tint a;\n"
+	  "-\tpr_info(\"x\\n\");\n+\tpr_err(\"x\\n\");\n-- \n2.40.0\n",
+	  NULL, "\tpr_err(\"x\\n\");" },
+};
+
+static void test_mail_damage(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(mail_damage_cases); i++) {
+		const struct mail_damage_case *c = &mail_damage_cases[i];
+		g_autoptr(GPtrArray) mails = NULL;
+		const struct pk_patch *p;
+		const struct pk_hunk *h;
+		const char *added = NULL;
+
+		print_message("case: %s\n", c->name);
+		mails = read_mails(c->mail, strlen(c->mail), 1);
+		p = mails->pdata[0];
+		assert_null(p->error);
+		if (c->damage) {
+			g_autofree char *what = NULL;
+			assert_true(p->damage->len >= 1);
+			what = pk_patch_damage_describe(p, p->damage->pdata[0]);
+			assert_string_equal(what, c->damage);
+		} else {
+			assert_int_equal(p->damage->len, 0);
+		}
+		h = ((struct pk_diff_file *)p->files->pdata[0])->hunks->pdata[0];
+		for (guint j = 0; j < h->lines->len && !added; j++)
+			if (((struct pk_diff_line *)h->lines->pdata[j])->kind == '+')
+				added = ((struct pk_diff_line *)h->lines->pdata[j])->text;
+		assert_string_equal(added, c->added);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +375,9 @@ int main(void)
 		cmocka_unit_test(test_charsets),
 		cmocka_unit_test(test_hunk_section),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_damage_mail_line),
+		cmocka_unit_test(test_mail_damage),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,6 +76,38 @@ static void test_render_does_not_apply(void **state)
 	pk_test_result_clear(&res);
 }
 
+/* A mail the mailer damaged: the review says why it was not applied, and where. */
+static void test_render_corrupt_mail(void **state)
+{
+	static const char wrapped[] =
+		"From: Jane Doe <jane@example.org>\nSubject: [PATCH] sched: x\n"
+		"Message-ID: <wrapped@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n\nWhy.\n---\n"
+		"--- a/kernel/sched/core.c\n+++ b/kernel/sched/core.c\n"
+		"@@ -10,2 +10,2 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int\n"
+		"level)\n-\tprintk(KERN_ERR \"x\\n\");\n+\tpr_err(\"x\\n\");\n";
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *text = NULL;
+	struct pk_test_result res = { 0 };
+	unsigned skipped;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, wrapped, strlen(wrapped), NULL), 0);
+	res.scan = pk_scan(patches->pdata[0]);
+	res.verdict = PK_VERDICT_DOES_NOT_APPLY;
+	res.reason = g_strdup("the mail is corrupt: line 11 (the end of a hunk header) was wrapped by the "
+			      "mailer; git am rejects it, so the bot does not apply it");
+	res.before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");
+	model = pk_review_model(patches->pdata[0], &res, &info);
+	text = pk_review_render(model, "review.txt", &err);
+	assert_non_null(text);
+	print_message("%s", text);
+	assert_non_null(strstr(text, "The mail was damaged on its way"));
+	assert_non_null(strstr(text, "kernel/sched/core.c:10: patch-corrupt"));
+	assert_non_null(strstr(text, "line 11 (the end of a hunk header) was wrapped"));
+	pk_test_result_clear(&res);
+}
+
 /* What the store keeps (the model as JSON text) renders to the same bytes. */
 static void test_render_from_json_is_identical(void **state)
 {
@@ -251,6 +283,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_does_not_apply),
+		cmocka_unit_test(test_render_corrupt_mail),
 		cmocka_unit_test(test_render_from_json_is_identical),
 		cmocka_unit_test(test_render_not_built),
 		cmocka_unit_test(test_render_older_model),

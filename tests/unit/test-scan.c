@@ -808,6 +808,51 @@ static void test_free_null(void **state)
 	assert_string_equal(pk_verdict_name(s->verdict), "no-churn");
 }
 
+/* Lines longer than any mailer keeps, so the line after each is its wrapped rest. */
+#define WRAPPED_HEADER "@@ -120,3 +120,3 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int\nlevel,\n"
+#define WRAPPED_ADDED "+\tpr_err(\"sched: the domain of this cpu does not span the cpu itself, which\nis a bug\\n\");\n"
+
+struct corrupt_case {
+	const char *name;
+	const char *diff;
+	const char *kinds;      /* sorted, comma-joined */
+	const char *verdict;
+	const char *message;    /* the first finding's message, NULL to skip */
+	gboolean error;         /* the diff is only partly read */
+};
+
+static const struct corrupt_case corrupt_cases[] = {
+	{ "wrapped hunk header and + line: repaired, read, reported",
+	  "--- a/k.c\n+++ b/k.c\n" WRAPPED_HEADER " a\n-\tpr_info(\"x\\n\");\n" WRAPPED_ADDED " b\n",
+	  "message-added,message-removed,patch-corrupt,patch-corrupt", "console-changed",
+	  "this mail is corrupt: line 4 (the end of a hunk header) was wrapped by the mailer; "
+	  "git am will reject it", FALSE },
+	{ "damage alone is no churn",
+	  "--- a/k.c\n+++ b/k.c\n" WRAPPED_HEADER " a\n-b\n+c\n b\n",
+	  "patch-corrupt", "no-churn", NULL, FALSE },
+	{ "unrepairable: the readable hunk keeps its findings",
+	  "--- a/k.c\n+++ b/k.c\n@@ -1 +1 @@\n-\tpr_info(\"up\\n\");\n+\tpr_err(\"up\\n\");\n"
+	  "@@ -10,3 +10,3 @@\n-a\n+b\n\nThanks\n",
+	  "level-changed", "console-changed", NULL, TRUE },
+};
+
+static void test_scan_corrupt(void **state)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(corrupt_cases); i++) {
+		const struct corrupt_case *c = &corrupt_cases[i];
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(c->diff, strlen(c->diff));
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+		g_autofree char *got = kinds(s);
+
+		print_message("case: %s: %s\n", c->name, got);
+		assert_int_equal(p->error != NULL, c->error);
+		assert_string_equal(got, c->kinds);
+		assert_string_equal(pk_verdict_name(s->verdict), c->verdict);
+		if (c->message)
+			assert_string_equal(((struct pk_finding *)s->findings->pdata[0])->message, c->message);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_finding_lines),
 		cmocka_unit_test(test_diff_lines),
 		cmocka_unit_test(test_diff_malformed),
+		cmocka_unit_test(test_scan_corrupt),
 		cmocka_unit_test(test_mbox),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_mbox_corpus),
