@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
 tree=$cache/linux
-bdir=$(ls -d "$cache"/build/*/ | head -1)
+bdir=$cache/build/$(sha256sum qemu/kernel.config | cut -c1-12)   # the lab config's (lab.h); derived ones sit beside it
 bare=$(mktemp -d)
 trap 'rm -rf "$bare"; git -C "$tree" checkout -q -f --detach printkbot-base' EXIT
 export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=printkbot \

@@ -26,7 +26,7 @@ export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=printk
 	KBUILD_BUILD_HOST=printkbot KBUILD_BUILD_VERSION=1
 cc=gcc; command -v ccache >/dev/null && cc="ccache gcc"
 $bot setup >/dev/null
-bdir=$(ls -d "$cache"/build/*/ | head -1)
+bdir=$cache/build/$(sha256sum qemu/kernel.config | cut -c1-12)   # the lab config's (lab.h); derived ones sit beside it
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
 bare_make() { make -s -j"$(nproc)" -C "$tree" O="$bdir" CC="$cc" vmlinux >/dev/null 2>&1; }

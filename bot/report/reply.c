@@ -196,15 +196,22 @@ static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_re
 		     const char *reply_id)
 {
 	const char *hash = json_object_get_string_member_with_default(o, "config_hash", "");
+	const char *derived = json_object_get_string_member_with_default(o, "config_derived", NULL);
 	g_autofree char *link = pk_reply_archive_link(info->archive, pm->message_id);
 	g_autofree char *closes = pk_reply_archive_link(info->archive, reply_id);
-	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config %s%s", hash,
+	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config%s %s%s",
+						  derived ? " + lines for this patch" : "", hash,
 						  info->config_lines ? " (below)" : "");
 	g_autofree char *subject = pk_mail_clean_subject(pm->subject ? pm->subject : "");
+	g_auto(GStrv) extra = derived ? g_strsplit(derived, "\n", -1) : NULL;
 	JsonArray *lines = json_array_new();
 
 	for (const char *const *l = info->config_lines; l && *l; l++)
 		json_array_add_string_element(lines, *l);
+	/* a config derived for the patch (lab/derive.h): its own lines follow the fragment's */
+	for (char **l = extra; info->config_lines && l && *l; l++)
+		if (**l)
+			json_array_add_string_element(lines, *l);
 	add_string(o, "kernel", info->kernel ? info->kernel : info->base);
 	add_string(o, "patch_link", link);
 	add_string(o, "patch_subject", subject);

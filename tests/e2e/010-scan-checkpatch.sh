@@ -134,7 +134,7 @@ read_tree() {
 # last build), and as scan --describe reads it from the tree.
 read_modnames() {
 	local build
-	build=$(ls -d "$PRINTKBOT_CACHE"/build/*/ 2>/dev/null | head -1 || true)
+	build=$PRINTKBOT_CACHE/build/$(sha256sum qemu/kernel.config | cut -c1-12)   # the lab config's
 	[ -n "$build" ] && ls "$build"/init/.main.o.cmd >/dev/null 2>&1 || return 0
 	python3 - "$build" "$tree" > "$work/modnames" <<'PY'
 import os, re, sys

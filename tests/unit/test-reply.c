@@ -49,6 +49,9 @@ static const struct pk_reply_info with_archive = {
 };
 
 /* The reply to a patch mail with the given verdict; its whole text (caller frees). */
+/* config_derived of the next reply_text*() model, or NULL */
+static const char *derived_lines;
+
 static char *reply_text_to(const char *mail, const char *verdict, const struct pk_reply_info *info)
 {
 	static const struct pk_review_info rinfo = {
@@ -67,6 +70,8 @@ static char *reply_text_to(const char *mail, const char *verdict, const struct p
 	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
 	model = pk_review_model(m->patch, &res, &rinfo);
 	json_object_set_string_member(json_node_get_object(model), "verdict", verdict);
+	if (derived_lines)
+		json_object_set_string_member(json_node_get_object(model), "config_derived", derived_lines);
 	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, info, &err), 0);
 	text = g_steal_pointer(&r.text);
 	pk_reply_clear(&r);
@@ -112,6 +117,21 @@ static void test_head(void **state)
 	assert_non_null(strstr(text, "verdict: console-changed"));
 	assert_null(strstr(text, "To reproduce:"));
 	assert_null(strstr(text, "lore.kernel.org/r/"));
+}
+
+/* A config derived for the patch (lab/derive.h): its lines follow the fragment's. */
+static void test_derived_config(void **state)
+{
+	g_autofree char *text = NULL;
+
+	derived_lines = "CONFIG_PCI=y\nCONFIG_ATA=y\n";
+	text = reply_text("console-changed", &with_archive);
+	derived_lines = NULL;
+	assert_true(has_line(text, "config: x86_64 tinyconfig + qemu/kernel.config + lines for this patch "
+				   "3f2a1b4c5d6e (below)"));
+	assert_true(has_line(text, "        CONFIG_PRINTK_INDEX=y"));
+	assert_true(has_line(text, "        CONFIG_ATA=y"));
+	assert_non_null(strstr(text, "CONFIG_PRINTK_INDEX=y\r\n        CONFIG_PCI=y\r\n"));
 }
 
 /* Something to fix: the robot's words, Closes: at the reply's own page in the archive. */
@@ -254,6 +274,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_head),
+		cmocka_unit_test(test_derived_config),
 		cmocka_unit_test(test_tags_when_something_to_fix),
 		cmocka_unit_test(test_no_archive),
 		cmocka_unit_test(test_non_ascii_names),

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# What the bot compiles of real patches, and what a config derived per
+# patch costs (README "A config per patch").  Needs `printkbot setup` and
+# ../shared/corpus.
+#
+# 1. The coverage table: every mail of the linux-serial corpus whose diff
+#    touches a printk-family line (scan finds churn), and the corpus
+#    patches/, tested on the lab's base: per touched file its state
+#    (booted, built, not-built and why) and the patch's verdict, then the
+#    totals.  Target: every touched C file x86_64 can compile is compiled.
+# 2. With COST=1, side by side in one run (the machine's load swings):
+#    - the first patch that needs a new derived config (its build dir
+#      removed first: copy of the lab's, incremental build, the base boots)
+#      against one cold build of the lab's own config, as setup makes it;
+#    - a second patch on that config (the before side from the store)
+#      against bare `git apply` + `make` in the same build dir + one QEMU
+#      boot, alternating bot, bare, bot, bare.  Target: within 1.3x.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
+tree=$cache/linux
+corpus=../shared/corpus
+data=tests/data/test
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PRINTKBOT_DB=$work/coverage.db
+[ -x ./printkbot ] || make -s printkbot printkbot-core
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc; }
+
+# --- 1. the table ---
+xz -dc "$corpus/linux-serial-1500.mbox.xz" >"$work/serial.mbox"
+mkdir -p "$work/p"
+./printkbot scan --json "$work/serial.mbox" 2>/dev/null | python3 -c '
+import json, mailbox, sys
+ids = [o["message_id"] for o in map(json.loads, sys.stdin)
+       if o["message_id"] and o["verdict"] not in ("no-churn",)]
+n = 0
+for m in mailbox.mbox(sys.argv[1]):
+    if (m["Message-ID"] or "").strip() in ids:
+        n += 1
+        open("%s/p/serial-%03d.mbox" % (sys.argv[2], n), "w").write(m.as_string(unixfrom=True))
+' "$work/serial.mbox" "$work"
+cp "$corpus"/patches/*.patch "$work/p/"
+for p in "$work"/p/*; do
+	./printkbot test --json "$p" >"$p.json" 2>"$p.err" || true
+done
+python3 - "$work/p" <<'PY'
+import glob, json, os, sys
+rows, verdicts = [], {}
+for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    for line in open(path):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        m = json.loads(line)
+        verdicts[m["verdict"]] = verdicts.get(m["verdict"], 0) + 1
+        for c in m.get("coverage") or []:
+            rows.append((os.path.basename(path)[:-5], c["file"], c["state"], c["reason"] or "",
+                         m["verdict"], m.get("config_derived") is not None))
+print("%-34s %-48s %-9s %-17s %s" % ("patch", "file", "state", "verdict", "derived"))
+for r in rows:
+    print("%-34s %-48s %-9s %-17s %s" % (r[0][:34], r[1][:48], r[2], r[4], "yes" if r[5] else ""))
+    if r[2] == "not-built":
+        print("%34s   why: %s" % ("", r[3]))
+c_files = [r for r in rows if r[1].endswith((".c", ".h"))]
+unbuilt = [r for r in c_files if r[2] == "not-built" and "another architecture" not in r[3]]
+print("\npatches by verdict: %s" % ", ".join("%s %d" % kv for kv in sorted(verdicts.items())))
+print("files of applied patches: %d (C sources and headers %d): booted %d, built %d, not-built %d"
+      % (len(rows), len(c_files), sum(r[2] == "booted" for r in rows), sum(r[2] == "built" for r in rows),
+         sum(r[2] == "not-built" for r in rows)))
+print("C files x86_64 could compile that were not compiled: %d" % len(unbuilt))
+for r in unbuilt:
+    print("  %s: %s" % (r[1], r[3]))
+PY
+
+[ "${COST:-0}" = 1 ] || exit 0
+
+# --- 2. the cost ---
+export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=printkbot \
+	KBUILD_BUILD_HOST=printkbot KBUILD_BUILD_VERSION=1
+cc=gcc; command -v ccache >/dev/null && cc="ccache gcc"
+export PRINTKBOT_DB=$work/cost.db
+
+# the derived config of derived-driver.patch, named as the bot names it
+./printkbot test --json "$data/derived-driver.patch" >/dev/null 2>"$work/first.err" || true
+hash=$(sed -n 's/.*config derived for the patch (\([0-9a-f]*\)).*/\1/p' "$work/first.err" | head -1)
+[ -n "$hash" ] || { echo "derived-driver.patch got no derived config"; cat "$work/first.err"; exit 1; }
+ddir=$cache/build/$hash
+rm -rf "$ddir" "$PRINTKBOT_DB"
+s=$(now)
+./printkbot test "$data/derived-driver.patch" >/dev/null 2>&1 || true
+first=$(since "$s")
+
+# one cold build of the lab's config, as setup and the first test make it
+cold=$work/cold-build
+s=$(now)
+flock "$cache/lock" sh -c "git -C '$tree' checkout -q -f --detach printkbot-base &&
+	make -s -C '$tree' O='$cold' tinyconfig >/dev/null &&
+	'$tree/scripts/kconfig/merge_config.sh' -m -O '$cold' '$cold/.config' qemu/kernel.config >/dev/null &&
+	make -s -C '$tree' O='$cold' olddefconfig >/dev/null &&
+	make -s -j$(nproc) -C '$tree' O='$cold' CC='$cc' vmlinux >/dev/null 2>&1"
+base_build=$(since "$s")
+rm -rf "$cold"
+
+# second patch on the same config against bare apply + make + qemu
+bare() {
+	flock "$cache/lock" sh -c "git -C '$tree' checkout -q -f --detach printkbot-base &&
+		git -C '$tree' apply '$PWD/$data/ahci-probe-line.patch' &&
+		make -s -j$(nproc) -C '$tree' O='$ddir' CC='$cc' vmlinux >/dev/null 2>&1 &&
+		qemu-system-x86_64 -accel tcg -machine q35 -m 256 -smp 2 -nodefaults -no-user-config \
+			-display none -no-reboot -nic none -kernel '$ddir/vmlinux' -initrd '$cache/guest/initrd.cpio' \
+			-append 'console=ttyS0 ignore_loglevel panic=-1 sched_verbose' -serial null -serial null \
+			>/dev/null 2>&1; git -C '$tree' checkout -q -f --detach printkbot-base"
+}
+bot_times=() bare_times=()
+for round in 1 2; do
+	s=$(now); ./printkbot test "$data/ahci-probe-line.patch" >/dev/null 2>&1 || true; bot_times+=("$(since "$s")")
+	s=$(now); bare; bare_times+=("$(since "$s")")
+done
+printf '\nfirst patch on a new derived config: %.1f s; one cold build of the lab config: %.1f s (%.2fx)\n' \
+	"$first" "$base_build" "$(echo "$first / $base_build" | bc -l)"
+for i in 0 1; do
+	printf 'second patch, round %d: printkbot test %.1f s, bare apply+make+qemu %.1f s (%.2fx)\n' $((i + 1)) \
+		"${bot_times[$i]}" "${bare_times[$i]}" "$(echo "${bot_times[$i]} / ${bare_times[$i]}" | bc -l)"
+done
