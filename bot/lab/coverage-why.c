@@ -19,7 +19,7 @@
 /* Kconfig symbols named in one reason; the rest are counted. */
 #define SYMBOLS_NAMED 3
 
-static const char plain[] = "not compiled by the lab's kernel config";
+static const char plain[] = "not compiled by the tested kernel config";
 
 /* The build's .config (kconfig.h); an empty table when the build dir has none. */
 static int read_config(struct pk_build_view *v, GError **err)
@@ -232,7 +232,7 @@ static int dir_reason(struct pk_build_view *v, const char *file, const char *dir
 	g_autofree char *what = g_strdup_printf("nothing under %s/ is built", dir);
 
 	if (g_str_has_prefix(dir, "arch/") && !strchr(dir + 5, '/')) {
-		*out = g_strdup_printf("%s: %s, another architecture's code", plain, what);
+		*out = g_strdup_printf("another architecture's code, which no x86_64 kernel config compiles (%s/)", dir);
 		return 1;
 	}
 	for (const char *end = file + strlen(dir); end; end = strchr(end + 1, '/')) {

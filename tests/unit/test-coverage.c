@@ -141,7 +141,7 @@ static const struct coverage_case cases[] = {
 	{ MOD("include/linux/ata.h"), "include/linux/ata.h", "not-built", "no object of the build reads it" },
 	{ MOD("lib/argv_split.c"), "lib/argv_split.c", "built", "in lib/lib.a: linked when something uses it" },
 	{ MOD("drivers/ata/ahci.c"), "drivers/ata/ahci.c", "not-built",
-	  "not compiled by the lab's kernel config: nothing under drivers/ata/ is built, CONFIG_ATA is not set "
+	  "not compiled by the tested kernel config: nothing under drivers/ata/ is built, CONFIG_ATA is not set "
 	  "(drivers/Makefile)" },
 	{ MOD("net/core/dev.c"), "net/core/dev.c", "not-built", "CONFIG_NET is not set (Kbuild)" },
 	{ MOD("drivers/tty/vt.c"), "drivers/tty/vt.c", "not-built",
@@ -157,7 +157,7 @@ static const struct coverage_case cases[] = {
 	{ MOD("drivers/tty/bar.c"), "drivers/tty/bar.c", "not-built", "CONFIG_BAR=y, yet nothing compiled it" },
 	{ MOD("drivers/tty/multi.c"), "drivers/tty/multi.c", "not-built",
 	  "none of CONFIG_Q1, CONFIG_Q2, CONFIG_Q3 (and 1 more) is set (drivers/tty/Makefile)" },
-	{ MOD("drivers/tty/baz.c"), "drivers/tty/baz.c", "not-built", "not compiled by the lab's kernel config" },
+	{ MOD("drivers/tty/baz.c"), "drivers/tty/baz.c", "not-built", "not compiled by the tested kernel config" },
 	{ MOD("Documentation/admin-guide/kernel-parameters.txt"), "Documentation/admin-guide/kernel-parameters.txt",
 	  "not-built", "the build does not read it" },
 	{ MOD("MAINTAINERS"), "MAINTAINERS", "not-built", "the build does not read it" },
@@ -266,7 +266,7 @@ static void test_verdict(void **state)
 						    "documentation: the build does not read it", false));
 	g_ptr_array_add(cov, pk_file_coverage_new("kernel/printk/printk.c", PK_COVERAGE_BUILT, NULL, true));
 	g_ptr_array_add(cov, pk_file_coverage_new("drivers/ata/ahci.c", PK_COVERAGE_NOT_BUILT,
-						  "not compiled by the lab's kernel config: CONFIG_ATA is not set", true));
+						  "not compiled by the tested kernel config: CONFIG_ATA is not set", true));
 
 	/* documentation not built is no reason: the C file was */
 	assert_int_equal(pk_coverage_verdict(PK_VERDICT_NO_VISIBLE_CHANGE, built, &none), PK_VERDICT_NO_VISIBLE_CHANGE);
@@ -278,7 +278,7 @@ static void test_verdict(void **state)
 	assert_true(pk_verdict_is_bad(PK_VERDICT_NOT_BUILT));
 	print_message("%s\n", reason);
 	assert_non_null(strstr(reason, "This file is not compiled into the kernel the bot built: drivers/ata/ahci.c "
-			       "(not compiled by the lab's kernel config: CONFIG_ATA is not set)"));
+			       "(not compiled by the tested kernel config: CONFIG_ATA is not set)"));
 	assert_non_null(strstr(reason, "only the static findings speak for it"));
 	/* a change that was seen stays: it is real */
 	assert_int_equal(pk_coverage_verdict(PK_VERDICT_CONSOLE_CHANGED, cov, &none), PK_VERDICT_CONSOLE_CHANGED);

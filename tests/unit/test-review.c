@@ -145,7 +145,7 @@ static void test_render_not_built(void **state)
 	g_free(res.reason);
 	res.coverage = g_ptr_array_new_with_free_func(pk_file_coverage_free);
 	g_ptr_array_add(res.coverage, pk_file_coverage_new("kernel/sched/core.c", PK_COVERAGE_NOT_BUILT,
-		"not compiled by the lab's kernel config: CONFIG_SCHED_CORE_TEST is not set (kernel/sched/Makefile)",
+		"not compiled by the tested kernel config: CONFIG_SCHED_CORE_TEST is not set (kernel/sched/Makefile)",
 		true));
 	g_ptr_array_add(res.coverage, pk_file_coverage_new("Documentation/scheduler/sched-debug.rst",
 		PK_COVERAGE_NOT_BUILT, "documentation: the build does not read it", false));
@@ -156,7 +156,7 @@ static void test_render_not_built(void **state)
 	fputs(text, stdout);   /* print_message() cuts a long text */
 	assert_non_null(strstr(text, "verdict: not-built"));
 	assert_non_null(strstr(text, "This file is not compiled into the kernel the bot built:"));
-	assert_non_null(strstr(text, "  kernel/sched/core.c: not-built (not compiled by the lab's kernel"));
+	assert_non_null(strstr(text, "  kernel/sched/core.c: not-built (not compiled by the tested kernel"));
 	assert_non_null(strstr(text, "  Documentation/scheduler/sched-debug.rst: not-built (documentation:"));
 	lines = g_strsplit(text, "\n", -1);
 	for (char **l = lines; *l; l++)
