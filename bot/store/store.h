@@ -104,6 +104,9 @@ int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GErro
 int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind,
 			const char *name, const char *url, GError **err);
 
+/* The name of source source_id ([source NAME]): 1 found (*out new), 0 not. */
+int pk_store_source_name(struct pk_store *store, gint64 source_id, char **out, GError **err);
+
 /* A series, found by its cover letter's Message-ID or added. */
 struct pk_store_series {
 	gint64 source_id;             /* 0 = unknown */
