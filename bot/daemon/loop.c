@@ -29,6 +29,7 @@ static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
 void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
 {
 	g_autofree char *raw = NULL, *what = NULL, *id = NULL;
+	g_autoptr(GString) line = g_string_new("printkbot daemon:");
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -36,14 +37,17 @@ void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
 	va_end(ap);
 	/* subjects, names and ids come from mail: no escape sequence or forged line reaches the log */
 	what = pk_text_for_terminal(raw);
-	fprintf(stderr, "printkbot daemon:");
 	if (job)
-		fprintf(stderr, " job %" G_GINT64_FORMAT, job);
+		g_string_append_printf(line, " job %" G_GINT64_FORMAT, job);
 	if (msgid) {
 		id = pk_text_for_terminal(msgid);
-		fprintf(stderr, " <%s>", id);
+		g_string_append_printf(line, " <%s>", id);
 	}
-	fprintf(stderr, "%s %s\n", job || msgid ? ":" : "", what);
+	g_string_append_printf(line, "%s %s\n", job || msgid ? ":" : "", what);
+	/* one write: the lease thread and other workers on the same stderr do not cut into it */
+	if (write(STDERR_FILENO, line->str, line->len) < 0) {
+		/* nowhere left to say it */
+	}
 }
 
 /* ---- signals ------------------------------------------------------------- */
