@@ -535,16 +535,20 @@ static void test_worker_roles(void **state)
 	pk_daemon_close(w2);
 }
 
-/* A mail session of the fake SMTP server: the Message-ID of what came after DATA, appended to heard. */
-static void smtp_session(int c, GString *heard)
+/*
+ * A mail session of the fake SMTP server: the Message-ID of each mail
+ * that came after DATA is appended to heard.  The mails taken.
+ */
+static int smtp_session(int c, GString *heard)
 {
 	g_autoptr(GIOChannel) io = g_io_channel_unix_new(c);
 	bool data = false;
 	char *line = NULL;
+	int taken = 0;
 
 	g_io_channel_set_encoding(io, NULL, NULL);
 	g_io_channel_set_close_on_unref(io, TRUE);
-#define SAY(text) do { if (write(c, text, strlen(text)) < 0) return; } while (0)
+#define SAY(text) do { if (write(c, text, strlen(text)) < 0) return taken; } while (0)
 	SAY("220 fake\r\n");
 	while (g_io_channel_read_line(io, &line, NULL, NULL, NULL) == G_IO_STATUS_NORMAL) {
 		g_autofree char *l = line;
@@ -552,6 +556,7 @@ static void smtp_session(int c, GString *heard)
 		if (data) {
 			if (!strcmp(l, ".\r\n")) {
 				data = false;
+				taken++;
 				SAY("250 ok\r\n");
 			} else if (!g_ascii_strncasecmp(l, "Message-ID:", 11)) {
 				g_string_append(heard, g_strstrip(l + 11));
@@ -564,12 +569,13 @@ static void smtp_session(int c, GString *heard)
 			SAY("354 go on\r\n");
 		} else if (!g_ascii_strncasecmp(l, "QUIT", 4)) {
 			SAY("221 bye\r\n");
-			return;
+			return taken;
 		} else {
 			SAY("250 ok\r\n");
 		}
 	}
 #undef SAY
+	return taken;
 }
 
 /*
@@ -677,6 +683,71 @@ static void test_workers_send_once(void **state)
 	}
 }
 
+/*
+ * A job that outlives its lease (an SMTP server that greets after 5 s, a
+ * lease of 3 s): the worker's heartbeat renews it, so it is never taken
+ * back while the worker lives, and the reply goes out once, in one attempt.
+ */
+static void test_lease_renewed(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *conf = g_build_filename(f->dir, "slow.conf", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GString) heard = g_string_new(NULL);
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 job_id = queue_reply(f), deadline;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, status = 0;
+	pid_t kid;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	text = g_strdup_printf("[store]\npath = %s\n[daemon]\noutbox = %s/outbox\nlease = 3\n"
+			       "from = printkbot <bot@example.org>\n[smtp]\nurl = smtp://127.0.0.1:%d\n",
+			       db, f->dir, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(conf, text, -1, NULL));
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct pk_daemon_opts opts = { .config_path = conf, .worker = true, .once = true };
+
+		close(fd);
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	c = accept(fd, NULL, NULL);
+	assert_true(c >= 0);
+	/* the worker waits for the greeting past its first lease: still its job, renewed */
+	deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	while (g_get_monotonic_time() < deadline)
+		g_usleep(100000);
+	{
+		g_autoptr(pk_store) store = NULL;
+		g_autoptr(GArray) ids = NULL;
+		gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+
+		assert_int_equal(pk_store_open(&store, db, NULL), 0);
+		assert_int_equal(pk_store_jobs_requeue_expired(store, now, &ids, NULL), 0);
+		assert_int_equal(ids->len, 0);
+	}
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s, held by %s until %+" G_GINT64_FORMAT " s\n", job->id,
+		      pk_job_state_name(job->state), job->worker,
+		      job->lease_until - g_get_real_time() / G_USEC_PER_SEC);
+	assert_int_equal(job->state, PK_JOB_RUNNING);
+	g_clear_pointer(&job, pk_store_job_free);
+	assert_int_equal(smtp_session(c, heard), 1);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	job = job_now(f, job_id);
+	assert_int_equal(job->state, PK_JOB_DONE);
+	assert_int_equal(job->attempts, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -692,6 +763,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refused_reply_leaves_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_roles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_send_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lease_renewed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
