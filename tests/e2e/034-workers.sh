@@ -64,8 +64,9 @@ building() {  # a worker with a make below it: its index in pids
 
 $bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/intake.log" &
 intake=$!
-wait_for 60 "the intake queued the three series" \
-	test "$(q "select count(*) from jobs where kind = 'series'")" = 3
+wait_for 30 "the intake started" grep -q "started (intake only)" "$work/intake.log"
+queued3() { test "$(q "select count(*) from jobs where kind = 'series'" 2>/dev/null)" = 3; }
+wait_for 60 "the intake queued the three series" queued3
 ok "intake: three series queued, none run by it"
 
 pids=()
@@ -87,7 +88,7 @@ pids[k]=
 ok "kill -9 of worker $victim in the middle of job $job's build"
 check "its job is still running, under its lease" test "$(q "select state from jobs where id = $job")" = running
 
-alldone() { test "$(q "select count(*) from jobs where kind = 'series' and state = 'done'")" = 3; }
+alldone() { test "$(q "select count(*) from jobs where kind = 'series' and state = 'done'" 2>/dev/null)" = 3; }
 wait_for 1500 "every series job done" alldone
 t_take=$(q "select updated from jobs where id = $job and state = 'done'")
 cat "$work"/worker*.log >"$work/workers.log"
