@@ -253,7 +253,7 @@ CREATE TABLE reviews (
 );
 CREATE INDEX reviews_test ON reviews(test_id);
 
--- The daemon's queue.  state is written by one function of store/queue.c only.
+-- The daemon's queue.  state is written by one function of store/jobs.c only.
 CREATE TABLE jobs (
 	id       INTEGER PRIMARY KEY,
 	kind     TEXT NOT NULL,             -- "series", "reply" (enum pk_job_kind)

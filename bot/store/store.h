@@ -272,7 +272,7 @@ void pk_history_row_free(struct pk_history_row *row);
 int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *filter, GError **err);
 
-/* ---- the daemon's queue (queue.c): jobs, mails, replies, sources ------- */
+/* ---- the daemon's queue: jobs (jobs.c); mails, replies, sources (queue.c) */
 
 /*
  * A job's state.  Code passes the enum; the names ("queued"...) are the
@@ -391,7 +391,7 @@ int pk_store_job_end(struct pk_store *store, gint64 job_id, const struct pk_stor
 		     GError **err);
 
 /*
- * Every move of a job's state goes through one function of queue.c, which
+ * Every move of a job's state goes through one function of jobs.c, which
  * these call.  Moving to PK_JOB_RUNNING is only by pk_store_job_claim()
  * (a running job has a holder); this one moves a job as an operator
  * would, whoever holds it, with detail (why, what it produced) or NULL.
