@@ -253,7 +253,7 @@ CREATE TABLE reviews (
 );
 CREATE INDEX reviews_test ON reviews(test_id);
 
--- The daemon's queue.  state is written by pk_store_job_set_state() only.
+-- The daemon's queue.  state is written by one function of store/jobs.c only.
 CREATE TABLE jobs (
 	id       INTEGER PRIMARY KEY,
 	kind     TEXT NOT NULL,             -- "series", "reply" (enum pk_job_kind)
@@ -266,7 +266,11 @@ CREATE TABLE jobs (
 	updated  INTEGER NOT NULL,
 	not_before INTEGER NOT NULL DEFAULT 0,  -- a retried job waits until then (003-daemon.sql)
 	series_key TEXT,                    -- a series job's series and version, NULL for
-	series_version INTEGER              -- the other kinds (005-job-series.sql)
+	series_version INTEGER,             -- the other kinds (005-job-series.sql)
+	worker   TEXT,                      -- a running job's holder, "host:pid" (007-leases.sql)
+	worker_machine TEXT,                -- its machine: boot id and pid namespace
+	worker_pid INTEGER,                 -- its process there
+	lease_until INTEGER                 -- the holder's lease ends then (Unix time)
 );
 CREATE INDEX jobs_state ON jobs(state, id);
 

@@ -28,7 +28,8 @@ static const char *const known_keys[][24] = {
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
-	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox", NULL },
+	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
+	  "lease", "worker_poll", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -373,6 +374,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->series_wait = 600;
 	d->retry_min = 60;
 	d->retry_max = 3600;
+	d->lease = 120;
+	d->worker_poll = 10;
 	d->outbox = get_string(kf, "daemon", "outbox", NULL);
 	if (!kf)
 		return 0;
@@ -380,7 +383,10 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_bool(kf, path, "daemon", "cc_original", &d->cc_original, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "series_wait", 0, &d->series_wait, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "retry_min", 1, &d->retry_min, err) < 0 ||
-	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0)
+	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0 ||
+	    /* renewed every third of it: a lease of a few seconds would be lost to a busy store */
+	    get_seconds(kf, path, "daemon", "lease", 3, &d->lease, err) < 0 ||
+	    get_seconds(kf, path, "daemon", "worker_poll", 0.1, &d->worker_poll, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);

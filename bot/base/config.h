@@ -85,6 +85,8 @@ struct pk_daemon_config {
 	double retry_min;         /* first retry of a failed reply, seconds (default 60) */
 	double retry_max;         /* longest wait between retries (default 3600) */
 	char *outbox;             /* the outbox Maildir; NULL: <cache dir>/outbox (outbox.h) */
+	double lease;             /* seconds a worker holds a job without renewing it (default 120) */
+	double worker_poll;       /* seconds a worker waits before asking an empty queue again (default 10) */
 };
 
 /* [smtp]: how replies are sent. */

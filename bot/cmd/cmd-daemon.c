@@ -5,16 +5,18 @@
 #include <stdio.h>
 
 static const char daemon_usage[] =
-	"usage: printkbot daemon [--config FILE] [--db FILE] [--once | --queue-only]\n\n"
+	"usage: printkbot daemon [--config FILE] [--db FILE] [--once] [--queue-only]\n\n"
 	"Read patch mail from the [source NAME] groups of the configuration (IMAP,\n"
 	"Maildir, mbox, public-inbox), group it into series, test each series in\n"
 	"the kernel lab, and reply in the thread over SMTP (see config.example).\n"
-	"Jobs are kept in the store: see `printkbot queue`.\n\n"
+	"Jobs are kept in the store: see `printkbot queue`.  One daemon reads\n"
+	"the sources of a store; `printkbot worker`s may run its jobs beside it.\n\n"
 	"  --config FILE  the configuration (default $PRINTKBOT_CONFIG, else\n"
 	"                 /etc/printkbot.conf)\n"
 	"  --db FILE      the store (default: the config's, $PRINTKBOT_DB, <cache>/printkbot.db)\n"
 	"  --once         read what is there, run what is due, then exit (for cron)\n"
-	"  --queue-only   read what is there and queue it, run nothing, then exit\n\n"
+	"  --queue-only   the intake only: read and queue, run no job (workers run\n"
+	"                 them); with --once, read what is there, queue it, exit\n\n"
 	"signals: SIGTERM or SIGINT end the running build or boot and put its job\n"
 	"back in the queue; SIGHUP reloads the configuration.\n"
 	"exit status: 0 when stopped or done, 2 when the daemon could not run.\n";
@@ -41,7 +43,7 @@ static int cmd_daemon(struct pk_cmd_ctx *ctx)
 
 	opts.config_path = ctx->cmdline.common.config_path;
 	opts.db = ctx->cmdline.common.db;
-	opts.once = o->once || o->queue_only;   /* --queue-only is a --once that runs nothing */
+	opts.once = o->once;
 	opts.queue_only = o->queue_only;
 	if (pk_daemon_run(&opts, &err) < 0) {
 		fprintf(stderr, "printkbot daemon: %s\n", err->message);

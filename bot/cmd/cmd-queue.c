@@ -75,6 +75,10 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	json_builder_add_int_value(b, j->updated);
 	json_builder_set_member_name(b, "not_before");
 	json_builder_add_int_value(b, j->not_before);
+	json_builder_set_member_name(b, "worker");
+	json_builder_add_string_value(b, j->worker);
+	json_builder_set_member_name(b, "lease_until");
+	json_builder_add_int_value(b, j->lease_until);
 	json_builder_end_object(b);
 	root = json_builder_get_root(b);
 	text = json_to_string(root, FALSE);
@@ -110,6 +114,11 @@ static void print_jobs(GPtrArray *jobs, bool json)
 			if (j->state == PK_JOB_QUEUED && j->not_before > g_get_real_time() / G_USEC_PER_SEC) {
 				next = when(j->not_before);
 				printf("%38s next try %s\n", "", next);
+			}
+			if (j->state == PK_JOB_RUNNING && j->worker) {
+				g_autofree char *who = pk_text_for_terminal(j->worker), *until = when(j->lease_until);
+
+				printf("%38s by %s, lease until %s\n", "", who, until);
 			}
 			if (*detail)
 				printf("%38s %s\n", "", detail);

@@ -32,6 +32,8 @@ const struct pk_command pk_commands[] = {
 	/* the daemon loads its config itself: it loads it again on SIGHUP */
 	{ "daemon",  0,                                &cmd_daemon_spec,
 	  "read patch mail, test each series, reply in the thread" },
+	{ "worker",  0,                                &cmd_worker_spec,
+	  "run the daemon's queued jobs, beside other workers on one store" },
 	{ "queue",   PK_NEEDS_CONFIG | PK_NEEDS_STORE, &cmd_queue_spec,
 	  "the daemon's jobs: waiting, running, done, failed" },
 	{ NULL },

@@ -20,9 +20,20 @@
  *             was rendered with.
  * At start, a file in outbox/new whose reply the store records as sent (a
  * crash between the record and the move) is moved to cur/, not sent again.
- * A job found "running" at start was interrupted (a crash, kill -9) and is
- * queued again; a patch of it whose reply was already stored is not
- * tested again.  One daemon per database (a lock file beside it).
+ * Roles: the intake reads the sources and queues jobs, the worker claims
+ * and runs them; a plain daemon is both, `daemon --queue-only` only the
+ * intake (one per database: a lock file beside it), `printkbot worker`
+ * only a worker (as many as wanted, each with its own lab, on one store).
+ * A worker claims a job atomically under a lease ([daemon] lease
+ * seconds) that a thread of it renews while the job runs; a job whose
+ * lease ended (its worker died or stalled) goes back to the queue, and
+ * only then, and what its late worker brings is refused: each patch's
+ * results and the end of the job are stored only while the lease holds,
+ * and a reply is sent only by the worker holding its reply job, so it is
+ * sent once.  A job left running by a worker of this machine whose
+ * process is gone (a crash, kill -9) is queued again at once when a
+ * worker starts there; a patch of it whose reply was already stored is
+ * not tested again.
  *
  * Signals: SIGTERM and SIGINT end the current child (make, QEMU) through
  * proc.h's cancel flag, put the running job back in the queue, and return;
@@ -40,7 +51,8 @@ struct pk_daemon_opts {
 	const char *config_path;  /* NULL: $PRINTKBOT_CONFIG, else /etc/printkbot.conf */
 	const char *db;           /* NULL: the config's, else the default */
 	bool once;                /* read what is there, run what is due, and return */
-	bool queue_only;          /* with once: read and queue, run no job (fill the queue for later) */
+	bool queue_only;          /* the intake only: read and queue, run no job (workers run them) */
+	bool worker;              /* a worker only: run jobs, read no source (another daemon does) */
 };
 
 /* Run until a signal ends it (or, with once, until nothing is due).  -1 with err on failure. */
@@ -50,9 +62,10 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err);
  * The daemon without its loop, for a caller that drives it (the tests).
  * pk_daemon_open() does what pk_daemon_run() does before its loop: load
  * the configuration and install its sandbox settings, open the store and
- * take its daemon lock, open the outbox (and settle replies sent before a
- * crash), queue again the jobs a dead daemon left running, and open the
- * sources.  No signal handler is installed.  opts is borrowed and must
+ * take its daemon lock (not a worker), open the outbox (and settle replies
+ * sent before a crash), become a worker (not queue-only: queue again the
+ * jobs a gone worker of this machine left running, start the lease
+ * heartbeat), and open the sources (not a worker).  No signal handler is installed.  opts is borrowed and must
  * outlive the daemon; *out is freed with pk_daemon_close() (NULL is fine).
  */
 struct pk_daemon;

@@ -177,6 +177,13 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 					  r->message_id, err ? err->message : "gone", wait);
 		return JOB_RETRY;
 	}
+	/* the store decides who sends: only the holder of the job, while its lease holds */
+	if (daemon_lease_check(d, job->id, &err) < 0) {
+		*detail = g_strdup_printf("<%s> not sent now: %s", r->message_id, err->message);
+		*out_retry = daemon_now() + (gint64)wait;
+		/* a lost lease: the store refuses this end too, the holder sends */
+		return pk_error_transient(err) ? JOB_RETRY : JOB_FAILED;
+	}
 	rcpts = g_strsplit(r->recipients ? r->recipients : "", "\n", -1);
 	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, refused,
 			 &permanent, &err) == 0) {

@@ -45,7 +45,10 @@ static char *mbox_name(const char *message_id)
 	return g_strdup_printf("%s.mbx", message_id);
 }
 
-/* Store one tested patch: test, review, reply and the job that sends it, all or nothing. */
+/*
+ * Store one tested patch: test, review, reply and the job that sends it,
+ * all or nothing, and only while this worker holds the job's lease.
+ */
 static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_store_mail *row,
 			const struct pk_mail *mail, const struct pk_test_result *res,
 			const struct pk_lab *lab, const struct pk_review_info *info,
@@ -74,6 +77,9 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 	}
 	if (pk_store_begin(d->store, err) < 0)
 		goto fail_clear;
+	/* held until the commit: a worker whose lease ended stores nothing, delivers nothing */
+	if (daemon_lease_check(d, job_id, err) < 0)
+		goto fail;
 	if (pk_test_record(d->store, &review_id, res, &rec, err) < 0)
 		goto fail;
 	sr.mail_id = row->id;
@@ -241,16 +247,29 @@ static int series_start(struct series_run *r, GError **err)
 	return 0;
 }
 
-/* The config of the source a mail came from (its list =, archive =), or NULL. */
+/*
+ * The config of the source a mail came from (its list =, archive =), or
+ * NULL.  A worker opens no source: it finds the [source NAME] by the name
+ * the store keeps.
+ */
 static const struct pk_source_config *source_of(const struct pk_daemon *d, gint64 source_id)
 {
 	const struct pk_source_config *src = NULL;
+	g_autofree char *name = NULL;
 
 	for (guint k = 0; d->sources && k < d->sources->len; k++) {
 		const struct pk_intake *in = d->sources->pdata[k];
 
 		if (in->ctx.source_id == source_id)
 			src = in->ctx.cfg;
+	}
+	if (src || pk_store_source_name(d->store, source_id, &name, NULL) <= 0)
+		return src;
+	for (guint k = 0; k < d->config.sources->len; k++) {
+		const struct pk_source_config *c = d->config.sources->pdata[k];
+
+		if (!g_strcmp0(c->name, name))
+			src = c;
 	}
 	return src;
 }
@@ -289,6 +308,9 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	};
 	int rc;
 
+	if (daemon_lease_lost(d))   /* a stalled worker that woke: the job is another's now */
+		return pk_error(err, PK_ERROR_FAILED, "the lease was lost: the series is left to the "
+				"worker that took it");
 	if (pk_store_reply_for_mail(d->store, row->id, &done, err) < 0)
 		return -1;
 	if (done) {

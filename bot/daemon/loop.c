@@ -29,6 +29,7 @@ static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
 void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
 {
 	g_autofree char *raw = NULL, *what = NULL, *id = NULL;
+	g_autoptr(GString) line = g_string_new("printkbot daemon:");
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -36,14 +37,17 @@ void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
 	va_end(ap);
 	/* subjects, names and ids come from mail: no escape sequence or forged line reaches the log */
 	what = pk_text_for_terminal(raw);
-	fprintf(stderr, "printkbot daemon:");
 	if (job)
-		fprintf(stderr, " job %" G_GINT64_FORMAT, job);
+		g_string_append_printf(line, " job %" G_GINT64_FORMAT, job);
 	if (msgid) {
 		id = pk_text_for_terminal(msgid);
-		fprintf(stderr, " <%s>", id);
+		g_string_append_printf(line, " <%s>", id);
 	}
-	fprintf(stderr, "%s %s\n", job || msgid ? ":" : "", what);
+	g_string_append_printf(line, "%s %s\n", job || msgid ? ":" : "", what);
+	/* one write: the lease thread and other workers on the same stderr do not cut into it */
+	if (write(STDERR_FILENO, line->str, line->len) < 0) {
+		/* nowhere left to say it */
+	}
 }
 
 /* ---- signals ------------------------------------------------------------- */
@@ -93,49 +97,88 @@ static JsonObject *parse_payload(JsonParser *p, const char *payload)
 	return root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
 }
 
-/* Write how a job ended to the store (retry: when a JOB_RETRY runs again).  1, or -1. */
+/* The store's state for a job's end (JOB_RETRY and JOB_INTERRUPTED: queued again). */
+static enum pk_job_state end_state(enum job_end end)
+{
+	return end == JOB_DONE ? PK_JOB_DONE : end == JOB_FAILED ? PK_JOB_FAILED : PK_JOB_QUEUED;
+}
+
+/*
+ * Write how a job ended to the store (retry: when a JOB_RETRY runs again),
+ * while this worker still holds it: a result that comes after the lease
+ * (another worker has the job now) is refused and logged.  1, or -1.
+ */
 static int job_finish(struct pk_daemon *d, gint64 id, enum job_end end, const char *detail,
 		      gint64 retry, GError **err)
 {
+	const char *what = end == JOB_INTERRUPTED ? "interrupted by a signal" : detail;
+	int rc;
+
+	rc = pk_store_job_end(d->store, id, &d->worker, end_state(end), what,
+			      end == JOB_RETRY ? retry : 0, daemon_now(), err);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		daemon_log(id, NULL, "the lease was lost: this result is refused (%s: %s)",
+			   end == JOB_DONE ? "done" : end == JOB_FAILED ? "failed" : "queued again", what);
+		return 1;
+	}
 	switch (end) {
 	case JOB_DONE:
 		daemon_log(id, NULL, "done: %s", detail);
-		return pk_store_job_set_state(d->store, id, PK_JOB_DONE, detail, err) < 0 ? -1 : 1;
+		break;
 	case JOB_FAILED:
 		daemon_log(id, NULL, "failed: %s", detail);
-		return pk_store_job_set_state(d->store, id, PK_JOB_FAILED, detail, err) < 0 ? -1 : 1;
+		break;
 	case JOB_RETRY:
 		daemon_log(id, NULL, "%s", detail);
-		return pk_store_job_retry_at(d->store, id, retry, detail, err) < 0 ? -1 : 1;
+		break;
 	case JOB_INTERRUPTED:
 		daemon_log(id, NULL, "interrupted by a signal: back in the queue");
-		return pk_store_job_set_state(d->store, id, PK_JOB_QUEUED, "interrupted by a signal",
-					      err) < 0 ? -1 : 1;
+		break;
 	}
 	return 1;
 }
 
-/* Run the next due job (replies first: they are quick and people wait for them). 1 ran, 0 none. */
+/*
+ * Claim the next due job (replies first: they are quick and people wait
+ * for them), after the jobs whose lease ended went back to the queue.
+ * 1 claimed, 0 none (*out_wait: seconds until one may be, -1 never).
+ */
+static int claim_next(struct pk_daemon *d, struct pk_store_job **out, gint64 *out_wait, GError **err)
+{
+	g_autoptr(GArray) expired = NULL;
+	gint64 wait_reply = -1, wait_any = -1;
+	int rc;
+
+	if (pk_store_jobs_requeue_expired(d->store, daemon_now(), &expired, err) < 0)
+		return -1;
+	for (guint i = 0; i < expired->len; i++)
+		daemon_log(g_array_index(expired, gint64, i), NULL,
+			   "its worker's lease ended: queued again");
+	rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_REPLY, daemon_now(), out, &wait_reply, err);
+	if (rc == 0)
+		rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_ANY_KIND, daemon_now(), out,
+					&wait_any, err);
+	if (rc == 0)
+		*out_wait = wait_reply < 0 ? wait_any : wait_any < 0 ? wait_reply : MIN(wait_reply, wait_any);
+	return rc;
+}
+
+/* Claim and run the next due job, its lease renewed while it runs.  1 ran, 0 none. */
 static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 {
 	g_autoptr(pk_store_job) job = NULL;
 	g_autoptr(JsonParser) parser = json_parser_new();
 	g_autofree char *detail = NULL;
-	gint64 retry = 0, wait_reply = -1, wait_any = -1;
+	gint64 retry = 0;
 	JsonObject *payload;
 	enum job_end end;
 	int rc;
 
-	rc = pk_store_job_next_due(d->store, PK_JOB_REPLY, daemon_now(), &job, &wait_reply, err);
-	if (rc == 0)
-		rc = pk_store_job_next_due(d->store, PK_JOB_ANY_KIND, daemon_now(), &job, &wait_any, err);
-	if (rc <= 0) {
-		*out_wait = wait_reply < 0 ? wait_any : wait_any < 0 ? wait_reply : MIN(wait_reply, wait_any);
+	if ((rc = claim_next(d, &job, out_wait, err)) <= 0)
 		return rc;
-	}
-	if (pk_store_job_set_state(d->store, job->id, PK_JOB_RUNNING, NULL, err) < 0)
-		return -1;
-	job->attempts++;   /* the move to running counted this one */
+	daemon_lease_hold(d, job->id);
 	payload = parse_payload(parser, job->payload);
 	switch (job->kind) {
 	case PK_JOB_SERIES:
@@ -149,21 +192,8 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 		end = JOB_FAILED;
 		break;
 	}
+	daemon_lease_release(d);
 	return job_finish(d, job->id, end, detail, retry, err);
-}
-
-/* Jobs left "running" by a daemon that died are queued again. */
-static int recover_jobs(struct pk_daemon *d, GError **err)
-{
-	g_autoptr(GArray) requeued = NULL;
-
-	if (pk_store_jobs_requeue_running(d->store, "requeued: the daemon stopped while it ran",
-					  &requeued, err) < 0)
-		return -1;
-	for (guint i = 0; i < requeued->len; i++)
-		daemon_log(g_array_index(requeued, gint64, i), NULL,
-			   "was running when the daemon stopped: queued again");
-	return 0;
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
@@ -211,10 +241,13 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		return -1;
 	}
 	pk_sandbox_configure(&d->config.sandbox);
+	/* a worker reads no source: it has an empty list, and no intake lock */
+	d->sources = g_ptr_array_new();
 	if (pk_store_open(&d->store, opts->db ? opts->db : d->config.db, err) < 0 ||
-	    (d->lock_fd = daemon_lock(pk_store_path(d->store), err)) < 0 ||
+	    (!opts->worker && (d->lock_fd = daemon_lock(pk_store_path(d->store), err)) < 0) ||
 	    daemon_open_outbox(d, err) < 0 || daemon_reconcile_outbox(d, err) < 0 ||
-	    recover_jobs(d, err) < 0 || daemon_open_sources(d, err) < 0) {
+	    (!opts->queue_only && daemon_worker_start(d, err) < 0) ||
+	    (!opts->worker && daemon_open_sources(d, err) < 0)) {
 		pk_daemon_close(d);
 		return -1;
 	}
@@ -227,6 +260,7 @@ void pk_daemon_close(struct pk_daemon *d)
 	if (!d)
 		return;
 	daemon_close_sources(d);
+	daemon_worker_stop(d);
 	pk_store_close(d->store);
 	pk_outbox_free(d->outbox);
 	if (d->lock_fd >= 0)
@@ -243,7 +277,8 @@ static void reload_undo(struct pk_daemon *d, struct pk_config *old)
 	daemon_close_sources(d);
 	pk_config_clear(&d->config);
 	d->config = *old;
-	if (daemon_open_sources(d, &err) < 0)
+	d->sources = g_ptr_array_new();
+	if (!d->opts->worker && daemon_open_sources(d, &err) < 0)
 		daemon_log(0, NULL, "and the old sources fail too: %s", err->message);
 }
 
@@ -262,7 +297,8 @@ int pk_daemon_reload(struct pk_daemon *d)
 	}
 	daemon_close_sources(d);
 	d->config = fresh;
-	if (daemon_open_sources(d, &err) < 0) {
+	d->sources = g_ptr_array_new();
+	if (!d->opts->worker && daemon_open_sources(d, &err) < 0) {
 		daemon_log(0, NULL, "SIGHUP: %s; the old configuration is kept", err->message);
 		reload_undo(d, &old);
 		return -1;
@@ -298,7 +334,7 @@ static void fetch_due(struct pk_daemon *d, bool first, double now)
 
 /* Nothing to do: sleep until mail, a signal, a poll or a job is due (waits: -1 for none). */
 static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double series_wait,
-			    gint64 job_wait)
+			    double job_wait)
 {
 	g_autoptr(GArray) fds = g_array_new(FALSE, TRUE, sizeof(struct pollfd));
 	struct pollfd wake = { wake_rd, POLLIN, 0 };
@@ -318,7 +354,7 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
 	if (series_wait >= 0)
 		timeout = timeout < 0 ? series_wait : MIN(timeout, series_wait);
 	if (job_wait >= 0)
-		timeout = timeout < 0 ? (double)job_wait : MIN(timeout, (double)job_wait);
+		timeout = timeout < 0 ? job_wait : MIN(timeout, job_wait);
 	if (poll((struct pollfd *)fds->data, fds->len,
 		 timeout < 0 ? -1 : (int)(MAX(timeout, 0) * 1000) + 1) > 0) {
 		char buf[64];
@@ -332,7 +368,7 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
  * The store failed in the loop.  For good: -1, the daemon stops.  For a
  * while (a full disk, an I/O error, a lock held too long): 0 after
  * retry_min seconds (a signal ends the wait), with the job that was
- * running, if its end was not written, queued again.
+ * running here, if its end was not written, queued again.
  */
 static int store_failed(struct pk_daemon *d, int wake_rd, GError **err)
 {
@@ -350,21 +386,40 @@ static int store_failed(struct pk_daemon *d, int wake_rd, GError **err)
 		while (read(wake_rd, buf, sizeof buf) > 0)
 			;
 	}
-	if (pk_store_jobs_requeue_running(d->store, "requeued: the store failed as it ended", NULL,
-					  &again) < 0)
+	if (!d->opts->queue_only &&
+	    pk_store_jobs_requeue_gone(d->store, &d->worker, "requeued: the store failed as it ended",
+				       NULL, &again) < 0)
 		daemon_log(0, NULL, "and again: %s", again->message);
 	return 0;
 }
 
-/* Until a signal (or, with once, until nothing is due): 0, or -1 when the store fails for good. */
+/*
+ * The intake's part of a turn: read the sources that are due and queue
+ * the series that are ready (*series_wait: seconds until the next one is).
+ * 0, or -1 when the store failed.
+ */
+static int intake_turn(struct pk_daemon *d, bool first, double now, double *series_wait, GError **err)
+{
+	if (d->opts->worker)
+		return 0;
+	fetch_due(d, first, now);
+	return daemon_assemble(d, series_wait, err);
+}
+
+/*
+ * Until a signal (or, with once, until nothing is due): 0, or -1 when the
+ * store fails for good.  The intake (not a worker) reads and queues; the
+ * worker (not queue-only) claims and runs jobs; a plain daemon does both.
+ * A worker asks the queue again every worker_poll seconds: others fill it.
+ */
 static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 {
 	bool first = true;
 
 	while (!stop_flag) {
-		double series_wait = -1, now = pk_now();
+		double series_wait = -1, now = pk_now(), wait;
 		gint64 job_wait = -1;
-		int ran;
+		int ran = 0, rc;
 
 		/* the sources were opened again (the old ones too when it failed), each watch new:
 		   what they hold now no watch will report, so all are read as at start */
@@ -372,16 +427,14 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 			pk_daemon_reload(d);
 			first = true;
 		}
-		fetch_due(d, first, now);
+		rc = intake_turn(d, first, now, &series_wait, err);
 		first = false;
-		if (daemon_assemble(d, &series_wait, err) < 0) {
+		if (rc < 0) {
 			if (store_failed(d, wake_rd, err) < 0)
 				return -1;
 			continue;
 		}
-		if (d->opts->queue_only)
-			break;
-		if ((ran = run_next_job(d, &job_wait, err)) < 0) {
+		if (!d->opts->queue_only && (ran = run_next_job(d, &job_wait, err)) < 0) {
 			if (store_failed(d, wake_rd, err) < 0)
 				return -1;
 			continue;
@@ -390,7 +443,10 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 			continue;
 		if (d->opts->once)
 			break;
-		sleep_until_due(d, wake_rd, now, series_wait, job_wait);
+		wait = (double)job_wait;
+		if (d->opts->worker)
+			wait = wait < 0 ? d->config.daemon.worker_poll : MIN(wait, d->config.daemon.worker_poll);
+		sleep_until_due(d, wake_rd, now, series_wait, wait);
 	}
 	return 0;
 }
@@ -408,8 +464,10 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 	}
 	wake_fd = pipefd[1];
 	install_signals();
-	daemon_log(0, NULL, "started: %u source(s), database %s, outbox %s%s", d->sources->len,
-		   pk_store_path(d->store), d->outbox->dir, opts->once ? ", once" : "");
+	daemon_log(0, NULL, "started%s%s: %u source(s), database %s, outbox %s%s",
+		   opts->worker ? " as worker " : opts->queue_only ? " (intake only)" : "",
+		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_path(d->store),
+		   d->outbox->dir, opts->once ? ", once" : "");
 	if (daemon_loop(d, pipefd[0], err) < 0)
 		goto out;
 	daemon_log(0, NULL, stop_flag ? "stopped by a signal" : "nothing more to do");

@@ -7,7 +7,9 @@
  *                 the dispatch of due jobs;
  *   inbox.c       mail from the sources -> stored mails -> series -> jobs;
  *   job-series.c  the series job: test each patch, store, render the reply;
- *   job-reply.c   the reply job: send from the outbox over SMTP.
+ *   job-reply.c   the reply job: send from the outbox over SMTP;
+ *   worker.c      who the daemon is to the store's leases, and the
+ *                 heartbeat thread that renews the lease of its job.
  *
  * The daemon logs its own events, one line each (daemon_log()): it is the
  * top of everything it runs.
@@ -25,6 +27,7 @@
 
 struct pk_intake;
 struct pk_outbox;
+struct daemon_heartbeat;
 
 struct pk_daemon {
 	struct pk_config config;
@@ -32,7 +35,11 @@ struct pk_daemon {
 	GPtrArray *sources;       /* struct pk_intake* */
 	struct pk_outbox *outbox; /* rendered replies waiting to be sent */
 	const struct pk_daemon_opts *opts;
-	int lock_fd;              /* the lock beside the database, -1 before it is taken */
+	int lock_fd;              /* the intake's lock beside the database, -1 when not taken */
+	/* a daemon that runs jobs (not --queue-only) is a worker of the queue: */
+	struct pk_store_worker worker;  /* its name and machine (strings below) and lease */
+	char *worker_name, *worker_machine;
+	struct daemon_heartbeat *heartbeat;  /* renews the running job's lease (worker.c) */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
@@ -50,6 +57,29 @@ static inline gint64 daemon_now(void)
 {
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
+
+/* ---- worker.c ------------------------------------------------------------ */
+
+/*
+ * Become a worker of the queue: name the daemon ("host:pid") and its
+ * machine for the leases, queue again the jobs a worker of this machine
+ * that is gone left running, and start the heartbeat thread (its own
+ * store connection).  daemon_worker_stop() ends it; both are safe to call
+ * on a daemon that is no worker.
+ */
+int daemon_worker_start(struct pk_daemon *d, GError **err);
+void daemon_worker_stop(struct pk_daemon *d);
+/* The heartbeat renews job_id's lease (every third of it) until the release. */
+void daemon_lease_hold(struct pk_daemon *d, gint64 job_id);
+void daemon_lease_release(struct pk_daemon *d);
+/* Whether the heartbeat found the held job's lease lost (its result will be refused). */
+bool daemon_lease_lost(struct pk_daemon *d);
+/*
+ * Renew job_id's lease now: 0 while the daemon holds it, -1 with err set
+ * when it does not (lost) or the store failed.  Inside a transaction, a 0
+ * keeps the job this worker's until the commit.
+ */
+int daemon_lease_check(struct pk_daemon *d, gint64 job_id, GError **err);
 
 /* ---- inbox.c ------------------------------------------------------------- */
 

@@ -38,6 +38,20 @@ int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind
 	return 0;
 }
 
+int pk_store_source_name(struct pk_store *store, gint64 source_id, char **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT name FROM sources WHERE id = ?1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, source_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	*out = col_text(st, 0);
+	return 1;
+}
+
 int pk_store_add_series(struct pk_store *store, gint64 *out_id,
 			const struct pk_store_series *series, GError **err)
 {

@@ -49,7 +49,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 6
+#define PK_STORE_SCHEMA_VERSION 7
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -103,6 +103,9 @@ int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GErro
  */
 int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind,
 			const char *name, const char *url, GError **err);
+
+/* The name of source source_id ([source NAME]): 1 found (*out new), 0 not. */
+int pk_store_source_name(struct pk_store *store, gint64 source_id, char **out, GError **err);
 
 /* A series, found by its cover letter's Message-ID or added. */
 struct pk_store_series {
@@ -269,7 +272,7 @@ void pk_history_row_free(struct pk_history_row *row);
 int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *filter, GError **err);
 
-/* ---- the daemon's queue (queue.c): jobs, mails, replies, sources ------- */
+/* ---- the daemon's queue: jobs (jobs.c); mails, replies, sources (queue.c) */
 
 /*
  * A job's state.  Code passes the enum; the names ("queued"...) are the
@@ -320,6 +323,8 @@ struct pk_store_job {
 	int attempts;             /* moves to running so far */
 	gint64 created, updated;  /* Unix times */
 	gint64 not_before;        /* a queued job does not run before (Unix time; 0 = at once) */
+	char *worker;             /* a running job's holder ("host:pid"), else NULL */
+	gint64 lease_until;       /* and when its lease ends (Unix time), else 0 */
 };
 void pk_store_job_free(struct pk_store_job *job);
 typedef struct pk_store_job pk_store_job;
@@ -338,11 +343,61 @@ int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *
 			    int series_version, const char *payload, GError **err);
 
 /*
- * The only way a job's state changes (the functions below that move jobs
- * go through it too), with detail (why, what it produced) or NULL.  Moving
- * to PK_JOB_RUNNING counts an attempt.  Allowed moves: queued -> running
- * | cancelled; running -> done | failed | queued (requeued after a crash);
- * failed -> queued (retry).  Anything else is refused.
+ * A worker: a process that claims jobs and holds each under a lease,
+ * renewed while it works.  name is what `printkbot queue` and the logs
+ * show ("host:pid"); machine (boot id and pid namespace) and pid say
+ * where it runs, so that a worker on the same machine can tell a holder
+ * that is gone (pk_store_jobs_requeue_gone()).  lease: the seconds a
+ * claim or a renewal holds.  Borrowed for each call.
+ */
+struct pk_store_worker {
+	const char *name;
+	const char *machine;
+	gint64 pid;
+	gint64 lease;
+};
+
+/*
+ * Claim the oldest queued job of kind (PK_JOB_ANY_KIND: any) whose
+ * not_before has come (<= now), atomically: it moves to running, held
+ * by worker until now + worker->lease, one attempt counted.  Two workers
+ * never claim the same job (one write transaction, and the move is
+ * conditional on the job still being queued).  1 claimed (*out new, its
+ * state running), 0 none.  *out_wait (may be NULL): seconds until a job
+ * of that kind is due or a running job's lease ends (then
+ * pk_store_jobs_requeue_expired() has work), -1 when neither will.
+ */
+int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *worker,
+		       enum pk_job_kind kind, gint64 now, struct pk_store_job **out,
+		       gint64 *out_wait, GError **err);
+/*
+ * The worker still holds the job: its lease is extended to now +
+ * worker->lease.  1 held, 0 lost (the lease ended before now, or the job
+ * is no longer running under this worker): the worker must drop the job
+ * and write nothing of it.  Inside a caller's transaction, a 1 keeps the
+ * job this worker's until the commit (no other worker writes meanwhile).
+ */
+int pk_store_job_renew(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
+		       gint64 now, GError **err);
+/*
+ * How a worker's job ended: state PK_JOB_DONE, PK_JOB_FAILED or
+ * PK_JOB_QUEUED (run again, not before not_before), with detail.  Written
+ * only while the worker holds the job (as pk_store_job_renew() checks, in
+ * the same transaction): 1 written, 0 refused, the lease lost — the late
+ * result of a worker whose job another one has or will run.
+ */
+int pk_store_job_end(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
+		     enum pk_job_state state, const char *detail, gint64 not_before, gint64 now,
+		     GError **err);
+
+/*
+ * Every move of a job's state goes through one function of jobs.c, which
+ * these call.  Moving to PK_JOB_RUNNING is only by pk_store_job_claim()
+ * (a running job has a holder); this one moves a job as an operator
+ * would, whoever holds it, with detail (why, what it produced) or NULL.
+ * Allowed moves: queued -> running (claims only) | cancelled; running ->
+ * done | failed | queued (requeued); failed -> queued (retry).  Anything
+ * else is refused.
  */
 int pk_store_job_set_state(struct pk_store *store, gint64 job_id, enum pk_job_state state,
 			   const char *detail, GError **err);
@@ -351,8 +406,8 @@ int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state 
 		       GError **err);
 /*
  * Put a running job back in the queue, not to run before not_before (Unix
- * time): the move running -> queued of pk_store_job_set_state(), with the
- * retry time written in the same transaction.
+ * time): the move running -> queued, with the retry time written in the
+ * same transaction, whoever holds it (a worker uses pk_store_job_end()).
  */
 int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
 			  const char *detail, GError **err);
@@ -361,9 +416,10 @@ int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_befo
 int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err);
 /*
  * The oldest queued job of kind (PK_JOB_ANY_KIND: any) whose not_before
- * has come (<= now): 1 found (*out new, with its attempts so far), 0 none.
- * *out_wait (may be NULL) is set to the seconds until the next queued job
- * of that kind is due, -1 when none is queued.
+ * has come (<= now), without claiming it: 1 found (*out new, with its
+ * attempts so far), 0 none.  *out_wait (may be NULL) is set to the
+ * seconds until the next queued job of that kind is due, -1 when none is
+ * queued.
  */
 int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 now,
 			  struct pk_store_job **out, gint64 *out_wait, GError **err);
@@ -381,11 +437,21 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
 int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
 				    const char *detail, GArray **out_ids, GError **err);
 /*
- * Jobs left running by a process that died are queued again with detail,
- * in one transaction; *out_ids (may be NULL) as above.
+ * Running jobs whose lease ended before now go back to the queue (their
+ * worker died, stalled or lost the store), each with a detail naming the
+ * worker, in one transaction; *out_ids (may be NULL) as above.  Only
+ * these: a job under a live lease is never taken from its worker.
  */
-int pk_store_jobs_requeue_running(struct pk_store *store, const char *detail, GArray **out_ids,
+int pk_store_jobs_requeue_expired(struct pk_store *store, gint64 now, GArray **out_ids,
 				  GError **err);
+/*
+ * Running jobs held on worker's machine by a process that is gone (or by
+ * worker itself, which holds none between jobs: a job whose end could not
+ * be written) go back to the queue with detail, at once, without waiting
+ * for their leases; *out_ids (may be NULL) as above.
+ */
+int pk_store_jobs_requeue_gone(struct pk_store *store, const struct pk_store_worker *worker,
+			       const char *detail, GArray **out_ids, GError **err);
 
 /*
  * How far a source was read, as the backend names it ("uidvalidity",

@@ -2,7 +2,7 @@
 # End to end: a public-inbox v2 archive as the daemon's source.  The test
 # builds the archive (git/0.git and git/1.git, one commit per mail, the mail
 # as the blob `m`) from the 1,500 real mails of linux-serial in
-# ../shared/corpus, and `printkbot daemon --queue-only` reads it with
+# ../shared/corpus, and `printkbot daemon --once --queue-only` reads it with
 # libgit2: the queued series are exactly those with logging churn (the
 # scan's count, checked against `printkbot scan`), replies and mails
 # without a patch are skipped, and a second run reads nothing again, then
@@ -46,7 +46,7 @@ series_wait = 0
 type = public-inbox
 path = $work/inbox
 EOF
-$bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run1.log"
+$bot daemon --config "$work/printkbot.conf" --once --queue-only 2>"$work/run1.log"
 $bot queue --config "$work/printkbot.conf" --json >"$work/queue1.json"
 $bot scan --json "$work/all.mbox" >"$work/scan.json" || true
 
@@ -89,10 +89,10 @@ done()
 PY
 
 # A second run reads nothing; after 100 more commits it reads exactly those.
-$bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run2.log"
+$bot daemon --config "$work/printkbot.conf" --once --queue-only 2>"$work/run2.log"
 ! grep -q "new mail" "$work/run2.log" || fail "run 2 read mails again" "$work/run2.log"
 ok "run 2: nothing read twice"
-$bot daemon --config "$work/now.conf" --queue-only 2>"$work/now1.log"
+$bot daemon --config "$work/now.conf" --once --queue-only 2>"$work/now1.log"
 grep -q "source lore-now: first look, start = now" "$work/now1.log" ||
 	fail "start = now: the first look is not said" "$work/now1.log"
 ! grep -q "new mail" "$work/now1.log" || fail "start = now: mails already there were read" "$work/now1.log"
@@ -105,7 +105,7 @@ later = mbox_messages(path("all.mbox"))[1400:]
 inbox_commit(path("inbox/git/1.git"), later[:60], 1800000000, True)
 inbox_commit(path("inbox/git/2.git"), later[60:], 1800000100, False)
 PY
-$bot daemon --config "$work/now.conf" --queue-only 2>"$work/now2.log"
+$bot daemon --config "$work/now.conf" --once --queue-only 2>"$work/now2.log"
 grep -q "source lore-now: 100 new mail(s)" "$work/now2.log" ||
 	fail "start = now: not exactly the 100 mails committed since" "$work/now2.log"
 python3 - <<'PY'
@@ -124,7 +124,7 @@ queued = db.execute("select count(distinct job_id) from mails where state = 'que
 check(queued == jobs, "start = now: every job is the series of some of those mails (%d jobs)" % jobs)
 done()
 PY
-$bot daemon --config "$work/printkbot.conf" --queue-only 2>"$work/run3.log"
+$bot daemon --config "$work/printkbot.conf" --once --queue-only 2>"$work/run3.log"
 grep -q "source linux-serial: 100 new mail(s)" "$work/run3.log" ||
 	fail "run 3 did not read exactly the 100 new mails" "$work/run3.log"
 ok "run 3: exactly the 100 mails committed since"

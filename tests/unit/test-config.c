@@ -117,6 +117,9 @@ static const struct bad_case bad[] = {
 	/* g_key_file_get_double() takes these; each was a tight loop or a wait for ever */
 	{ "[daemon]\nretry_max = nan\n", ":2: [daemon] retry_max: 'nan' is not a number of seconds" },
 	{ "[daemon]\nretry_min = 0\n", "[daemon] retry_min: 0 seconds is outside 1 to 2592000" },
+	/* a lease renewed every third of it: under 3 s, a busy store would lose it */
+	{ "[daemon]\nlease = 2\n", "[daemon] lease: 2 seconds is outside 3 to 2592000" },
+	{ "[daemon]\nworker_poll = 0\n", "[daemon] worker_poll: 0 seconds is outside 0.1 to" },
 	{ "[daemon]\nseries_wait = inf\n", "[daemon] series_wait: 'inf' is not a number of seconds" },
 	{ "[daemon]\nseries_wait = -inf\n", "[daemon] series_wait: '-inf' is not a number" },
 	{ "[smtp]\ntimeout = 1e19\n", "[smtp] timeout: 1e+19 seconds is outside 0 to 2592000" },
@@ -323,10 +326,28 @@ static void test_example_loads(void **state)
 	pk_config_clear(&c);
 }
 
+/* [daemon] lease and worker_poll: the defaults, and values given. */
+static void test_worker_keys(void **state)
+{
+	g_autofree char *given = write_tmp("[daemon]\nlease = 30\nworker_poll = 0.5\n");
+	g_autofree char *empty = write_tmp("");
+	struct pk_config c = { 0 };
+
+	assert_int_equal(pk_config_load(&c, empty, NULL), 0);
+	assert_true(c.daemon.lease == 120 && c.daemon.worker_poll == 10);
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, given, NULL), 0);
+	assert_true(c.daemon.lease == 30 && c.daemon.worker_poll == 0.5);
+	pk_config_clear(&c);
+	unlink(given);
+	unlink(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_defaults),
+		cmocka_unit_test(test_worker_keys),
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),

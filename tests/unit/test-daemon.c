@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -510,6 +511,243 @@ static void test_from_localhost_refused(void **state)
 	}
 }
 
+/* ---- workers ------------------------------------------------------------ */
+
+/*
+ * Roles and the intake's lock: beside a plain daemon (an intake), a
+ * second intake (--queue-only) is refused, and workers start, as many as
+ * wanted, reading no source.
+ */
+static void test_worker_roles(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts intake = { .config_path = f->config, .queue_only = true };
+	struct pk_daemon_opts worker = { .config_path = f->config, .worker = true };
+	struct pk_daemon *w1 = NULL, *w2 = NULL, *d = NULL;
+	g_autoptr(GError) err = NULL;
+
+	assert_int_equal(pk_daemon_open(&d, &intake, &err), -1);
+	assert_non_null(strstr(err->message, "another printkbot daemon"));
+	g_clear_error(&err);
+	if (pk_daemon_open(&w1, &worker, &err) < 0 || pk_daemon_open(&w2, &worker, &err) < 0)
+		fail_msg("worker: %s", err->message);
+	pk_daemon_close(w1);
+	pk_daemon_close(w2);
+}
+
+/*
+ * A mail session of the fake SMTP server: the Message-ID of each mail
+ * that came after DATA is appended to heard.  The mails taken.
+ */
+static int smtp_session(int c, GString *heard)
+{
+	g_autoptr(GIOChannel) io = g_io_channel_unix_new(c);
+	bool data = false;
+	char *line = NULL;
+	int taken = 0;
+
+	g_io_channel_set_encoding(io, NULL, NULL);
+	g_io_channel_set_close_on_unref(io, TRUE);
+#define SAY(text) do { if (write(c, text, strlen(text)) < 0) return taken; } while (0)
+	SAY("220 fake\r\n");
+	while (g_io_channel_read_line(io, &line, NULL, NULL, NULL) == G_IO_STATUS_NORMAL) {
+		g_autofree char *l = line;
+
+		if (data) {
+			if (!strcmp(l, ".\r\n")) {
+				data = false;
+				taken++;
+				SAY("250 ok\r\n");
+			} else if (!g_ascii_strncasecmp(l, "Message-ID:", 11)) {
+				g_string_append(heard, g_strstrip(l + 11));
+				g_string_append_c(heard, '\n');
+			}
+		} else if (!g_ascii_strncasecmp(l, "EHLO", 4) || !g_ascii_strncasecmp(l, "HELO", 4)) {
+			SAY("250 fake\r\n");
+		} else if (!g_ascii_strncasecmp(l, "DATA", 4)) {
+			data = true;
+			SAY("354 go on\r\n");
+		} else if (!g_ascii_strncasecmp(l, "QUIT", 4)) {
+			SAY("221 bye\r\n");
+			return taken;
+		} else {
+			SAY("250 ok\r\n");
+		}
+	}
+#undef SAY
+	return taken;
+}
+
+/*
+ * Three workers, each on its own outbox (as on three machines), on one
+ * SQLite store with 30 replies to send, run at once: every reply reaches
+ * the SMTP server exactly once, is recorded sent, and its job done once.
+ */
+static void test_workers_send_once(void **state)
+{
+	enum { N_REPLIES = 30, N_WORKERS = 3 };
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autoptr(GString) heard = g_string_new(NULL);
+	g_autoptr(GPtrArray) done = NULL;
+	g_autoptr(GError) err = NULL;
+	pid_t kids[N_WORKERS];
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), left = N_WORKERS;
+
+	pk_daemon_close(f->daemon);   /* no thread of ours while the workers are forked */
+	f->daemon = NULL;
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	{
+		g_autoptr(pk_store) store = NULL;
+
+		assert_int_equal(pk_store_open(&store, db, &err), 0);
+		for (int i = 0; i < N_REPLIES; i++) {
+			g_autofree char *mid = g_strdup_printf("patch-%d@example.org", i);
+			g_autofree char *rid = g_strdup_printf("reply-%d@example.org", i);
+			g_autofree char *text = g_strdup_printf("From: bot@example.org\r\nMessage-ID: <%s>\r\n"
+								"Subject: x\r\n\r\nhi\r\n", rid);
+			g_autofree char *payload = NULL;
+			struct pk_store_mail m = { .message_id = mid, .subject = "x", .state = "queued" };
+			struct pk_store_reply r = { .message_id = rid, .sender = "bot@example.org",
+						    .recipients = "jane@example.org", .text = text };
+			gint64 reply_id, job_id;
+
+			assert_int_equal(pk_store_mail_add(store, &r.mail_id, NULL, &m, NULL, 0, &err), 0);
+			assert_int_equal(pk_store_reply_add(store, &reply_id, &r, &err), 0);
+			payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
+			assert_int_equal(pk_store_job_add(store, &job_id, PK_JOB_REPLY, payload, &err), 0);
+		}
+	}
+	for (int k = 0; k < N_WORKERS; k++) {
+		g_autofree char *conf = g_strdup_printf("%s/worker%d.conf", f->dir, k);
+		g_autofree char *text = g_strdup_printf(
+			"[store]\npath = %s\n[daemon]\noutbox = %s/outbox%d\nfrom = printkbot <bot@example.org>\n"
+			"[smtp]\nurl = smtp://127.0.0.1:%d\n", db, f->dir, k, ntohs(a.sin_port));
+
+		assert_true(g_file_set_contents(conf, text, -1, NULL));
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			struct pk_daemon_opts opts = { .config_path = conf, .worker = true, .once = true };
+
+			close(fd);
+			_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+		}
+	}
+	/* serve until every worker is done: one session at a time, as a small server would */
+	while (left) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int status;
+		pid_t pid;
+
+		if (poll(&p, 1, 100) > 0) {
+			int c = accept(fd, NULL, NULL);
+
+			if (c >= 0)
+				smtp_session(c, heard);
+		}
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+			assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+			left--;
+		}
+	}
+	close(fd);
+	{
+		g_auto(GStrv) ids = g_strsplit(heard->str, "\n", -1);
+		g_autoptr(pk_store) store = NULL;
+
+		assert_int_equal(g_strv_length(ids), N_REPLIES + 1);   /* and the empty last */
+		for (int i = 0; i < N_REPLIES; i++) {
+			g_autofree char *want = g_strdup_printf("<reply-%d@example.org>", i);
+			struct pk_store_reply *r = NULL;
+			guint n = 0;
+
+			for (char **id = ids; *id; id++)
+				n += !strcmp(*id, want);
+			if (n != 1)
+				fail_msg("%s sent %u times", want, n);
+			assert_int_equal(pk_store_open(&store, db, &err), 0);
+			assert_int_equal(pk_store_reply_by_message_id(store, want + 1, &r, &err), 0);
+			g_clear_pointer(&store, pk_store_close);
+		}
+		assert_int_equal(pk_store_open(&store, db, &err), 0);
+		assert_int_equal(pk_store_jobs(store, PK_JOB_DONE, &done, &err), 0);
+		assert_int_equal(done->len, N_REPLIES);
+		for (guint i = 0; i < done->len; i++)
+			assert_int_equal(((struct pk_store_job *)done->pdata[i])->attempts, 1);
+	}
+}
+
+/*
+ * A job that outlives its lease (an SMTP server that greets after 5 s, a
+ * lease of 3 s): the worker's heartbeat renews it, so it is never taken
+ * back while the worker lives, and the reply goes out once, in one attempt.
+ */
+static void test_lease_renewed(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *conf = g_build_filename(f->dir, "slow.conf", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GString) heard = g_string_new(NULL);
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 job_id = queue_reply(f), deadline;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, status = 0;
+	pid_t kid;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	text = g_strdup_printf("[store]\npath = %s\n[daemon]\noutbox = %s/outbox\nlease = 3\n"
+			       "from = printkbot <bot@example.org>\n[smtp]\nurl = smtp://127.0.0.1:%d\n",
+			       db, f->dir, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(conf, text, -1, NULL));
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct pk_daemon_opts opts = { .config_path = conf, .worker = true, .once = true };
+
+		close(fd);
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	c = accept(fd, NULL, NULL);
+	assert_true(c >= 0);
+	/* the worker waits for the greeting past its first lease: still its job, renewed */
+	deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	while (g_get_monotonic_time() < deadline)
+		g_usleep(100000);
+	{
+		g_autoptr(pk_store) store = NULL;
+		g_autoptr(GArray) ids = NULL;
+		gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+
+		assert_int_equal(pk_store_open(&store, db, NULL), 0);
+		assert_int_equal(pk_store_jobs_requeue_expired(store, now, &ids, NULL), 0);
+		assert_int_equal(ids->len, 0);
+	}
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s, held by %s until %+" G_GINT64_FORMAT " s\n", job->id,
+		      pk_job_state_name(job->state), job->worker,
+		      job->lease_until - g_get_real_time() / G_USEC_PER_SEC);
+	assert_int_equal(job->state, PK_JOB_RUNNING);
+	g_clear_pointer(&job, pk_store_job_free);
+	assert_int_equal(smtp_session(c, heard), 1);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	job = job_now(f, job_id);
+	assert_int_equal(job->state, PK_JOB_DONE);
+	assert_int_equal(job->attempts, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +761,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_reply_leaves_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_roles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workers_send_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lease_renewed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -440,7 +440,13 @@ static void test_commands(void **state)
 		assert_int_equal(pk_store_open(&q, path, NULL), 0);
 		assert_int_equal(pk_store_job_add(q, &id, PK_JOB_SERIES, "{\"subject\":\"[PATCH] \\u001b]0;owned"
 						  "\\u0007x \\u202eevil\\u202c \\u009b2J\\nforged\"}", NULL), 0);
-		assert_int_equal(pk_store_job_set_state(q, id, PK_JOB_RUNNING, NULL, NULL), 0);
+		{
+			struct pk_store_worker w = { "test:1", "test-machine", 1, 60 };
+			g_autoptr(pk_store_job) job = NULL;
+
+			assert_int_equal(pk_store_job_claim(q, &w, PK_JOB_ANY_KIND, g_get_real_time() / G_USEC_PER_SEC,
+							    &job, NULL, NULL), 1);
+		}
 		assert_int_equal(pk_store_job_set_state(q, id, PK_JOB_FAILED, "said \x1b[31mred\x07", NULL), 0);
 		g_clear_pointer(&q, pk_store_close);
 		assert_int_equal(run_captured(cmd_queue, 3, argv, &out), 0);

@@ -722,8 +722,15 @@ static void test_queue(void **state)
 	assert_int_equal(next->id, job_r);
 	g_clear_pointer(&next, pk_store_job_free);
 	/* the reply could not be sent: back in the queue until t=2000 */
-	assert_int_equal(pk_store_job_set_state(f->store, job_r, PK_JOB_RUNNING, NULL, NULL), 0);
-	assert_int_equal(pk_store_job_retry_at(f->store, job_r, 2000, "server down", NULL), 0);
+	{
+		struct pk_store_worker w = { "test:1", "test-machine", 1, 60 };
+
+		assert_int_equal(pk_store_job_claim(f->store, &w, PK_JOB_REPLY, 1000, &next, NULL, NULL), 1);
+		assert_int_equal(next->id, job_r);
+		g_clear_pointer(&next, pk_store_job_free);
+		assert_int_equal(pk_store_job_end(f->store, job_r, &w, PK_JOB_QUEUED, "server down", 2000,
+						  1000, NULL), 1);
+	}
 	assert_int_equal(pk_store_job_next_due(f->store, PK_JOB_REPLY, 1000, &next, &wait, NULL), 0);
 	assert_int_equal(wait, 1000);
 	assert_int_equal(pk_store_job_next_due(f->store, PK_JOB_ANY_KIND, 1000, &next, &wait, NULL), 1);

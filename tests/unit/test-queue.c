@@ -2,16 +2,40 @@
  * test-queue.c - the store's job queue: the states a job goes through and
  * the moves allowed between them, the names of states and kinds, and the
  * questions the daemon asks in one call (which jobs a newer series
- * supersedes, which a dead daemon left running, the next due job).
+ * supersedes, which a dead daemon left running, the next due job); and
+ * workers: a job claimed atomically under a lease, renewed, taken back
+ * only when the lease ended, a late result refused, two processes never
+ * claiming the one job, a worker killed mid-job (kill -9) whose job is
+ * taken over after its lease.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "store-fixture.h"
+
+/* Workers of the tests: two machines; the lease is a minute, times are made up. */
+static const struct pk_store_worker worker_a = { "host-a:100", "machine-a", 100, 60 };
+static const struct pk_store_worker worker_b = { "host-b:200", "machine-b", 200, 60 };
+
+/* Claim job_id as w at now (it must be the one due); the job stays with the caller's store. */
+static void claim_ok(struct pk_store *s, const struct pk_store_worker *w, gint64 now, gint64 job_id)
+{
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(GError) err = NULL;
+
+	if (pk_store_job_claim(s, w, PK_JOB_ANY_KIND, now, &job, NULL, &err) != 1)
+		fail_msg("claim by %s: %s", w->name, err ? err->message : "nothing due");
+	assert_int_equal(job->id, job_id);
+	assert_int_equal(job->state, PK_JOB_RUNNING);
+	assert_string_equal(job->worker, w->name);
+	assert_int_equal(job->lease_until, now + w->lease);
+}
 
 /* ---- the job queue ------------------------------------------------------ */
 
@@ -29,7 +53,11 @@ static void test_jobs(void **state)
 	assert_int_equal(pk_store_job_next(s, &next, &err), 1);
 	assert_int_equal(next->id, a);
 	assert_string_equal(next->payload, "{\"patch\":1}");
-	assert_int_equal(pk_store_job_set_state(s, a, PK_JOB_RUNNING, NULL, &err), 0);
+	/* running has a holder: only a claim moves a job there */
+	assert_int_equal(pk_store_job_set_state(s, a, PK_JOB_RUNNING, NULL, &err), -1);
+	assert_non_null(strstr(err->message, "without a worker"));
+	g_clear_error(&err);
+	claim_ok(s, &worker_a, 1000, a);
 	assert_int_equal(pk_store_job_state(s, a, &st, &err), 1);
 	assert_int_equal(st, PK_JOB_RUNNING);
 	g_clear_pointer(&next, pk_store_job_free);
@@ -46,9 +74,9 @@ static void test_jobs(void **state)
 	g_clear_error(&err);
 	assert_int_equal(pk_store_job_set_state(s, b, PK_JOB_ANY_STATE, NULL, &err), -1);
 	g_clear_error(&err);
-	assert_int_equal(pk_store_job_set_state(s, 99, PK_JOB_RUNNING, NULL, &err), -1);
+	assert_int_equal(pk_store_job_set_state(s, 99, PK_JOB_DONE, NULL, &err), -1);
 	g_clear_error(&err);
-	assert_int_equal(pk_store_job_set_state(s, b, PK_JOB_RUNNING, NULL, &err), 0);
+	claim_ok(s, &worker_a, 1000, b);
 	assert_int_equal(pk_store_job_set_state(s, b, PK_JOB_FAILED, "boot timed out", &err), 0);
 	assert_int_equal(pk_store_job_set_state(s, b, PK_JOB_QUEUED, NULL, &err), 0);
 	assert_int_equal(pk_store_job_state(s, 99, &st, &err), 0);
@@ -107,7 +135,10 @@ static void test_job_questions(void **state)
 	assert_int_equal(pk_store_job_add_series(s, &v2, "key-a", 2, "{}", &err), 0);
 	assert_int_equal(pk_store_job_add_series(s, &other, "key-b", 1, "{}", &err), 0);
 	assert_int_equal(pk_store_job_add_series(s, &running, "key-a", 1, "{}", &err), 0);
-	assert_int_equal(pk_store_job_set_state(s, running, PK_JOB_RUNNING, NULL, &err), 0);
+	/* v1 and v2 wait with a later not_before: the claim takes the one due */
+	raw_exec(path, "UPDATE jobs SET not_before = 5000 WHERE id IN (1, 2, 3)");
+	claim_ok(s, &worker_a, 1000, running);
+	raw_exec(path, "UPDATE jobs SET not_before = 0 WHERE id IN (1, 2, 3)");
 	assert_int_equal(pk_store_job_add_series(s, &v3, "key-a", 3, "{}", &err), 0);
 	assert_int_equal(pk_store_job_add_series(s, &stray, NULL, 1, "{}", &err), -1);
 	g_clear_error(&err);
@@ -131,7 +162,16 @@ static void test_job_questions(void **state)
 	assert_int_equal(ids->len, 0);
 	g_clear_pointer(&ids, g_array_unref);
 
-	assert_int_equal(pk_store_jobs_requeue_running(s, "requeued", &ids, &err), 0);
+	/* its worker is gone: a worker on the same machine queues it again at once */
+	{
+		struct pk_store_worker same = worker_b;
+
+		same.machine = worker_a.machine;
+		assert_int_equal(pk_store_jobs_requeue_gone(s, &worker_b, "requeued", &ids, &err), 0);
+		assert_int_equal(ids->len, 0);   /* another machine: it cannot tell */
+		g_clear_pointer(&ids, g_array_unref);
+		assert_int_equal(pk_store_jobs_requeue_gone(s, &same, "requeued", &ids, &err), 0);
+	}
 	assert_int_equal(ids->len, 1);
 	assert_int_equal(g_array_index(ids, gint64, 0), running);
 	assert_int_equal(pk_store_jobs(s, PK_JOB_CANCELLED, &jobs, &err), 0);
@@ -148,7 +188,9 @@ static void test_job_questions(void **state)
 	assert_int_equal(wait, 0);
 	g_clear_pointer(&job, pk_store_job_free);
 	assert_int_equal(pk_store_job_add(s, &reply, PK_JOB_REPLY, "{\"reply\":1}", &err), 0);
-	assert_int_equal(pk_store_job_set_state(s, reply, PK_JOB_RUNNING, NULL, &err), 0);
+	raw_exec(path, "UPDATE jobs SET not_before = 5000 WHERE state = 'queued' AND kind = 'series'");
+	claim_ok(s, &worker_a, 1000, reply);
+	raw_exec(path, "UPDATE jobs SET not_before = 0 WHERE state = 'queued' AND kind = 'series'");
 	assert_int_equal(pk_store_job_retry_at(s, reply, 900, "server down", &err), 0);
 	assert_int_equal(pk_store_job_next_due(s, PK_JOB_REPLY, 1000, &job, NULL, &err), 1);
 	assert_int_equal(job->id, reply);
@@ -166,12 +208,268 @@ static void test_job_questions(void **state)
 	assert_null(((struct pk_store_job *)jobs->pdata[6])->series_key);
 }
 
+/* ---- workers and leases ------------------------------------------------- */
+
+/*
+ * A claim holds its job under a lease: no other worker claims it while
+ * the lease holds (however late), a renewal extends it, and only when it
+ * ended does the job go back to the queue.  The late worker then finds
+ * its lease lost: its renewal and its result are refused, and the new
+ * holder's are written.
+ */
+static void test_lease(void **state)
+{
+	g_autofree char *path = db_path("lease.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(pk_store_job) job = NULL, none = NULL;
+	enum pk_job_state st;
+	gint64 id, wait = -2;
+
+	assert_int_equal(pk_store_job_claim(s, &worker_a, PK_JOB_ANY_KIND, 1000, &none, &wait, &err), 0);
+	assert_int_equal(wait, -1);   /* nothing queued, nothing running */
+	assert_int_equal(pk_store_job_add(s, &id, PK_JOB_SERIES, "{}", &err), 0);
+	claim_ok(s, &worker_a, 1000, id);
+	/* held: B finds nothing, and is told when A's lease ends */
+	assert_int_equal(pk_store_job_claim(s, &worker_b, PK_JOB_ANY_KIND, 1030, &none, &wait, &err), 0);
+	assert_int_equal(wait, 31);
+	assert_int_equal(pk_store_jobs_requeue_expired(s, 1060, &ids, &err), 0);
+	assert_int_equal(ids->len, 0);   /* ends at 1060: still held then */
+	g_clear_pointer(&ids, g_array_unref);
+	/* A renews at 1050: held until 1110 */
+	assert_int_equal(pk_store_job_renew(s, id, &worker_a, 1050, &err), 1);
+	assert_int_equal(pk_store_job_renew(s, id, &worker_b, 1050, &err), 0);   /* not B's */
+	assert_int_equal(pk_store_jobs_requeue_expired(s, 1100, &ids, &err), 0);
+	assert_int_equal(ids->len, 0);
+	g_clear_pointer(&ids, g_array_unref);
+	/* A stalls: at 1111 its lease has ended, the job is queued again and B claims it */
+	assert_int_equal(pk_store_jobs_requeue_expired(s, 1111, &ids, &err), 0);
+	assert_int_equal(ids->len, 1);
+	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
+	assert_int_equal(st, PK_JOB_QUEUED);
+	claim_ok(s, &worker_b, 1112, id);
+	/* A wakes up: its renewal and its result are refused, B's stands */
+	assert_int_equal(pk_store_job_renew(s, id, &worker_a, 1113, &err), 0);
+	assert_int_equal(pk_store_job_end(s, id, &worker_a, PK_JOB_DONE, "late", 0, 1113, &err), 0);
+	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
+	assert_int_equal(st, PK_JOB_RUNNING);
+	/* a result after the lease, nobody else holding it yet, is refused too */
+	assert_int_equal(pk_store_job_end(s, id, &worker_b, PK_JOB_DONE, "too late", 0, 1200, &err), 0);
+	assert_int_equal(pk_store_job_end(s, id, &worker_b, PK_JOB_DONE, "tested", 0, 1150, &err), 1);
+	assert_int_equal(pk_store_job_next_due(s, PK_JOB_ANY_KIND, 1150, &job, NULL, &err), 0);
+	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
+	assert_int_equal(st, PK_JOB_DONE);
+	/* attempts: one per claim */
+	{
+		g_autoptr(GPtrArray) jobs = NULL;
+		const struct pk_store_job *j;
+
+		assert_int_equal(pk_store_jobs(s, PK_JOB_DONE, &jobs, &err), 0);
+		j = jobs->pdata[0];
+		assert_int_equal(j->attempts, 2);
+		assert_string_equal(j->detail, "tested");
+		assert_null(j->worker);
+	}
+	/* an end back to the queue keeps its retry time */
+	assert_int_equal(pk_store_job_add(s, &id, PK_JOB_REPLY, "{}", &err), 0);
+	claim_ok(s, &worker_a, 2000, id);
+	assert_int_equal(pk_store_job_end(s, id, &worker_a, PK_JOB_QUEUED, "server down", 2500, 2001,
+					  &err), 1);
+	assert_int_equal(pk_store_job_claim(s, &worker_b, PK_JOB_REPLY, 2002, &none, &wait, &err), 0);
+	assert_int_equal(wait, 498);
+	claim_ok(s, &worker_b, 2500, id);
+	assert_int_equal(pk_store_job_end(s, id, &worker_b, PK_JOB_CANCELLED, NULL, 0, 2501, &err), -1);
+	g_clear_error(&err);
+}
+
+/* In a child: claim and end jobs as worker w until none is left, each claimed id on fd. */
+static int claim_all(const char *path, int fd, const struct pk_store_worker *w)
+{
+	g_autoptr(pk_store) s = NULL;
+	g_autoptr(GError) err = NULL;
+	int rc;
+
+	if (pk_store_open(&s, path, &err) < 0)
+		return 2;
+	for (;;) {
+		g_autoptr(pk_store_job) job = NULL;
+		g_autofree char *line = NULL;
+
+		rc = pk_store_job_claim(s, w, PK_JOB_ANY_KIND, 1000, &job, NULL, &err);
+		if (rc < 0 && pk_error_transient(err)) {
+			g_clear_error(&err);   /* the write lock was held too long: ask again */
+			continue;
+		}
+		if (rc <= 0)
+			return rc < 0 ? 3 : 0;
+		line = g_strdup_printf("%" G_GINT64_FORMAT " %s\n", job->id, w->name);
+		if (write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+			return 4;
+		if (pk_store_job_end(s, job->id, w, PK_JOB_DONE, w->name, 0, 1001, &err) != 1)
+			return 5;
+	}
+}
+
+/*
+ * Four processes claim from one SQLite file at once: every job is claimed
+ * once, by one of them, and ended by it.
+ */
+static void test_claim_race(void **state)
+{
+	enum { N_JOBS = 120, N_WORKERS = 4 };
+	g_autofree char *path = db_path("race.db");
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GString) all = g_string_new(NULL);
+	char *seen = g_new0(char, N_JOBS + 1);
+	pid_t kids[N_WORKERS];
+	int pipefd[2];
+	char buf[4096];
+	ssize_t n;
+
+	{
+		g_autoptr(pk_store) s = open_ok(path);
+		gint64 id;
+
+		for (int i = 0; i < N_JOBS; i++)
+			assert_int_equal(pk_store_job_add(s, &id, PK_JOB_SERIES, "{}", &err), 0);
+	}
+	assert_int_equal(pipe(pipefd), 0);
+	for (int k = 0; k < N_WORKERS; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			g_autofree char *name = g_strdup_printf("w%d", k);
+			struct pk_store_worker w = { name, "machine", 1000 + k, 60 };
+
+			close(pipefd[0]);
+			_exit(claim_all(path, pipefd[1], &w));
+		}
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], buf, sizeof buf)) > 0)
+		g_string_append_len(all, buf, n);
+	close(pipefd[0]);
+	for (int k = 0; k < N_WORKERS; k++) {
+		int status = 0;
+
+		assert_int_equal(waitpid(kids[k], &status, 0), kids[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	{
+		g_auto(GStrv) lines = g_strsplit(all->str, "\n", -1);
+		g_autoptr(pk_store) s = open_ok(path);
+		g_autoptr(GPtrArray) done = NULL;
+		guint claims = 0;
+
+		for (char **l = lines; *l && **l; l++, claims++) {
+			gint64 id = g_ascii_strtoll(*l, NULL, 10);
+
+			assert_true(id >= 1 && id <= N_JOBS);
+			if (seen[id])
+				fail_msg("job %" G_GINT64_FORMAT " claimed twice", id);
+			seen[id] = 1;
+		}
+		assert_int_equal(claims, N_JOBS);
+		assert_int_equal(pk_store_jobs(s, PK_JOB_DONE, &done, &err), 0);
+		assert_int_equal(done->len, N_JOBS);
+		for (guint i = 0; i < done->len; i++)
+			assert_int_equal(((struct pk_store_job *)done->pdata[i])->attempts, 1);
+	}
+	g_free(seen);
+}
+
+/*
+ * A worker killed (kill -9) with a job claimed: another machine's worker
+ * cannot tell it is gone, so it takes the job over once the lease ended,
+ * and not before; a worker on the killed one's machine sees its process
+ * gone and takes the job back at once.
+ */
+static void test_killed_worker(void **state)
+{
+	g_autofree char *path = db_path("killed.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(pk_store_job) none = NULL;
+	gint64 id, second;
+	int ready[2], status = 0;
+	char c;
+	pid_t kid;
+
+	assert_int_equal(pk_store_job_add(s, &id, PK_JOB_SERIES, "{}", &err), 0);
+	for (int round = 0; round < 2; round++) {
+		gint64 job_id = id;
+
+		if (round) {
+			assert_int_equal(pk_store_job_add(s, &second, PK_JOB_SERIES, "{}", &err), 0);
+			job_id = second;
+		}
+
+		assert_int_equal(pipe(ready), 0);
+		kid = fork();
+		assert_true(kid >= 0);
+		if (kid == 0) {
+			struct pk_store_worker w = { "killed", "machine-k", getpid(), 60 };
+			g_autoptr(pk_store) mine = NULL;
+			g_autoptr(pk_store_job) job = NULL;
+
+			if (pk_store_open(&mine, path, NULL) < 0 ||
+			    pk_store_job_claim(mine, &w, PK_JOB_ANY_KIND, 1000, &job, NULL, NULL) != 1)
+				_exit(1);
+			if (write(ready[1], "x", 1) != 1)
+				_exit(1);
+			pause();   /* mid-job */
+			_exit(0);
+		}
+		close(ready[1]);
+		assert_int_equal(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		kill(kid, SIGKILL);
+		assert_int_equal(waitpid(kid, &status, 0), kid);
+		assert_true(WIFSIGNALED(status));
+		if (round == 0) {
+			/* another machine: held until 1060, then B takes it over */
+			assert_int_equal(pk_store_job_claim(s, &worker_b, PK_JOB_SERIES, 1059, &none, NULL, &err), 0);
+			assert_int_equal(pk_store_jobs_requeue_expired(s, 1060, &ids, &err), 0);
+			assert_int_equal(ids->len, 0);
+			g_clear_pointer(&ids, g_array_unref);
+			assert_int_equal(pk_store_jobs_requeue_expired(s, 1061, &ids, &err), 0);
+			assert_int_equal(ids->len, 1);
+			g_clear_pointer(&ids, g_array_unref);
+			claim_ok(s, &worker_b, 1061, job_id);
+			assert_int_equal(pk_store_job_end(s, job_id, &worker_b, PK_JOB_DONE, "ok", 0, 1062, &err), 1);
+		} else {
+			/* the same machine: its process is gone, taken back at once */
+			struct pk_store_worker here = { "here", "machine-k", getpid(), 60 };
+
+			assert_int_equal(pk_store_jobs_requeue_gone(s, &here, NULL, &ids, &err), 0);
+			assert_int_equal(ids->len, 1);
+			assert_int_equal(g_array_index(ids, gint64, 0), job_id);
+			g_clear_pointer(&ids, g_array_unref);
+			claim_ok(s, &here, 1001, job_id);
+			/* and a live holder of this machine (this process) is not "gone" to another */
+			{
+				struct pk_store_worker other = { "other", "machine-k", 1, 60 };
+
+				assert_int_equal(pk_store_jobs_requeue_gone(s, &other, NULL, &ids, &err), 0);
+				assert_int_equal(ids->len, 0);
+				g_clear_pointer(&ids, g_array_unref);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jobs),
 		cmocka_unit_test(test_job_names),
 		cmocka_unit_test(test_job_questions),
+		cmocka_unit_test(test_lease),
+		cmocka_unit_test(test_claim_race),
+		cmocka_unit_test(test_killed_worker),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

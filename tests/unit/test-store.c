@@ -342,9 +342,52 @@ static void test_migrate_v5_coverage(void **state)
 				 "WHERE t.verdict = 'not-built' AND c.state = 'not-built'"), 2);
 	assert_int_equal(raw_int(old, "SELECT count(*) FROM patches WHERE verdict = 'not-built'"), 1);
 	assert_int_equal(pk_store_check_file(&check, old, &err), 0);
-	assert_int_equal(check.version, 6);
+	assert_int_equal(check.version, PK_STORE_SCHEMA_VERSION);
 	assert_int_equal(check.problems->len, 0);
 	pk_store_check_clear(&check);
+	{
+		g_autoptr(pk_store) s = open_ok(fresh);
+	}
+	old_shape = schema_shape(old);
+	fresh_shape = schema_shape(fresh);
+	assert_string_equal(old_shape, fresh_shape);
+}
+
+/*
+ * A version-6 database with a job left running by a printkbot before
+ * leases: the migration to 7 gives it an ended lease, so the first claim's
+ * requeue puts it back in the queue, naming no worker; the shape is a
+ * fresh database's.
+ */
+static void test_migrate_v6_leases(void **state)
+{
+	static const char *const steps[] = { "001-initial.sql", "002-history.sql", "003-daemon.sql",
+					     "004-boot-records.sql", "005-job-series.sql", "006-coverage.sql" };
+	g_autofree char *old = db_path("v6-jobs.db");
+	g_autofree char *fresh = db_path("v7.db");
+	g_autofree char *old_shape = NULL, *fresh_shape = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(GPtrArray) jobs = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		g_autofree char *sql = migration_sql(steps[i]);
+
+		raw_exec(old, sql);
+	}
+	raw_exec(old, "PRAGMA user_version = 6;"
+		 "INSERT INTO jobs (id, kind, state, created, updated) VALUES (3, 'series', 'running', 1, 1);"
+		 "INSERT INTO jobs (id, kind, state, created, updated) VALUES (4, 'reply', 'queued', 1, 1);");
+	{
+		g_autoptr(pk_store) s = open_ok(old);
+
+		assert_int_equal(pk_store_jobs_requeue_expired(s, 1000, &ids, &err), 0);
+		assert_int_equal(ids->len, 1);
+		assert_int_equal(g_array_index(ids, gint64, 0), 3);
+		assert_int_equal(pk_store_jobs(s, PK_JOB_QUEUED, &jobs, &err), 0);
+		assert_int_equal(jobs->len, 2);
+		assert_non_null(strstr(((struct pk_store_job *)jobs->pdata[0])->detail, "before leases"));
+	}
 	{
 		g_autoptr(pk_store) s = open_ok(fresh);
 	}
@@ -877,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_v1),
 		cmocka_unit_test(test_migrate_v4_jobs),
 		cmocka_unit_test(test_migrate_v5_coverage),
+		cmocka_unit_test(test_migrate_v6_leases),
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_negative_version_refused),
 		cmocka_unit_test(test_check_read_only),

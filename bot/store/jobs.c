@@ -1,0 +1,626 @@
+/*
+ * jobs.c - the job queue: the states a job goes through and the one
+ * function that writes them, the questions the daemon asks of the queue,
+ * and the workers' claims under a lease.  See store.h for the contracts.
+ *
+ * The SQL is plain enough for a PostgreSQL backend to share it (ON
+ * CONFLICT, RETURNING, CASE rather than a boolean as a number); where a
+ * backend without SQLite's one write lock needs more, a comment says so.
+ */
+#include "store/private.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+/* ---- job states and kinds ---------------------------------------------- */
+
+/* The words of the jobs table (its CHECK constraint names the same states). */
+static const char *const job_state_names[] = {
+	[PK_JOB_QUEUED] = "queued",
+	[PK_JOB_RUNNING] = "running",
+	[PK_JOB_DONE] = "done",
+	[PK_JOB_FAILED] = "failed",
+	[PK_JOB_CANCELLED] = "cancelled",
+};
+
+static const char *const job_kind_names[] = {
+	[PK_JOB_UNKNOWN] = "unknown",
+	[PK_JOB_SERIES] = "series",
+	[PK_JOB_REPLY] = "reply",
+};
+
+const char *pk_job_state_name(enum pk_job_state state)
+{
+	return (unsigned)state < G_N_ELEMENTS(job_state_names) ? job_state_names[state] : "";
+}
+
+bool pk_job_state_parse(const char *name, enum pk_job_state *out)
+{
+	for (unsigned i = 0; name && i < G_N_ELEMENTS(job_state_names); i++)
+		if (!strcmp(name, job_state_names[i])) {
+			*out = (enum pk_job_state)i;
+			return true;
+		}
+	return false;
+}
+
+const char *pk_job_kind_name(enum pk_job_kind kind)
+{
+	return (unsigned)kind < G_N_ELEMENTS(job_kind_names) ? job_kind_names[kind] : "";
+}
+
+bool pk_job_kind_parse(const char *name, enum pk_job_kind *out)
+{
+	for (unsigned i = PK_JOB_UNKNOWN + 1; name && i < G_N_ELEMENTS(job_kind_names); i++)
+		if (!strcmp(name, job_kind_names[i])) {
+			*out = (enum pk_job_kind)i;
+			return true;
+		}
+	return false;
+}
+
+/* A kind that a job can have (not "any", not unknown). */
+static bool job_kind_real(enum pk_job_kind kind)
+{
+	return kind > PK_JOB_UNKNOWN && (unsigned)kind < G_N_ELEMENTS(job_kind_names);
+}
+
+static bool job_state_real(enum pk_job_state state)
+{
+	return (unsigned)state < G_N_ELEMENTS(job_state_names);
+}
+
+static bool job_move_allowed(enum pk_job_state from, enum pk_job_state to)
+{
+	static const struct { enum pk_job_state from, to; } moves[] = {
+		{ PK_JOB_QUEUED, PK_JOB_RUNNING }, { PK_JOB_QUEUED, PK_JOB_CANCELLED },
+		{ PK_JOB_RUNNING, PK_JOB_DONE }, { PK_JOB_RUNNING, PK_JOB_FAILED },
+		{ PK_JOB_RUNNING, PK_JOB_QUEUED },   /* the daemon died mid-job: run it again */
+		{ PK_JOB_FAILED, PK_JOB_QUEUED },    /* retry */
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(moves); i++)
+		if (from == moves[i].from && to == moves[i].to)
+			return true;
+	return false;
+}
+
+/* ---- reading jobs ------------------------------------------------------ */
+
+void pk_store_job_free(struct pk_store_job *job)
+{
+	if (!job)
+		return;
+	g_free(job->payload);
+	g_free(job->detail);
+	g_free(job->series_key);
+	g_free(job->worker);
+	g_free(job);
+}
+
+#define JOB_COLUMNS "id, kind, state, payload, detail, series_key, series_version, " \
+		    "attempts, created, updated, not_before, worker, lease_until"
+
+/*
+ * The job of a row of JOB_COLUMNS.  A kind this printkbot does not know
+ * reads as PK_JOB_UNKNOWN (the daemon fails such a job); a state it does
+ * not know is refused (the table's CHECK allows none).
+ */
+static struct pk_store_job *job_row(struct pk_store *s, sqlite3_stmt *st, GError **err)
+{
+	struct pk_store_job *j;
+	enum pk_job_kind kind = PK_JOB_UNKNOWN;
+	enum pk_job_state state;
+
+	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 2), &state)) {
+		pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
+			 s->path, (gint64)sqlite3_column_int64(st, 0));
+		return NULL;
+	}
+	pk_job_kind_parse((const char *)sqlite3_column_text(st, 1), &kind);
+	j = g_new0(struct pk_store_job, 1);
+	j->id = sqlite3_column_int64(st, 0);
+	j->kind = kind;
+	j->state = state;
+	j->payload = col_text(st, 3);
+	j->detail = col_text(st, 4);
+	j->series_key = col_text(st, 5);
+	j->series_version = sqlite3_column_int(st, 6);
+	j->attempts = sqlite3_column_int(st, 7);
+	j->created = sqlite3_column_int64(st, 8);
+	j->updated = sqlite3_column_int64(st, 9);
+	j->not_before = sqlite3_column_int64(st, 10);
+	j->worker = col_text(st, 11);
+	j->lease_until = sqlite3_column_int64(st, 12);
+	return j;
+}
+
+/* The first row of a prepared query of JOB_COLUMNS: 1 (*out new), 0 none. */
+static int job_first(struct pk_store *s, sqlite3_stmt *st, struct pk_store_job **out,
+		     GError **err)
+{
+	struct pk_store_job *j;
+	int rc;
+
+	if ((rc = step(s, st, err)) <= 0)
+		return rc;
+	if (!(j = job_row(s, st, err)))
+		return -1;
+	*out = j;
+	return 1;
+}
+
+int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state *out_state,
+		       GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT state FROM jobs WHERE id = ?1", err);
+	enum pk_job_state state;
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 0), &state))
+		return pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
+				store->path, job_id);
+	*out_state = state;
+	return 1;
+}
+
+int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = "
+					  "'queued' ORDER BY id LIMIT 1", err);
+
+	if (!st)
+		return -1;
+	return job_first(store, st, out, err);
+}
+
+int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **out,
+		  GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_job_free);
+	int rc;
+
+	if (state != PK_JOB_ANY_STATE && !job_state_real(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
+		  "ORDER BY id", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, state == PK_JOB_ANY_STATE ? NULL : pk_job_state_name(state));
+	while ((rc = step(store, st, err)) > 0) {
+		struct pk_store_job *j = job_row(store, st, err);
+
+		if (!j)
+			return -1;
+		g_ptr_array_add(rows, j);
+	}
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}
+
+/* Seconds until the first queued job of kind (NULL: any) is due, -1 when none is queued. */
+static int job_wait(struct pk_store *s, const char *kind, gint64 now, gint64 *out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
+					  "'queued' AND (?1 IS NULL OR kind = ?1)", err);
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, kind);
+	if (step(s, st, err) < 0)
+		return -1;
+	*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
+	     : MAX(sqlite3_column_int64(st, 0) - now, 0);
+	return 0;
+}
+
+int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 now,
+			  struct pk_store_job **out, gint64 *out_wait, GError **err)
+{
+	const char *name = kind == PK_JOB_ANY_KIND ? NULL : pk_job_kind_name(kind);
+	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 wait = 0;
+	int rc;
+
+	if (kind != PK_JOB_ANY_KIND && !job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job kind %d", (int)kind);
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = 'queued' AND "
+		  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, name);
+	sqlite3_bind_int64(st, 2, now);
+	if ((rc = job_first(store, st, &job, err)) < 0)
+		return -1;
+	/* nothing due: how long until the first queued job is */
+	if (!rc && out_wait && job_wait(store, name, now, &wait, err) < 0)
+		return -1;
+	if (out_wait)
+		*out_wait = wait;
+	if (rc)
+		*out = g_steal_pointer(&job);
+	return rc;
+}
+
+/* ---- queueing and moving jobs ------------------------------------------ */
+
+static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
+		      const char *series_key, int series_version, const char *payload,
+		      GError **err)
+{
+	/* state is left to its default: only pk_store_job_set_state() writes it */
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (!job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "a job of an unknown kind (%d) cannot be queued",
+				(int)kind);
+	st = prep(s, "INSERT INTO jobs (kind, payload, series_key, series_version, created, "
+		  "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5)", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, pk_job_kind_name(kind));
+	bind_text(st, 2, payload);
+	bind_text(st, 3, series_key);
+	if (series_key)
+		sqlite3_bind_int(st, 4, series_version);
+	sqlite3_bind_int64(st, 5, unix_now());
+	if (run(s, st, err) < 0)
+		return -1;
+	*out_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind kind,
+		     const char *payload, GError **err)
+{
+	return job_insert(store, out_id, kind, NULL, 0, payload, err);
+}
+
+int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *series_key,
+			    int series_version, const char *payload, GError **err)
+{
+	if (!series_key)
+		return pk_error(err, PK_ERROR_INPUT, "a series job needs its series' key");
+	return job_insert(store, out_id, PK_JOB_SERIES, series_key, series_version, payload, err);
+}
+
+/*
+ * The one place a job's state is written.  A move to running takes
+ * holder (its lease ends at now + holder->lease) and gives the claimed row
+ * in *out_row (may be NULL); any other move drops the holder.  The UPDATE
+ * is conditional on the state just read, so that a backend without
+ * SQLite's write lock (PostgreSQL) still never moves a job twice.
+ */
+static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_state to,
+				const char *detail, const struct pk_store_worker *holder, gint64 now,
+				struct pk_store_job **out_row, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	enum pk_job_state from;
+	bool claim = to == PK_JOB_RUNNING;
+	int rc;
+
+	if ((rc = pk_store_job_state(s, job_id, &from, err)) <= 0)
+		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no job %" G_GINT64_FORMAT,
+					      s->path, job_id);
+	if (!job_move_allowed(from, to) || (claim && !holder))
+		return pk_error(err, PK_ERROR_INPUT, "job %" G_GINT64_FORMAT ": cannot go from %s to %s%s",
+				job_id, pk_job_state_name(from), pk_job_state_name(to),
+				claim && !holder ? " without a worker to hold it" : "");
+	st = prep(s, "UPDATE jobs SET state = ?2, detail = ?3, updated = ?4, "
+		  "attempts = attempts + CASE WHEN ?2 = 'running' THEN 1 ELSE 0 END, "
+		  "worker = ?5, worker_machine = ?6, worker_pid = ?7, lease_until = ?8 "
+		  "WHERE id = ?1 AND state = ?9 RETURNING " JOB_COLUMNS, err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	bind_text(st, 2, pk_job_state_name(to));
+	bind_text(st, 3, detail);
+	sqlite3_bind_int64(st, 4, now);
+	bind_text(st, 5, claim ? holder->name : NULL);
+	bind_text(st, 6, claim ? holder->machine : NULL);
+	if (claim) {
+		sqlite3_bind_int64(st, 7, holder->pid);
+		sqlite3_bind_int64(st, 8, now + holder->lease);
+	}
+	bind_text(st, 9, pk_job_state_name(from));
+	if ((rc = step(s, st, err)) < 0)
+		return -1;
+	if (!rc)
+		return pk_error(err, PK_ERROR_TRANSIENT, "job %" G_GINT64_FORMAT " moved under us", job_id);
+	if (out_row && !(*out_row = job_row(s, st, err)))
+		return -1;
+	return 0;
+}
+
+int pk_store_job_set_state(struct pk_store *store, gint64 job_id, enum pk_job_state state,
+			   const char *detail, GError **err)
+{
+	if (!job_state_real(state))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
+	if (tx_begin(store, err) < 0)
+		return -1;
+	return tx_end(store, job_set_state_locked(store, job_id, state, detail, NULL, unix_now(),
+						  NULL, err), err);
+}
+
+static int job_retry_locked(struct pk_store *s, gint64 job_id, gint64 not_before,
+			    const char *detail, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+
+	if (job_set_state_locked(s, job_id, PK_JOB_QUEUED, detail, NULL, unix_now(), NULL, err) < 0)
+		return -1;
+	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, not_before);
+	return run(s, st, err);
+}
+
+int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
+			  const char *detail, GError **err)
+{
+	if (tx_begin(store, err) < 0)
+		return -1;
+	return tx_end(store, job_retry_locked(store, job_id, not_before, detail, err), err);
+}
+
+/* ---- workers and leases ------------------------------------------------- */
+
+/* Seconds until the first running job's lease ends, -1 when none runs. */
+static int lease_wait(struct pk_store *s, gint64 now, gint64 *out, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT min(lease_until) FROM jobs WHERE state = "
+					  "'running'", err);
+
+	if (!st || step(s, st, err) < 0)
+		return -1;
+	*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
+	     : MAX(sqlite3_column_int64(st, 0) + 1 - now, 0);
+	return 0;
+}
+
+static int job_claim_locked(struct pk_store *s, const struct pk_store_worker *w, const char *kind,
+			    gint64 now, struct pk_store_job **out, GError **err)
+{
+	/* PostgreSQL: FOR UPDATE SKIP LOCKED here; SQLite's BEGIN IMMEDIATE already serialises */
+	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT id FROM jobs WHERE state = 'queued' AND "
+					  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 "
+					  "ORDER BY id LIMIT 1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, kind);
+	sqlite3_bind_int64(st, 2, now);
+	if ((rc = step(s, st, err)) <= 0)
+		return rc;
+	if (job_set_state_locked(s, sqlite3_column_int64(st, 0), PK_JOB_RUNNING, NULL, w, now, out,
+				 err) < 0)
+		return -1;
+	return 1;
+}
+
+int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *worker,
+		       enum pk_job_kind kind, gint64 now, struct pk_store_job **out,
+		       gint64 *out_wait, GError **err)
+{
+	const char *name = kind == PK_JOB_ANY_KIND ? NULL : pk_job_kind_name(kind);
+	g_autoptr(pk_store_job) job = NULL;
+	gint64 wait = -1, lease = -1;
+	int rc;
+
+	if (kind != PK_JOB_ANY_KIND && !job_kind_real(kind))
+		return pk_error(err, PK_ERROR_INPUT, "unknown job kind %d", (int)kind);
+	if (!worker || !worker->name || !worker->machine || worker->lease <= 0)
+		return pk_error(err, PK_ERROR_INPUT, "a job is claimed by a worker with a name, a "
+				"machine and a lease");
+	if (tx_begin(store, err) < 0)
+		return -1;
+	rc = job_claim_locked(store, worker, name, now, &job, err);
+	if (rc == 0 && out_wait &&
+	    (job_wait(store, name, now, &wait, err) < 0 || lease_wait(store, now, &lease, err) < 0))
+		rc = -1;
+	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
+		return -1;
+	if (out_wait)
+		*out_wait = rc ? 0 : wait < 0 ? lease : lease < 0 ? wait : MIN(wait, lease);
+	if (rc)
+		*out = g_steal_pointer(&job);
+	return rc;
+}
+
+/* Renew worker's lease on a job it holds: 1 held, 0 lost. */
+static int job_renew_locked(struct pk_store *s, gint64 job_id, const struct pk_store_worker *w,
+			    gint64 now, GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = prep(s, "UPDATE jobs SET lease_until = ?5 WHERE id = ?1 AND "
+					  "state = 'running' AND worker = ?2 AND worker_machine = ?3 "
+					  "AND worker_pid = ?4 AND lease_until >= ?6 RETURNING id", err);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	bind_text(st, 2, w->name);
+	bind_text(st, 3, w->machine);
+	sqlite3_bind_int64(st, 4, w->pid);
+	sqlite3_bind_int64(st, 5, now + w->lease);
+	sqlite3_bind_int64(st, 6, now);
+	return step(s, st, err);
+}
+
+int pk_store_job_renew(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
+		       gint64 now, GError **err)
+{
+	int rc;
+
+	if (tx_begin(store, err) < 0)
+		return -1;
+	rc = job_renew_locked(store, job_id, worker, now, err);
+	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
+		return -1;
+	return rc;
+}
+
+static int job_end_locked(struct pk_store *s, gint64 job_id, const struct pk_store_worker *w,
+			  enum pk_job_state to, const char *detail, gint64 not_before, gint64 now,
+			  GError **err)
+{
+	g_autoptr(sqlite3_stmt) st = NULL;
+	int rc;
+
+	if ((rc = job_renew_locked(s, job_id, w, now, err)) <= 0)
+		return rc;
+	if (job_set_state_locked(s, job_id, to, detail, NULL, now, NULL, err) < 0)
+		return -1;
+	if (to != PK_JOB_QUEUED)
+		return 1;
+	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, not_before);
+	return run(s, st, err) < 0 ? -1 : 1;
+}
+
+int pk_store_job_end(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
+		     enum pk_job_state state, const char *detail, gint64 not_before, gint64 now,
+		     GError **err)
+{
+	int rc;
+
+	if (state != PK_JOB_DONE && state != PK_JOB_FAILED && state != PK_JOB_QUEUED)
+		return pk_error(err, PK_ERROR_INPUT, "a job does not end %s",
+				pk_job_state_name(state));
+	if (tx_begin(store, err) < 0)
+		return -1;
+	rc = job_end_locked(store, job_id, worker, state, detail, not_before, now, err);
+	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
+		return -1;
+	return rc;
+}
+
+/*
+ * Move every job the prepared query sel selects (its ids) to state to,
+ * each through job_set_state_locked(), in one transaction: the question is
+ * one query, the moves the one path.
+ */
+static int jobs_move(struct pk_store *s, sqlite3_stmt *sel, enum pk_job_state to,
+		     const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	int rc;
+
+	if (tx_begin(s, err) < 0)
+		return -1;
+	while ((rc = step(s, sel, err)) > 0) {
+		gint64 id = sqlite3_column_int64(sel, 0);
+
+		g_array_append_val(ids, id);
+	}
+	for (guint i = 0; rc == 0 && i < ids->len; i++)
+		rc = job_set_state_locked(s, g_array_index(ids, gint64, i), to, detail, NULL,
+					  unix_now(), NULL, err);
+	if (tx_end(s, rc, err) < 0)
+		return -1;
+	if (out_ids)
+		*out_ids = g_steal_pointer(&ids);
+	return 0;
+}
+
+int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
+				    const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'queued' AND "
+					   "kind = 'series' AND series_key = ?1 AND "
+					   "series_version < ?2 ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	bind_text(sel, 1, series_key);
+	sqlite3_bind_int(sel, 2, version);
+	return jobs_move(store, sel, PK_JOB_CANCELLED, detail, out_ids, err);
+}
+
+/*
+ * Queue again the running jobs of the query sel (its rows: id, worker,
+ * worker_pid) that keep(row, data) selects (NULL: all), in one
+ * transaction, each with the detail "why: its worker".
+ */
+static int jobs_requeue(struct pk_store *s, sqlite3_stmt *sel,
+			bool (*keep)(sqlite3_stmt *row, const void *data), const void *data,
+			const char *why, GArray **out_ids, GError **err)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	g_autoptr(GPtrArray) details = g_ptr_array_new_with_free_func(g_free);
+	int rc;
+
+	if (tx_begin(s, err) < 0)
+		return -1;
+	while ((rc = step(s, sel, err)) > 0) {
+		gint64 id = sqlite3_column_int64(sel, 0);
+		const char *who = (const char *)sqlite3_column_text(sel, 1);
+
+		if (keep && !keep(sel, data))
+			continue;
+		g_array_append_val(ids, id);
+		g_ptr_array_add(details, g_strdup_printf("%s: %s", why, who ? who : "a printkbot "
+							 "before leases"));
+	}
+	for (guint i = 0; rc == 0 && i < ids->len; i++)
+		rc = job_set_state_locked(s, g_array_index(ids, gint64, i), PK_JOB_QUEUED,
+					  details->pdata[i], NULL, unix_now(), NULL, err);
+	if (tx_end(s, rc, err) < 0)
+		return -1;
+	if (out_ids)
+		*out_ids = g_steal_pointer(&ids);
+	return 0;
+}
+
+int pk_store_jobs_requeue_expired(struct pk_store *store, gint64 now, GArray **out_ids,
+				  GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
+					   "state = 'running' AND (lease_until IS NULL OR "
+					   "lease_until < ?1) ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	sqlite3_bind_int64(sel, 1, now);
+	return jobs_requeue(store, sel, NULL, NULL, "requeued, the lease ended", out_ids, err);
+}
+
+/* A holder on this machine that is gone: no such process (or the asker itself). */
+static bool holder_gone(sqlite3_stmt *row, const void *data)
+{
+	const struct pk_store_worker *w = data;
+	gint64 pid = sqlite3_column_int64(row, 2);
+
+	if (pid == w->pid)
+		return true;
+	return pid <= 0 || pid > G_MAXINT || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}
+
+int pk_store_jobs_requeue_gone(struct pk_store *store, const struct pk_store_worker *worker,
+			       const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
+					   "state = 'running' AND worker_machine = ?1 ORDER BY id", err);
+
+	if (!sel)
+		return -1;
+	bind_text(sel, 1, worker->machine);
+	return jobs_requeue(store, sel, holder_gone, worker, detail ? detail : "requeued, its worker "
+			    "is gone", out_ids, err);
+}
+
