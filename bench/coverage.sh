@@ -31,16 +31,17 @@ since() { echo "$(now) - $1" | bc; }
 # --- 1. the table ---
 xz -dc "$corpus/linux-serial-1500.mbox.xz" >"$work/serial.mbox"
 mkdir -p "$work/p"
-./printkbot scan --json "$work/serial.mbox" 2>/dev/null | python3 -c '
+./printkbot scan --json "$work/serial.mbox" >"$work/scan.json" 2>/dev/null || true   # 1: findings
+python3 -c '
 import json, mailbox, sys
-ids = [o["message_id"] for o in map(json.loads, sys.stdin)
+ids = [o["message_id"] for o in map(json.loads, open(sys.argv[3]))
        if o["message_id"] and o["verdict"] not in ("no-churn",)]
 n = 0
 for m in mailbox.mbox(sys.argv[1]):
     if (m["Message-ID"] or "").strip() in ids:
         n += 1
         open("%s/p/serial-%03d.mbox" % (sys.argv[2], n), "w").write(m.as_string(unixfrom=True))
-' "$work/serial.mbox" "$work"
+' "$work/serial.mbox" "$work" "$work/scan.json"
 cp "$corpus"/patches/*.patch "$work/p/"
 for p in "$work"/p/*; do
 	./printkbot test --json "$p" >"$p.json" 2>"$p.err" || true
