@@ -20,7 +20,7 @@ mkdir -p "$findings"
 
 # Seeds, made once: patches and mails, single mails of the corpus mbox,
 # captures, their kmsg records, the printk index, config files.
-mkdir -p "$work/seeds"/{mail,scan,capture,record,index,config}
+mkdir -p "$work/seeds"/{mail,scan,capture,record,index,config,policy-apply}
 cp tests/data/test/*.patch tests/data/hostile/*.patch tests/data/scan/checkpatch/*.patch \
 	"$work/seeds/mail/" 2>/dev/null
 cp "$shared"/corpus/patches/*.patch "$work/seeds/mail/" 2>/dev/null
@@ -39,6 +39,7 @@ for line in sys.stdin.buffer:
 flush()' "$work/seeds/mail"
 fi
 cp "$work"/seeds/mail/* "$work/seeds/scan/"
+cp tests/data/test/*.patch tests/data/hostile/*.patch "$work/seeds/policy-apply/"
 cp tests/data/kdiff/*.capture "$work/seeds/capture/"
 python3 - "$work/seeds" tests/data/kdiff/*.capture <<'PY'
 import sys, os, re
