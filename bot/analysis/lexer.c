@@ -426,13 +426,17 @@ static char *enclosing_function(const struct side *s, int idx)
 static struct pk_call *read_call(const struct side *s, size_t p, size_t end, size_t *next)
 {
 	const char *b = s->buf->str;
-	g_autofree char *name = g_strndup(b + p, end - p);
+	g_autofree char *name = NULL;
 	struct pk_call c = { 0 }, *out;
 	size_t open = skip_space(b, end, s->buf->len), close;
 	struct call_kind k;
 	gboolean literal = FALSE;
 
-	if (open >= s->buf->len || b[open] != '(' || !classify(name, &k))
+	/* most identifiers are not called: no copy of their name */
+	if (open >= s->buf->len || b[open] != '(')
+		return NULL;
+	name = g_strndup(b + p, end - p);
+	if (!classify(name, &k))
 		return NULL;
 	c.fam = k.fam;
 	c.level = k.level;

@@ -188,7 +188,8 @@ static void add_git_header(GString *out, const struct pk_diff_file *f)
  * lines away.  So each hunk is first located the way git apply does it
  * (the exact pre-image, nearest to where the header says, no fuzz) and its
  * header rewritten; libgit2 then applies and still checks every line.
- * Plain unified diffs get git's file header.  Caller frees.
+ * Plain unified diffs get git's file header.  Without a repo no hunk is
+ * relocated (pk_apply_diff_text).  Caller frees.
  */
 static char *prepare_diff(git_repository *repo, git_tree *tree, const struct pk_patch *patch)
 {
@@ -224,7 +225,7 @@ static char *prepare_diff(git_repository *repo, git_tree *tree, const struct pk_
 			const struct pk_hunk *h = f->hunks->pdata[hunk_i++];
 			left.old = h->old_count;
 			left.new = h->new_count;
-			if (hunk_i == 1 && f->old_path)
+			if (hunk_i == 1 && f->old_path && repo)
 				lines = tree_file_lines(repo, tree, f->old_path);
 			int at = lines && h->old_count ? find_preimage(lines, h, h->old_start - 1 + offset) : -1;
 			if (at >= 0 && at != h->old_start - 1) {
@@ -243,6 +244,7 @@ copy:
 	}
 	return g_string_free(out, FALSE);
 }
+
 
 /*
  * The policy (policy.h) judged the paths of the parsed patch (patch.h),
@@ -283,6 +285,26 @@ static char *delta_refusal(git_diff *diff, const struct pk_patch *patch)
 		}
 	}
 	return NULL;
+}
+
+char *pk_apply_diff_text(const struct pk_patch *patch)
+{
+	return patch->diff ? prepare_diff(NULL, NULL, patch) : NULL;
+}
+
+char *pk_apply_refusal(const struct pk_patch *patch)
+{
+	g_autofree char *text = pk_apply_diff_text(patch);
+	git_diff *diff = NULL;
+	char *why;
+
+	pk_git_init();
+	/* what libgit2 cannot read it does not apply either (pk_apply_patch says so) */
+	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0)
+		return NULL;
+	why = delta_refusal(diff, patch);
+	git_diff_free(diff);
+	return why;
 }
 
 /* The hunk as the patch wrote it (before relocation), or NULL. */

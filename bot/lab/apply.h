@@ -36,4 +36,21 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 		   const char *parent_rev, const struct pk_patch *patch, GError **err);
 void pk_apply_result_clear(struct pk_apply_result *res);
 
+/*
+ * The text pk_apply_patch() gives libgit2's git_diff_from_buffer() for
+ * patch, without a tree to relocate hunks in (their headers stay as
+ * written): for checks of what libgit2 reads from a patch
+ * (tests/fuzz/fuzz-policy-apply.c).  NULL without a diff; caller frees.
+ */
+char *pk_apply_diff_text(const struct pk_patch *patch);
+
+/*
+ * Why libgit2 reads patch as something other than the parsed patch says
+ * (a rename, a copy, a symlink or other non-file mode, a path the patch
+ * names nowhere), so that the bot never applies it; NULL when it reads the
+ * same, or cannot read it (pk_apply_patch() then fails).  The policy
+ * (policy.h) asks this, so what it allows is what it judged.  Caller frees.
+ */
+char *pk_apply_refusal(const struct pk_patch *patch);
+
 #endif

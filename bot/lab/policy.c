@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "lab/apply.h"
+
 /*
  * A path that could leave the tree or reach into its git directory:
  * absolute, or with a ".." or ".git" component (git runs hooks and reads
@@ -142,5 +144,8 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 	if (policy->max_lines && lines > policy->max_lines)
 		return refuse(reason, g_strdup_printf("the diff has %u lines, more than the limit of %u",
 						      lines, policy->max_lines));
+	/* the paths above are the parser's; libgit2, which applies, must read the same ones */
+	if ((why = pk_apply_refusal(patch)))
+		return refuse(reason, why);
 	return true;
 }

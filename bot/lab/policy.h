@@ -8,7 +8,11 @@
  * configuration allows them; size limits apply.  Files the build neither
  * reads nor runs (Documentation/, MAINTAINERS...: PK_PATH_INERT) are
  * applied and not built, so a patch that documents what it changes is
- * tested like one that does not.
+ * tested like one that does not.  The paths judged are the parser's
+ * (patch.h); a patch that libgit2, which applies it, reads otherwise (a
+ * rename or copy, a symlink mode, a path the parser read differently) is
+ * refused too (apply.h's pk_apply_refusal), so what is allowed only ever
+ * changes what was judged (tests/fuzz/fuzz-policy-apply.c checks it).
  *
  * Every patch is refused, too, when the sandbox (sandbox.h) is on but
  * cannot run (bubblewrap missing): a patch is built only in the sandbox

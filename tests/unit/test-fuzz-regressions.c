@@ -16,6 +16,8 @@
 #include "base/patch.h"
 #include "analysis/scan.h"
 #include "base/util.h"
+#include "lab/apply.h"
+#include "lab/policy.h"
 
 static void replay_mail(const char *buf, size_t len)
 {
@@ -85,6 +87,22 @@ static void replay_config(const char *buf, size_t len)
 	unlink(path);
 }
 
+/* what fuzz-policy-apply checks: libgit2 reads an allowed patch as the policy saw it */
+static void replay_policy_apply(const char *buf, size_t len)
+{
+	struct pk_policy policy = PK_POLICY_DEFAULT;
+	g_autoptr(pk_patch) patch = pk_patch_parse_diff(buf, len);
+	g_autofree char *reason = NULL;
+
+	policy.sandbox = PK_SANDBOX_OFF;
+	if (pk_policy_allows(&policy, patch, &reason)) {
+		g_autofree char *why = pk_apply_refusal(patch);
+		assert_null(why);
+	} else {
+		assert_non_null(reason);
+	}
+}
+
 static const struct {
 	const char *dir;
 	void (*replay)(const char *buf, size_t len);
@@ -95,6 +113,7 @@ static const struct {
 	{ "record", replay_record },
 	{ "index", replay_index },
 	{ "config", replay_config },
+	{ "policy-apply", replay_policy_apply },
 };
 
 static void test_replay(void **state)

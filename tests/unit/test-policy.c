@@ -50,6 +50,13 @@ static const struct policy_case cases[] = {
 	  true, false, "binary" },
 	{ "a symlink", "diff --git a/l.h b/l.h\nnew file mode 120000\n--- /dev/null\n+++ b/l.h\n@@ -0,0 +1 @@\n+/etc/shadow\n",
 	  true, false, "symbolic link" },
+	/* what libgit2 reads otherwise than the parser (fuzz-policy-apply found them) */
+	{ "a rename beside a change", "diff --git a/f.c b/scripts/evil\nsimilarity index 100%\nrename from f.c\n"
+	  "rename to scripts/evil\n" FILE_DIFF("other.c"), false, false, "git reads a rename" },
+	{ "a copy beside a change", "diff --git a/o.c b/scripts/evil\nsimilarity index 100%\ncopy from o.c\n"
+	  "copy to scripts/evil\n" FILE_DIFF("f.c"), false, false, "git reads a copy" },
+	{ "a symlink mode with a leading 0", "diff --git a/l.c b/l.c\nnew file mode 0120000\n--- /dev/null\n"
+	  "+++ b/l.c\n@@ -0,0 +1 @@\n+/etc/shadow\n", true, false, "symbolic link" },
 };
 
 static void test_policy_table(void **state)
