@@ -98,6 +98,11 @@ struct pk_test_result {
  * Test patch on parent (a revision of the lab's tree).  On success *out
  * holds the result (pk_test_result_clear()) and, when the patch applied,
  * out->after.commit is the commit a following patch of a series goes on.
+ * A no-churn patch is applied too (not built, unless
+ * opts->build_without_churn), so a series applies whole.  A parent not
+ * in the store (a series' commit that was applied but never built) is
+ * built and booted once, with the stored mask of opts->noise_base (NULL:
+ * the lab's base) when there is one, else several times to learn its own.
  */
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,
