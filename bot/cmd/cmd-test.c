@@ -1,6 +1,7 @@
 /* cmd-test.c - `printkbot test`: a patch or a series through the whole pipeline. */
 #include "cmd/commands.h"
 #include "base/config.h"
+#include "lab/describe.h"
 #include "lab/lab.h"
 #include "report/review.h"
 #include "store/store.h"
@@ -70,6 +71,8 @@ struct test_run {
 	struct pk_store *store;   /* NULL with --no-store */
 	struct pk_test_opts opts;
 	const char *base;
+	char *kernel;             /* the base as a person names it, or NULL */
+	char *compiler;           /* gcc's first line, or NULL */
 	bool json;
 	unsigned printed;
 };
@@ -129,7 +132,8 @@ static int test_input(struct test_run *run, const char *path)
 	}
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
-		struct pk_review_info info = { path, i + 1, patches->len, run->base, run->lab->config_hash };
+		struct pk_review_info info = { path, i + 1, patches->len, run->base, run->lab->config_hash,
+					       .kernel = run->kernel, .compiler = run->compiler };
 		struct pk_test_result res = { 0 };
 
 		if (p->error)
@@ -156,6 +160,17 @@ static int test_input(struct test_run *run, const char *path)
 	return status;
 }
 
+/* The base and the compiler as the reviews name them; one that cannot be read is left out, and said. */
+static void describe_lab(struct test_run *run)
+{
+	g_autoptr(GError) e1 = NULL, e2 = NULL;
+
+	if (!(run->kernel = pk_describe_base(run->lab, run->base, &e1)))
+		pk_info("the base is not described in the reviews: %s", e1->message);
+	if (!(run->compiler = pk_describe_compiler(&e2)))
+		pk_info("the compiler is not named in the reviews: %s", e2->message);
+}
+
 static int cmd_test(struct pk_cmd_ctx *ctx)
 {
 	const struct test_opts *o = ctx->cmdline.opts;
@@ -169,10 +184,13 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
 	run.opts.build_without_churn = o->all;
+	describe_lab(&run);
 	for (char **a = ctx->cmdline.args; *a; a++) {
 		int one = test_input(&run, *a);   /* not inside MAX(): it evaluates twice */
 		status = MAX(status, one);
 	}
+	g_free(run.kernel);
+	g_free(run.compiler);
 	return status;
 }
 

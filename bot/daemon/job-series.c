@@ -281,7 +281,7 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, r->base_rev);
 	const struct pk_source_config *src = source_of(d, row->source_id);
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
-				       r->lab.config_hash, reproduce };
+				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
 	struct pk_reply_info rinfo = {
 		.base = r->base_name, .base_note = r->base_note, .list = src ? src->list : NULL,
 		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,

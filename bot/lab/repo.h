@@ -94,4 +94,20 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
 int pk_repo_import_commits(unsigned *out_copied, const struct pk_lab *lab, const char *src_dir,
 			   const char *const *commits, const char *const *keep, GError **err);
 
+/* rev's whole commit message. */
+char *pk_repo_commit_message(const struct pk_lab *lab, const char *rev, GError **err);
+
+/*
+ * rev as `git describe` names it from the lab's annotated tags (a
+ * fetched tree's: "v6.13-rc1-57-g1a2b3c4d5e6f", 12 hex), or NULL when no
+ * such tag is behind it (Debian's imports have none).
+ */
+char *pk_repo_describe(const struct pk_lab *lab, const char *rev);
+
+/*
+ * The first ref under prefix ("refs/printkbot/trees/") that points at
+ * rev's commit, without the prefix ("net-next/main"), or NULL.
+ */
+char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *prefix);
+
 #endif

@@ -3,7 +3,7 @@
 # comment (no churn: neither built nor booted) and 3/3's context needs
 # that comment: 3/3 applies on 2/3's commit, is compared with it (built
 # and booted once for that, the base's noise mask serving), and its text
-# change is reported.
+# change is reported.  The reviews name the kernel and the compiler.
 source "$(dirname "$0")/lib.sh"
 
 lab_setup
@@ -27,6 +27,9 @@ tc = [c for c in three["console"] if c["kind"] == "text-changed"]
 check(len(tc) == 1 and "initialized and ready" in (tc[0]["new_text"] or "")
       and tc[0]["file"] == "drivers/base/devtmpfs.c",
       "3/3: the text change is seen at boot (%s)" % [(c["kind"], c["new_text"]) for c in three["console"]])
+check(one["kernel"].startswith("Linux 6.12.") and "(Debian linux-source-6.12 6.12." in one["kernel"]
+      and one["compiler"].startswith("gcc "), "the base and compiler named as a person would (%s; %s)"
+      % (one["kernel"], one["compiler"]))
 check(e2elib.rc("series") == 1, "exit 1: the series changes the console")
 done()
 PY
