@@ -24,11 +24,13 @@
  */
 static const char *const known_keys[][24] = {
 	{ "store", "path", NULL },
-	{ "test", "base", "boot_timeout", NULL },
+	{ "test", "base", "bases", "boot_timeout", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
-	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox", NULL },
+	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
+	  "fetch_interval", NULL },
+	{ "tree ", "url", "path", "branches", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -373,6 +375,7 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->series_wait = 600;
 	d->retry_min = 60;
 	d->retry_max = 3600;
+	d->fetch_interval = 3600;
 	d->outbox = get_string(kf, "daemon", "outbox", NULL);
 	if (!kf)
 		return 0;
@@ -380,7 +383,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_bool(kf, path, "daemon", "cc_original", &d->cc_original, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "series_wait", 0, &d->series_wait, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "retry_min", 1, &d->retry_min, err) < 0 ||
-	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0)
+	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0 ||
+	    get_seconds(kf, path, "daemon", "fetch_interval", 1, &d->fetch_interval, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -458,6 +462,48 @@ static int load_sources(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return 0;
 }
 
+static void tree_config_free(struct pk_tree_config *t)
+{
+	g_free(t->name);
+	g_free(t->url);
+	g_strfreev(t->branches);
+	g_free(t);
+}
+
+/* [tree NAME]: url or path (one of them), branches (default master). */
+static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	g_auto(GStrv) groups = kf ? g_key_file_get_groups(kf, NULL) : NULL;
+
+	c->trees = g_ptr_array_new_with_free_func((GDestroyNotify)tree_config_free);
+	for (char **g = groups; g && *g; g++) {
+		struct pk_tree_config *t;
+		g_autofree char *url = NULL, *dir = NULL;
+
+		if (!g_str_has_prefix(*g, "tree "))
+			continue;
+		url = g_key_file_get_string(kf, *g, "url", NULL);
+		dir = g_key_file_get_string(kf, *g, "path", NULL);
+		if (!url == !dir)
+			return config_error(err, path, *g, NULL, "give url or path, one of them");
+		t = g_new0(struct pk_tree_config, 1);
+		t->name = g_strstrip(g_strdup(*g + strlen("tree ")));
+		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
+		t->branches = g_key_file_get_string_list(kf, *g, "branches", NULL, NULL);
+		if (!t->branches || !*t->branches) {
+			g_strfreev(t->branches);
+			t->branches = g_strsplit("master", ",", -1);
+		}
+		for (char **b = t->branches; *b; b++)
+			g_strstrip(*b);
+		g_ptr_array_add(c->trees, t);
+		if (!*t->name || strpbrk(t->name, " /~^:"))
+			return config_error(err, path, *g, NULL, "'%s' cannot name a tree (a word without / ~ ^ :)",
+					    t->name);
+	}
+	return 0;
+}
+
 /* A size in MiB into bytes; absent keeps *out. */
 static int get_mib(GKeyFile *kf, const char *path, const char *group, const char *key, guint64 *out,
 		   GError **err)
@@ -531,6 +577,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		load_daemon(NULL, NULL, &c, NULL);
 		load_smtp(NULL, NULL, &c, NULL);
 		load_sources(NULL, NULL, &c, NULL);
+		load_trees(NULL, NULL, &c, NULL);
 		c.daemon.reply_on = g_strdup("changes");
 		*out = c;
 		return 0;
@@ -545,13 +592,16 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    get_uint(kf, path, "policy", "max_lines", &c.policy.max_lines, err) < 0 ||
 	    load_sandbox(kf, path, &c, err) < 0 ||
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
-	    load_sources(kf, path, &c, err) < 0) {
+	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0) {
 		pk_config_clear(&c);
 		return -1;
 	}
 	c.path = g_strdup(path);
 	c.db = g_key_file_get_string(kf, "store", "path", NULL);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
+	c.bases = g_key_file_get_string_list(kf, "test", "bases", NULL, NULL);
+	for (char **b = c.bases; b && *b; b++)
+		g_strstrip(*b);
 	c.keys = g_steal_pointer(&kf);
 	*out = c;
 	return 0;
@@ -596,6 +646,9 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->smtp.ca_file);
 	if (config->sources)
 		g_ptr_array_unref(config->sources);
+	if (config->trees)
+		g_ptr_array_unref(config->trees);
+	g_strfreev(config->bases);
 	if (config->keys)
 		g_key_file_unref(config->keys);
 	memset(config, 0, sizeof *config);

@@ -85,6 +85,14 @@ struct pk_daemon_config {
 	double retry_min;         /* first retry of a failed reply, seconds (default 60) */
 	double retry_max;         /* longest wait between retries (default 3600) */
 	char *outbox;             /* the outbox Maildir; NULL: <cache dir>/outbox (outbox.h) */
+	double fetch_interval;    /* seconds between fetches of the [tree]s (default 3600) */
+};
+
+/* [tree NAME]: an operator's kernel repository the lab fetches branches of (lab/bases.h). */
+struct pk_tree_config {
+	char *name;               /* NAME: the ref is refs/printkbot/trees/NAME/<branch> */
+	char *url;                /* url =, or path = (a local repository), as libgit2 fetches it */
+	char **branches;          /* branches = main, next (default: master) */
 };
 
 /* [smtp]: how replies are sent. */
@@ -109,6 +117,9 @@ struct pk_config {
 	struct pk_daemon_config daemon; /* [daemon], defaults filled in */
 	struct pk_smtp_config smtp;     /* [smtp], defaults filled in */
 	GPtrArray *sources;       /* struct pk_source_config*, one per [source NAME], in file order */
+	char **bases;             /* [test] bases: the bases a series may go on, in order
+	                             ("debian:6.12", "net/main"); NULL: base alone */
+	GPtrArray *trees;         /* struct pk_tree_config*, one per [tree NAME], in file order */
 	GKeyFile *keys;           /* the whole file, for the modules that read their own groups */
 };
 

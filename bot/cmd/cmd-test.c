@@ -1,6 +1,8 @@
 /* cmd-test.c - `printkbot test`: a patch or a series through the whole pipeline. */
 #include "cmd/commands.h"
 #include "base/config.h"
+#include "intake/mail.h"
+#include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
 #include "report/review.h"
@@ -70,8 +72,8 @@ struct test_run {
 	const struct pk_lab *lab;
 	struct pk_store *store;   /* NULL with --no-store */
 	struct pk_test_opts opts;
-	const char *base;
-	char *kernel;             /* the base as a person names it, or NULL */
+	const char *base;         /* --base (the only base then), or NULL */
+	char **bases;             /* the bases a series may go on, in order (bases.h) */
 	char *compiler;           /* gcc's first line, or NULL */
 	bool json;
 	unsigned printed;
@@ -104,13 +106,34 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 	return rc;
 }
 
+/*
+ * The base of one input's series (bases.h): its base-commit, else the
+ * first base on which it applies whole, and that base as a person names it.
+ */
+static int choose_base(struct test_run *run, struct pk_base_choice *out, char **out_kernel, const char *buf,
+		       size_t len, GPtrArray *patches, GError **err)
+{
+	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
+	g_autoptr(GError) e = NULL;
+
+	if (pk_bases_choose(out, run->lab, base_commit, (const char *const *)run->bases,
+			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
+		return -1;
+	if (out->tried)
+		pk_info("base %s; passed over: %s", out->name, out->tried);
+	if (!(*out_kernel = pk_describe_base(run->lab, out->rev, &e)))
+		pk_info("the base is not described in the reviews: %s", e->message);
+	return 0;
+}
+
 /* Test every patch of one input, a series in order; returns the exit status for it. */
 static int test_input(struct test_run *run, const char *path)
 {
 	g_autofree char *buf = NULL;
 	g_autoptr(GPtrArray) patches = NULL;
 	g_autoptr(GError) err = NULL;
-	g_autofree char *parent = g_strdup(run->base);
+	g_autofree char *parent = NULL, *kernel = NULL;
+	struct pk_base_choice base = { 0 };
 	gint64 source_id = 0;
 	unsigned skipped = 0;
 	size_t len = 0;
@@ -126,21 +149,27 @@ static int test_input(struct test_run *run, const char *path)
 		fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n", path, skipped);
 		return 2;
 	}
-	if (run->store && pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) {
+	if ((run->store && pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
+	    choose_base(run, &base, &kernel, buf, len, patches, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
 	}
+	parent = g_strdup(base.rev);
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
-		struct pk_review_info info = { path, i + 1, patches->len, run->base, run->lab->config_hash,
-					       .kernel = run->kernel, .compiler = run->compiler };
+		struct pk_review_info info = { path, i + 1, patches->len, base.name, run->lab->config_hash,
+					       .kernel = kernel, .compiler = run->compiler };
 		struct pk_test_result res = { 0 };
 
 		if (p->error)
 			fprintf(stderr, "printkbot test: %s: %s: malformed diff: %s\n", path,
 				p->message_id ? p->message_id : "(no Message-ID)", p->error);
 		pk_info("%s: testing %u/%u: %s", path, i + 1, patches->len, p->subject ? p->subject : "(diff)");
-		if (pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err) < 0 ||
+		int rc = pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err);
+
+		if (rc == 0 && res.verdict == PK_VERDICT_DOES_NOT_APPLY)
+			pk_bases_tried_reason(&res.reason, &base);
+		if (rc < 0 ||
 		    review_one(run, p, source_id, &res, &info, &err) < 0) {
 			/* the bot failed on this patch; the next ones still get their turn */
 			fprintf(stderr, "printkbot test: %s: patch %u/%u: %s\n", path, i + 1, patches->len,
@@ -157,18 +186,8 @@ static int test_input(struct test_run *run, const char *path)
 		status = MAX(status, pk_verdict_is_bad(res.verdict) || p->error ? 1 : 0);
 		pk_test_result_clear(&res);
 	}
+	pk_base_choice_clear(&base);
 	return status;
-}
-
-/* The base and the compiler as the reviews name them; one that cannot be read is left out, and said. */
-static void describe_lab(struct test_run *run)
-{
-	g_autoptr(GError) e1 = NULL, e2 = NULL;
-
-	if (!(run->kernel = pk_describe_base(run->lab, run->base, &e1)))
-		pk_info("the base is not described in the reviews: %s", e1->message);
-	if (!(run->compiler = pk_describe_compiler(&e2)))
-		pk_info("the compiler is not named in the reviews: %s", e2->message);
 }
 
 static int cmd_test(struct pk_cmd_ctx *ctx)
@@ -176,20 +195,29 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	const struct test_opts *o = ctx->cmdline.opts;
 	const struct pk_config *config = &ctx->config;
 	struct test_run run = { &ctx->lab, ctx->store };
+	g_autoptr(GError) err = NULL;
 	int status = 0;
 
 	run.json = o->json;
-	run.base = o->base ? o->base : config->base ? config->base : PK_LAB_BASE_TAG;
+	run.base = o->base;
+	/* --base: that one alone; else the config's bases, else its base and every Debian base the lab has */
+	if (o->base)
+		run.bases = g_strdupv((char *[]){ (char *)o->base, NULL });
+	else if (config->bases && *config->bases)
+		run.bases = g_strdupv(config->bases);
+	else
+		run.bases = pk_bases_default(run.lab, config->base ? config->base : PK_LAB_BASE_TAG);
+	if (!(run.compiler = pk_describe_compiler(&err)))
+		pk_info("the compiler is not named in the reviews: %s", err->message);
 	run.opts.policy = config->policy;
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
 	run.opts.build_without_churn = o->all;
-	describe_lab(&run);
 	for (char **a = ctx->cmdline.args; *a; a++) {
 		int one = test_input(&run, *a);   /* not inside MAX(): it evaluates twice */
 		status = MAX(status, one);
 	}
-	g_free(run.kernel);
+	g_strfreev(run.bases);
 	g_free(run.compiler);
 	return status;
 }

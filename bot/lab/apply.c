@@ -312,49 +312,68 @@ static char *describe_failure(const struct apply_progress *p, const struct pk_pa
 			       p->file, p->hunk, h->old_start, h->old_count, h->new_start, h->new_count);
 }
 
+/*
+ * patch applied to tree in memory, the result written as a tree object:
+ * 1 with *out_tree, 0 when it does not apply (*failure, *refused), -1
+ * with err set when the repository cannot be used.
+ */
+static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, git_repository *repo,
+			 git_tree *tree, const struct pk_patch *patch, GError **err)
+{
+	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
+	struct apply_progress progress = { 0 };
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	g_autofree char *text = patch->diff ? prepare_diff(repo, tree, patch) : NULL;
+	int rc = 0;
+
+	*refused = false;
+	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0) {
+		const git_error *e = git_error_last();
+		*failure = g_strdup_printf("the diff does not parse: %s", patch->diff && e ? e->message : "no diff");
+		goto out;
+	}
+	if ((*failure = delta_refusal(diff, patch))) {
+		*refused = true;
+		goto out;
+	}
+	opts.delta_cb = on_delta;
+	opts.hunk_cb = on_hunk;
+	opts.payload = &progress;
+	if (git_apply_to_tree(&index, repo, tree, diff, &opts) < 0) {
+		const git_error *e = git_error_last();
+		*failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
+		goto out;
+	}
+	rc = git_index_write_tree_to(out_tree, index, repo) < 0 ? pk_git_fail(err, "writing the patched tree") : 1;
+out:
+	g_free(progress.file);
+	git_index_free(index);
+	git_diff_free(diff);
+	return rc;
+}
+
 int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 		   const char *parent_rev, const struct pk_patch *patch, GError **err)
 {
 	git_repository *repo = NULL;
 	git_commit *parent = NULL, *commit = NULL;
 	git_tree *parent_tree = NULL, *tree = NULL;
-	git_diff *diff = NULL;
-	git_index *index = NULL;
-	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
-	struct apply_progress progress = { 0 };
 	struct pk_apply_result res = { 0 };
 	git_oid tree_id, commit_id;
-	g_autofree char *text = NULL;
-	int rc = -1;
+	int rc = -1, applied;
 
 	if (pk_repo_open(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&parent, repo, parent_rev, err) < 0 ||
 	    git_commit_tree(&parent_tree, parent) < 0)
 		goto cleanup;
-
-	text = patch->diff ? prepare_diff(repo, parent_tree, patch) : NULL;
-	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0) {
-		const git_error *e = git_error_last();
-		res.failure = g_strdup_printf("the diff does not parse: %s",
-					      patch->diff && e ? e->message : "no diff");
+	if ((applied = apply_to_tree(&tree_id, &res.failure, &res.refused, repo, parent_tree, patch, err)) < 0)
+		goto cleanup;
+	if (!applied)
 		goto done;
-	}
-	if ((res.failure = delta_refusal(diff, patch))) {
-		res.refused = true;
-		goto done;
-	}
-	opts.delta_cb = on_delta;
-	opts.hunk_cb = on_hunk;
-	opts.payload = &progress;
-	if (git_apply_to_tree(&index, repo, parent_tree, diff, &opts) < 0) {
-		const git_error *e = git_error_last();
-		res.failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
-		goto done;
-	}
-	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
-	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
-		pk_git_fail(err, "writing the patched tree");
+	if (git_tree_lookup(&tree, repo, &tree_id) < 0) {
+		pk_git_fail(err, "reading the patched tree");
 		goto cleanup;
 	}
 	if (commit_tree(&commit_id, repo, parent, tree, patch, err) < 0 ||
@@ -372,13 +391,44 @@ done:
 	rc = 0;
 cleanup:
 	pk_apply_result_clear(&res);
-	g_free(progress.file);
-	git_index_free(index);
-	git_diff_free(diff);
 	git_tree_free(tree);
 	git_tree_free(parent_tree);
 	git_commit_free(commit);
 	git_commit_free(parent);
+	git_repository_free(repo);
+	return rc;
+}
+
+int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const char *rev,
+			  const struct pk_patch *const *patches, guint n, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	int rc = -1;
+
+	*out_failure = NULL;
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&commit, repo, rev, err) < 0 || git_commit_tree(&tree, commit) < 0)
+		goto cleanup;
+	rc = 1;
+	for (guint i = 0; rc == 1 && i < n; i++) {
+		g_autofree char *failure = NULL;
+		bool refused;
+		git_oid next;
+
+		if ((rc = apply_to_tree(&next, &failure, &refused, repo, tree, patches[i], err)) == 0)
+			*out_failure = n > 1 ? g_strdup_printf("patch %u/%u: %s", i + 1, n, failure)
+					     : g_steal_pointer(&failure);
+		git_tree_free(tree);
+		tree = NULL;
+		if (rc == 1 && git_tree_lookup(&tree, repo, &next) < 0)
+			rc = pk_git_fail(err, "reading the patched tree");
+	}
+cleanup:
+	git_tree_free(tree);
+	git_commit_free(commit);
 	git_repository_free(repo);
 	return rc;
 }

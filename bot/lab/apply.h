@@ -36,4 +36,14 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 		   const char *parent_rev, const struct pk_patch *patch, GError **err);
 void pk_apply_result_clear(struct pk_apply_result *res);
 
+/*
+ * Whether the n patches, each on the one before, all apply on rev: in
+ * memory only (no commit, no checkout, the worktree untouched).  1 when
+ * they do, 0 with *out_failure ("patch 2/3: x.c: hunk 1 ... does not
+ * apply"; the patch's number only in a series of more than one), -1 with
+ * err set when the repository cannot be used.
+ */
+int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const char *rev,
+			  const struct pk_patch *const *patches, guint n, GError **err);
+
 #endif

@@ -1,9 +1,20 @@
 /* bases.c - the lab's bases by name; see bases.h. */
+#define _GNU_SOURCE   /* strverscmp(): versions as sort -V orders them */
 #include "lab/bases.h"
 
 #include <string.h>
 
 #include "base/util.h"
+#include "lab/apply.h"
+#include "lab/repo.h"
+
+/* "debian:6.12" before "debian:6.1": newest kernel first, by dotted version. */
+static int compare_versions_desc(gconstpointer a, gconstpointer b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+
+	return -strverscmp(x, y);
+}
 
 int pk_bases_debian(struct pk_debian_source *out, const char *spec, GError **err)
 {
@@ -38,4 +49,111 @@ char *pk_bases_ref(const char *name)
 	if (strchr(name, '/') && !g_str_has_prefix(name, "refs/") && !strchr(name, '~') && !strchr(name, '^'))
 		return g_strconcat(PK_BASES_TREE_PREFIX, name, NULL);
 	return g_strdup(name);
+}
+
+void pk_base_choice_clear(struct pk_base_choice *c)
+{
+	g_free(c->name);
+	g_free(c->rev);
+	g_free(c->tried);
+	memset(c, 0, sizeof *c);
+}
+
+/* Debian's bases the lab holds (printkbot-debian-* tags), newest version first, as "debian:VER". */
+static GPtrArray *debian_bases(const struct pk_lab *lab)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) tags = pk_repo_refs(lab, "refs/tags/" PK_BASES_DEBIAN_TAG);
+
+	for (guint i = 0; tags && i < tags->len; i++)
+		g_ptr_array_add(out, g_strconcat("debian:", (char *)tags->pdata[i], NULL));
+	g_ptr_array_sort(out, compare_versions_desc);
+	return out;
+}
+
+char **pk_bases_default(const struct pk_lab *lab, const char *first)
+{
+	g_autoptr(GPtrArray) deb = debian_bases(lab);
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *first_ref = pk_bases_ref(first);
+	g_autofree char *first_id = pk_repo_resolve(lab, first_ref, NULL);
+
+	g_ptr_array_add(out, g_strdup(first));
+	for (guint i = 0; i < deb->len; i++) {
+		g_autofree char *ref = pk_bases_ref(deb->pdata[i]);
+		g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
+
+		if (id && g_strcmp0(id, first_id))
+			g_ptr_array_add(out, g_strdup(deb->pdata[i]));
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+}
+
+/* One base tried: 1 chosen, 0 not (why appended to tried), -1 error. */
+static int try_base(struct pk_base_choice *out, GString *tried, const struct pk_lab *lab, const char *name,
+		    const struct pk_patch *const *patches, guint n, GError **err)
+{
+	g_autofree char *ref = pk_bases_ref(name);
+	g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
+	g_autofree char *failure = NULL;
+	int rc;
+
+	if (!id) {
+		g_string_append_printf(tried, "%s%s: not in the bot's tree", tried->len ? "; " : "", name);
+		return 0;
+	}
+	if ((rc = pk_apply_series_check(&failure, lab, id, patches, n, err)) <= 0) {
+		if (rc == 0)
+			g_string_append_printf(tried, "%s%s: %s", tried->len ? "; " : "", name, failure);
+		return rc;
+	}
+	out->name = g_strdup(name);
+	out->rev = g_steal_pointer(&id);
+	out->applies = true;
+	return 1;
+}
+
+int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
+		    const char *const *bases, const struct pk_patch *const *patches, guint n, GError **err)
+{
+	g_autoptr(GString) tried = g_string_new(NULL);
+	g_autofree char *named = base_commit ? pk_repo_resolve(lab, base_commit, NULL) : NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (named) {
+		/* the author said where the series goes: tested there, applying or not */
+		out->name = g_strdup_printf("base-commit %.12s", named);
+		out->rev = g_steal_pointer(&named);
+		out->applies = true;
+		return 0;
+	}
+	if (base_commit)
+		g_string_append_printf(tried, "base-commit %.12s: not in the bot's tree", base_commit);
+	for (const char *const *b = bases; rc == 0 && b && *b; b++)
+		rc = try_base(out, tried, lab, *b, patches, n, err);
+	if (rc < 0)
+		return -1;
+	out->tried = tried->len ? g_strdup(tried->str) : NULL;
+	if (rc == 0) {
+		/* none applies: the first base, where the verdict says which patch fails and how */
+		const char *first = bases && *bases ? *bases : PK_LAB_BASE_TAG;
+		g_autofree char *ref = pk_bases_ref(first);
+
+		out->name = g_strdup(first);
+		out->rev = g_strdup(ref);
+	}
+	return 0;
+}
+
+void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c)
+{
+	char *old = *reason;
+
+	if (!c->tried || c->applies)
+		return;
+	*reason = g_strdup_printf("%s%sNo base takes the whole series: %s.", old ? old : "", old ? ". " : "",
+				  c->tried);
+	g_free(old);
 }

@@ -19,6 +19,9 @@
 #define PK_BASES_H
 
 #include <glib.h>
+#include <stdbool.h>
+
+#include "base/patch.h"
 
 #include "lab/lab.h"
 
@@ -46,5 +49,40 @@ void pk_debian_source_clear(struct pk_debian_source *src);
  * commit id).  A new string.
  */
 char *pk_bases_ref(const char *name);
+
+/* Where a series goes (pk_bases_choose()). */
+struct pk_base_choice {
+	char *name;       /* as a reply names it: "debian:6.1", "net/main", "base-commit 1a2b3c4d5e6f" */
+	char *rev;        /* the revision the first patch is applied on */
+	char *tried;      /* every base tried before and why it was passed over
+	                     ("debian:6.12: patch 2/3: x.c: hunk 1 ... does not apply"), or NULL */
+	bool applies;     /* the whole series applies on rev (false: on no base; rev is the first) */
+};
+void pk_base_choice_clear(struct pk_base_choice *c);
+
+/*
+ * The bases a series may go on when the config names none: first (the
+ * configured base), then every Debian base the lab holds (setup
+ * --source), newest first, each commit once.  NULL-terminated, g_strfreev().
+ */
+char **pk_bases_default(const struct pk_lab *lab, const char *first);
+
+/*
+ * Choose the base of a series of n patches: its base-commit (the cover
+ * letter's or the first patch's; may be NULL) when the lab has it;
+ * otherwise the first of bases on which the whole series applies
+ * (checked in memory, the worktree untouched); otherwise the first base,
+ * applies false.  out->tried says why each base passed over was, for a
+ * does-not-apply to name every base tried.  -1 with err only when the
+ * repository cannot be used.
+ */
+int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
+		    const char *const *bases, const struct pk_patch *const *patches, guint n, GError **err);
+
+/*
+ * A does-not-apply reason (*reason, replaced) with every base tried and
+ * why, when the series applied on none (c->applies false).
+ */
+void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c);
 
 #endif

@@ -78,3 +78,23 @@ cleanup:
 	git_repository_free(repo);
 	return out;
 }
+
+GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
+{
+	git_repository *repo = NULL;
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	g_autofree char *glob = g_strconcat(prefix, "*", NULL);
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+
+	if (pk_repo_open(&repo, lab, NULL) < 0)
+		return out;
+	if (git_reference_iterator_glob_new(&it, repo, glob) == 0)
+		while (git_reference_next(&ref, it) == 0) {
+			g_ptr_array_add(out, g_strdup(git_reference_name(ref) + strlen(prefix)));
+			git_reference_free(ref);
+		}
+	git_reference_iterator_free(it);
+	git_repository_free(repo);
+	return out;
+}

@@ -50,6 +50,18 @@ int pk_repo_read_file(char **out, size_t *out_len, const struct pk_lab *lab, con
 int pk_repo_import_tree(const struct pk_lab *lab, const char *message, GError **err);
 
 /*
+ * Another base in the same repository: every file under dir (a kernel
+ * tree extracted elsewhere) as a root commit with message, made as
+ * pk_repo_import_tree() makes its own, and tagged tag.  HEAD and the
+ * worktree do not move.
+ */
+int pk_repo_import_dir(const struct pk_lab *lab, const char *dir, const char *message, const char *tag,
+		       GError **err);
+
+/* The lightweight tag tag (a name under refs/tags/) set to rev's commit, replacing one there. */
+int pk_repo_tag(const struct pk_lab *lab, const char *tag, const char *rev, GError **err);
+
+/*
  * The kernel version the top-level Makefile text states ("6.12.57",
  * "6.12" for SUBLEVEL 0, with EXTRAVERSION appended), or NULL when it
  * states none.  Plain text in: setup reads it from the extracted tree,
@@ -109,5 +121,8 @@ char *pk_repo_describe(const struct pk_lab *lab, const char *rev);
  * rev's commit, without the prefix ("net-next/main"), or NULL.
  */
 char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *prefix);
+
+/* The names of the refs under prefix, without it (none: an empty array). */
+GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
 
 #endif
