@@ -33,6 +33,7 @@ struct pk_daemon {
 	struct pk_outbox *outbox; /* rendered replies waiting to be sent */
 	const struct pk_daemon_opts *opts;
 	int lock_fd;              /* the lock beside the database, -1 before it is taken */
+	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
@@ -50,6 +51,11 @@ static inline gint64 daemon_now(void)
 {
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
+
+/* ---- trees.c ------------------------------------------------------------- */
+
+/* Fetch every [tree] into the lab when due (at start, then every fetch_interval); failures are logged. */
+void daemon_fetch_trees(struct pk_daemon *d, double now);
 
 /* ---- inbox.c ------------------------------------------------------------- */
 

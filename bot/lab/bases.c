@@ -157,3 +157,13 @@ void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c)
 				  c->tried);
 	g_free(old);
 }
+
+int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err)
+{
+	g_autoptr(GPtrArray) specs = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **b = t->branches; b && *b; b++)
+		g_ptr_array_add(specs, g_strdup_printf("+refs/heads/%s:" PK_BASES_TREE_PREFIX "%s/%s", *b, t->name, *b));
+	g_ptr_array_add(specs, NULL);
+	return pk_repo_fetch(lab, t->url, (const char *const *)specs->pdata, err);
+}

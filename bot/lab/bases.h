@@ -21,6 +21,7 @@
 #include <glib.h>
 #include <stdbool.h>
 
+#include "base/config.h"
 #include "base/patch.h"
 
 #include "lab/lab.h"
@@ -84,5 +85,12 @@ int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const 
  * why, when the series applied on none (c->applies false).
  */
 void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c);
+
+/*
+ * Fetch the branches of [tree NAME] into the lab (with libgit2; the
+ * tree's repository is only read): each branch B becomes
+ * refs/printkbot/trees/NAME/B, the base "NAME/B".
+ */
+int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err);
 
 #endif

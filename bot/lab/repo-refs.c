@@ -98,3 +98,26 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 	git_repository_free(repo);
 	return out;
 }
+
+int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err)
+{
+	git_repository *repo = NULL;
+	git_remote *remote = NULL;
+	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_strarray specs = { (char **)refspecs, g_strv_length((char **)refspecs) };
+	g_autofree char *what = g_strdup_printf("fetching %s", url);
+	int rc = -1;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	/* the tags that come with the branches, so that git describe can name their commits */
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_AUTO;
+	if (git_remote_create_anonymous(&remote, repo, url) < 0 ||
+	    git_remote_fetch(remote, &specs, &opts, NULL) < 0)
+		pk_git_fail(err, what);
+	else
+		rc = 0;
+	git_remote_free(remote);
+	git_repository_free(repo);
+	return rc;
+}

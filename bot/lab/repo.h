@@ -125,4 +125,11 @@ char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *pref
 /* The names of the refs under prefix, without it (none: an empty array). */
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
 
+/*
+ * Fetch from url (a repository's path or URL, as libgit2 takes it; only
+ * read) with refspecs ("+refs/heads/main:refs/printkbot/trees/net/main"),
+ * and the tags that point into what came.
+ */
+int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err);
+
 #endif
