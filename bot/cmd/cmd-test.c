@@ -35,6 +35,9 @@ static const char test_usage[] =
 	"  --db FILE             the store (default $PRINTKBOT_DB or <cache>/printkbot.db)\n"
 	"  --no-store            keep nothing, cache nothing\n"
 	"  --allow-build-system  build patches that change Makefile, Kconfig, scripts/...\n"
+	"  --which-base          only say which base each input's series would go on,\n"
+	"                        and why the bases before it were passed over: nothing\n"
+	"                        is built (exit 1 when no base takes a series)\n"
 	"  --all                 build and boot patches without logging churn too\n"
 	"                        (without it they are applied, not built)\n\n"
 	"verdicts: no-churn, no-visible-change, console-changed, not-built (nothing\n"
@@ -53,6 +56,7 @@ struct test_opts {
 	double timeout;          /* 0: the config's, else the default */
 	bool allow_build;
 	bool all;
+	bool which_base;
 };
 
 static const struct pk_option test_options[] = {
@@ -64,6 +68,7 @@ static const struct pk_option test_options[] = {
 	PK_OPTION_NO_STORE,
 	PK_OPTION_FLAG("allow-build-system", struct test_opts, allow_build),
 	PK_OPTION_FLAG("all", struct test_opts, all),
+	PK_OPTION_FLAG("which-base", struct test_opts, which_base),
 	{ NULL },
 };
 
@@ -76,6 +81,7 @@ struct test_run {
 	char **bases;             /* the bases a series may go on, in order (bases.h) */
 	char *compiler;           /* gcc's first line, or NULL */
 	bool json;
+	bool which_base;          /* --which-base: choose, say, test nothing */
 	unsigned printed;
 };
 
@@ -119,7 +125,7 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 	if (pk_bases_choose(out, run->lab, base_commit, (const char *const *)run->bases,
 			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
 		return -1;
-	if (out->tried)
+	if (out->tried && !run->which_base)
 		pk_info("base %s; passed over: %s", out->name, out->tried);
 	if (!(*out_kernel = pk_describe_base(run->lab, out->rev, &e)))
 		pk_info("the base is not described in the reviews: %s", e->message);
@@ -149,12 +155,22 @@ static int test_input(struct test_run *run, const char *path)
 		fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n", path, skipped);
 		return 2;
 	}
-	if ((run->store && pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
+	if ((run->store && !run->which_base && pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
 	    choose_base(run, &base, &kernel, buf, len, patches, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
 	}
 	parent = g_strdup(base.rev);
+	if (run->which_base) {
+		if (base.applies)
+			printf("%s: %s %.12s%s%s%s\n", path, base.name, base.rev, base.three_way ? " (3-way)" : "",
+			       base.tried ? "; passed over: " : "", base.tried ? base.tried : "");
+		else
+			printf("%s: no base takes it: %s\n", path, base.tried ? base.tried : "no base configured");
+		status = base.applies ? 0 : 1;
+		pk_base_choice_clear(&base);
+		return status;
+	}
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
 		struct pk_review_info info = { path, i + 1, patches->len, base.name, run->lab->config_hash,
@@ -213,6 +229,7 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
 	run.opts.build_without_churn = o->all;
+	run.which_base = o->which_base;
 	for (char **a = ctx->cmdline.args; *a; a++) {
 		int one = test_input(&run, *a);   /* not inside MAX(): it evaluates twice */
 		status = MAX(status, one);

@@ -92,7 +92,7 @@ char **pk_bases_default(const struct pk_lab *lab, const char *first)
 
 /* One base tried: 1 chosen, 0 not (why appended to tried), -1 error. */
 static int try_base(struct pk_base_choice *out, GString *tried, const struct pk_lab *lab, const char *name,
-		    const struct pk_patch *const *patches, guint n, GError **err)
+		    const struct pk_patch *const *patches, guint n, bool three_way, GError **err)
 {
 	g_autofree char *ref = pk_bases_ref(name);
 	g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
@@ -100,17 +100,19 @@ static int try_base(struct pk_base_choice *out, GString *tried, const struct pk_
 	int rc;
 
 	if (!id) {
-		g_string_append_printf(tried, "%s%s: not in the bot's tree", tried->len ? "; " : "", name);
+		if (!three_way)
+			g_string_append_printf(tried, "%s%s: not in the bot's tree", tried->len ? "; " : "", name);
 		return 0;
 	}
-	if ((rc = pk_apply_series_check(&failure, lab, id, patches, n, err)) <= 0) {
-		if (rc == 0)
+	if ((rc = pk_apply_series_check(&failure, lab, id, patches, n, three_way, err)) <= 0) {
+		if (rc == 0 && !three_way)
 			g_string_append_printf(tried, "%s%s: %s", tried->len ? "; " : "", name, failure);
 		return rc;
 	}
 	out->name = g_strdup(name);
 	out->rev = g_steal_pointer(&id);
 	out->applies = true;
+	out->three_way = three_way;
 	return 1;
 }
 
@@ -132,9 +134,14 @@ int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const 
 	if (base_commit)
 		g_string_append_printf(tried, "base-commit %.12s: not in the bot's tree", base_commit);
 	for (const char *const *b = bases; rc == 0 && b && *b; b++)
-		rc = try_base(out, tried, lab, *b, patches, n, err);
+		rc = try_base(out, tried, lab, *b, patches, n, false, err);
+	/* none takes it as it stands: each again with `git am -3`'s merge from the index lines' blobs */
+	for (const char *const *b = bases; rc == 0 && b && *b; b++)
+		rc = try_base(out, tried, lab, *b, patches, n, true, err);
 	if (rc < 0)
 		return -1;
+	if (rc > 0 && out->three_way)
+		g_string_append_printf(tried, "; so on %s by a 3-way merge", out->name);
 	out->tried = tried->len ? g_strdup(tried->str) : NULL;
 	if (rc == 0) {
 		/* none applies: the first base, where the verdict says which patch fails and how */

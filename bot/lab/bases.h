@@ -58,6 +58,7 @@ struct pk_base_choice {
 	char *tried;      /* every base tried before and why it was passed over
 	                     ("debian:6.12: patch 2/3: x.c: hunk 1 ... does not apply"), or NULL */
 	bool applies;     /* the whole series applies on rev (false: on no base; rev is the first) */
+	bool three_way;   /* on no base as it stands: on rev by a 3-way merge (apply.h) */
 };
 void pk_base_choice_clear(struct pk_base_choice *c);
 
@@ -72,8 +73,9 @@ char **pk_bases_default(const struct pk_lab *lab, const char *first);
  * Choose the base of a series of n patches: its base-commit (the cover
  * letter's or the first patch's; may be NULL) when the lab has it;
  * otherwise the first of bases on which the whole series applies
- * (checked in memory, the worktree untouched); otherwise the first base,
- * applies false.  out->tried says why each base passed over was, for a
+ * as it stands (checked in memory, the worktree untouched); otherwise
+ * the first on which it applies by a 3-way merge from the blobs its index
+ * lines name (three_way); otherwise the first base, applies false.  out->tried says why each base passed over was, for a
  * does-not-apply to name every base tried.  -1 with err only when the
  * repository cannot be used.
  */

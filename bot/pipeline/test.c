@@ -390,6 +390,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 		goto out;
 	}
 	res->after.commit = g_steal_pointer(&applied.commit);
+	res->three_way = applied.three_way;
 	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, patch, &noise, true, err) < 0)
 		goto out;
 	rc = 0;
@@ -443,6 +444,7 @@ static int apply_only(struct pk_test_result *res, const struct pk_lab *lab, cons
 		return 0;
 	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
 		return -1;
+	res->three_way = applied.three_way;
 	if (applied.applied)
 		res->after.commit = g_steal_pointer(&applied.commit);
 	else

@@ -92,6 +92,7 @@ struct pk_test_result {
 	char *config_hash;        /* the config both sides were built with: the lab's or a
 	                             derived one; NULL when nothing was built */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
+	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 };
 
 /*

@@ -672,6 +672,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " built with %s,", info->compiler);
 	g_string_append_printf(s, " with the bot's kernel config %s.",
 			       res->config_hash ? res->config_hash : info->config_hash);
+	if (res->three_way)
+		g_string_append(s, " The patch did not apply as it stands: it was applied as `git am -3` does, "
+				"its change merged from the files its index lines name.");
 	if (res->derived.lines) {
 		g_autofree char *lines = g_strstrip(g_strdelimit(g_strdup(res->derived.lines), "\n", ' '));
 		g_autoptr(GString) asked = g_string_new(NULL);
@@ -739,6 +742,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "base_short", base_short);
 	add_str(b, "kernel", info->kernel);
 	add_str(b, "compiler", info->compiler);
+	add_bool(b, "three_way", res->three_way);
 	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
 	add_str(b, "config_derived", res->derived.lines);
 	add_int(b, "calls_changed", res->scan->calls_changed);
