@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End to end: a kernel git repository made in the test (the lab's 6.12
+# base, then a branch with a commit on top) configured as [tree net]; the
+# running daemon fetches it at start and every fetch_interval (2 s), the
+# series goes on net/main, and a commit pushed there afterwards is the
+# base of the next series, with no restart.  The patches have no logging
+# churn, so nothing is built: what is checked is the base each reply names.
+source "$(dirname "$0")/lib.sh"
+lab_setup
+
+net=$work/net.git
+git init -q -b main "$net"
+lab_locked git -C "$net" fetch -q "$tree" "refs/tags/printkbot-base:refs/heads/main"
+git -C "$net" checkout -q main
+push() {  # one more commit on net's main (the operator's repository), its id
+	echo "$1" >>"$net/README"
+	git -C "$net" -c user.name=t -c user.email=t@t commit -q -am "$1"
+	git -C "$net" rev-parse HEAD
+}
+tip1=$(push "net: first")
+
+md=$work/Maildir
+mkdir -p "$md"/{new,cur,tmp}
+cat >"$work/printkbot.conf" <<EOF
+[test]
+bases = net/main
+
+[daemon]
+from = printkbot <bot@example.org>
+reply_on = always
+outbox = $work/outbox
+fetch_interval = 2
+
+[smtp]
+url = smtp://127.0.0.1:9
+
+[source local]
+type = maildir
+start = all
+path = $md
+list = list@example.org
+
+[tree net]
+path = $net
+branches = main
+EOF
+
+mail() {  # n: a one-patch series (init/version.c gets a comment) into the Maildir
+	{
+		echo "From: Jane Dev <jane@example.org>"
+		echo "To: list@example.org"
+		echo "Subject: [PATCH] init: add comment number $1"
+		echo "Message-ID: <tree$1@example.org>"
+		echo "Date: Tue, 1 Dec 2026 10:00:0$1 +0000"
+		echo
+		sed -n '/^$/,$p' "$src/tests/data/test/comment-only.patch" | tail -n +2 |
+			sed "s|^+/\* \(.*\) \*/|+/* \1 ($1) */|"
+	} >"$md/tmp/$1.mail"
+	mv "$md/tmp/$1.mail" "$md/new/100$1.mail"
+}
+replies() { grep -l "^base: " "$work"/outbox/new/* 2>/dev/null | wc -l; }
+
+$bot daemon --config "$work/printkbot.conf" 2>"$work/daemon.log" &
+d=$!
+wait_for 60 "the tree fetched at start" grep -q "tree net fetched" "$work/daemon.log"
+mail 1
+wait_for 120 "the first reply" test "$(replies)" -ge 1
+tip2=$(push "net: second")
+n=$(grep -c "tree net fetched" "$work/daemon.log")
+wait_for 30 "the tree fetched again" test "$(grep -c 'tree net fetched' "$work/daemon.log")" -gt "$n"
+mail 2
+wait_for 120 "the second reply" test "$(replies)" -ge 2
+kill -TERM "$d"
+wait "$d" || true
+
+r1=$(grep -l "tree1@example.org" "$work"/outbox/new/* | head -1)
+r2=$(grep -l "tree2@example.org" "$work"/outbox/new/* | head -1)
+check "reply 1 names net/main at the first tip (${tip1:0:12})" grep -q "^base: *net/main ${tip1:0:12} (" "$r1"
+check "reply 2 names net/main at the pushed tip (${tip2:0:12}), no restart" grep -q "^base: *net/main ${tip2:0:12} (" "$r2"
+check "the daemon never restarted" test "$(grep -c 'tree net fetched' "$work/daemon.log")" -ge 2
+checks_end "$work/daemon.log" "$r1" "$r2"
+passed
