@@ -287,7 +287,10 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	struct pk_store_reply *done = NULL;
 	struct pk_test_result res = { 0 };
 	g_autofree char *source = mbox_name(m->message_id);
-	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, r->base_rev);
+	/* a Debian base by its name; a branch (it moves) or a base-commit by the commit */
+	const char *named = r->base.name && (g_str_has_prefix(r->base.name, "debian:") ||
+					     !strcmp(r->base.name, PK_LAB_BASE_TAG)) ? r->base.name : r->base_rev;
+	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
 	const struct pk_source_config *src = source_of(d, row->source_id);
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
 				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
