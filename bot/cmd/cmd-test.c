@@ -132,6 +132,18 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 	return 0;
 }
 
+/* --which-base: where the input's series goes and what was passed over; the exit status. */
+static int say_base(const char *path, const struct pk_base_choice *base)
+{
+	if (!base->applies) {
+		printf("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
+		return 1;
+	}
+	printf("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
+	       base->tried ? "; passed over: " : "", base->tried ? base->tried : "");
+	return 0;
+}
+
 /* Test every patch of one input, a series in order; returns the exit status for it. */
 static int test_input(struct test_run *run, const char *path)
 {
@@ -155,34 +167,32 @@ static int test_input(struct test_run *run, const char *path)
 		fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n", path, skipped);
 		return 2;
 	}
-	if ((run->store && !run->which_base && pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
+	if ((run->store && !run->which_base &&
+	     pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
 	    choose_base(run, &base, &kernel, buf, len, patches, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
 	}
 	parent = g_strdup(base.rev);
 	if (run->which_base) {
-		if (base.applies)
-			printf("%s: %s %.12s%s%s%s\n", path, base.name, base.rev, base.three_way ? " (3-way)" : "",
-			       base.tried ? "; passed over: " : "", base.tried ? base.tried : "");
-		else
-			printf("%s: no base takes it: %s\n", path, base.tried ? base.tried : "no base configured");
-		status = base.applies ? 0 : 1;
+		status = say_base(path, &base);
 		pk_base_choice_clear(&base);
 		return status;
 	}
+	/* a parent of the series never built borrows its base's mask (test.h) */
+	run->opts.noise_base = base.rev;
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
 		struct pk_review_info info = { path, i + 1, patches->len, base.name, run->lab->config_hash,
 					       .kernel = kernel, .compiler = run->compiler };
 		struct pk_test_result res = { 0 };
+		int rc;
 
 		if (p->error)
 			fprintf(stderr, "printkbot test: %s: %s: malformed diff: %s\n", path,
 				p->message_id ? p->message_id : "(no Message-ID)", p->error);
 		pk_info("%s: testing %u/%u: %s", path, i + 1, patches->len, p->subject ? p->subject : "(diff)");
-		int rc = pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err);
-
+		rc = pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err);
 		if (rc == 0 && res.verdict == PK_VERDICT_DOES_NOT_APPLY)
 			pk_bases_tried_reason(&res.reason, &base);
 		if (rc < 0 ||
@@ -202,6 +212,7 @@ static int test_input(struct test_run *run, const char *path)
 		status = MAX(status, pk_verdict_is_bad(res.verdict) || p->error ? 1 : 0);
 		pk_test_result_clear(&res);
 	}
+	run->opts.noise_base = NULL;
 	pk_base_choice_clear(&base);
 	return status;
 }

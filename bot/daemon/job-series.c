@@ -244,6 +244,7 @@ static int series_start(struct series_run *r, GError **err)
 	if (r->base_note)
 		daemon_log(r->job_id, NULL, "%s", r->base_note);
 	r->base_rev = g_strdup(r->parent);
+	r->topts.noise_base = r->base_rev;   /* a parent never built borrows its base's mask */
 	series_describe(r);
 	r->topts.policy = r->d->config.policy;
 	r->topts.boot_timeout = r->d->config.boot_timeout;
