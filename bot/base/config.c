@@ -462,6 +462,23 @@ static int load_sources(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return 0;
 }
 
+/* A comma-separated value as words, blanks trimmed and empty ones dropped; NULL when absent. */
+static char **comma_list(GKeyFile *kf, const char *group, const char *key)
+{
+	g_autofree char *v = g_key_file_get_string(kf, group, key, NULL);
+	g_auto(GStrv) words = v ? g_strsplit(v, ",", -1) : NULL;
+	GPtrArray *out;
+
+	if (!words)
+		return NULL;
+	out = g_ptr_array_new();
+	for (char **w = words; *w; w++)
+		if (*g_strstrip(*w))
+			g_ptr_array_add(out, g_strdup(*w));
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
 static void tree_config_free(struct pk_tree_config *t)
 {
 	g_free(t->name);
@@ -489,13 +506,11 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 		t = g_new0(struct pk_tree_config, 1);
 		t->name = g_strstrip(g_strdup(*g + strlen("tree ")));
 		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
-		t->branches = g_key_file_get_string_list(kf, *g, "branches", NULL, NULL);
+		t->branches = comma_list(kf, *g, "branches");
 		if (!t->branches || !*t->branches) {
 			g_strfreev(t->branches);
 			t->branches = g_strsplit("master", ",", -1);
 		}
-		for (char **b = t->branches; *b; b++)
-			g_strstrip(*b);
 		g_ptr_array_add(c->trees, t);
 		if (!*t->name || strpbrk(t->name, " /~^:"))
 			return config_error(err, path, *g, NULL, "'%s' cannot name a tree (a word without / ~ ^ :)",
@@ -599,9 +614,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	c.path = g_strdup(path);
 	c.db = g_key_file_get_string(kf, "store", "path", NULL);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
-	c.bases = g_key_file_get_string_list(kf, "test", "bases", NULL, NULL);
-	for (char **b = c.bases; b && *b; b++)
-		g_strstrip(*b);
+	c.bases = comma_list(kf, "test", "bases");
 	c.keys = g_steal_pointer(&kf);
 	*out = c;
 	return 0;
