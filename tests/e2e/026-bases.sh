@@ -51,12 +51,12 @@ for c in d["changes"]:
     kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
 check(d["changes"] and all(c["file"] for c in d["changes"][:50]),
       "index-diff 6.1 -> 6.12: %d attributed changes %s" % (len(d["changes"]), kinds))
-removed = [c for c in d["changes"] if c["kind"] == "message-removed" and len(c["old_format"]) > 12]
-if removed:
-    lit = removed[0]["old_format"].split("%")[0].strip()
-    open(e2elib.path("rules.txt"), "w").write("# log-monitor rules\n%s\nLinux version\n" % re.escape(lit))
-    open(e2elib.path("removed.txt"), "w").write(lit)
-check(bool(removed), "some message of 6.1 is gone in 6.12")
+# rules for the literal start of a few messages 6.12 removed (one may live on in another message)
+lits = [c["old_format"].split("%")[0].strip() for c in d["changes"] if c["kind"] == "message-removed"]
+lits = [l for l in lits if len(l) >= 10 and "\n" not in l][:5]
+open(e2elib.path("rules.txt"), "w").write("# log-monitor rules\n%s\nLinux version\n"
+                                         % "\n".join(re.escape(l) for l in lits))
+check(bool(lits), "some messages of 6.1 are gone in 6.12 (%s)" % lits)
 done()
 PY
 keep patterns json $bot index-diff --json --patterns "$work/rules.txt" debian:6.1 debian:6.12
@@ -64,9 +64,8 @@ python3 - <<'PY'
 import e2elib
 from e2elib import check, done
 d, rc = e2elib.model("patterns"), e2elib.rc("patterns")
-lit = e2elib.text("removed.txt")
 pats = [p["pattern"] for p in d["patterns_broken"]]
-check(rc == 1 and len(pats) == 1 and "Linux version" not in pats,
+check(rc == 1 and len(pats) >= 1 and "Linux version" not in pats,
       "the rule for a removed message is reported, the one for a kept message is not (%s, rc %d)" % (pats, rc))
 check(d["a"]["cached"] and d["b"]["cached"], "the second index-diff reads both kernels from the store")
 done()
