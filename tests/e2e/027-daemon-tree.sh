@@ -8,14 +8,16 @@
 source "$(dirname "$0")/lib.sh"
 lab_setup
 
+# bare, borrowing the lab's objects (alternates): no 80,000-file copy or checkout
 net=$work/net.git
-git init -q -b main "$net"
+git init -q --bare "$net"
+echo "$tree/.git/objects" >"$net/objects/info/alternates"
 lab_locked git -C "$net" fetch -q "$tree" "refs/tags/printkbot-base:refs/heads/main"
-git -C "$net" checkout -q main
-push() {  # one more commit on net's main (the operator's repository), its id
-	echo "$1" >>"$net/README"
-	git -C "$net" -c user.name=t -c user.email=t@t commit -q -am "$1"
-	git -C "$net" rev-parse HEAD
+push() {  # one more commit on net's main (the operator's repository, as a push leaves it), its id
+	local id
+	id=$(git -C "$net" -c user.name=t -c user.email=t@t commit-tree "main^{tree}" -p main -m "$1")
+	git -C "$net" update-ref refs/heads/main "$id"
+	echo "$id"
 }
 tip1=$(push "net: first")
 
