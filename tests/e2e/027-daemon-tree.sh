@@ -3,8 +3,9 @@
 # base, then a branch with a commit on top) configured as [tree net]; the
 # running daemon fetches it at start and every fetch_interval (2 s), the
 # series goes on net/main, and a commit pushed there afterwards is the
-# base of the next series, with no restart.  The patches have no logging
-# churn, so nothing is built: what is checked is the base each reply names.
+# base of the next series, with no restart.  Each series is a one-line
+# level change (the daemon skips a patch without churn): what is checked
+# is the base each reply names.
 source "$(dirname "$0")/lib.sh"
 lab_setup
 
@@ -47,16 +48,15 @@ path = $net
 branches = main
 EOF
 
-mail() {  # n: a one-patch series (init/version.c gets a comment) into the Maildir
+mail() {  # n: a one-patch series (devtmpfs's message at notice level) into the Maildir
 	{
 		echo "From: Jane Dev <jane@example.org>"
 		echo "To: list@example.org"
-		echo "Subject: [PATCH] init: add comment number $1"
+		echo "Subject: [PATCH] devtmpfs: notice level, take $1"
 		echo "Message-ID: <tree$1@example.org>"
 		echo "Date: Tue, 1 Dec 2026 10:00:0$1 +0000"
 		echo
-		sed -n '/^$/,$p' "$src/tests/data/test/comment-only.patch" | tail -n +2 |
-			sed "s|^+/\* \(.*\) \*/|+/* \1 ($1) */|"
+		sed -n '/^$/,$p' "$src/tests/data/test/level-change.patch" | tail -n +2
 	} >"$md/tmp/$1.mail"
 	mv "$md/tmp/$1.mail" "$md/new/100$1.mail"
 }
@@ -66,12 +66,11 @@ $bot daemon --config "$work/printkbot.conf" 2>"$work/daemon.log" &
 d=$!
 wait_for 60 "the tree fetched at start" grep -q "tree net fetched" "$work/daemon.log"
 mail 1
-wait_for 120 "the first reply" test "$(replies)" -ge 1
+wait_for 900 "the first reply" test "$(replies)" -ge 1
 tip2=$(push "net: second")
-n=$(grep -c "tree net fetched" "$work/daemon.log")
-wait_for 30 "the tree fetched again" test "$(grep -c 'tree net fetched' "$work/daemon.log")" -gt "$n"
+wait_for 30 "the pushed commit fetched" grep -q "tree net fetched.*main ${tip2:0:12}" "$work/daemon.log"
 mail 2
-wait_for 120 "the second reply" test "$(replies)" -ge 2
+wait_for 900 "the second reply" test "$(replies)" -ge 2
 kill -TERM "$d"
 wait "$d" || true
 
@@ -79,6 +78,6 @@ r1=$(grep -l "tree1@example.org" "$work"/outbox/new/* | head -1)
 r2=$(grep -l "tree2@example.org" "$work"/outbox/new/* | head -1)
 check "reply 1 names net/main at the first tip (${tip1:0:12})" grep -q "^base: *net/main ${tip1:0:12} (" "$r1"
 check "reply 2 names net/main at the pushed tip (${tip2:0:12}), no restart" grep -q "^base: *net/main ${tip2:0:12} (" "$r2"
-check "the daemon never restarted" test "$(grep -c 'tree net fetched' "$work/daemon.log")" -ge 2
+check "one daemon throughout" test "$(grep -c 'started:' "$work/daemon.log")" = 1
 checks_end "$work/daemon.log" "$r1" "$r2"
 passed
