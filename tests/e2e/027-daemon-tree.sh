@@ -61,16 +61,17 @@ mail() {  # n: a one-patch series (devtmpfs's message at notice level) into the 
 	mv "$md/tmp/$1.mail" "$md/new/100$1.mail"
 }
 replies() { grep -l "^base: " "$work"/outbox/new/* 2>/dev/null | wc -l; }
+have_replies() { [ "$(replies)" -ge "$1" ]; }   # counted at each poll, not once
 
 $bot daemon --config "$work/printkbot.conf" 2>"$work/daemon.log" &
 d=$!
 wait_for 60 "the tree fetched at start" grep -q "tree net fetched" "$work/daemon.log"
 mail 1
-wait_for 900 "the first reply" test "$(replies)" -ge 1
+wait_for 900 "the first reply" have_replies 1
 tip2=$(push "net: second")
 wait_for 30 "the pushed commit fetched" grep -q "tree net fetched.*main ${tip2:0:12}" "$work/daemon.log"
 mail 2
-wait_for 900 "the second reply" test "$(replies)" -ge 2
+wait_for 900 "the second reply" have_replies 2
 kill -TERM "$d"
 wait "$d" || true
 
