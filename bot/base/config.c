@@ -24,12 +24,13 @@
  */
 static const char *const known_keys[][24] = {
 	{ "store", "path", NULL },
-	{ "test", "base", "boot_timeout", NULL },
+	{ "test", "base", "bases", "boot_timeout", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
-	  "lease", "worker_poll", NULL },
+	  "lease", "worker_poll", "fetch_interval", NULL },
+	{ "tree ", "url", "path", "branches", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -376,6 +377,7 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->retry_max = 3600;
 	d->lease = 120;
 	d->worker_poll = 10;
+	d->fetch_interval = 3600;
 	d->outbox = get_string(kf, "daemon", "outbox", NULL);
 	if (!kf)
 		return 0;
@@ -386,7 +388,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0 ||
 	    /* renewed every third of it: a lease of a few seconds would be lost to a busy store */
 	    get_seconds(kf, path, "daemon", "lease", 3, &d->lease, err) < 0 ||
-	    get_seconds(kf, path, "daemon", "worker_poll", 0.1, &d->worker_poll, err) < 0)
+	    get_seconds(kf, path, "daemon", "worker_poll", 0.1, &d->worker_poll, err) < 0 ||
+	    get_seconds(kf, path, "daemon", "fetch_interval", 1, &d->fetch_interval, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -464,6 +467,63 @@ static int load_sources(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return 0;
 }
 
+/* A comma-separated value as words, blanks trimmed and empty ones dropped; NULL when absent. */
+static char **comma_list(GKeyFile *kf, const char *group, const char *key)
+{
+	g_autofree char *v = g_key_file_get_string(kf, group, key, NULL);
+	g_auto(GStrv) words = v ? g_strsplit(v, ",", -1) : NULL;
+	GPtrArray *out;
+
+	if (!words)
+		return NULL;
+	out = g_ptr_array_new();
+	for (char **w = words; *w; w++)
+		if (*g_strstrip(*w))
+			g_ptr_array_add(out, g_strdup(*w));
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+static void tree_config_free(struct pk_tree_config *t)
+{
+	g_free(t->name);
+	g_free(t->url);
+	g_strfreev(t->branches);
+	g_free(t);
+}
+
+/* [tree NAME]: url or path (one of them), branches (default master). */
+static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	g_auto(GStrv) groups = kf ? g_key_file_get_groups(kf, NULL) : NULL;
+
+	c->trees = g_ptr_array_new_with_free_func((GDestroyNotify)tree_config_free);
+	for (char **g = groups; g && *g; g++) {
+		struct pk_tree_config *t;
+		g_autofree char *url = NULL, *dir = NULL;
+
+		if (!g_str_has_prefix(*g, "tree "))
+			continue;
+		url = g_key_file_get_string(kf, *g, "url", NULL);
+		dir = g_key_file_get_string(kf, *g, "path", NULL);
+		if (!url == !dir)
+			return config_error(err, path, *g, NULL, "give url or path, one of them");
+		t = g_new0(struct pk_tree_config, 1);
+		t->name = g_strstrip(g_strdup(*g + strlen("tree ")));
+		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
+		t->branches = comma_list(kf, *g, "branches");
+		if (!t->branches || !*t->branches) {
+			g_strfreev(t->branches);
+			t->branches = g_strsplit("master", ",", -1);
+		}
+		g_ptr_array_add(c->trees, t);
+		if (!*t->name || strpbrk(t->name, " /~^:"))
+			return config_error(err, path, *g, NULL, "'%s' cannot name a tree (a word without / ~ ^ :)",
+					    t->name);
+	}
+	return 0;
+}
+
 /* A size in MiB into bytes; absent keeps *out. */
 static int get_mib(GKeyFile *kf, const char *path, const char *group, const char *key, guint64 *out,
 		   GError **err)
@@ -537,6 +597,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		load_daemon(NULL, NULL, &c, NULL);
 		load_smtp(NULL, NULL, &c, NULL);
 		load_sources(NULL, NULL, &c, NULL);
+		load_trees(NULL, NULL, &c, NULL);
 		c.daemon.reply_on = g_strdup("changes");
 		*out = c;
 		return 0;
@@ -551,13 +612,14 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    get_uint(kf, path, "policy", "max_lines", &c.policy.max_lines, err) < 0 ||
 	    load_sandbox(kf, path, &c, err) < 0 ||
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
-	    load_sources(kf, path, &c, err) < 0) {
+	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0) {
 		pk_config_clear(&c);
 		return -1;
 	}
 	c.path = g_strdup(path);
 	c.db = g_key_file_get_string(kf, "store", "path", NULL);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
+	c.bases = comma_list(kf, "test", "bases");
 	c.keys = g_steal_pointer(&kf);
 	*out = c;
 	return 0;
@@ -602,6 +664,9 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->smtp.ca_file);
 	if (config->sources)
 		g_ptr_array_unref(config->sources);
+	if (config->trees)
+		g_ptr_array_unref(config->trees);
+	g_strfreev(config->bases);
 	if (config->keys)
 		g_key_file_unref(config->keys);
 	memset(config, 0, sizeof *config);

@@ -87,6 +87,14 @@ struct pk_daemon_config {
 	char *outbox;             /* the outbox Maildir; NULL: <cache dir>/outbox (outbox.h) */
 	double lease;             /* seconds a worker holds a job without renewing it (default 120) */
 	double worker_poll;       /* seconds a worker waits before asking an empty queue again (default 10) */
+	double fetch_interval;    /* seconds between fetches of the [tree]s (default 3600) */
+};
+
+/* [tree NAME]: an operator's kernel repository the lab fetches branches of (lab/bases.h). */
+struct pk_tree_config {
+	char *name;               /* NAME: the ref is refs/printkbot/trees/NAME/<branch> */
+	char *url;                /* url =, or path = (a local repository), as libgit2 fetches it */
+	char **branches;          /* branches = main, next (default: master) */
 };
 
 /* [smtp]: how replies are sent. */
@@ -111,6 +119,9 @@ struct pk_config {
 	struct pk_daemon_config daemon; /* [daemon], defaults filled in */
 	struct pk_smtp_config smtp;     /* [smtp], defaults filled in */
 	GPtrArray *sources;       /* struct pk_source_config*, one per [source NAME], in file order */
+	char **bases;             /* [test] bases: the bases a series may go on, in order
+	                             ("debian:6.12", "net/main"); NULL: base alone */
+	GPtrArray *trees;         /* struct pk_tree_config*, one per [tree NAME], in file order */
 	GKeyFile *keys;           /* the whole file, for the modules that read their own groups */
 };
 

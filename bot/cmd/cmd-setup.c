@@ -1,5 +1,6 @@
 /* cmd-setup.c - `printkbot setup`: prepare the kernel lab. */
 #include "cmd/commands.h"
+#include "lab/bases.h"
 #include "lab/lab.h"
 #include "lab/setup.h"
 #include "base/util.h"
@@ -7,28 +8,43 @@
 #include <stdio.h>
 
 static const char setup_usage[] =
-	"usage: printkbot setup\n\n"
+	"usage: printkbot setup [--source debian:VER[,debian:VER...]]\n\n"
 	"Extract Debian's linux-source-6.12 into the cache dir, make it a git\n"
 	"repository with one base commit (tag " PK_LAB_BASE_TAG "), write the kernel\n"
 	"config (tinyconfig + qemu/kernel.config) and build the guest initramfs.\n"
 	"Safe to interrupt and rerun; does nothing when all is in place.\n"
 	"As root it installs linux-source-6.12 when missing; as a user it says\n"
 	"to (apt-get install linux-source-6.12).  qemu/ is read from the data\n"
-	"dir ($PRINTKBOT_DATADIR, the checkout, or the installed share/printkbot).\n";
+	"dir ($PRINTKBOT_DATADIR, the checkout, or the installed share/printkbot).\n\n"
+	"  --source LIST   more bases: each of Debian's kernel source packages\n"
+	"                  named (debian:6.1 is linux-source-6.1) imported as one\n"
+	"                  more base commit of the same repository, tagged\n"
+	"                  " PK_BASES_DEBIAN_TAG "VER (debian:6.12, the default, is\n"
+	"                  " PK_LAB_BASE_TAG "); `test --base debian:6.1` tests on it\n";
+
+struct setup_opts {
+	const char *source;
+};
 
 static const struct pk_option setup_options[] = {
+	PK_OPTION_STRING("source", struct setup_opts, source),
 	{ NULL },
 };
 
 /* Not PK_NEEDS_LAB: that wants a lab already set up; this one only opens and locks it. */
 static int cmd_setup(struct pk_cmd_ctx *ctx)
 {
+	const struct setup_opts *o = ctx->cmdline.opts;
+	g_auto(GStrv) sources = o->source ? g_strsplit(o->source, ",", -1) : NULL;
 	g_autoptr(GError) err = NULL;
 	struct pk_lab lab = { .lock_fd = -1 };   /* pk_lab_open() leaves it as is on failure */
 	double t0 = pk_now();
 	int status = 0;
 
-	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 || pk_setup_lab(&lab, &err) < 0) {
+	for (char **s = sources; s && *s; s++)
+		g_strstrip(*s);
+	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 ||
+	    pk_setup_lab(&lab, (const char *const *)sources, &err) < 0) {
 		fprintf(stderr, "printkbot setup: %s\n", err->message);
 		status = 1;
 	} else {
@@ -42,6 +58,7 @@ static int cmd_setup(struct pk_cmd_ctx *ctx)
 const struct pk_cmd_spec cmd_setup_spec = {
 	.usage = setup_usage,
 	.options = setup_options,
+	.opts_size = sizeof(struct setup_opts),
 	.args_max = 0,
 	.setup_status = 1,
 	.run = cmd_setup,

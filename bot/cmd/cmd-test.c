@@ -1,6 +1,9 @@
 /* cmd-test.c - `printkbot test`: a patch or a series through the whole pipeline. */
 #include "cmd/commands.h"
 #include "base/config.h"
+#include "intake/mail.h"
+#include "lab/bases.h"
+#include "lab/describe.h"
 #include "lab/lab.h"
 #include "report/review.h"
 #include "store/store.h"
@@ -15,7 +18,8 @@ static const char test_usage[] =
 	"                      [--db FILE | --no-store] [--allow-build-system] [--all]\n"
 	"                      PATCH|MBOX|-...\n\n"
 	"Apply each patch on the base in the bot's kernel tree (a series: each patch\n"
-	"on top of the previous one), build and boot the kernel before and after in\n"
+	"on top of the previous one, every patch applied, each built and booted only\n"
+	"when it has logging churn), build and boot the kernel before and after in\n"
 	"QEMU, and review what changed in what the kernel prints: the boot log, the\n"
 	"printk index, and the static findings of `scan`, each confirmed or not.\n"
 	"The before side is built and booted once per base and config and kept in\n"
@@ -31,7 +35,11 @@ static const char test_usage[] =
 	"  --db FILE             the store (default $PRINTKBOT_DB or <cache>/printkbot.db)\n"
 	"  --no-store            keep nothing, cache nothing\n"
 	"  --allow-build-system  build patches that change Makefile, Kconfig, scripts/...\n"
-	"  --all                 build and boot patches without logging churn too\n\n"
+	"  --which-base          only say which base each input's series would go on,\n"
+	"                        and why the bases before it were passed over: nothing\n"
+	"                        is built (exit 1 when no base takes a series)\n"
+	"  --all                 build and boot patches without logging churn too\n"
+	"                        (without it they are applied, not built)\n\n"
 	"verdicts: no-churn, no-visible-change, console-changed, not-built (nothing\n"
 	"changed, but a C file or header the patch touches is not compiled in, so\n"
 	"nothing is vouched for it), does-not-apply, build-failed, boot-failed,\n"
@@ -48,6 +56,7 @@ struct test_opts {
 	double timeout;          /* 0: the config's, else the default */
 	bool allow_build;
 	bool all;
+	bool which_base;
 };
 
 static const struct pk_option test_options[] = {
@@ -59,6 +68,7 @@ static const struct pk_option test_options[] = {
 	PK_OPTION_NO_STORE,
 	PK_OPTION_FLAG("allow-build-system", struct test_opts, allow_build),
 	PK_OPTION_FLAG("all", struct test_opts, all),
+	PK_OPTION_FLAG("which-base", struct test_opts, which_base),
 	{ NULL },
 };
 
@@ -67,8 +77,11 @@ struct test_run {
 	const struct pk_lab *lab;
 	struct pk_store *store;   /* NULL with --no-store */
 	struct pk_test_opts opts;
-	const char *base;
+	const char *base;         /* --base (the only base then), or NULL */
+	char **bases;             /* the bases a series may go on, in order (bases.h) */
+	char *compiler;           /* gcc's first line, or NULL */
 	bool json;
+	bool which_base;          /* --which-base: choose, say, test nothing */
 	unsigned printed;
 };
 
@@ -99,13 +112,46 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 	return rc;
 }
 
+/*
+ * The base of one input's series (bases.h): its base-commit, else the
+ * first base on which it applies whole, and that base as a person names it.
+ */
+static int choose_base(struct test_run *run, struct pk_base_choice *out, char **out_kernel, const char *buf,
+		       size_t len, GPtrArray *patches, GError **err)
+{
+	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
+	g_autoptr(GError) e = NULL;
+
+	if (pk_bases_choose(out, run->lab, base_commit, (const char *const *)run->bases,
+			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
+		return -1;
+	if (out->tried && !run->which_base)
+		pk_info("base %s; passed over: %s", out->name, out->tried);
+	if (!(*out_kernel = pk_describe_base(run->lab, out->rev, &e)))
+		pk_info("the base is not described in the reviews: %s", e->message);
+	return 0;
+}
+
+/* --which-base: where the input's series goes and what was passed over; the exit status. */
+static int say_base(const char *path, const struct pk_base_choice *base)
+{
+	if (!base->applies) {
+		printf("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
+		return 1;
+	}
+	printf("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
+	       base->tried ? "; passed over: " : "", base->tried ? base->tried : "");
+	return 0;
+}
+
 /* Test every patch of one input, a series in order; returns the exit status for it. */
 static int test_input(struct test_run *run, const char *path)
 {
 	g_autofree char *buf = NULL;
 	g_autoptr(GPtrArray) patches = NULL;
 	g_autoptr(GError) err = NULL;
-	g_autofree char *parent = g_strdup(run->base);
+	g_autofree char *parent = NULL, *kernel = NULL;
+	struct pk_base_choice base = { 0 };
 	gint64 source_id = 0;
 	unsigned skipped = 0;
 	size_t len = 0;
@@ -121,20 +167,35 @@ static int test_input(struct test_run *run, const char *path)
 		fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n", path, skipped);
 		return 2;
 	}
-	if (run->store && pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) {
+	if ((run->store && !run->which_base &&
+	     pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
+	    choose_base(run, &base, &kernel, buf, len, patches, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
 	}
+	parent = g_strdup(base.rev);
+	if (run->which_base) {
+		status = say_base(path, &base);
+		pk_base_choice_clear(&base);
+		return status;
+	}
+	/* a parent of the series never built borrows its base's mask (test.h) */
+	run->opts.noise_base = base.rev;
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
-		struct pk_review_info info = { path, i + 1, patches->len, run->base, run->lab->config_hash };
+		struct pk_review_info info = { path, i + 1, patches->len, base.name, run->lab->config_hash,
+					       .kernel = kernel, .compiler = run->compiler };
 		struct pk_test_result res = { 0 };
+		int rc;
 
 		if (p->error)
 			fprintf(stderr, "printkbot test: %s: %s: malformed diff: %s\n", path,
 				p->message_id ? p->message_id : "(no Message-ID)", p->error);
 		pk_info("%s: testing %u/%u: %s", path, i + 1, patches->len, p->subject ? p->subject : "(diff)");
-		if (pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err) < 0 ||
+		rc = pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err);
+		if (rc == 0 && res.verdict == PK_VERDICT_DOES_NOT_APPLY)
+			pk_bases_tried_reason(&res.reason, &base);
+		if (rc < 0 ||
 		    review_one(run, p, source_id, &res, &info, &err) < 0) {
 			/* the bot failed on this patch; the next ones still get their turn */
 			fprintf(stderr, "printkbot test: %s: patch %u/%u: %s\n", path, i + 1, patches->len,
@@ -151,6 +212,8 @@ static int test_input(struct test_run *run, const char *path)
 		status = MAX(status, pk_verdict_is_bad(res.verdict) || p->error ? 1 : 0);
 		pk_test_result_clear(&res);
 	}
+	run->opts.noise_base = NULL;
+	pk_base_choice_clear(&base);
 	return status;
 }
 
@@ -159,18 +222,31 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	const struct test_opts *o = ctx->cmdline.opts;
 	const struct pk_config *config = &ctx->config;
 	struct test_run run = { &ctx->lab, ctx->store };
+	g_autoptr(GError) err = NULL;
 	int status = 0;
 
 	run.json = o->json;
-	run.base = o->base ? o->base : config->base ? config->base : PK_LAB_BASE_TAG;
+	run.base = o->base;
+	/* --base: that one alone; else the config's bases, else its base and every Debian base the lab has */
+	if (o->base)
+		run.bases = g_strdupv((char *[]){ (char *)o->base, NULL });
+	else if (config->bases && *config->bases)
+		run.bases = g_strdupv(config->bases);
+	else
+		run.bases = pk_bases_default(run.lab, config->base ? config->base : PK_LAB_BASE_TAG);
+	if (!(run.compiler = pk_describe_compiler(&err)))
+		pk_info("the compiler is not named in the reviews: %s", err->message);
 	run.opts.policy = config->policy;
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
 	run.opts.build_without_churn = o->all;
+	run.which_base = o->which_base;
 	for (char **a = ctx->cmdline.args; *a; a++) {
 		int one = test_input(&run, *a);   /* not inside MAX(): it evaluates twice */
 		status = MAX(status, one);
 	}
+	g_strfreev(run.bases);
+	g_free(run.compiler);
 	return status;
 }
 

@@ -29,6 +29,8 @@ const struct pk_command pk_commands[] = {
 	  "test each commit of a branch against its parent, then a summary" },
 	{ "bisect",  NEEDS_ALL,                        &cmd_bisect_spec,
 	  "the first commit of a branch that changed each message" },
+	{ "index-diff", NEEDS_ALL,                     &cmd_index_diff_spec,
+	  "what changed in the printk index between two kernels; broken log patterns" },
 	/* the daemon loads its config itself: it loads it again on SIGHUP */
 	{ "daemon",  0,                                &cmd_daemon_spec,
 	  "read patch mail, test each series, reply in the thread" },

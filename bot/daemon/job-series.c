@@ -8,6 +8,7 @@
 #include "daemon/private.h"
 #include "intake/intake.h"
 #include "intake/mail.h"
+#include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
 #include "lab/repo.h"
@@ -18,27 +19,6 @@
 #include "base/util.h"
 
 #include <string.h>
-
-/* Where the series goes: its base-commit when the lab has it, else the configured base. */
-static void choose_base(struct pk_daemon *d, const struct pk_lab *lab, const char *base_commit,
-			char **out_parent, char **out_name, char **out_note)
-{
-	const char *configured = d->config.base ? d->config.base : PK_LAB_BASE_TAG;
-
-	g_autofree char *known = base_commit ? pk_repo_resolve(lab, base_commit, NULL) : NULL;
-
-	*out_note = NULL;
-	if (known) {
-		*out_parent = g_strdup(base_commit);
-		*out_name = g_strdup_printf("base-commit %.12s", base_commit);
-		return;
-	}
-	if (base_commit)
-		*out_note = g_strdup_printf("the patch names base-commit %.12s, which the bot's tree does "
-					    "not have; it was tested on %s instead", base_commit, configured);
-	*out_parent = g_strdup(configured);
-	*out_name = g_strdup(configured);
-}
 
 static char *mbox_name(const char *message_id)
 {
@@ -132,6 +112,7 @@ struct series_run {
 	char *parent;             /* what the next patch is applied on */
 	char *base_rev;           /* what the first patch went on */
 	char *base_name, *base_note;
+	struct pk_base_choice base;  /* where the series goes, and what was passed over */
 	char *kernel;             /* base_rev as a person names it (describe.h), or NULL */
 	char *compiler;           /* the lab's gcc (describe.h), or NULL */
 	char **config_lines;      /* qemu/kernel.config's options, or NULL */
@@ -148,6 +129,7 @@ static void series_run_clear(struct series_run *r)
 	g_free(r->base_rev);
 	g_free(r->base_name);
 	g_free(r->base_note);
+	pk_base_choice_clear(&r->base);
 	g_free(r->kernel);
 	g_free(r->compiler);
 	g_strfreev(r->config_lines);
@@ -228,6 +210,34 @@ static void series_describe(struct series_run *r)
 		daemon_log(r->job_id, NULL, "the config's lines are not in the replies: %s", e3->message);
 }
 
+/*
+ * Where the series goes (lab/bases.h): its base-commit when the lab has
+ * it, else the first configured base on which it applies whole.  The
+ * note says what was passed over, and the replies carry it.
+ */
+static int choose_base(struct series_run *r, const char *base_commit, GError **err)
+{
+	const struct pk_config *c = &r->d->config;
+	g_autoptr(GPtrArray) patches = g_ptr_array_new();
+	g_auto(GStrv) bases = c->bases && *c->bases ? g_strdupv(c->bases)
+			    : pk_bases_default(&r->lab, c->base ? c->base : PK_LAB_BASE_TAG);
+
+	for (guint i = 0; i < r->mails->len; i++) {
+		const struct pk_mail *m = r->mails->pdata[i];
+		if (m->patch)
+			g_ptr_array_add(patches, m->patch);
+	}
+	if (pk_bases_choose(&r->base, &r->lab, base_commit, (const char *const *)bases,
+			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
+		return -1;
+	if (r->base.tried && r->base.applies)
+		r->base_note = g_strdup_printf("%s; it was tested on %s instead, the first base it applies to",
+					       r->base.tried, r->base.name);
+	r->parent = g_strdup(r->base.rev);
+	r->base_name = g_strdup(r->base.name);
+	return 0;
+}
+
 /* Take the lab and choose the base the first patch goes on. */
 static int series_start(struct series_run *r, GError **err)
 {
@@ -235,12 +245,12 @@ static int series_start(struct series_run *r, GError **err)
 	const char *base_commit = r->cover && r->cover->base_commit ? r->cover->base_commit
 				: first->base_commit;
 
-	if (pk_lab_take(&r->lab, err) < 0)
+	if (pk_lab_take(&r->lab, err) < 0 || choose_base(r, base_commit, err) < 0)
 		return -1;
-	choose_base(r->d, &r->lab, base_commit, &r->parent, &r->base_name, &r->base_note);
 	if (r->base_note)
 		daemon_log(r->job_id, NULL, "%s", r->base_note);
 	r->base_rev = g_strdup(r->parent);
+	r->topts.noise_base = r->base_rev;   /* a parent never built borrows its base's mask */
 	series_describe(r);
 	r->topts.policy = r->d->config.policy;
 	r->topts.boot_timeout = r->d->config.boot_timeout;
@@ -297,10 +307,13 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	struct pk_store_reply *done = NULL;
 	struct pk_test_result res = { 0 };
 	g_autofree char *source = mbox_name(m->message_id);
-	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, r->base_rev);
+	/* a Debian base by its name; a branch (it moves) or a base-commit by the commit */
+	const char *named = r->base.name && (g_str_has_prefix(r->base.name, "debian:") ||
+					     !strcmp(r->base.name, PK_LAB_BASE_TAG)) ? r->base.name : r->base_rev;
+	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
 	const struct pk_source_config *src = source_of(d, row->source_id);
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
-				       r->lab.config_hash, reproduce };
+				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
 	struct pk_reply_info rinfo = {
 		.base = r->base_name, .base_note = r->base_note, .list = src ? src->list : NULL,
 		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,
@@ -326,6 +339,8 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	daemon_log(r->job_id, m->message_id, "testing %u/%u on %s: %s", i + 1, r->mails->len,
 		   i ? r->parent : r->base_name, m->subject ? m->subject : "");
 	rc = pk_test_patch(&res, &r->lab, d->store, &r->topts, m->patch, r->parent, err);
+	if (rc == 0 && res.verdict == PK_VERDICT_DOES_NOT_APPLY)
+		pk_bases_tried_reason(&res.reason, &r->base);
 	if (rc == 0 && daemon_stopping())
 		rc = 1;   /* a canceled build or boot is no verdict: the patch is tested again */
 	if (rc == 0)

@@ -353,6 +353,8 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
 	}
 	if (series_wait >= 0)
 		timeout = timeout < 0 ? series_wait : MIN(timeout, series_wait);
+	if (d->config.trees && d->config.trees->len)
+		timeout = timeout < 0 ? d->next_tree_fetch - now : MIN(timeout, d->next_tree_fetch - now);
 	if (job_wait >= 0)
 		timeout = timeout < 0 ? job_wait : MIN(timeout, job_wait);
 	if (poll((struct pollfd *)fds->data, fds->len,
@@ -425,9 +427,13 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 		   what they hold now no watch will report, so all are read as at start */
 		if (reload_flag) {
 			pk_daemon_reload(d);
+			d->next_tree_fetch = 0;   /* a [tree] added or changed is fetched at once */
 			first = true;
 		}
 		rc = intake_turn(d, first, now, &series_wait, err);
+		/* the lab fetches the [tree]s it tests on: a worker's (not the queue-only intake's) */
+		if (!d->opts->queue_only)
+			daemon_fetch_trees(d, now);
 		first = false;
 		if (rc < 0) {
 			if (store_failed(d, wake_rd, err) < 0)

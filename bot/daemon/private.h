@@ -40,6 +40,7 @@ struct pk_daemon {
 	struct pk_store_worker worker;  /* its name and machine (strings below) and lease */
 	char *worker_name, *worker_machine;
 	struct daemon_heartbeat *heartbeat;  /* renews the running job's lease (worker.c) */
+	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
@@ -80,6 +81,11 @@ bool daemon_lease_lost(struct pk_daemon *d);
  * keeps the job this worker's until the commit.
  */
 int daemon_lease_check(struct pk_daemon *d, gint64 job_id, GError **err);
+
+/* ---- trees.c ------------------------------------------------------------- */
+
+/* Fetch every [tree] into the lab when due (at start, then every fetch_interval); failures are logged. */
+void daemon_fetch_trees(struct pk_daemon *d, double now);
 
 /* ---- inbox.c ------------------------------------------------------------- */
 

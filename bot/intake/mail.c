@@ -96,8 +96,7 @@ static void add_mailboxes(GPtrArray *shown, GPtrArray *addrs, InternetAddressLis
 	}
 }
 
-/* "base-commit: <hex>" on a line of its own, as git format-patch --base writes it. */
-static char *find_base_commit(const char *buf, size_t len)
+char *pk_mail_find_base_commit(const char *buf, size_t len)
 {
 	static GRegex *re;
 	static gsize once;
@@ -182,7 +181,7 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 	m->auto_submitted = v && g_ascii_strncasecmp(v, "no", 2) != 0;
 	if ((date = g_mime_message_get_date(msg)))
 		m->time = g_date_time_to_unix(date);
-	m->base_commit = find_base_commit(buf, len);
+	m->base_commit = pk_mail_find_base_commit(buf, len);
 	/* the patch: patch.c reads it the way `scan` and `test` do */
 	if (pk_patch_read_mails(&patches, NULL, buf, len, NULL) == 0 && patches->len > 0)
 		m->patch = g_ptr_array_steal_index(patches, 0);

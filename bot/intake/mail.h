@@ -106,4 +106,7 @@ char *pk_mail_clean_subject(const char *subject);
 /* The addr-spec of a mailbox ("Name <a@b>" -> "a@b"), or NULL when it is none; caller frees. */
 char *pk_mail_addr(const char *mailbox);
 
+/* The first "base-commit: <hex>" line of buf, as git format-patch --base writes it, or NULL. */
+char *pk_mail_find_base_commit(const char *buf, size_t len);
+
 #endif

@@ -334,59 +334,157 @@ static char *describe_failure(const struct apply_progress *p, const struct pk_pa
 			       p->file, p->hunk, h->old_start, h->old_count, h->new_start, h->new_count);
 }
 
-int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
-		   const char *parent_rev, const struct pk_patch *patch, GError **err)
+/* The full id of a blob the lab holds from an abbreviated one (a patch's index line): 0, or -1. */
+static int full_blob_id(git_oid *out, git_repository *repo, const git_diff_file *f)
 {
-	git_repository *repo = NULL;
-	git_commit *parent = NULL, *commit = NULL;
-	git_tree *parent_tree = NULL, *tree = NULL;
-	git_diff *diff = NULL;
+	git_odb *odb = NULL;
+	int rc;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return -1;
+	rc = git_odb_exists_prefix(out, odb, &f->id, f->id_abbrev ? f->id_abbrev : GIT_OID_HEXSZ);
+	git_odb_free(odb);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The tree the patch was made against, as far as its index lines say:
+ * tree with each touched file replaced by the blob the patch names as its
+ * pre-image (removed where the patch creates it).  0, or -1 when the lab
+ * lacks a blob (no 3-way apply then).
+ */
+static int fake_ancestor(git_oid *out, git_repository *repo, git_tree *tree, git_diff *diff)
+{
 	git_index *index = NULL;
-	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
-	struct apply_progress progress = { 0 };
-	struct pk_apply_result res = { 0 };
-	git_oid tree_id, commit_id;
-	g_autofree char *text = NULL;
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
-		return -1;
-	if (pk_repo_lookup(&parent, repo, parent_rev, err) < 0 ||
-	    git_commit_tree(&parent_tree, parent) < 0)
-		goto cleanup;
+	if (git_index_new(&index) < 0 || git_index_read_tree(index, tree) < 0)
+		goto out;
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_index_entry e = { 0 };
 
+		if (git_oid_is_zero(&d->old_file.id)) {
+			git_index_remove_bypath(index, d->new_file.path);
+			continue;
+		}
+		if (full_blob_id(&e.id, repo, &d->old_file) < 0)
+			goto out;
+		e.path = d->old_file.path;
+		e.mode = d->old_file.mode ? d->old_file.mode : GIT_FILEMODE_BLOB;
+		if (git_index_add(index, &e) < 0)
+			goto out;
+	}
+	rc = git_index_write_tree_to(out, index, repo) < 0 ? -1 : 0;
+out:
+	git_index_free(index);
+	return rc;
+}
+
+/*
+ * `git am -3`: the patch applied to the tree its index lines name, and
+ * that change merged into tree.  1 with *out_tree, 0 when the lab lacks a
+ * pre-image blob or the merge conflicts.
+ */
+static int apply_three_way(git_oid *out_tree, git_repository *repo, git_tree *tree, git_diff *diff)
+{
+	git_tree *ancestor = NULL, *theirs = NULL;
+	git_index *applied = NULL, *merged = NULL;
+	git_oid id;
+	int rc = 0;
+
+	if (fake_ancestor(&id, repo, tree, diff) < 0 || git_tree_lookup(&ancestor, repo, &id) < 0 ||
+	    git_apply_to_tree(&applied, repo, ancestor, diff, NULL) < 0 ||
+	    git_index_write_tree_to(&id, applied, repo) < 0 || git_tree_lookup(&theirs, repo, &id) < 0 ||
+	    git_merge_trees(&merged, repo, ancestor, tree, theirs, NULL) < 0 || git_index_has_conflicts(merged))
+		goto out;
+	rc = git_index_write_tree_to(out_tree, merged, repo) < 0 ? 0 : 1;
+out:
+	git_index_free(merged);
+	git_index_free(applied);
+	git_tree_free(theirs);
+	git_tree_free(ancestor);
+	return rc;
+}
+
+/*
+ * patch applied to tree in memory, the result written as a tree object:
+ * 1 with *out_tree, 0 when it does not apply (*failure, *refused), -1
+ * with err set when the repository cannot be used.
+ */
+static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool *three_way, git_repository *repo,
+			 git_tree *tree, const struct pk_patch *patch, GError **err)
+{
+	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
+	struct apply_progress progress = { 0 };
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	g_autofree char *text = patch->diff ? prepare_diff(repo, tree, patch) : NULL;
+	int rc = 0;
+
+	*refused = false;
 	/*
 	 * A mail the parser had to repair (patch.h) is not applied from the
 	 * repaired reading: git am rejects the mail as sent, and so does the bot.
 	 */
 	if (patch->damage && patch->damage->len) {
 		g_autofree char *what = pk_patch_damage_describe(patch, patch->damage->pdata[0]);
-		res.failure = g_strdup_printf("the mail is corrupt: %s%s; git am rejects it, so the "
-					      "bot does not apply it", what, patch->damage->len > 1 ? ", and more" : "");
-		goto done;
+		*failure = g_strdup_printf("the mail is corrupt: %s%s; git am rejects it, so the bot does not "
+					   "apply it", what, patch->damage->len > 1 ? ", and more" : "");
+		goto out;
 	}
-	text = patch->diff ? prepare_diff(repo, parent_tree, patch) : NULL;
 	if (!text || git_diff_from_buffer(&diff, text, strlen(text)) < 0) {
 		const git_error *e = git_error_last();
-		res.failure = g_strdup_printf("the diff does not parse: %s",
-					      patch->diff && e ? e->message : "no diff");
-		goto done;
+		*failure = g_strdup_printf("the diff does not parse: %s", patch->diff && e ? e->message : "no diff");
+		goto out;
 	}
-	if ((res.failure = delta_refusal(diff, patch))) {
-		res.refused = true;
-		goto done;
+	if ((*failure = delta_refusal(diff, patch))) {
+		*refused = true;
+		goto out;
 	}
 	opts.delta_cb = on_delta;
 	opts.hunk_cb = on_hunk;
 	opts.payload = &progress;
-	if (git_apply_to_tree(&index, repo, parent_tree, diff, &opts) < 0) {
+	if (git_apply_to_tree(&index, repo, tree, diff, &opts) < 0) {
 		const git_error *e = git_error_last();
-		res.failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
-		goto done;
+		*failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
+		/* three_way NULL: a clean apply only */
+		if (three_way && (*three_way = apply_three_way(out_tree, repo, tree, diff) == 1)) {
+			g_clear_pointer(failure, g_free);
+			rc = 1;
+		}
+		goto out;
 	}
-	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
-	    git_tree_lookup(&tree, repo, &tree_id) < 0) {
-		pk_git_fail(err, "writing the patched tree");
+	rc = git_index_write_tree_to(out_tree, index, repo) < 0 ? pk_git_fail(err, "writing the patched tree") : 1;
+out:
+	g_free(progress.file);
+	git_index_free(index);
+	git_diff_free(diff);
+	return rc;
+}
+
+int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
+		   const char *parent_rev, const struct pk_patch *patch, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *parent = NULL, *commit = NULL;
+	git_tree *parent_tree = NULL, *tree = NULL;
+	struct pk_apply_result res = { 0 };
+	git_oid tree_id, commit_id;
+	int rc = -1, applied;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&parent, repo, parent_rev, err) < 0 ||
+	    git_commit_tree(&parent_tree, parent) < 0)
+		goto cleanup;
+	if ((applied = apply_to_tree(&tree_id, &res.failure, &res.refused, &res.three_way, repo, parent_tree,
+				     patch, err)) < 0)
+		goto cleanup;
+	if (!applied)
+		goto done;
+	if (git_tree_lookup(&tree, repo, &tree_id) < 0) {
+		pk_git_fail(err, "reading the patched tree");
 		goto cleanup;
 	}
 	if (commit_tree(&commit_id, repo, parent, tree, patch, err) < 0 ||
@@ -404,13 +502,45 @@ done:
 	rc = 0;
 cleanup:
 	pk_apply_result_clear(&res);
-	g_free(progress.file);
-	git_index_free(index);
-	git_diff_free(diff);
 	git_tree_free(tree);
 	git_tree_free(parent_tree);
 	git_commit_free(commit);
 	git_commit_free(parent);
+	git_repository_free(repo);
+	return rc;
+}
+
+int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const char *rev,
+			  const struct pk_patch *const *patches, guint n, bool three_way, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	int rc = -1;
+
+	*out_failure = NULL;
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&commit, repo, rev, err) < 0 || git_commit_tree(&tree, commit) < 0)
+		goto cleanup;
+	rc = 1;
+	for (guint i = 0; rc == 1 && i < n; i++) {
+		g_autofree char *failure = NULL;
+		bool refused, merged = false;
+		git_oid next;
+
+		if ((rc = apply_to_tree(&next, &failure, &refused, three_way ? &merged : NULL, repo, tree,
+					patches[i], err)) == 0)
+			*out_failure = n > 1 ? g_strdup_printf("patch %u/%u: %s", i + 1, n, failure)
+					     : g_steal_pointer(&failure);
+		git_tree_free(tree);
+		tree = NULL;
+		if (rc == 1 && git_tree_lookup(&tree, repo, &next) < 0)
+			rc = pk_git_fail(err, "reading the patched tree");
+	}
+cleanup:
+	git_tree_free(tree);
+	git_commit_free(commit);
 	git_repository_free(repo);
 	return rc;
 }

@@ -25,11 +25,15 @@ struct pk_apply_result {
 	char *failure;    /* "drivers/x.c: hunk 2 (@@ -10,3 +10,4 @@) does not apply", or NULL */
 	bool refused;     /* failure is a refusal: git reads the diff as something the bot never
 	                     applies (a rename, a copy, a symlink, a path the policy did not see) */
+	bool three_way;   /* applied by a 3-way merge, as `git am -3`: the hunks did not apply
+	                     as they stand, but on the blobs the patch's index lines name (the
+	                     lab has them), and that change merged without a conflict */
 };
 
 /*
  * Apply patch on parent_rev (any revision: a tag, a commit id) and check
- * the result out.  Returns -1 with err set only when the repository itself
+ * the result out; when its hunks do not apply as they stand, by a 3-way
+ * merge from the blobs of its index lines (three_way).  Returns -1 with err set only when the repository itself
  * cannot be used; a patch that does not apply gives 0 with applied false.
  */
 int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
@@ -52,5 +56,17 @@ char *pk_apply_diff_text(const struct pk_patch *patch);
  * (policy.h) asks this, so what it allows is what it judged.  Caller frees.
  */
 char *pk_apply_refusal(const struct pk_patch *patch);
+
+/*
+ * Whether the n patches, each on the one before, all apply on rev: in
+ * memory only (no commit, no checkout, the worktree untouched).  1 when
+ * they do, 0 with *out_failure ("patch 2/3: x.c: hunk 1 ... does not
+ * apply"; the patch's number only in a series of more than one), -1 with
+ * err set when the repository cannot be used.  With three_way, a patch
+ * may apply by a 3-way merge as pk_apply_patch() does; without, only as
+ * it stands.
+ */
+int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const char *rev,
+			  const struct pk_patch *const *patches, guint n, bool three_way, GError **err);
 
 #endif

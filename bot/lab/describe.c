@@ -3,21 +3,56 @@
 
 #include <string.h>
 
+#include "lab/bases.h"
 #include "lab/repo.h"
-#include "lab/setup.h"
 #include "base/proc.h"
 #include "base/util.h"
+
+/* The Debian package a base commit was imported from (setup's message names it), or NULL. */
+static char *debian_package(const struct pk_lab *lab, const char *commit)
+{
+	g_autofree char *msg = pk_repo_commit_message(lab, commit, NULL);
+	const char *p = msg ? strstr(msg, " from Debian's ") : NULL;
+
+	if (!p)
+		return NULL;
+	p += strlen(" from Debian's ");
+	return g_strndup(p, strcspn(p, " \n"));
+}
+
+/* The installed version of a Debian package (dpkg-query), or NULL. */
+static char *debian_version(const char *package)
+{
+	const char *argv[] = { "dpkg-query", "-W", "-f", "${Version}", package, NULL };
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+	struct pk_proc_result res;
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	opts.capture = out;
+	opts.output_cap = 4096;
+	opts.timeout = 30;
+	if (pk_proc_run(&res, argv, &opts, NULL) < 0 || !pk_proc_ok(&res) || !out->len)
+		return NULL;
+	return g_strstrip(g_strdup(out->str));
+}
 
 char *pk_describe_base(const struct pk_lab *lab, const char *rev, GError **err)
 {
 	g_autofree char *commit = pk_repo_resolve(lab, rev, err);
-	g_autofree char *base = NULL, *version = NULL;
+	g_autofree char *version = NULL, *package = NULL, *dversion = NULL, *branch = NULL, *desc = NULL;
 
 	if (!commit || !(version = pk_repo_kernel_version(lab, commit, err)))
 		return NULL;
-	base = pk_repo_resolve(lab, PK_LAB_BASE_TAG, NULL);
-	if (base && !strcmp(base, commit))
-		return g_strdup_printf("Linux %s (Debian %s), commit %.12s", version, PK_LAB_KERNEL_PACKAGE, commit);
+	if ((package = debian_package(lab, commit))) {
+		dversion = debian_version(package);
+		return g_strdup_printf("Linux %s (Debian %s%s%s)", version, package, dversion ? " " : "",
+				       dversion ? dversion : "");
+	}
+	desc = pk_repo_describe(lab, commit);
+	if ((branch = pk_repo_ref_at(lab, commit, PK_BASES_TREE_PREFIX)))
+		return g_strdup_printf("%s %.12s (%s)", branch, commit, desc ? desc : version);
+	if (desc)
+		return g_strdup_printf("Linux %s, commit %.12s (%s)", version, commit, desc);
 	return g_strdup_printf("Linux %s, commit %.12s", version, commit);
 }
 

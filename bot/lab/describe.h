@@ -17,9 +17,11 @@
 
 /*
  * rev as a person names a kernel: "Linux 6.12.118 (Debian
- * linux-source-6.12), commit 514c34ece50e" for the lab's base (setup's
- * import of Debian's package), "Linux 6.13-rc1, commit 0123456789ab" for
- * any other commit (its version from its own Makefile).
+ * linux-source-6.12 6.12.118-1~deb12u1)" for an import of Debian's
+ * package (the version as dpkg-query has it installed), "net-next/main
+ * 1a2b3c4d5e6f (v6.13-rc1-57-g1a2b3c4d5e6f)" for the head of a fetched
+ * tree's branch (bases.h; git describe, else the Makefile's version in
+ * the brackets), "Linux 6.13-rc1, commit 0123456789ab" for any other.
  */
 char *pk_describe_base(const struct pk_lab *lab, const char *rev, GError **err);
 

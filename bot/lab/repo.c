@@ -321,6 +321,83 @@ cleanup:
 	return rc;
 }
 
+/* The tree of every file under dir, written into repo's objects (dir need not be repo's worktree). */
+static int write_dir_tree(git_oid *out, git_repository *repo, const char *dir, GError **err)
+{
+	git_index *index = NULL;
+	int rc = -1;
+
+	/* the repository sees dir as its worktree, with an index of its own, for this handle only */
+	if (git_repository_set_workdir(repo, dir, 0) < 0 || git_index_new(&index) < 0 ||
+	    git_repository_set_index(repo, index) < 0)
+		return pk_git_fail(err, dir);
+	if (add_every_file(repo, index, err) < 0)
+		goto cleanup;
+	if (git_index_write_tree_to(out, index, repo) < 0) {
+		pk_git_fail(err, "writing the imported tree");
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_index_free(index);
+	return rc;
+}
+
+int pk_repo_import_dir(const struct pk_lab *lab, const char *dir, const char *message, const char *tag,
+		       GError **err)
+{
+	git_repository *repo = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_reference *ref = NULL;
+	git_buf msg = { 0 };
+	g_autofree char *tag_ref = g_strconcat("refs/tags/", tag, NULL);
+	git_oid tree_id, id;
+	int rc = -1;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (write_dir_tree(&tree_id, repo, dir, err) < 0)
+		goto cleanup;
+	if (git_message_prettify(&msg, message, 0, 0) < 0 || git_tree_lookup(&tree, repo, &tree_id) < 0 ||
+	    git_signature_new(&sig, "printkbot", "printkbot@localhost", BASE_TIME, 0) < 0 ||
+	    git_commit_create(&id, repo, NULL, sig, sig, NULL, msg.ptr, tree, 0, NULL) < 0 ||
+	    git_reference_create(&ref, repo, tag_ref, &id, 1, NULL) < 0) {
+		pk_git_fail(err, "committing the imported tree");
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_reference_free(ref);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_buf_dispose(&msg);
+	git_repository_free(repo);
+	return rc;
+}
+
+int pk_repo_tag(const struct pk_lab *lab, const char *tag, const char *rev, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_reference *ref = NULL;
+	g_autofree char *name = g_strconcat("refs/tags/", tag, NULL);
+	int rc = -1;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&commit, repo, rev, err) == 0) {
+		if (git_reference_create(&ref, repo, name, git_commit_id(commit), 1, NULL) < 0)
+			pk_git_fail(err, name);
+		else
+			rc = 0;
+	}
+	git_reference_free(ref);
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- comparing trees */
 
 /*

@@ -50,6 +50,18 @@ int pk_repo_read_file(char **out, size_t *out_len, const struct pk_lab *lab, con
 int pk_repo_import_tree(const struct pk_lab *lab, const char *message, GError **err);
 
 /*
+ * Another base in the same repository: every file under dir (a kernel
+ * tree extracted elsewhere) as a root commit with message, made as
+ * pk_repo_import_tree() makes its own, and tagged tag.  HEAD and the
+ * worktree do not move.
+ */
+int pk_repo_import_dir(const struct pk_lab *lab, const char *dir, const char *message, const char *tag,
+		       GError **err);
+
+/* The lightweight tag tag (a name under refs/tags/) set to rev's commit, replacing one there. */
+int pk_repo_tag(const struct pk_lab *lab, const char *tag, const char *rev, GError **err);
+
+/*
  * The kernel version the top-level Makefile text states ("6.12.57",
  * "6.12" for SUBLEVEL 0, with EXTRAVERSION appended), or NULL when it
  * states none.  Plain text in: setup reads it from the extracted tree,
@@ -93,5 +105,31 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
  */
 int pk_repo_import_commits(unsigned *out_copied, const struct pk_lab *lab, const char *src_dir,
 			   const char *const *commits, const char *const *keep, GError **err);
+
+/* rev's whole commit message. */
+char *pk_repo_commit_message(const struct pk_lab *lab, const char *rev, GError **err);
+
+/*
+ * rev as `git describe` names it from the lab's annotated tags (a
+ * fetched tree's: "v6.13-rc1-57-g1a2b3c4d5e6f", 12 hex), or NULL when no
+ * such tag is behind it (Debian's imports have none).
+ */
+char *pk_repo_describe(const struct pk_lab *lab, const char *rev);
+
+/*
+ * The first ref under prefix ("refs/printkbot/trees/") that points at
+ * rev's commit, without the prefix ("net-next/main"), or NULL.
+ */
+char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *prefix);
+
+/* The names of the refs under prefix, without it (none: an empty array). */
+GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
+
+/*
+ * Fetch from url (a repository's path or URL, as libgit2 takes it; only
+ * read) with refspecs ("+refs/heads/main:refs/printkbot/trees/net/main"),
+ * and the tags that point into what came.
+ */
+int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lab/bases.h"
 #include "lab/kconfig.h"
 #include "lab/repo.h"
 #include "base/proc.h"
@@ -16,23 +17,23 @@
 #define KERNEL_TARBALL "/usr/src/linux-source-6.12.tar.xz"
 #define KERNEL_PACKAGE PK_LAB_KERNEL_PACKAGE
 
-static int ensure_tarball(GError **err)
+/* package's tarball, installed with apt-get (as root) when missing. */
+static int ensure_tarball(const char *package, const char *tarball, GError **err)
 {
-	const char *apt[] = { "apt-get", "install", "-y", "-q", KERNEL_PACKAGE, NULL };
+	const char *apt[] = { "apt-get", "install", "-y", "-q", package, NULL };
 	const char *const env[] = { "DEBIAN_FRONTEND=noninteractive", NULL };
 
-	if (g_file_test(KERNEL_TARBALL, G_FILE_TEST_EXISTS))
+	if (g_file_test(tarball, G_FILE_TEST_EXISTS))
 		return 0;
 	/* apt-get as a user fails on its lock with a message about dpkg, not about what to do */
 	if (geteuid() != 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s is missing: install the kernel source as root "
-				"(apt-get install %s), then run setup again", KERNEL_TARBALL, KERNEL_PACKAGE);
-	pk_info("setup: installing %s", KERNEL_PACKAGE);
+				"(apt-get install %s), then run setup again", tarball, package);
+	pk_info("setup: installing %s", package);
 	if (pk_proc_step("installing the kernel source", apt, NULL, env, err) < 0)
 		return -1;
-	if (!g_file_test(KERNEL_TARBALL, G_FILE_TEST_EXISTS))
-		return pk_error(err, PK_ERROR_FAILED, "%s installed but %s is missing",
-				KERNEL_PACKAGE, KERNEL_TARBALL);
+	if (!g_file_test(tarball, G_FILE_TEST_EXISTS))
+		return pk_error(err, PK_ERROR_FAILED, "%s installed but %s is missing", package, tarball);
 	return 0;
 }
 
@@ -46,7 +47,7 @@ static int step_extract(struct pk_lab *lab, GError **err)
 
 	if (g_file_test(lab->tree, G_FILE_TEST_IS_DIR))
 		return 0;
-	if (ensure_tarball(err) < 0 || pk_remove_tree(partial, err) < 0)
+	if (ensure_tarball(KERNEL_PACKAGE, KERNEL_TARBALL, err) < 0 || pk_remove_tree(partial, err) < 0)
 		return -1;
 	pk_info("setup: extracting %s", KERNEL_TARBALL);
 	g_mkdir_with_parents(partial, 0755);
@@ -158,10 +159,65 @@ static int step_initrd(struct pk_lab *lab, GError **err)
 	return 0;
 }
 
-int pk_setup_lab(struct pk_lab *lab, GError **err)
+/* The commit message of an import: the version the tree's Makefile states, and the package. */
+static char *import_message(const char *dir, const char *package, GError **err)
+{
+	g_autofree char *path = g_build_filename(dir, "Makefile", NULL);
+	g_autofree char *makefile = NULL, *version = NULL;
+
+	if (pk_read_file(&makefile, NULL, path, 1 << 20, err) < 0)
+		return NULL;
+	if (!(version = pk_repo_makefile_version(makefile))) {
+		pk_error(err, PK_ERROR_FAILED, "%s states no kernel version", path);
+		return NULL;
+	}
+	return g_strdup_printf("Linux %s from Debian's %s\n\nImported by printkbot setup.", version, package);
+}
+
+/*
+ * Step 5, per --source: Debian's package as one more base commit of the
+ * same repository, tagged printkbot-debian-<ver>.  Extracted beside the
+ * tree, imported, and the extracted copy removed (the objects hold it).
+ * The default source is the base commit itself, tagged once more.
+ */
+static int step_source(struct pk_lab *lab, const struct pk_debian_source *src, GError **err)
+{
+	g_autofree char *have = pk_repo_resolve(lab, src->tag, NULL);
+	g_autofree char *dir = g_strdup_printf("%s/src-%s.partial", lab->cache, src->version);
+	g_autofree char *msg = NULL;
+	const char *tar[] = { "tar", "-xf", src->tarball, "-C", dir, "--strip-components=1", NULL };
+	double t0 = pk_now();
+
+	if (have)
+		return 0;
+	if (!strcmp(src->package, KERNEL_PACKAGE))
+		return pk_repo_tag(lab, src->tag, PK_LAB_BASE_TAG, err);
+	if (ensure_tarball(src->package, src->tarball, err) < 0 || pk_remove_tree(dir, err) < 0)
+		return -1;
+	pk_info("setup: extracting %s", src->tarball);
+	g_mkdir_with_parents(dir, 0755);
+	if (pk_proc_step("extracting the kernel", tar, NULL, NULL, err) < 0 ||
+	    !(msg = import_message(dir, src->package, err)))
+		return -1;
+	pk_info("setup: importing %s into git as %s (about a minute)", src->name, src->tag);
+	if (pk_repo_import_dir(lab, dir, msg, src->tag, err) < 0 || pk_remove_tree(dir, err) < 0)
+		return -1;
+	pk_info("setup: %s imported in %.0f s", src->name, pk_now() - t0);
+	return 0;
+}
+
+int pk_setup_lab(struct pk_lab *lab, const char *const *sources, GError **err)
 {
 	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
 	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0)
 		return -1;
+	for (const char *const *s = sources; s && *s; s++) {
+		struct pk_debian_source src = { 0 };
+		int rc = pk_bases_debian(&src, *s, err) < 0 ? -1 : step_source(lab, &src, err);
+
+		pk_debian_source_clear(&src);
+		if (rc < 0)
+			return -1;
+	}
 	return 0;
 }

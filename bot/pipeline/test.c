@@ -235,6 +235,9 @@ out:
 	return rc;
 }
 
+static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
+		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err);
+
 /*
  * The before side: from the store when this commit was built and booted
  * with this config before, else built, booted NOISE_BOOTS times (the noise
@@ -243,10 +246,23 @@ out:
 static int prepare_before(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 			  const struct pk_test_opts *opts, struct pk_noise **out_noise, GError **err)
 {
+	struct pk_noise *unused = NULL;
+	unsigned unused_boots = 0;
 	int found;
 
 	if (store && (found = before_from_store(res, lab, store, out_noise, err)) != 0)
 		return found < 0 ? -1 : 0;
+	/*
+	 * A series' parent applied but never built (a patch without churn
+	 * before it) boots once: the base's stored mask serves, as noise comes
+	 * from the machine, not the commit.
+	 */
+	found = store ? stored_mask(store, lab, opts->noise_base ? opts->noise_base : PK_LAB_BASE_TAG,
+				    out_noise, &res->noise_boots, &res->noise_commit, err) : 0;
+	if (found < 0)
+		return -1;
+	if (found)
+		return build_and_boot(&res->before, lab, store, opts, 1, &unused, &unused_boots, err);
 	return build_and_boot(&res->before, lab, store, opts, NOISE_BOOTS, out_noise, &res->noise_boots, err);
 }
 
@@ -306,8 +322,6 @@ static void set_verdict(struct pk_test_result *res, enum pk_verdict verdict, cha
 	res->reason = reason;
 }
 
-static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const char *commit,
-		       struct pk_noise **out, unsigned *out_boots, char **out_commit, GError **err);
 
 /*
  * The verdict once the after side was built and booted (or not): a
@@ -356,7 +370,8 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 	 * the machine, not the commit).
 	 */
 	if (!noise && store &&
-	    stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err) < 0)
+	    stored_mask(store, lab, opts->noise_base ? opts->noise_base : PK_LAB_BASE_TAG, &noise,
+			&res->noise_boots, &res->noise_commit, err) < 0)
 		goto out;
 	if (!res->before.build.ok || res->before.boot.status != PK_BOOT_OK) {
 		set_verdict(res, res->before.build.ok ? PK_VERDICT_BOOT_FAILED : PK_VERDICT_BUILD_FAILED,
@@ -375,6 +390,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 		goto out;
 	}
 	res->after.commit = g_steal_pointer(&applied.commit);
+	res->three_way = applied.three_way;
 	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, patch, &noise, true, err) < 0)
 		goto out;
 	rc = 0;
@@ -413,6 +429,33 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 	return rc;
 }
 
+/*
+ * A patch without churn is not built, but applied all the same: the
+ * next patch of a series stands on it.  One the policy would not build
+ * stays unapplied, so that no later build takes its change in; its
+ * verdict stays no-churn and the next patch goes on its parent.
+ */
+static int apply_only(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_policy *policy,
+		      const struct pk_patch *patch, GError **err)
+{
+	struct pk_apply_result applied = { 0 };
+	g_autofree char *refusal = NULL;
+
+	set_verdict(res, PK_VERDICT_NO_CHURN, NULL);
+	if (!pk_policy_allows(policy, patch, &refusal))
+		return 0;
+	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
+		return -1;
+	res->three_way = applied.three_way;
+	if (applied.applied)
+		res->after.commit = g_steal_pointer(&applied.commit);
+	else
+		set_verdict(res, applied.refused ? PK_VERDICT_REFUSED : PK_VERDICT_DOES_NOT_APPLY,
+			    g_steal_pointer(&applied.failure));
+	pk_apply_result_clear(&applied);
+	return 0;
+}
+
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,
 		  const char *parent, GError **err)
@@ -426,7 +469,8 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	if (!res.before.commit)
 		goto fail;
 	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
-		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
+		if (apply_only(&res, lab, &opts->policy, patch, err) < 0)
+			goto fail;
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
 	} else if (on_config_for(&res, lab, patch, res.before.commit, store, opts, run_dynamic, err) < 0) {

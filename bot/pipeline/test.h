@@ -92,12 +92,18 @@ struct pk_test_result {
 	char *config_hash;        /* the config both sides were built with: the lab's or a
 	                             derived one; NULL when nothing was built */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
+	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 };
 
 /*
  * Test patch on parent (a revision of the lab's tree).  On success *out
  * holds the result (pk_test_result_clear()) and, when the patch applied,
  * out->after.commit is the commit a following patch of a series goes on.
+ * A no-churn patch is applied too (not built, unless
+ * opts->build_without_churn), so a series applies whole.  A parent not
+ * in the store (a series' commit that was applied but never built) is
+ * built and booted once, with the stored mask of opts->noise_base (NULL:
+ * the lab's base) when there is one, else several times to learn its own.
  */
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,

@@ -677,8 +677,17 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	GString *s = g_string_new(NULL);
 	const struct pk_test_side *b = &res->before, *a = &res->after;
 
-	g_string_append_printf(s, "Tested on %s (%s) with the bot's kernel config %s.", info->base,
-			       base ? base : "?", res->config_hash ? res->config_hash : info->config_hash);
+	if (info->kernel)
+		g_string_append_printf(s, "Tested on %s (%s at %s),", info->kernel, info->base, base ? base : "?");
+	else
+		g_string_append_printf(s, "Tested on %s (%s)", info->base, base ? base : "?");
+	if (info->compiler)
+		g_string_append_printf(s, " built with %s,", info->compiler);
+	g_string_append_printf(s, " with the bot's kernel config %s.",
+			       res->config_hash ? res->config_hash : info->config_hash);
+	if (res->three_way)
+		g_string_append(s, " The patch did not apply as it stands: it was applied as `git am -3` does, "
+				"its change merged from the files its index lines name.");
 	if (res->derived.lines) {
 		g_autofree char *lines = g_strstrip(g_strdelimit(g_strdup(res->derived.lines), "\n", ' '));
 		g_autoptr(GString) asked = g_string_new(NULL);
@@ -747,6 +756,9 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_wrapped(b, "reason_wrapped", reason, "");
 	add_str(b, "base", info->base);
 	add_str(b, "base_short", base_short);
+	add_str(b, "kernel", info->kernel);
+	add_str(b, "compiler", info->compiler);
+	add_bool(b, "three_way", res->three_way);
 	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
 	add_str(b, "config_derived", res->derived.lines);
 	add_str(b, "devices", res->derived.devices);

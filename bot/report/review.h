@@ -26,6 +26,8 @@ struct pk_review_info {
 	const char *config_hash;  /* the lab's kernel config */
 	const char *reproduce;    /* the command that tests it again, or NULL for
 	                             "printkbot test <source>" */
+	const char *kernel;       /* the base as a person names it (lab/describe.h), or NULL */
+	const char *compiler;     /* `gcc --version`'s first line, or NULL */
 };
 
 /*

@@ -57,6 +57,36 @@ static void test_source_archive(void **state)
 	unlink(path);
 }
 
+/* [test] bases in order, [tree NAME] with path or url and branches (master by default), fetch_interval. */
+static void test_bases_and_trees(void **state)
+{
+	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\n[daemon]\nfetch_interval = 60\n"
+					  "[tree net]\npath = /srv/net.git\nbranches = main, next\n"
+					  "[tree tip]\nurl = https://example.org/tip.git\n");
+	g_autofree char *bad = write_tmp("[tree x]\nbranches = main\n");
+	g_autoptr(GError) err = NULL;
+	struct pk_config c;
+	const struct pk_tree_config *t;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_string_equal(c.bases[0], "debian:6.1");
+	assert_string_equal(c.bases[1], "net/main");
+	assert_null(c.bases[2]);
+	assert_true(c.daemon.fetch_interval == 60);
+	assert_int_equal(c.trees->len, 2);
+	t = c.trees->pdata[0];
+	assert_string_equal(t->name, "net");
+	assert_string_equal(t->url, "/srv/net.git");
+	assert_string_equal(t->branches[1], "next");
+	t = c.trees->pdata[1];
+	assert_string_equal(t->branches[0], "master");
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, bad, &err), -1);
+	assert_non_null(strstr(err->message, "[tree x]: give url or path"));
+	unlink(path);
+	unlink(bad);
+}
+
 struct bad_case {
 	const char *text;
 	const char *error_has;
@@ -349,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_values_and_defaults),
 		cmocka_unit_test(test_worker_keys),
 		cmocka_unit_test(test_source_archive),
+		cmocka_unit_test(test_bases_and_trees),
 		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),

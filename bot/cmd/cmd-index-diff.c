@@ -1,0 +1,295 @@
+/*
+ * cmd-index-diff.c - `printkbot index-diff A B`: what changed in the
+ * printk index (every message the kernel can print) between two kernels,
+ * and which log-monitor patterns stop matching.
+ */
+#include "cmd/commands.h"
+#include "analysis/kdiff.h"
+#include "base/jsonout.h"
+#include "base/util.h"
+#include "lab/bases.h"
+#include "lab/describe.h"
+#include "lab/repo.h"
+#include "pipeline/test.h"
+#include "store/store.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char index_diff_usage[] =
+	"usage: printkbot index-diff [--json] [--patterns FILE] [--timeout SECONDS]\n"
+	"                            [--config FILE] [--db FILE | --no-store] A B\n\n"
+	"Every message of the printk index (what the kernel can print, booted or\n"
+	"not) added, removed, or changed in level or text (a pr_fmt() prefix is\n"
+	"text) from kernel A to kernel B, grouped by file and function.  A and B\n"
+	"are bases (debian:6.1, debian:6.12, TREE/BRANCH) or revisions of the bot's\n"
+	"tree, built with the lab's config.  A kernel built and booted before is\n"
+	"read from the store; another is built, booted once and stored.\n\n"
+	"  --json            one JSON object: a, b, counts, changes, patterns\n"
+	"  --patterns FILE   regular expressions, one a line (# comments), as log\n"
+	"                    monitors keep them: each that matched a message of A\n"
+	"                    (its index format or its boot log) and matches none\n"
+	"                    of B is reported\n"
+	"  --timeout SECONDS per boot (default 60)\n\n"
+	"exit status: 0 done, 1 some pattern matches nothing in B, 2 bad usage or\n"
+	"when a kernel could not be built or booted.\n";
+
+struct index_diff_opts {
+	bool json;
+	const char *patterns;
+	double timeout;
+};
+
+static const struct pk_option index_diff_options[] = {
+	PK_OPTION_FLAG("json", struct index_diff_opts, json),
+	PK_OPTION_STRING("patterns", struct index_diff_opts, patterns),
+	PK_OPTION_DURATION("timeout", struct index_diff_opts, timeout),
+	PK_OPTION_CONFIG,
+	PK_OPTION_DB,
+	PK_OPTION_NO_STORE,
+	{ NULL },
+};
+
+/* One kernel of the two. */
+struct side {
+	const char *name;        /* as given */
+	char *commit;
+	char *kernel;            /* as a person names it */
+	struct pk_test_side built;
+};
+
+/* One pattern that matched A and nothing of B. */
+struct broken {
+	char *pattern;
+	char *example;           /* what it matched in A */
+};
+
+static void broken_free(struct broken *b)
+{
+	g_free(b->pattern);
+	g_free(b->example);
+	g_free(b);
+}
+
+/* The side's kernel, from the store or built and booted: 0, or -1 with err. */
+static int side_prepare(struct side *s, struct pk_cmd_ctx *ctx, const struct pk_test_opts *topts, GError **err)
+{
+	g_autofree char *ref = pk_bases_ref(s->name);
+
+	if (!(s->commit = pk_repo_resolve(&ctx->lab, ref, err)))
+		return -1;
+	s->kernel = pk_describe_base(&ctx->lab, s->commit, NULL);
+	if (pk_test_build_side(&s->built, NULL, NULL, &ctx->lab, ctx->store, topts, s->commit, false, err) < 0)
+		return -1;
+	if (!s->built.build.ok || s->built.boot.status != PK_BOOT_OK || !s->built.boot.capture)
+		return pk_error(err, PK_ERROR_FAILED, "%s (%.12s) does not %s with the lab's config", s->name,
+				s->commit, s->built.build.ok ? "boot" : "build");
+	return 0;
+}
+
+/* The first message of cap (an index format, else a boot record) re matches, or NULL. */
+static const char *first_match(GRegex *re, const struct pk_capture *cap)
+{
+	for (guint i = 0; i < cap->index->len; i++) {
+		const struct pk_index_entry *e = cap->index->pdata[i];
+		if (e->format && g_regex_match(re, e->format, 0, NULL))
+			return e->format;
+	}
+	for (guint i = 0; i < cap->records->len; i++) {
+		const struct pk_record *r = cap->records->pdata[i];
+		if (r->text && g_regex_match(re, r->text, 0, NULL))
+			return r->text;
+	}
+	return NULL;
+}
+
+/* The patterns of path that match some message of a and none of b: 0, or -1 with err. */
+static int patterns_broken(GPtrArray **out, const char *path, const struct pk_capture *a,
+			   const struct pk_capture *b, GError **err)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	unsigned n = 0;
+
+	if (pk_read_file(&text, NULL, path, 16 << 20, err) < 0)
+		return -1;
+	*out = g_ptr_array_new_with_free_func((GDestroyNotify)broken_free);
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		g_autoptr(GRegex) re = NULL;
+		g_autoptr(GError) e = NULL;
+		const char *hit;
+
+		n++;
+		if (!**l || **l == '#')
+			continue;
+		if (!(re = g_regex_new(*l, G_REGEX_OPTIMIZE, 0, &e)))
+			return pk_error(err, PK_ERROR_INPUT, "%s:%u: %s", path, n, e->message);
+		if ((hit = first_match(re, a)) && !first_match(re, b)) {
+			struct broken *br = g_new0(struct broken, 1);
+
+			br->pattern = g_strdup(*l);
+			br->example = g_strdup(hit);
+			g_ptr_array_add(*out, br);
+		}
+	}
+	return 0;
+}
+
+static char *escaped(const char *s)
+{
+	return s ? g_strescape(s, NULL) : g_strdup("");
+}
+
+static void print_change_text(const struct pk_index_change *c)
+{
+	g_autofree char *o = escaped(c->old_format), *n = escaped(c->new_format);
+
+	switch (c->kind) {
+	case PK_CHANGE_MESSAGE_ADDED:
+		printf("    + added    <%s> \"%s\"\n", pk_level_name(c->new_level), n);
+		break;
+	case PK_CHANGE_MESSAGE_REMOVED:
+		printf("    - removed  <%s> \"%s\"\n", pk_level_name(c->old_level), o);
+		break;
+	case PK_CHANGE_LEVEL_CHANGED:
+		printf("    ~ level    %s -> %s: \"%s\"\n", pk_level_name(c->old_level), pk_level_name(c->new_level), n);
+		break;
+	default:
+		printf("    ~ text     \"%s\"\n               -> \"%s\"\n", o, n);
+	}
+}
+
+static void print_text(const struct side *a, const struct side *b, const struct pk_kdiff *d, GPtrArray *broken)
+{
+	unsigned counts[PK_CHANGE_LINES_MERGED + 1] = { 0 };
+	const char *file = NULL, *func = NULL;
+
+	for (guint i = 0; i < d->index_changes->len; i++)
+		counts[((struct pk_index_change *)d->index_changes->pdata[i])->kind]++;
+	printf("A: %s (%s)\nB: %s (%s)\n", a->kernel ? a->kernel : a->name, a->name, b->kernel ? b->kernel : b->name,
+	       b->name);
+	printf("printk index: %u entries in A, %u in B: %u added, %u removed, %u text changed, %u level changed\n",
+	       a->built.boot.capture->index->len, b->built.boot.capture->index->len, counts[PK_CHANGE_MESSAGE_ADDED],
+	       counts[PK_CHANGE_MESSAGE_REMOVED], counts[PK_CHANGE_TEXT_CHANGED], counts[PK_CHANGE_LEVEL_CHANGED]);
+	for (guint i = 0; i < d->index_changes->len; i++) {
+		const struct pk_index_change *c = d->index_changes->pdata[i];
+		const char *f = c->origin.file ? c->origin.file : "(no file)";
+
+		if (!file || strcmp(file, f)) {
+			printf("\n%s\n", f);
+			file = f;
+			func = NULL;
+		}
+		if (!func || g_strcmp0(func, c->origin.func)) {
+			func = c->origin.func ? c->origin.func : "";
+			printf("  %s():\n", func);
+		}
+		print_change_text(c);
+	}
+	for (guint i = 0; broken && i < broken->len; i++) {
+		const struct broken *br = broken->pdata[i];
+		g_autofree char *ex = escaped(br->example);
+
+		printf("%spattern /%s/ matched \"%s\" in A and matches nothing in B\n", i ? "" : "\n", br->pattern, ex);
+	}
+	if (broken && !broken->len)
+		printf("\nevery pattern that matched A matches B too\n");
+}
+
+static void json_side(JsonBuilder *jb, const char *member, const struct side *s)
+{
+	json_builder_set_member_name(jb, member);
+	json_builder_begin_object(jb);
+	pk_json_str(jb, "name", s->name);
+	pk_json_str(jb, "commit", s->commit);
+	pk_json_str(jb, "kernel", s->kernel);
+	pk_json_int(jb, "index_entries", s->built.boot.capture->index->len);
+	pk_json_bool(jb, "cached", s->built.cached);
+	json_builder_end_object(jb);
+}
+
+static void print_json(const struct side *a, const struct side *b, const struct pk_kdiff *d, GPtrArray *broken)
+{
+	g_autoptr(JsonBuilder) jb = json_builder_new();
+
+	json_builder_begin_object(jb);
+	json_side(jb, "a", a);
+	json_side(jb, "b", b);
+	json_builder_set_member_name(jb, "changes");
+	json_builder_begin_array(jb);
+	for (guint i = 0; i < d->index_changes->len; i++) {
+		const struct pk_index_change *c = d->index_changes->pdata[i];
+
+		json_builder_begin_object(jb);
+		pk_json_str(jb, "kind", pk_change_kind_name(c->kind));
+		pk_json_str(jb, "file", c->origin.file);
+		pk_json_str(jb, "func", c->origin.func);
+		pk_json_int(jb, "line", c->origin.line);
+		pk_json_int(jb, "old_level", c->old_level);
+		pk_json_int(jb, "new_level", c->new_level);
+		pk_json_str(jb, "old_format", c->old_format);
+		pk_json_str(jb, "new_format", c->new_format);
+		json_builder_end_object(jb);
+	}
+	json_builder_end_array(jb);
+	json_builder_set_member_name(jb, "patterns_broken");
+	json_builder_begin_array(jb);
+	for (guint i = 0; broken && i < broken->len; i++) {
+		const struct broken *br = broken->pdata[i];
+
+		json_builder_begin_object(jb);
+		pk_json_str(jb, "pattern", br->pattern);
+		pk_json_str(jb, "matched_in_a", br->example);
+		json_builder_end_object(jb);
+	}
+	json_builder_end_array(jb);
+	json_builder_end_object(jb);
+	pk_json_print(jb);
+}
+
+static int cmd_index_diff(struct pk_cmd_ctx *ctx)
+{
+	const struct index_diff_opts *o = ctx->cmdline.opts;
+	struct pk_test_opts topts = { 0 };
+	struct side a = { ctx->cmdline.args[0] }, b = { ctx->cmdline.args[1] };
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GPtrArray) broken = NULL;
+	g_autoptr(pk_kdiff) d = NULL;
+	int status = 2;
+
+	topts.policy = ctx->config.policy;
+	topts.boot_timeout = o->timeout ? o->timeout : ctx->config.boot_timeout;
+	if (side_prepare(&a, ctx, &topts, &err) < 0 || side_prepare(&b, ctx, &topts, &err) < 0)
+		goto out;
+	pk_progress("%s", "");
+	d = pk_kdiff_captures(a.built.boot.capture, b.built.boot.capture, NULL);
+	if (o->patterns &&
+	    patterns_broken(&broken, o->patterns, a.built.boot.capture, b.built.boot.capture, &err) < 0)
+		goto out;
+	if (o->json)
+		print_json(&a, &b, d, broken);
+	else
+		print_text(&a, &b, d, broken);
+	status = broken && broken->len ? 1 : 0;
+out:
+	pk_progress("%s", "");
+	if (err)
+		fprintf(stderr, "printkbot index-diff: %s\n", err->message);
+	for (struct side *s = &a; s; s = s == &a ? &b : NULL) {
+		g_free(s->commit);
+		g_free(s->kernel);
+		pk_test_side_clear(&s->built);
+	}
+	return status;
+}
+
+const struct pk_cmd_spec cmd_index_diff_spec = {
+	.usage = index_diff_usage,
+	.options = index_diff_options,
+	.opts_size = sizeof(struct index_diff_opts),
+	.args_name = "A B",
+	.args_min = 2, .args_max = 2,
+	.setup_status = 2,
+	.run = cmd_index_diff,
+};

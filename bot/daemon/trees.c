@@ -1,0 +1,57 @@
+/*
+ * trees.c - the operator's kernel trees ([tree NAME]) fetched into the
+ * lab at start and every fetch_interval, so the next series can go on
+ * what was pushed there, without a restart; see daemon.h.
+ */
+#include "daemon/private.h"
+#include "lab/bases.h"
+#include "lab/lab.h"
+#include "lab/repo.h"
+#include "base/util.h"
+
+#include <string.h>
+
+/* Each branch of t as the lab has it: "main 1a2b3c4d5e6f, next (none)". */
+static char *tree_heads(const struct pk_lab *lab, const struct pk_tree_config *t)
+{
+	GString *s = g_string_new(NULL);
+
+	for (char **b = t->branches; b && *b; b++) {
+		g_autofree char *name = g_strdup_printf("%s/%s", t->name, *b);
+		g_autofree char *ref = pk_bases_ref(name);
+		g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
+
+		g_string_append_printf(s, "%s%s %.12s", s->len ? ", " : "", *b, id ? id : "(none)");
+	}
+	return g_string_free(s, FALSE);
+}
+
+void daemon_fetch_trees(struct pk_daemon *d, double now)
+{
+	struct pk_lab lab = { .lock_fd = -1 };
+	g_autoptr(GError) err = NULL;
+
+	if (!d->config.trees || !d->config.trees->len || now < d->next_tree_fetch)
+		return;
+	d->next_tree_fetch = now + d->config.daemon.fetch_interval;
+	/* the lab's lock: a fetch writes refs another printkbot may be resolving */
+	if (pk_lab_take(&lab, &err) < 0) {
+		daemon_log(0, NULL, "trees not fetched: %s", err->message);
+		return;
+	}
+	for (guint i = 0; i < d->config.trees->len; i++) {
+		const struct pk_tree_config *t = d->config.trees->pdata[i];
+		g_autofree char *before = tree_heads(&lab, t), *after = NULL;
+		double t0 = pk_now();
+
+		if (pk_bases_fetch_tree(&lab, t, &err) < 0) {
+			daemon_log(0, NULL, "tree %s: %s", t->name, err->message);
+			g_clear_error(&err);
+		} else if (strcmp(before, (after = tree_heads(&lab, t)))) {
+			/* only what moved is news: a fetch every fetch_interval would fill the log */
+			daemon_log(0, NULL, "tree %s fetched from %s in %.1f s: %s", t->name, t->url, pk_now() - t0,
+				   after);
+		}
+	}
+	pk_lab_clear(&lab);
+}

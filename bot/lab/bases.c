@@ -1,0 +1,176 @@
+/* bases.c - the lab's bases by name; see bases.h. */
+#define _GNU_SOURCE   /* strverscmp(): versions as sort -V orders them */
+#include "lab/bases.h"
+
+#include <string.h>
+
+#include "base/util.h"
+#include "lab/apply.h"
+#include "lab/repo.h"
+
+/* "debian:6.12" before "debian:6.1": newest kernel first, by dotted version. */
+static int compare_versions_desc(gconstpointer a, gconstpointer b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+
+	return -strverscmp(x, y);
+}
+
+int pk_bases_debian(struct pk_debian_source *out, const char *spec, GError **err)
+{
+	const char *v = g_str_has_prefix(spec, "debian:") ? spec + strlen("debian:") : NULL;
+
+	/* a version is digits and dots: it goes into a path and a package name */
+	if (!v || !*v || strspn(v, "0123456789.") != strlen(v) || *v == '.')
+		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a kernel source (debian:6.12, debian:6.1)", spec);
+	out->name = g_strdup(spec);
+	out->version = g_strdup(v);
+	out->package = g_strconcat("linux-source-", v, NULL);
+	out->tarball = g_strdup_printf("/usr/src/linux-source-%s.tar.xz", v);
+	out->tag = g_strconcat(PK_BASES_DEBIAN_TAG, v, NULL);
+	return 0;
+}
+
+void pk_debian_source_clear(struct pk_debian_source *src)
+{
+	g_free(src->name);
+	g_free(src->version);
+	g_free(src->package);
+	g_free(src->tarball);
+	g_free(src->tag);
+	memset(src, 0, sizeof *src);
+}
+
+char *pk_bases_ref(const char *name)
+{
+	if (g_str_has_prefix(name, "debian:"))
+		return g_strconcat(PK_BASES_DEBIAN_TAG, name + strlen("debian:"), NULL);
+	/* a tree's branch: "<tree>/<branch>" where no such ref or tag is meant */
+	if (strchr(name, '/') && !g_str_has_prefix(name, "refs/") && !strchr(name, '~') && !strchr(name, '^'))
+		return g_strconcat(PK_BASES_TREE_PREFIX, name, NULL);
+	return g_strdup(name);
+}
+
+void pk_base_choice_clear(struct pk_base_choice *c)
+{
+	g_free(c->name);
+	g_free(c->rev);
+	g_free(c->tried);
+	memset(c, 0, sizeof *c);
+}
+
+/* Debian's bases the lab holds (printkbot-debian-* tags), newest version first, as "debian:VER". */
+static GPtrArray *debian_bases(const struct pk_lab *lab)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) tags = pk_repo_refs(lab, "refs/tags/" PK_BASES_DEBIAN_TAG);
+
+	for (guint i = 0; tags && i < tags->len; i++)
+		g_ptr_array_add(out, g_strconcat("debian:", (char *)tags->pdata[i], NULL));
+	g_ptr_array_sort(out, compare_versions_desc);
+	return out;
+}
+
+char **pk_bases_default(const struct pk_lab *lab, const char *first)
+{
+	g_autoptr(GPtrArray) deb = debian_bases(lab);
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *first_ref = pk_bases_ref(first);
+	g_autofree char *first_id = pk_repo_resolve(lab, first_ref, NULL);
+
+	g_ptr_array_add(out, g_strdup(first));
+	for (guint i = 0; i < deb->len; i++) {
+		g_autofree char *ref = pk_bases_ref(deb->pdata[i]);
+		g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
+
+		if (id && g_strcmp0(id, first_id))
+			g_ptr_array_add(out, g_strdup(deb->pdata[i]));
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+}
+
+/* One base tried: 1 chosen, 0 not (why appended to tried), -1 error. */
+static int try_base(struct pk_base_choice *out, GString *tried, const struct pk_lab *lab, const char *name,
+		    const struct pk_patch *const *patches, guint n, bool three_way, GError **err)
+{
+	g_autofree char *ref = pk_bases_ref(name);
+	g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
+	g_autofree char *failure = NULL;
+	int rc;
+
+	if (!id) {
+		if (!three_way)
+			g_string_append_printf(tried, "%s%s: not in the bot's tree", tried->len ? "; " : "", name);
+		return 0;
+	}
+	if ((rc = pk_apply_series_check(&failure, lab, id, patches, n, three_way, err)) <= 0) {
+		if (rc == 0 && !three_way)
+			g_string_append_printf(tried, "%s%s: %s", tried->len ? "; " : "", name, failure);
+		return rc;
+	}
+	out->name = g_strdup(name);
+	out->rev = g_steal_pointer(&id);
+	out->applies = true;
+	out->three_way = three_way;
+	return 1;
+}
+
+int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
+		    const char *const *bases, const struct pk_patch *const *patches, guint n, GError **err)
+{
+	g_autoptr(GString) tried = g_string_new(NULL);
+	g_autofree char *named = base_commit ? pk_repo_resolve(lab, base_commit, NULL) : NULL;
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	if (named) {
+		/* the author said where the series goes: tested there, applying or not */
+		out->name = g_strdup_printf("base-commit %.12s", named);
+		out->rev = g_steal_pointer(&named);
+		out->applies = true;
+		return 0;
+	}
+	if (base_commit)
+		g_string_append_printf(tried, "base-commit %.12s: not in the bot's tree", base_commit);
+	for (const char *const *b = bases; rc == 0 && b && *b; b++)
+		rc = try_base(out, tried, lab, *b, patches, n, false, err);
+	/* none takes it as it stands: each again with `git am -3`'s merge from the index lines' blobs */
+	for (const char *const *b = bases; rc == 0 && b && *b; b++)
+		rc = try_base(out, tried, lab, *b, patches, n, true, err);
+	if (rc < 0)
+		return -1;
+	if (rc > 0 && out->three_way)
+		g_string_append_printf(tried, "; so on %s by a 3-way merge", out->name);
+	out->tried = tried->len ? g_strdup(tried->str) : NULL;
+	if (rc == 0) {
+		/* none applies: the first base, where the verdict says which patch fails and how */
+		const char *first = bases && *bases ? *bases : PK_LAB_BASE_TAG;
+		g_autofree char *ref = pk_bases_ref(first);
+
+		out->name = g_strdup(first);
+		out->rev = g_strdup(ref);
+	}
+	return 0;
+}
+
+void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c)
+{
+	char *old = *reason;
+
+	if (!c->tried || c->applies)
+		return;
+	*reason = g_strdup_printf("%s%sNo base takes the whole series: %s.", old ? old : "", old ? ". " : "",
+				  c->tried);
+	g_free(old);
+}
+
+int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err)
+{
+	g_autoptr(GPtrArray) specs = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **b = t->branches; b && *b; b++)
+		g_ptr_array_add(specs, g_strdup_printf("+refs/heads/%s:" PK_BASES_TREE_PREFIX "%s/%s", *b, t->name, *b));
+	g_ptr_array_add(specs, NULL);
+	return pk_repo_fetch(lab, t->url, (const char *const *)specs->pdata, err);
+}

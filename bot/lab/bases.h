@@ -1,0 +1,98 @@
+/*
+ * bases.h - the kernels the lab tests on.  Each is a named ref of the
+ * lab's one repository, so builds, boots and noise masks, stored per
+ * (commit, config), are shared by every base that has the same commit:
+ *
+ *   refs/tags/printkbot-debian-<ver>   Debian's linux-source-<ver>
+ *                                      (`setup --source debian:<ver>`);
+ *                                      the default, 6.12, is also
+ *                                      PK_LAB_BASE_TAG
+ *   refs/printkbot/trees/<tree>/<branch>  a branch of an operator's
+ *                                      repository ([tree NAME]), fetched
+ *                                      with libgit2 (the operator's
+ *                                      repository is only read)
+ *
+ * A base is named "debian:6.1" or "<tree>/<branch>"; pk_bases_ref()
+ * turns a name into the revision to resolve.
+ */
+#ifndef PK_BASES_H
+#define PK_BASES_H
+
+#include <glib.h>
+#include <stdbool.h>
+
+#include "base/config.h"
+#include "base/patch.h"
+
+#include "lab/lab.h"
+
+#define PK_BASES_DEBIAN_TAG "printkbot-debian-"
+#define PK_BASES_TREE_PREFIX "refs/printkbot/trees/"
+#define PK_BASES_DEFAULT_SOURCE "debian:6.12"
+
+/* One of Debian's kernel source packages, as setup imports it. */
+struct pk_debian_source {
+	char *name;       /* "debian:6.1" */
+	char *version;    /* "6.1" */
+	char *package;    /* "linux-source-6.1" */
+	char *tarball;    /* "/usr/src/linux-source-6.1.tar.xz" */
+	char *tag;        /* "printkbot-debian-6.1" */
+};
+
+/* "debian:6.1" (or "debian:6.12") read into *out; an error (PK_ERROR_INPUT) for anything else. */
+int pk_bases_debian(struct pk_debian_source *out, const char *spec, GError **err);
+void pk_debian_source_clear(struct pk_debian_source *src);
+
+/*
+ * The revision a base name stands for: "debian:6.1" the tag
+ * printkbot-debian-6.1, "net-next/main" the fetched branch
+ * refs/printkbot/trees/net-next/main, anything else itself (a tag, a
+ * commit id).  A new string.
+ */
+char *pk_bases_ref(const char *name);
+
+/* Where a series goes (pk_bases_choose()). */
+struct pk_base_choice {
+	char *name;       /* as a reply names it: "debian:6.1", "net/main", "base-commit 1a2b3c4d5e6f" */
+	char *rev;        /* the revision the first patch is applied on */
+	char *tried;      /* every base tried before and why it was passed over
+	                     ("debian:6.12: patch 2/3: x.c: hunk 1 ... does not apply"), or NULL */
+	bool applies;     /* the whole series applies on rev (false: on no base; rev is the first) */
+	bool three_way;   /* on no base as it stands: on rev by a 3-way merge (apply.h) */
+};
+void pk_base_choice_clear(struct pk_base_choice *c);
+
+/*
+ * The bases a series may go on when the config names none: first (the
+ * configured base), then every Debian base the lab holds (setup
+ * --source), newest first, each commit once.  NULL-terminated, g_strfreev().
+ */
+char **pk_bases_default(const struct pk_lab *lab, const char *first);
+
+/*
+ * Choose the base of a series of n patches: its base-commit (the cover
+ * letter's or the first patch's; may be NULL) when the lab has it;
+ * otherwise the first of bases on which the whole series applies
+ * as it stands (checked in memory, the worktree untouched); otherwise
+ * the first on which it applies by a 3-way merge from the blobs its index
+ * lines name (three_way); otherwise the first base, applies false.  out->tried says why each base passed over was, for a
+ * does-not-apply to name every base tried.  -1 with err only when the
+ * repository cannot be used.
+ */
+int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
+		    const char *const *bases, const struct pk_patch *const *patches, guint n, GError **err);
+
+/*
+ * A does-not-apply reason (*reason, replaced) with every base tried and
+ * why, when the series applied on none (c->applies false).
+ */
+void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c);
+
+/*
+ * Fetch the branches of [tree NAME] into the lab (with libgit2; the
+ * tree's repository is only read): each branch B becomes
+ * refs/printkbot/trees/NAME/B, the base "NAME/B".
+ */
+int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * repo-refs.c - the lab repository's refs and names of commits, as a
+ * person reads them (git describe, the branch a commit heads); see repo.h.
+ */
+#include "lab/repo.h"
+#include "lab/repo-git.h"
+
+#include <string.h>
+
+#include "base/util.h"
+
+char *pk_repo_commit_message(const struct pk_lab *lab, const char *rev, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	char *msg = NULL;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return NULL;
+	if (pk_repo_lookup(&commit, repo, rev, err) == 0)
+		msg = g_strdup(git_commit_message(commit));
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return msg;
+}
+
+char *pk_repo_describe(const struct pk_lab *lab, const char *rev)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_describe_result *res = NULL;
+	git_describe_options opts = GIT_DESCRIBE_OPTIONS_INIT;
+	git_describe_format_options fmt = GIT_DESCRIBE_FORMAT_OPTIONS_INIT;
+	git_buf buf = { 0 };
+	char *out = NULL;
+
+	/* annotated tags only, as git describe: the lab's own tags are lightweight */
+	fmt.abbreviated_size = 12;
+	if (pk_repo_open(&repo, lab, NULL) < 0)
+		return NULL;
+	if (pk_repo_lookup(&commit, repo, rev, NULL) == 0 &&
+	    git_describe_commit(&res, (git_object *)commit, &opts) == 0 &&
+	    git_describe_format(&buf, res, &fmt) == 0)
+		out = g_strdup(buf.ptr);
+	git_buf_dispose(&buf);
+	git_describe_result_free(res);
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return out;
+}
+
+char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *prefix)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	g_autofree char *glob = g_strconcat(prefix, "*", NULL);
+	char *out = NULL;
+
+	if (pk_repo_open(&repo, lab, NULL) < 0)
+		return NULL;
+	if (pk_repo_lookup(&commit, repo, rev, NULL) < 0 ||
+	    git_reference_iterator_glob_new(&it, repo, glob) < 0)
+		goto cleanup;
+	while (!out && git_reference_next(&ref, it) == 0) {
+		git_object *target = NULL;
+
+		if (git_reference_peel(&target, ref, GIT_OBJECT_COMMIT) == 0 &&
+		    git_oid_equal(git_object_id(target), git_commit_id(commit)))
+			out = g_strdup(git_reference_name(ref) + strlen(prefix));
+		git_object_free(target);
+		git_reference_free(ref);
+	}
+cleanup:
+	git_reference_iterator_free(it);
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return out;
+}
+
+GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
+{
+	git_repository *repo = NULL;
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	g_autofree char *glob = g_strconcat(prefix, "*", NULL);
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+
+	if (pk_repo_open(&repo, lab, NULL) < 0)
+		return out;
+	if (git_reference_iterator_glob_new(&it, repo, glob) == 0)
+		while (git_reference_next(&ref, it) == 0) {
+			g_ptr_array_add(out, g_strdup(git_reference_name(ref) + strlen(prefix)));
+			git_reference_free(ref);
+		}
+	git_reference_iterator_free(it);
+	git_repository_free(repo);
+	return out;
+}
+
+int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err)
+{
+	git_repository *repo = NULL;
+	git_remote *remote = NULL;
+	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+	git_strarray specs = { (char **)refspecs, g_strv_length((char **)refspecs) };
+	g_autofree char *what = g_strdup_printf("fetching %s", url);
+	int rc = -1;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	/* the tags that come with the branches, so that git describe can name their commits */
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_AUTO;
+	if (git_remote_create_anonymous(&remote, repo, url) < 0 ||
+	    git_remote_fetch(remote, &specs, &opts, NULL) < 0)
+		pk_git_fail(err, what);
+	else
+		rc = 0;
+	git_remote_free(remote);
+	git_repository_free(repo);
+	return rc;
+}

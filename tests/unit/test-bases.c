@@ -1,0 +1,226 @@
+/*
+ * test-bases.c - the lab's bases: another tree imported as a base, the
+ * base a series goes on (as it stands, then by a 3-way merge), a
+ * [tree]'s branch fetched and named as git describe names it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lab/apply.h"
+#include "lab/bases.h"
+#include "lab/describe.h"
+#include "lab/repo.h"
+#include "base/proc.h"
+#include "base/util.h"
+
+struct fixture {
+	char *dir;                /* the lab's tree: f.c of 40 lines, tagged base */
+	char *other;              /* another tree: line 25 is "LINE 25", imported as debian:9.9 */
+	struct pk_lab lab;
+};
+
+static char *run_git(const char *dir, const char *const *args)
+{
+	const char *argv[20] = { "git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t" };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+	GString *out = g_string_new(NULL);
+	unsigned n = 7;
+
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	o.capture = out;
+	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
+	assert_true(pk_proc_ok(&r));
+	return g_strstrip(g_string_free(out, FALSE));
+}
+
+static void write_f(const char *dir, const char *name, bool upper25)
+{
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+
+	for (int i = 1; i <= 40; i++)
+		g_string_append_printf(text, i == 25 && upper25 ? "LINE %d\n" : "line %d\n", i);
+	assert_true(g_file_set_contents(path, text->str, -1, NULL));
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = g_new0(struct fixture, 1);
+
+	f->dir = g_dir_make_tmp("printkbot-bases-XXXXXX", NULL);
+	f->other = g_dir_make_tmp("printkbot-bases-other-XXXXXX", NULL);
+	write_f(f->dir, "f.c", false);
+	write_f(f->other, "f.c", true);
+	g_free(run_git(f->dir, (const char *[]){ "init", "-q", NULL }));
+	g_free(run_git(f->dir, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(f->dir, (const char *[]){ "commit", "-q", "-m", "base", NULL }));
+	g_free(run_git(f->dir, (const char *[]){ "tag", "base", NULL }));
+	f->lab.tree = g_strdup(f->dir);
+	f->lab.lock_fd = -1;
+	assert_int_equal(pk_repo_import_dir(&f->lab, f->other, "Linux 9.9 from Debian's linux-source-9.9",
+					    "printkbot-debian-9.9", NULL), 0);
+	*state = f;
+	return 0;
+}
+
+static void rm_rf(const char *dir)
+{
+	const char *argv[] = { "rm", "-rf", dir, NULL };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+
+	pk_proc_run(&r, argv, &o, NULL);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	rm_rf(f->dir);
+	rm_rf(f->other);
+	g_free(f->lab.tree);
+	g_free(f->dir);
+	g_free(f->other);
+	g_free(f);
+	return 0;
+}
+
+static struct pk_patch *patch_of(const char *diff)
+{
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autofree char *mail = g_strdup_printf("From: T <t@t>\nSubject: [PATCH] f\n\nx\n---\n%s", diff);
+	unsigned skipped;
+
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, mail, strlen(mail), NULL), 0);
+	assert_int_equal(patches->len, 1);
+	return g_steal_pointer(&patches->pdata[0]);
+}
+
+static const char upper_diff[] =
+	"diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -24,3 +24,3 @@\n line 24\n-LINE 25\n+Line 25\n line 26\n";
+static const char nowhere_diff[] =
+	"diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -24,3 +24,3 @@\n line 24\n-line 99\n+Line 99\n line 26\n";
+
+/* The import is a second root commit with its own tree; HEAD and the worktree stay. */
+static void test_import(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *text = NULL, *head = pk_repo_resolve(&f->lab, "HEAD", NULL);
+	g_autofree char *base = pk_repo_resolve(&f->lab, "base", NULL);
+
+	assert_int_equal(pk_repo_read_file(&text, NULL, &f->lab, "printkbot-debian-9.9", "f.c", NULL), 0);
+	assert_non_null(strstr(text, "LINE 25\n"));
+	assert_string_equal(head, base);
+	g_autofree char *ref = pk_bases_ref("debian:9.9");
+	assert_string_equal(ref, "printkbot-debian-9.9");
+}
+
+/* The first base the whole series applies to; none: the first, every base named with why. */
+static void test_choose(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(pk_patch) up = patch_of(upper_diff), nowhere = patch_of(nowhere_diff);
+	const char *bases[] = { "base", "debian:9.9", NULL };
+	const struct pk_patch *series[] = { up };
+	const struct pk_patch *bad[] = { nowhere };
+	struct pk_base_choice c;
+	char *reason = g_strdup("f.c: hunk 1 does not apply");
+
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, bases, series, 1, NULL), 0);
+	assert_true(c.applies);
+	assert_false(c.three_way);
+	assert_string_equal(c.name, "debian:9.9");
+	assert_non_null(strstr(c.tried, "base: f.c: hunk 1"));
+	pk_base_choice_clear(&c);
+
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, bases, bad, 1, NULL), 0);
+	assert_false(c.applies);
+	assert_string_equal(c.name, "base");
+	pk_bases_tried_reason(&reason, &c);
+	assert_non_null(strstr(reason, "No base takes the whole series: base: f.c"));
+	assert_non_null(strstr(reason, "; debian:9.9: f.c"));
+	g_free(reason);
+	pk_base_choice_clear(&c);
+
+	/* a base-commit the lab has wins, applying or not */
+	g_autofree char *id = pk_repo_resolve(&f->lab, "base", NULL);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, id, bases, series, 1, NULL), 0);
+	assert_string_equal(c.rev, id);
+	assert_true(g_str_has_prefix(c.name, "base-commit "));
+	pk_base_choice_clear(&c);
+}
+
+/* Made against debian:9.9's f.c (its index line), changing line 22: on base only by a 3-way merge. */
+static void test_three_way(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *blob = run_git(f->dir, (const char *[]){ "rev-parse", "printkbot-debian-9.9:f.c", NULL });
+	g_autofree char *diff = g_strdup_printf(
+		"diff --git a/f.c b/f.c\nindex %.12s..1234567 100644\n--- a/f.c\n+++ b/f.c\n"
+		"@@ -19,7 +19,7 @@\n line 19\n line 20\n line 21\n-line 22\n+line twenty-two\n line 23\n line 24\n LINE 25\n",
+		blob);
+	g_autoptr(pk_patch) p = patch_of(diff);
+	const char *bases[] = { "base", NULL };
+	const struct pk_patch *series[] = { p };
+	struct pk_base_choice c;
+	struct pk_apply_result r;
+	g_autofree char *text = NULL;
+
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, bases, series, 1, NULL), 0);
+	assert_true(c.applies);
+	assert_true(c.three_way);
+	assert_non_null(strstr(c.tried, "3-way"));
+	pk_base_choice_clear(&c);
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", p, NULL), 0);
+	assert_true(r.applied);
+	assert_true(r.three_way);
+	assert_int_equal(pk_repo_read_file(&text, NULL, &f->lab, r.commit, "f.c", NULL), 0);
+	/* the patch's change, and the base's own line 25 kept */
+	assert_non_null(strstr(text, "line twenty-two\nline 23\nline 24\nline 25\n"));
+	pk_apply_result_clear(&r);
+}
+
+/* A [tree]'s branch fetched into the lab, named as git describe names it. */
+static void test_fetch_tree(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *remote = g_dir_make_tmp("printkbot-bases-tree-XXXXXX", NULL);
+	g_autofree char *mk = g_build_filename(remote, "Makefile", NULL);
+	g_autofree char *tip = NULL, *got = NULL, *ref = NULL, *name = NULL;
+	char *branches[] = { "main", NULL };
+	struct pk_tree_config t = { "net", remote, branches };
+
+	assert_true(g_file_set_contents(mk, "VERSION = 6\nPATCHLEVEL = 13\nSUBLEVEL = 0\nEXTRAVERSION = -rc1\n", -1, NULL));
+	g_free(run_git(remote, (const char *[]){ "init", "-q", "-b", "main", NULL }));
+	g_free(run_git(remote, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "v6.13-rc1", NULL }));
+	g_free(run_git(remote, (const char *[]){ "tag", "-a", "-m", "Linux 6.13-rc1", "v6.13-rc1", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "--allow-empty", "-m", "next", NULL }));
+	tip = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, NULL), 0);
+	ref = pk_bases_ref("net/main");
+	got = pk_repo_resolve(&f->lab, ref, NULL);
+	assert_string_equal(got, tip);
+	name = pk_describe_base(&f->lab, ref, NULL);
+	g_autofree char *want = g_strdup_printf("net/main %.12s (v6.13-rc1-1-g%.12s)", tip, tip);
+	assert_string_equal(name, want);
+	rm_rf(remote);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_three_way, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fetch_tree, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
