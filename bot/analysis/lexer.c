@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include "base/util.h"
+
 static void call_free(gpointer p)
 {
 	struct pk_call *c = p;
@@ -360,7 +362,7 @@ static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int 
 GRegex *pk_lexer_regex(GRegex **slot, gsize *once, const char *pattern)
 {
 	if (g_once_init_enter(once)) {
-		*slot = g_regex_new(pattern, G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
+		*slot = g_regex_new(pattern, pk_regex_optimize() | G_REGEX_RAW, 0, NULL);
 		g_once_init_leave(once, 1);
 	}
 	return *slot;

@@ -44,13 +44,13 @@ static void regexes_init(void)
 	if (!g_once_init_enter(&once))
 		return;
 	re.assign = g_regex_new("^[ \\t]*([A-Za-z0-9_.,/-]+?)-(y|m|objs|\\$\\([^=]*\\))[ \\t]*[:+?]?=(.*)$",
-				G_REGEX_MULTILINE | G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
+				G_REGEX_MULTILINE | pk_regex_optimize() | G_REGEX_RAW, 0, NULL);
 	re.directive = g_regex_new("^[ \\t]*#[ \\t]*(?:define[ \\t]+pr_fmt[ \\t]*\\(|include[ \\t]*\"([^\"]+)\")",
-				   G_REGEX_MULTILINE | G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
+				   G_REGEX_MULTILINE | pk_regex_optimize() | G_REGEX_RAW, 0, NULL);
 	re.include = g_regex_new("^[ \\t]*#[ \\t]*include[ \\t]*\"([^\"]+)\"",
-				 G_REGEX_MULTILINE | G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
+				 G_REGEX_MULTILINE | pk_regex_optimize() | G_REGEX_RAW, 0, NULL);
 	re.pr_fmt = g_regex_new("^\\s*#\\s*define\\s+pr_fmt\\s*\\(\\s*(\\w+)\\s*\\)\\s*(.*?)\\s*$", 0, 0, NULL);
-	re.comment = g_regex_new("#[^\\n]*", G_REGEX_OPTIMIZE | G_REGEX_RAW, 0, NULL);
+	re.comment = g_regex_new("#[^\\n]*", pk_regex_optimize() | G_REGEX_RAW, 0, NULL);
 	re.var = g_regex_new("\\$\\([^)]*\\)", 0, 0, NULL);
 	g_once_init_leave(&once, 1);
 }

@@ -532,7 +532,7 @@ static char *mboxrd_unquote(char *raw, size_t *len)
 	char *out;
 
 	if (g_once_init_enter(&once)) {
-		re = g_regex_new("^>(>*From )", G_REGEX_MULTILINE | G_REGEX_RAW | G_REGEX_OPTIMIZE,
+		re = g_regex_new("^>(>*From )", G_REGEX_MULTILINE | G_REGEX_RAW | pk_regex_optimize(),
 				 0, NULL);
 		g_once_init_leave(&once, 1);
 	}

@@ -170,6 +170,13 @@ double pk_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+GRegexCompileFlags pk_regex_optimize(void)
+{
+	const char *jit = g_getenv("PRINTKBOT_REGEX_JIT");
+
+	return jit && !strcmp(jit, "0") ? 0 : G_REGEX_OPTIMIZE;
+}
+
 bool pk_progress_enabled(void)
 {
 	return isatty(STDERR_FILENO);

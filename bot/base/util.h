@@ -77,6 +77,13 @@ double pk_now(void);
 
 /* Whether stderr is a terminal (progress lines are only drawn there). */
 bool pk_progress_enabled(void);
+
+/*
+ * G_REGEX_OPTIMIZE (PCRE2's JIT) for the bot's fixed patterns, or 0 when
+ * $PRINTKBOT_REGEX_JIT is "0": valgrind cannot follow PCRE2's JIT code and
+ * reports its reads as uninitialised (e2e 050 turns it off).
+ */
+GRegexCompileFlags pk_regex_optimize(void);
 /* Print a progress line on stderr when it is a terminal, else nothing. */
 void pk_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* A log line for a stage's progress that always goes to stderr. */

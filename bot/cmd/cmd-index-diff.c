@@ -123,7 +123,7 @@ static int patterns_broken(GPtrArray **out, const char *path, const struct pk_ca
 		n++;
 		if (!**l || **l == '#')
 			continue;
-		if (!(re = g_regex_new(*l, G_REGEX_OPTIMIZE, 0, &e)))
+		if (!(re = g_regex_new(*l, pk_regex_optimize(), 0, &e)))
 			return pk_error(err, PK_ERROR_INPUT, "%s:%u: %s", path, n, e->message);
 		if ((hit = first_match(re, a)) && !first_match(re, b)) {
 			struct broken *br = g_new0(struct broken, 1);

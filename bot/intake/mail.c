@@ -104,7 +104,7 @@ char *pk_mail_find_base_commit(const char *buf, size_t len)
 
 	if (g_once_init_enter(&once)) {
 		re = g_regex_new("^base-commit: ([0-9a-f]{7,40})\\s*$",
-				 G_REGEX_MULTILINE | G_REGEX_RAW | G_REGEX_OPTIMIZE, 0, NULL);
+				 G_REGEX_MULTILINE | G_REGEX_RAW | pk_regex_optimize(), 0, NULL);
 		g_once_init_leave(&once, 1);
 	}
 	if (!g_regex_match_full(re, buf, (gssize)len, 0, 0, &mi, NULL))
