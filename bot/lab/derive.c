@@ -169,30 +169,22 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char *lines, GPtrArray *args,
 		       GError **err)
 {
-	g_autofree char *frag_path = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
-	g_autofree char *fragment = NULL, *tmp = NULL;
-	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	g_autofree char *tmp = NULL;
 	struct pk_lab d = { .lock_fd = -1 };
 
-	if (pk_read_file(&fragment, NULL, frag_path, 1 << 20, err) < 0)
-		return -1;
-	g_checksum_update(sum, (const guchar *)fragment, -1);
-	g_checksum_update(sum, (const guchar *)lines, -1);
 	if (args->len) {
-		g_checksum_update(sum, (const guchar *)"\n# qemu/devices\n", -1);
-		for (guint i = 0; i < args->len; i++) {
-			g_checksum_update(sum, (const guchar *)args->pdata[i], -1);
-			g_checksum_update(sum, (const guchar *)" ", 1);
-		}
 		g_ptr_array_add(args, NULL);
 		d.qemu_args = g_strdupv((char **)args->pdata);
 		g_ptr_array_remove_index(args, args->len - 1);
+	}
+	if (!(d.config_hash = pk_lab_config_name(lab->datadir, lines, d.qemu_args, err))) {
+		pk_lab_clear(&d);
+		return -1;
 	}
 	d.cache = g_strdup(lab->cache);
 	d.datadir = g_strdup(lab->datadir);
 	d.tree = g_strdup(lab->tree);
 	d.initrd = g_strdup(lab->initrd);
-	d.config_hash = g_strndup(g_checksum_get_string(sum), 12);
 	if (!*lines) {
 		/* devices only: the lab's config, so its build dir */
 		d.build_dir = g_strdup(lab->build_dir);

@@ -8,25 +8,37 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qemu_args, GError **err)
+{
+	g_autofree char *frag_path = g_build_filename(datadir, "qemu", "kernel.config", NULL);
+	g_autofree char *fragment = NULL;
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	size_t len;
+
+	if (pk_read_file(&fragment, &len, frag_path, 1 << 20, err) < 0)
+		return NULL;
+	g_checksum_update(sum, (const guchar *)fragment, (gssize)len);
+	if (extra)
+		g_checksum_update(sum, (const guchar *)extra, -1);
+	if (qemu_args && *qemu_args) {
+		g_checksum_update(sum, (const guchar *)"\n# qemu/devices\n", -1);
+		for (char *const *a = qemu_args; *a; a++) {
+			g_checksum_update(sum, (const guchar *)*a, -1);
+			g_checksum_update(sum, (const guchar *)" ", 1);
+		}
+	}
+	return g_strndup(g_checksum_get_string(sum), 12);
+}
+
 int pk_lab_open(struct pk_lab *out, GError **err)
 {
 	struct pk_lab lab = { .lock_fd = -1 };
-	g_autofree char *fragment = NULL;
-	g_autofree char *frag_path = NULL;
-	size_t len;
 
 	lab.cache = pk_cache_dir();
 	lab.datadir = pk_data_dir();
-	frag_path = g_build_filename(lab.datadir, "qemu", "kernel.config", NULL);
-	if (pk_read_file(&fragment, &len, frag_path, 1 << 20, err) < 0) {
+	if (!(lab.config_hash = pk_lab_config_name(lab.datadir, NULL, NULL, err))) {
 		pk_lab_clear(&lab);
 		return -1;
-	}
-	{
-		g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-
-		g_checksum_update(sum, (const guchar *)fragment, (gssize)len);
-		lab.config_hash = g_strndup(g_checksum_get_string(sum), 12);
 	}
 	lab.tree = g_build_filename(lab.cache, "linux", NULL);
 	lab.initrd = g_build_filename(lab.cache, "guest", "initrd.cpio", NULL);

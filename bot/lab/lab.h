@@ -39,6 +39,14 @@ struct pk_lab {
 	int lock_fd;      /* held by pk_lab_lock(), -1 when not */
 };
 
+/*
+ * A config's name: the first 12 hex of sha256 of datadir's
+ * qemu/kernel.config, then extra (a derived config's lines, derive.h) and
+ * the QEMU device arguments, when given.  NULL with err when the fragment
+ * cannot be read.  Caller frees.
+ */
+char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qemu_args, GError **err);
+
 /* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
 int pk_lab_open(struct pk_lab *out, GError **err);
 void pk_lab_clear(struct pk_lab *lab);
