@@ -87,7 +87,9 @@ export PRINTKBOT_DB=$work/cost.db
 ./printkbot test --json "$data/derived-driver.patch" >/dev/null 2>"$work/first.err" || true
 hash=$(sed -n 's/.*config derived for the patch (\([0-9a-f]*\)).*/\1/p' "$work/first.err" | head -1)
 [ -n "$hash" ] || { echo "derived-driver.patch got no derived config"; cat "$work/first.err"; exit 1; }
-ddir=$cache/build/$hash
+# build/<config>-<series>: the series of the base's Makefile (lab.h)
+series=$(git -C "$tree" show printkbot-base:Makefile | awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {print v "." $3; exit}')
+ddir=$cache/build/$hash-$series
 rm -rf "$ddir" "$PRINTKBOT_DB"
 s=$(now)
 ./printkbot test "$data/derived-driver.patch" >/dev/null 2>&1 || true

@@ -48,8 +48,10 @@ static int cmd_setup(struct pk_cmd_ctx *ctx)
 		fprintf(stderr, "printkbot setup: %s\n", err->message);
 		status = 1;
 	} else {
+		g_autofree char *build_dir = pk_lab_build_dir(&lab);
+
 		printf("kernel lab ready in %.1f s: tree %s, build dir %s\n", pk_now() - t0, lab.tree,
-		       lab.build_dir);
+		       build_dir);
 	}
 	pk_lab_clear(&lab);
 	return status;

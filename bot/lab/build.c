@@ -138,8 +138,9 @@ static const char *ccache_dir(void)
 int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, const char *const *argv,
 		  const char *const *extra_ro, GError **err)
 {
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	const char *ro[8] = { lab->tree };
-	const char *rw[] = { lab->build_dir, NULL };
+	const char *rw[] = { build_dir, NULL };
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = cwd ? cwd : lab->tree, .env = build_env,
 				 .limits = &sc->build };
@@ -180,7 +181,8 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_lab *lab,
 		    const struct pk_proc_opts *opts, GError **err)
 {
-	g_autofree char *odir = g_strconcat("O=", lab->build_dir, NULL);
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *odir = g_strconcat("O=", build_dir, NULL);
 	g_autofree char *jobs = g_strdup_printf("-j%ld", MAX(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 	const char *cdir = pk_proc_have("ccache") ? ccache_dir() : NULL;
 	const char *plain[] = { "make", "-s", jobs, odir,
@@ -190,7 +192,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	const char *env[] = { BUILD_ENV, "CCACHE_READONLY=1", "CCACHE_NOSTATS=1",
 			      "CCACHE_TEMPDIR=/tmp/ccache", ccache_env, NULL };
 	const char *ro[] = { lab->tree, cdir, NULL };
-	const char *rw[] = { lab->build_dir, NULL };
+	const char *rw[] = { build_dir, NULL };
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = inside,
 				 .limits = &pk_sandbox_settings()->build };
 
@@ -231,7 +233,8 @@ static char *failure_text(const char *log, const struct pk_proc_result *pr, cons
 int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err)
 {
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
-	g_autofree char *log_path = g_build_filename(lab->build_dir, "printkbot-build.log", NULL);
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *log_path = g_build_filename(build_dir, "printkbot-build.log", NULL);
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_build_result res = { 0 };
 	g_autoptr(GString) log = g_string_new(NULL);
@@ -250,7 +253,7 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	res.sandboxed = sandboxed;
 	res.seconds = pr.seconds;
 	res.log_path = g_steal_pointer(&log_path);
-	res.vmlinux = g_build_filename(lab->build_dir, "vmlinux", NULL);
+	res.vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
 	if (!res.ok)
 		res.errors = failure_text(log->str, &pr, lab, sandboxed);
 	*out = res;

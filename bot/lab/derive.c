@@ -143,8 +143,9 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 {
 	g_autofree char *script_dir = g_build_filename(lab->datadir, "qemu", NULL);
 	g_autofree char *script = g_build_filename(script_dir, "kconfig-enable.py", NULL);
-	g_autofree char *out = g_build_filename(lab->build_dir, SOLVE_OUT, NULL);
-	g_autofree char *config = g_build_filename(lab->build_dir, ".config", NULL);
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *out = g_build_filename(build_dir, SOLVE_OUT, NULL);
+	g_autofree char *config = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *srctree = g_strconcat("srctree=", lab->tree, NULL);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	const char *ro[] = { script_dir, NULL };
@@ -169,7 +170,7 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char *lines, GPtrArray *args,
 		       GError **err)
 {
-	g_autofree char *tmp = NULL;
+	g_autofree char *tmp = NULL, *lab_build = pk_lab_build_dir(lab), *build_dir = NULL;
 	struct pk_lab d = { .lock_fd = -1 };
 
 	if (args->len) {
@@ -187,19 +188,21 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 	d.initrd = g_strdup(lab->initrd);
 	if (!*lines) {
 		/* devices only: the lab's config, so its build dir */
-		d.build_dir = g_strdup(lab->build_dir);
+		d.build_stem = g_strdup(lab->build_stem);
 		*out = d;
 		return 0;
 	}
-	d.build_dir = g_build_filename(lab->cache, "build", d.config_hash, NULL);
+	d.build_stem = g_build_filename(lab->cache, "build", d.config_hash, NULL);
 	d.extra_config = g_strdup(lines);
-	if (!g_file_test(d.build_dir, G_FILE_TEST_IS_DIR)) {
+	build_dir = pk_lab_build_dir(&d);
+	/* without a lab build dir of this series (its builds all came from the store), Kbuild starts cold */
+	if (!g_file_test(build_dir, G_FILE_TEST_IS_DIR) && g_file_test(lab_build, G_FILE_TEST_IS_DIR)) {
 		/*
 		 * Start from a copy of the lab's build dir: Kbuild then rebuilds only
 		 * the objects whose symbols changed (include/config/) and the new ones.
 		 */
-		const char *cp[] = { "cp", "-a", "--reflink=auto", lab->build_dir, NULL, NULL };
-		tmp = g_strconcat(d.build_dir, ".new", NULL);
+		const char *cp[] = { "cp", "-a", "--reflink=auto", lab_build, NULL, NULL };
+		tmp = g_strconcat(build_dir, ".new", NULL);
 		cp[4] = tmp;
 		if (pk_remove_tree(tmp, err) < 0 ||
 		    pk_proc_step("copying the lab's build dir", cp, NULL, NULL, err) < 0 ||
@@ -207,8 +210,8 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 			pk_lab_clear(&d);
 			return -1;
 		}
-		if (rename(tmp, d.build_dir) < 0) {
-			pk_error(err, PK_ERROR_FAILED, "%s: %s", d.build_dir, g_strerror(errno));
+		if (rename(tmp, build_dir) < 0) {
+			pk_error(err, PK_ERROR_FAILED, "%s: %s", build_dir, g_strerror(errno));
 			pk_lab_clear(&d);
 			return -1;
 		}
@@ -229,7 +232,9 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	g_auto(GStrv) answer = NULL;
 	int rc = -1;
 
-	if (!(config = pk_kconfig_values(lab->build_dir, err)) ||
+	g_autofree char *lab_build = pk_lab_build_dir(lab);
+
+	if (!(config = pk_kconfig_values(lab_build, err)) ||
 	    unmet_groups(want, &d, lab, patch, config, err) < 0 || wanted_devices(args, names, lab, patch, err) < 0)
 		goto out;
 	if (want->len && !(answer = solve(lab, want, err)))

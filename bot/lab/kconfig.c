@@ -36,26 +36,27 @@ static void missing_options(GString *out, const char *fragment, const char *conf
 int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 {
 	g_autofree char *frag = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
-	g_autofree char *dotconfig = g_build_filename(lab->build_dir, ".config", NULL);
-	g_autofree char *odir = g_strconcat("O=", lab->build_dir, NULL);
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
+	g_autofree char *odir = g_strconcat("O=", build_dir, NULL);
 	g_autofree char *fragment = NULL, *config = NULL;
 	g_autoptr(GString) lost = g_string_new(NULL);
 	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
 	g_autofree char *merge_sh = g_build_filename(lab->tree, "scripts", "kconfig", "merge_config.sh", NULL);
-	g_autofree char *derived = g_build_filename(lab->build_dir, DERIVED_FRAGMENT, NULL);
-	const char *merge[] = { merge_sh, "-m", "-O", lab->build_dir, dotconfig, frag,
+	g_autofree char *derived = g_build_filename(build_dir, DERIVED_FRAGMENT, NULL);
+	const char *merge[] = { merge_sh, "-m", "-O", build_dir, dotconfig, frag,
 				lab->extra_config ? derived : NULL, NULL };
 	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };
 	const char *fragment_ro[] = { frag, NULL };
 	size_t len;
 
 	/* merge_config.sh writes its temporary files where it runs, so it runs in the build dir */
-	g_mkdir_with_parents(lab->build_dir, 0755);
+	g_mkdir_with_parents(build_dir, 0755);
 	if (lab->extra_config &&
 	    pk_write_file(derived, lab->extra_config, strlen(lab->extra_config), err) < 0)
 		return -1;
 	if (pk_build_step(lab, "tinyconfig", NULL, tiny, NULL, err) < 0 ||
-	    pk_build_step(lab, "merging qemu/kernel.config", lab->build_dir, merge, fragment_ro, err) < 0 ||
+	    pk_build_step(lab, "merging qemu/kernel.config", build_dir, merge, fragment_ro, err) < 0 ||
 	    pk_build_step(lab, "olddefconfig", NULL, olddef, NULL, err) < 0)
 		return -1;
 	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0 ||
@@ -113,12 +114,18 @@ static int kconfig_differs(bool *out, const struct pk_lab *lab, const char *from
 
 int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refreshed, GError **err)
 {
-	g_autofree char *stamp = g_build_filename(lab->build_dir, KCONFIG_STAMP, NULL);
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *stamp = g_build_filename(build_dir, KCONFIG_STAMP, NULL);
 	g_autofree char *made_for = NULL;
 	g_autoptr(GString) missing = g_string_new(NULL);
 	bool differs = false;
 
-	if (g_file_test(stamp, G_FILE_TEST_EXISTS)) {
+	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
+
+	if (!g_file_test(dotconfig, G_FILE_TEST_EXISTS)) {
+		/* a series' build dir this lab never built in (a 6.1 base beside setup's 6.12) */
+		made_for = g_strdup("");
+	} else if (g_file_test(stamp, G_FILE_TEST_EXISTS)) {
 		if (pk_read_file(&made_for, NULL, stamp, 4096, err) < 0)
 			return -1;
 		g_strstrip(made_for);
@@ -142,7 +149,7 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 			pk_info("the Kconfig files of %.12s differ from %.12s's: making the kernel config again",
 				commit, made_for);
 		else
-			pk_info("making the derived kernel config %s for %.12s", lab->config_hash, commit);
+			pk_info("making the kernel config %s for %.12s in %s", lab->config_hash, commit, build_dir);
 		if (pk_kconfig_make(lab, missing, err) < 0)
 			return -1;
 		if (missing->len)

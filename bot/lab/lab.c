@@ -3,6 +3,7 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
@@ -42,7 +43,7 @@ int pk_lab_open(struct pk_lab *out, GError **err)
 	}
 	lab.tree = g_build_filename(lab.cache, "linux", NULL);
 	lab.initrd = g_build_filename(lab.cache, "guest", "initrd.cpio", NULL);
-	lab.build_dir = g_build_filename(lab.cache, "build", lab.config_hash, NULL);
+	lab.build_stem = g_build_filename(lab.cache, "build", lab.config_hash, NULL);
 	*out = lab;
 	return 0;
 }
@@ -51,7 +52,7 @@ void pk_lab_clear(struct pk_lab *lab)
 {
 	g_free(lab->cache);
 	g_free(lab->datadir);
-	g_free(lab->build_dir);
+	g_free(lab->build_stem);
 	g_free(lab->initrd);
 	g_free(lab->config_hash);
 	g_free(lab->extra_config);
@@ -109,9 +110,50 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 	return 0;
 }
 
+/* The value of a "NAME = value" line of the top Makefile's head ("6" for VERSION), or NULL. */
+static char *makefile_value(const char *head, const char *name)
+{
+	gsize n = strlen(name);
+
+	for (const char *l = head; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *v = l + n;
+
+		if (strncmp(l, name, n))
+			continue;
+		v += strspn(v, " \t");
+		if (*v++ != '=')
+			continue;
+		return g_strstrip(g_strndup(v, strcspn(v, "\n")));
+	}
+	return NULL;
+}
+
+char *pk_lab_build_dir(const struct pk_lab *lab)
+{
+	g_autofree char *path = g_build_filename(lab->tree, "Makefile", NULL);
+	g_autofree char *version = NULL, *patchlevel = NULL;
+	char head[1024];
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	head[n] = '\0';
+	version = makefile_value(head, "VERSION");
+	patchlevel = makefile_value(head, "PATCHLEVEL");
+	if (!version || !patchlevel || !*version || !*patchlevel)
+		return g_strdup(lab->build_stem);
+	return g_strdup_printf("%s-%s.%s", lab->build_stem, version, patchlevel);
+}
+
+char *pk_lab_ready_stamp(const struct pk_lab *lab)
+{
+	return g_strconcat(lab->build_stem, ".ready", NULL);
+}
+
 gboolean pk_lab_ready(struct pk_lab *lab)
 {
-	g_autofree char *stamp = g_build_filename(lab->build_dir, ".printkbot-config", NULL);
+	g_autofree char *stamp = pk_lab_ready_stamp(lab);
 
 	return g_file_test(stamp, G_FILE_TEST_EXISTS) &&
 	       g_file_test(lab->initrd, G_FILE_TEST_EXISTS);

@@ -6,9 +6,14 @@
  *   linux/                 Debian's linux-source-6.12 as a git repository,
  *                          one base commit tagged printkbot-base, the
  *                          commits of patches and ranges under test
- *   build/<cfg>/           make O= dir for that config; .printkbot-config
- *                          when setup made it, .printkbot-kconfig the
- *                          commit the .config was last made for
+ *   build/<cfg>-<series>/  make O= dir for that config and kernel series
+ *                          (6.12: VERSION.PATCHLEVEL of the tree), so a
+ *                          6.1 base never leaves its objects in 6.12's dir
+ *                          and switching back rebuilds nothing;
+ *                          .printkbot-config when its .config was made from
+ *                          the fragment, .printkbot-kconfig the commit the
+ *                          .config was last made for
+ *   build/<cfg>.ready      setup was completed for that config
  *   guest/init, initrd.cpio  the static guest init and its initramfs
  *   accel                  whether QEMU can use KVM here (boot.c's probe)
  *   lock                   pk_lab_lock()'s flock
@@ -31,7 +36,7 @@ struct pk_lab {
 	char *cache;      /* the cache dir */
 	char *datadir;    /* pk_data_dir(): qemu/kernel.config, qemu/init.c */
 	char *tree;       /* cache/linux */
-	char *build_dir;  /* cache/build/<cfg> */
+	char *build_stem; /* cache/build/<cfg>: pk_lab_build_dir() adds the tree's kernel series */
 	char *initrd;     /* cache/guest/initrd.cpio */
 	char *config_hash;/* first 12 hex of sha256(fragment), or of fragment + extra_config */
 	char *extra_config;/* a derived config's CONFIG_X=y lines (derive.h), NULL for the lab's */
@@ -46,6 +51,13 @@ struct pk_lab {
  * cannot be read.  Caller frees.
  */
 char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qemu_args, GError **err);
+
+/*
+ * The make O= dir for the tree as checked out: build_stem + "-" + its
+ * kernel series ("6.12", from VERSION and PATCHLEVEL of its Makefile), or
+ * build_stem alone while there is no tree.  Caller frees.
+ */
+char *pk_lab_build_dir(const struct pk_lab *lab);
 
 /* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
 int pk_lab_open(struct pk_lab *out, GError **err);
@@ -67,8 +79,11 @@ int pk_lab_lock(struct pk_lab *lab, GError **err);
  */
 int pk_lab_take(struct pk_lab *out, GError **err);
 
-/* True when setup has been completed (tree, base commit, config, initrd). */
+/* True when setup has been completed (tree, base commit, config, initrd): its stamp and the initrd are there. */
 gboolean pk_lab_ready(struct pk_lab *lab);
+
+/* Where setup's last step notes that it was completed for the lab's config.  Caller frees. */
+char *pk_lab_ready_stamp(const struct pk_lab *lab);
 
 #define PK_LAB_BASE_TAG "printkbot-base"
 

@@ -90,10 +90,11 @@ static int step_git_base(struct pk_lab *lab, GError **err)
 	return 0;
 }
 
-/* Step 3: tinyconfig + qemu/kernel.config in the build dir. */
+/* Step 3: tinyconfig + qemu/kernel.config in the build dir of the tree's series. */
 static int step_config(struct pk_lab *lab, GError **err)
 {
-	g_autofree char *stamp = g_build_filename(lab->build_dir, ".printkbot-config", NULL);
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *stamp = g_build_filename(build_dir, ".printkbot-config", NULL);
 
 	if (g_file_test(stamp, G_FILE_TEST_EXISTS))
 		return 0;
@@ -208,8 +209,11 @@ static int step_source(struct pk_lab *lab, const struct pk_debian_source *src, G
 
 int pk_setup_lab(struct pk_lab *lab, const char *const *sources, GError **err)
 {
+	g_autofree char *ready = pk_lab_ready_stamp(lab);
+
 	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
-	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0)
+	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0 ||
+	    pk_write_file(ready, lab->config_hash, strlen(lab->config_hash), err) < 0)
 		return -1;
 	for (const char *const *s = sources; s && *s; s++) {
 		struct pk_debian_source src = { 0 };

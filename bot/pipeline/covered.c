@@ -6,8 +6,9 @@
 int pk_pipeline_coverage(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
 			 bool after_built, GError **err)
 {
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	struct pk_coverage_input in = {
-		.build_dir = lab->build_dir,
+		.build_dir = build_dir,
 		.tree = lab->tree,
 		.patch = patch,
 		.before = res->before.boot.capture,

@@ -414,7 +414,8 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 	struct pk_lab derived = { .lock_fd = -1 };
 	int found, rc;
 
-	if (pk_repo_checkout(lab, parent, err) < 0 ||
+	/* the lab's .config, made for parent's Kconfig, is what the derived config adds to */
+	if (pk_repo_checkout(lab, parent, err) < 0 || pk_kconfig_sync(lab, parent, NULL, err) < 0 ||
 	    (found = pk_derive_config(&derived, &res->derived, lab, patch, err)) < 0)
 		return -1;
 	if (found && res->derived.lines) {

@@ -131,24 +131,36 @@ read_tree() {
 }
 
 # KBUILD_MODNAME as Kbuild gave it to the compiler (the .o.cmd files of the
-# last build), and as scan --describe reads it from the tree.
+# objects the last build linked), and as scan --describe reads it from the tree.
 read_modnames() {
 	local build
-	build=$PRINTKBOT_CACHE/build/$(sha256sum qemu/kernel.config | cut -c1-12)   # the lab config's
+	# the lab config's build dir of the base's series (build/<config>-<series>, lab.h)
+	build=$PRINTKBOT_CACHE/build/$(sha256sum qemu/kernel.config | cut -c1-12)-$(
+		awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {print v "." $3; exit}' "$tree/Makefile")
 	[ -n "$build" ] && ls "$build"/init/.main.o.cmd >/dev/null 2>&1 || return 0
 	python3 - "$build" "$tree" > "$work/modnames" <<'PY'
 import os, re, sys
+import subprocess
 build, tree = sys.argv[1], os.path.realpath(sys.argv[2])
-for root, dirs, files in os.walk(build):
-    for f in files:
-        if not (f.startswith('.') and f.endswith('.o.cmd')):
-            continue
-        text = open(os.path.join(root, f), errors='replace').read()
-        mod = re.search(r"KBUILD_MODNAME='\"([^\"]+)\"'", text)
-        src = re.search(r'^source_\S* := (\S+\.c)$', text, re.M)
-        rel = src and os.path.relpath(os.path.realpath(src.group(1)), tree)
-        if mod and rel and not rel.startswith('..'):    # not sources generated in the build
-            print(rel, mod.group(1))
+# the objects vmlinux links (ar t of vmlinux.a and the lib.a archives .vmlinux.o.cmd
+# names), not every .o.cmd in the dir: a build dir another base built in keeps
+# .o.cmd files of sources this tree does not have
+libs = [w for w in open(os.path.join(build, '.vmlinux.o.cmd')).readline().split()
+        if w.endswith('.a') and w != 'vmlinux.a']
+linked = set()
+for a in ['vmlinux.a'] + libs:
+    names = subprocess.run(['ar', 't', a], cwd=build, capture_output=True, text=True, check=True).stdout
+    linked.update(names.split())      # ar prints a thin archive's members relative to the build dir
+for obj in sorted(linked):
+    cmd = os.path.join(build, os.path.dirname(obj), '.' + os.path.basename(obj) + '.cmd')
+    if not os.path.exists(cmd):
+        continue
+    text = open(cmd, errors='replace').read()
+    mod = re.search(r"KBUILD_MODNAME='\"([^\"]+)\"'", text)
+    src = re.search(r'^source_\S* := (\S+\.c)$', text, re.M)
+    rel = src and os.path.relpath(os.path.realpath(src.group(1)), tree)
+    if mod and rel and not rel.startswith('..'):    # not sources generated in the build
+        print(rel, mod.group(1))
 PY
 	cut -d' ' -f1 "$work/modnames" | xargs $bot scan --tree "$tree" --describe --json > "$work/described"
 }
