@@ -227,7 +227,7 @@ static int choose_base(struct series_run *r, const char *base_commit, GError **e
 		if (m->patch)
 			g_ptr_array_add(patches, m->patch);
 	}
-	if (pk_bases_choose(&r->base, &r->lab, base_commit, (const char *const *)bases,
+	if (pk_bases_choose(&r->base, &r->lab, base_commit, c->trees, (const char *const *)bases,
 			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
 		return -1;
 	if (r->base.tried && r->base.applies)

@@ -116,11 +116,37 @@ static int try_base(struct pk_base_choice *out, GString *tried, const struct pk_
 	return 1;
 }
 
-int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
-		    const char *const *bases, const struct pk_patch *const *patches, guint n, GError **err)
+/*
+ * The lab's id of base_commit, fetching the trees' branches first when
+ * the lab lacks it; NULL when no tree has it either.  A fetch that fails
+ * is logged and the next tree tried: the series still has its bases.
+ */
+static char *find_base_commit(const struct pk_lab *lab, const char *base_commit, const GPtrArray *trees,
+			      GString *fetched)
 {
-	g_autoptr(GString) tried = g_string_new(NULL);
-	g_autofree char *named = base_commit ? pk_repo_resolve(lab, base_commit, NULL) : NULL;
+	char *id = pk_repo_resolve(lab, base_commit, NULL);
+
+	for (guint i = 0; !id && trees && i < trees->len; i++) {
+		const struct pk_tree_config *t = trees->pdata[i];
+		g_autoptr(GError) e = NULL;
+
+		pk_info("base-commit %.12s is not in the lab: fetching tree %s", base_commit, t->name);
+		if (pk_bases_fetch_tree(lab, t, &e) < 0) {
+			pk_info("tree %s: %s", t->name, e->message);
+			continue;
+		}
+		g_string_append_printf(fetched, "%s%s", fetched->len ? ", " : "", t->name);
+		id = pk_repo_resolve(lab, base_commit, NULL);
+	}
+	return id;
+}
+
+int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
+		    const GPtrArray *trees, const char *const *bases, const struct pk_patch *const *patches,
+		    guint n, GError **err)
+{
+	g_autoptr(GString) tried = g_string_new(NULL), fetched = g_string_new(NULL);
+	g_autofree char *named = base_commit ? find_base_commit(lab, base_commit, trees, fetched) : NULL;
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
@@ -132,7 +158,9 @@ int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const 
 		return 0;
 	}
 	if (base_commit)
-		g_string_append_printf(tried, "base-commit %.12s: not in the bot's tree", base_commit);
+		g_string_append_printf(tried, "base-commit %.12s: not in the bot's tree%s%s%s", base_commit,
+				       fetched->len ? " nor in the trees it fetched again (" : "", fetched->str,
+				       fetched->len ? ")" : "");
 	for (const char *const *b = bases; rc == 0 && b && *b; b++)
 		rc = try_base(out, tried, lab, *b, patches, n, false, err);
 	/* none takes it as it stands: each again with `git am -3`'s merge from the index lines' blobs */

@@ -71,7 +71,10 @@ char **pk_bases_default(const struct pk_lab *lab, const char *first);
 
 /*
  * Choose the base of a series of n patches: its base-commit (the cover
- * letter's or the first patch's; may be NULL) when the lab has it;
+ * letter's or the first patch's; may be NULL) when the lab has it, or
+ * has it after fetching the branches of trees (the [tree NAME]s,
+ * struct pk_tree_config *; may be NULL) once more (the author may have
+ * based the series on a commit pushed since the last fetch_interval);
  * otherwise the first of bases on which the whole series applies
  * as it stands (checked in memory, the worktree untouched); otherwise
  * the first on which it applies by a 3-way merge from the blobs its index
@@ -80,7 +83,8 @@ char **pk_bases_default(const struct pk_lab *lab, const char *first);
  * repository cannot be used.
  */
 int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
-		    const char *const *bases, const struct pk_patch *const *patches, guint n, GError **err);
+		    const GPtrArray *trees, const char *const *bases, const struct pk_patch *const *patches,
+		    guint n, GError **err);
 
 /*
  * A does-not-apply reason (*reason, replaced) with every base tried and

@@ -5,7 +5,9 @@
 # series goes on net/main, and a commit pushed there afterwards is the
 # base of the next series, with no restart.  Each series is a one-line
 # level change (the daemon skips a patch without churn): what is checked
-# is the base each reply names.
+# is the base each reply names.  Then, the daemon stopped, a commit pushed
+# after the last fetch is named by a series' base-commit: the tree is
+# fetched again and the series goes there.
 source "$(dirname "$0")/lib.sh"
 lab_setup
 
@@ -80,5 +82,12 @@ r2=$(grep -l "tree2@example.org" "$work"/outbox/new/* | head -1)
 check "reply 1 names net/main at the first tip (${tip1:0:12})" grep -q "^base: *net/main ${tip1:0:12} (" "$r1"
 check "reply 2 names net/main at the pushed tip (${tip2:0:12}), no restart" grep -q "^base: *net/main ${tip2:0:12} (" "$r2"
 check "one daemon throughout" test "$(grep -c 'started:' "$work/daemon.log")" = 1
-checks_end "$work/daemon.log" "$r1" "$r2"
+tip3=$(push "net: third, pushed after the last fetch")
+{ cat "$src/tests/data/test/level-change.patch"; echo; echo "base-commit: $tip3"; } >"$work/on-tip3.patch"
+$bot test --config "$work/printkbot.conf" --no-store --which-base "$work/on-tip3.patch" \
+	>"$work/which3.txt" 2>"$work/which3.err" || true
+check "a base-commit pushed since the last fetch: the tree is fetched again and the series goes there" \
+	grep -q "on-tip3.patch: base-commit ${tip3:0:12}" "$work/which3.txt"
+check "... saying so" grep -q "base-commit ${tip3:0:12} is not in the lab: fetching tree net" "$work/which3.err"
+checks_end "$work/daemon.log" "$r1" "$r2" "$work/which3.txt" "$work/which3.err"
 passed

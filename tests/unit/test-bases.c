@@ -133,14 +133,14 @@ static void test_choose(void **state)
 	struct pk_base_choice c;
 	char *reason = g_strdup("f.c: hunk 1 does not apply");
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, series, 1, NULL), 0);
 	assert_true(c.applies);
 	assert_false(c.three_way);
 	assert_string_equal(c.name, "debian:9.9");
 	assert_non_null(strstr(c.tried, "base: f.c: hunk 1"));
 	pk_base_choice_clear(&c);
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, bases, bad, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, bad, 1, NULL), 0);
 	assert_false(c.applies);
 	assert_string_equal(c.name, "base");
 	pk_bases_tried_reason(&reason, &c);
@@ -151,7 +151,7 @@ static void test_choose(void **state)
 
 	/* a base-commit the lab has wins, applying or not */
 	g_autofree char *id = pk_repo_resolve(&f->lab, "base", NULL);
-	assert_int_equal(pk_bases_choose(&c, &f->lab, id, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, id, NULL, bases, series, 1, NULL), 0);
 	assert_string_equal(c.rev, id);
 	assert_true(g_str_has_prefix(c.name, "base-commit "));
 	pk_base_choice_clear(&c);
@@ -173,7 +173,7 @@ static void test_three_way(void **state)
 	struct pk_apply_result r;
 	g_autofree char *text = NULL;
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, series, 1, NULL), 0);
 	assert_true(c.applies);
 	assert_true(c.three_way);
 	assert_non_null(strstr(c.tried, "3-way"));
@@ -214,6 +214,49 @@ static void test_fetch_tree(void **state)
 	rm_rf(remote);
 }
 
+/*
+ * A base-commit pushed to a [tree] after its last fetch: the tree is
+ * fetched again and the series goes there; one no tree has is named with
+ * the trees fetched for it.
+ */
+static void test_base_commit_fetched(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *remote = g_dir_make_tmp("printkbot-bases-tree-XXXXXX", NULL);
+	g_autofree char *tip = NULL, *reason = NULL;
+	char *branches[] = { "main", NULL };
+	struct pk_tree_config t = { "net", remote, branches };
+	g_autoptr(GPtrArray) trees = g_ptr_array_new();
+	g_autoptr(pk_patch) p = patch_of("diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,3 +1,3 @@\n"
+					 " line 1\n-line 2\n+line two\n line 3\n");
+	const char *bases[] = { "base", NULL };
+	const struct pk_patch *series[] = { p };
+	struct pk_base_choice c;
+
+	g_ptr_array_add(trees, &t);
+	write_f(remote, "f.c", false);
+	g_free(run_git(remote, (const char *[]){ "init", "-q", "-b", "main", NULL }));
+	g_free(run_git(remote, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "pushed since the last fetch", NULL }));
+	tip = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	assert_null(pk_repo_resolve(&f->lab, tip, NULL));
+
+	assert_int_equal(pk_bases_choose(&c, &f->lab, tip, trees, bases, series, 1, NULL), 0);
+	assert_string_equal(c.rev, tip);
+	assert_true(g_str_has_prefix(c.name, "base-commit "));
+	pk_base_choice_clear(&c);
+
+	/* no tree has it: the next base, and the reason names the trees fetched for it */
+	assert_int_equal(pk_bases_choose(&c, &f->lab, "0123456789abcdef0123456789abcdef01234567", trees, bases,
+					 series, 1, NULL), 0);
+	assert_true(c.applies);
+	assert_string_equal(c.name, "base");
+	assert_non_null(strstr(c.tried, "base-commit 0123456789ab: not in the bot's tree nor in the trees "
+				       "it fetched again (net)"));
+	pk_base_choice_clear(&c);
+	rm_rf(remote);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +264,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_choose, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_three_way, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_base_commit_fetched, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
