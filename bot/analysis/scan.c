@@ -763,7 +763,7 @@ static gboolean line_may_log(const char *t)
 	if (strstr(t, "pr_") || strstr(t, "printk") || strstr(t, "WARN") || strstr(t, "panic"))
 		return TRUE;
 	for (const char *u = strchr(t, '_'); u; u = strchr(u + 1, '_'))
-		for (size_t i = 0; i < G_N_ELEMENTS(levels); i++)
+		for (size_t i = 0; i < G_N_ELEMENTS(levels) && u[1] && strchr("acdeinvw", u[1]); i++)
 			if (!strncmp(u + 1, levels[i], strlen(levels[i])))
 				return TRUE;
 	return FALSE;

@@ -24,7 +24,7 @@
  */
 static const char *const known_keys[][24] = {
 	{ "store", "path", NULL },
-	{ "test", "base", "bases", "boot_timeout", NULL },
+	{ "test", "base", "bases", "boot_timeout", "derived_builds", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
@@ -606,6 +606,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
 	if (check_known_keys(kf, path, err) < 0 ||
 	    get_seconds(kf, path, "test", "boot_timeout", 0, &c.boot_timeout, err) < 0 ||
+	    get_uint(kf, path, "test", "derived_builds", &c.derived_builds, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_build_system", &c.policy.allow_build_system, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_other_files", &c.policy.allow_other_files, err) < 0 ||
 	    get_uint(kf, path, "policy", "max_files", &c.policy.max_files, err) < 0 ||

@@ -113,6 +113,7 @@ struct pk_config {
 	char *db;                 /* [store] path, or NULL for the default */
 	char *base;               /* [test] base revision, or NULL for printkbot-base */
 	double boot_timeout;      /* [test] boot_timeout seconds, 0 = default */
+	unsigned derived_builds;  /* [test] derived_builds: derived build dirs kept, 0 = default */
 	struct pk_policy policy;  /* [policy] */
 	struct pk_sandbox_config sandbox; /* [policy] sandbox and limits (user points into sandbox_user) */
 	char *sandbox_user;

@@ -318,6 +318,7 @@ static int cmd_run(struct pk_cmd_ctx *ctx)
 	run.opts.policy = config->policy;
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
+	run.opts.derived_builds = config->derived_builds;
 	run.opts.build_without_churn = o->all;
 	run.opts.progress = run_progress;
 	run.opts.progress_data = &run;

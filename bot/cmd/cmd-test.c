@@ -241,6 +241,7 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.opts.policy = config->policy;
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
+	run.opts.derived_builds = config->derived_builds;
 	run.opts.build_without_churn = o->all;
 	run.which_base = o->which_base;
 	for (char **a = ctx->cmdline.args; *a; a++) {

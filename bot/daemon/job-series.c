@@ -254,6 +254,7 @@ static int series_start(struct series_run *r, GError **err)
 	series_describe(r);
 	r->topts.policy = r->d->config.policy;
 	r->topts.boot_timeout = r->d->config.boot_timeout;
+	r->topts.derived_builds = r->d->config.derived_builds;
 	return 0;
 }
 

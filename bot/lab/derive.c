@@ -2,8 +2,10 @@
 #include "lab/derive.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lab/build.h"
 #include "lab/coverage.h"
@@ -216,6 +218,12 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 			return -1;
 		}
 	}
+	/* used now: pk_derive_prune() removes the least recently used first */
+	if (g_file_test(build_dir, G_FILE_TEST_IS_DIR) && utimensat(AT_FDCWD, build_dir, NULL, 0) < 0) {
+		pk_error(err, PK_ERROR_FAILED, "%s: %s", build_dir, g_strerror(errno));
+		pk_lab_clear(&d);
+		return -1;
+	}
 	*out = d;
 	return 0;
 }
@@ -263,4 +271,65 @@ out:
 	else
 		pk_derived_clear(&d);
 	return rc;
+}
+
+/* A derived build dir of the build/ listing: made for a patch, not one of the lab's or in_use's. */
+static bool prunable(const char *dir, const char *name, const struct pk_lab *lab, const struct pk_lab *in_use)
+{
+	g_autofree char *marker = g_build_filename(dir, name, PK_KCONFIG_DERIVED_FRAGMENT, NULL);
+
+	if (g_str_has_prefix(name, lab->config_hash) ||
+	    (in_use && in_use->config_hash && g_str_has_prefix(name, in_use->config_hash)))
+		return false;
+	return g_file_test(marker, G_FILE_TEST_EXISTS);
+}
+
+struct used_dir {
+	char *path;
+	gint64 mtime;
+};
+
+static gint newest_first(gconstpointer a, gconstpointer b)
+{
+	const struct used_dir *x = *(struct used_dir *const *)a, *y = *(struct used_dir *const *)b;
+
+	return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : strcmp(x->path, y->path);
+}
+
+static void used_dir_free(gpointer p)
+{
+	struct used_dir *u = p;
+
+	g_free(u->path);
+	g_free(u);
+}
+
+int pk_derive_prune(const struct pk_lab *lab, const struct pk_lab *in_use, unsigned keep, GError **err)
+{
+	g_autofree char *dir = g_build_filename(lab->cache, "build", NULL);
+	g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func(used_dir_free);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+
+	while (d && (name = g_dir_read_name(d))) {
+		struct used_dir *u;
+		struct stat st;
+
+		if (!prunable(dir, name, lab, in_use))
+			continue;
+		u = g_new0(struct used_dir, 1);
+		u->path = g_build_filename(dir, name, NULL);
+		u->mtime = stat(u->path, &st) == 0 ? (gint64)st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 : 0;
+		g_ptr_array_add(found, u);
+	}
+	g_ptr_array_sort(found, newest_first);
+	for (guint i = keep; i < found->len; i++) {
+		const struct used_dir *u = found->pdata[i];
+
+		pk_info("removing the derived build dir %s (the least recently used of %u, [test] derived_builds = %u)",
+			u->path, found->len, keep);
+		if (pk_remove_tree(u->path, err) < 0)
+			return -1;
+	}
+	return 0;
 }

@@ -12,7 +12,7 @@
  * the tree's merge_config.sh and olddefconfig make the .config and
  * kconfig.h checks that every line took.  A derived config is named like
  * the lab's, by the first 12 hex of sha256(fragment + its lines): its
- * build dir (build/<hash>/, started as a copy of the lab's so that Kbuild
+ * build dir (build/<hash>-<series>/, started as a copy of the lab's so that Kbuild
  * rebuilds only what the new symbols change), its builds, boots and noise
  * mask in the store are its own, and a later patch that needs the same
  * lines reuses them.
@@ -54,5 +54,16 @@ struct pk_derived {
 int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
 		     const struct pk_patch *patch, GError **err);
 void pk_derived_clear(struct pk_derived *d);
+
+#define PK_DERIVED_BUILDS_KEPT 6
+
+/*
+ * Remove the least recently used derived build dirs beyond keep (each is
+ * a whole kernel build): the lab's own dirs and in_use (a derived lab now
+ * being tested, may be NULL) stay.  Used means derived for a patch: the
+ * dir's mtime, which pk_derive_config() sets.  A removed config is made
+ * again, from a copy of the lab's, when a patch needs it.
+ */
+int pk_derive_prune(const struct pk_lab *lab, const struct pk_lab *in_use, unsigned keep, GError **err);
 
 #endif

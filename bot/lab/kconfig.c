@@ -14,8 +14,6 @@ static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/
 
 #define KCONFIG_STAMP ".printkbot-kconfig"
 
-/* A derived config's own lines (derive.h), merged after qemu/kernel.config. */
-#define DERIVED_FRAGMENT ".printkbot-derived.config"
 
 /* The CONFIG_ lines of the fragment that are not in the final .config, as " CONFIG_X=y" words. */
 static void missing_options(GString *out, const char *fragment, const char *config)
@@ -43,7 +41,7 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 	g_autoptr(GString) lost = g_string_new(NULL);
 	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
 	g_autofree char *merge_sh = g_build_filename(lab->tree, "scripts", "kconfig", "merge_config.sh", NULL);
-	g_autofree char *derived = g_build_filename(build_dir, DERIVED_FRAGMENT, NULL);
+	g_autofree char *derived = g_build_filename(build_dir, PK_KCONFIG_DERIVED_FRAGMENT, NULL);
 	const char *merge[] = { merge_sh, "-m", "-O", build_dir, dotconfig, frag,
 				lab->extra_config ? derived : NULL, NULL };
 	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };

@@ -45,6 +45,9 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
  */
 int pk_kconfig_forget(const char *build_dir, GError **err);
 
+/* A derived config's own lines (derive.h), merged after qemu/kernel.config; in its build dir only. */
+#define PK_KCONFIG_DERIVED_FRAGMENT ".printkbot-derived.config"
+
 /*
  * build_dir's .config as a new table, symbol ("ATA") -> value ("y", "m",
  * "0x10", "\"text\""); "is not set" symbols are absent.  NULL with err

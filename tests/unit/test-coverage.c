@@ -12,7 +12,12 @@
 
 #include <glib/gstdio.h>
 
+#include <sys/stat.h>
+#include <utime.h>
+
 #include "lab/coverage.h"
+#include "lab/derive.h"
+#include "lab/kconfig.h"
 #include "base/util.h"
 
 struct fake {
@@ -331,6 +336,69 @@ static void test_state_names(void **state)
 	assert_false(pk_coverage_state_parse("compiled", &s));
 }
 
+/* A build dir of cache/build/ used at mtime, derived (with its fragment) or not. */
+static void put_build_dir(const char *cache, const char *name, bool derived, time_t mtime)
+{
+	g_autofree char *dir = g_build_filename(cache, "build", name, NULL);
+	struct utimbuf t = { mtime, mtime };
+
+	put(dir, derived ? PK_KCONFIG_DERIVED_FRAGMENT : ".config", "CONFIG_X=y\n");
+	assert_int_equal(utime(dir, &t), 0);
+}
+
+static bool build_dir_exists(const char *cache, const char *name)
+{
+	g_autofree char *dir = g_build_filename(cache, "build", name, NULL);
+
+	return g_file_test(dir, G_FILE_TEST_IS_DIR);
+}
+
+/* Derived build dirs beyond keep go, least recently used first; the lab's and the one in use stay. */
+static void test_prune(void **state)
+{
+	struct fake *f = *state;
+	struct pk_lab lab = { .cache = f->root, .config_hash = "aaaaaaaaaaaa", .lock_fd = -1 };
+	struct pk_lab in_use = { .cache = f->root, .config_hash = "bbbbbbbbbbbb", .lock_fd = -1 };
+	g_autoptr(GError) err = NULL;
+
+	put_build_dir(f->root, "aaaaaaaaaaaa-6.12", false, 1000);   /* the lab's, oldest of all */
+	put_build_dir(f->root, "aaaaaaaaaaaa-6.1", false, 1001);
+	put_build_dir(f->root, "bbbbbbbbbbbb-6.12", true, 1002);    /* in use, though old */
+	put_build_dir(f->root, "cccccccccccc-6.12", true, 2000);
+	put_build_dir(f->root, "dddddddddddd-6.12", true, 3000);
+	put_build_dir(f->root, "eeeeeeeeeeee-6.12", true, 4000);
+	put_build_dir(f->root, "ffffffffffff-6.1", true, 5000);
+	assert_int_equal(pk_derive_prune(&lab, &in_use, 2, &err), 0);
+	assert_true(build_dir_exists(f->root, "aaaaaaaaaaaa-6.12"));
+	assert_true(build_dir_exists(f->root, "aaaaaaaaaaaa-6.1"));
+	assert_true(build_dir_exists(f->root, "bbbbbbbbbbbb-6.12"));
+	assert_true(build_dir_exists(f->root, "ffffffffffff-6.1"));
+	assert_true(build_dir_exists(f->root, "eeeeeeeeeeee-6.12"));
+	assert_false(build_dir_exists(f->root, "dddddddddddd-6.12"));
+	assert_false(build_dir_exists(f->root, "cccccccccccc-6.12"));
+	/* nothing in use: the old one goes too when keep allows one */
+	assert_int_equal(pk_derive_prune(&lab, NULL, 1, &err), 0);
+	assert_true(build_dir_exists(f->root, "ffffffffffff-6.1"));
+	assert_false(build_dir_exists(f->root, "eeeeeeeeeeee-6.12"));
+	assert_false(build_dir_exists(f->root, "bbbbbbbbbbbb-6.12"));
+	assert_true(build_dir_exists(f->root, "aaaaaaaaaaaa-6.12"));
+}
+
+/* The build dir follows the tree's kernel series; without a tree, the stem alone. */
+static void test_build_dir_series(void **state)
+{
+	struct fake *f = *state;
+	struct pk_lab lab = { .tree = f->tree, .build_stem = "/c/build/aaaaaaaaaaaa", .lock_fd = -1 };
+	struct pk_lab none = { .tree = "/nonexistent", .build_stem = "/c/build/aaaaaaaaaaaa", .lock_fd = -1 };
+	g_autofree char *dir = NULL, *bare = NULL;
+
+	put(f->tree, "Makefile", "# SPDX-License-Identifier: GPL-2.0\nVERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\n");
+	dir = pk_lab_build_dir(&lab);
+	assert_string_equal(dir, "/c/build/aaaaaaaaaaaa-6.1");
+	bare = pk_lab_build_dir(&none);
+	assert_string_equal(bare, "/c/build/aaaaaaaaaaaa");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +406,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_groups, setup, teardown),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_dir_series, setup, teardown),
 		cmocka_unit_test(test_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
