@@ -15,7 +15,7 @@ VERSION   = 0.1.0
 
 # Debian packages the bot and its tests need (make deps installs them).
 DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
-	    libgmime-3.0-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
+	    libgmime-3.0-dev libunistring-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 python3-kconfiglib \
 	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind
@@ -61,15 +61,17 @@ FORCE:
 # printkbot runs `scan` itself and executes printkbot-core for the rest.
 # printkbot takes from the archive only what scan uses, and links GLib and
 # GMime statically when their archives are installed (Debian's -dev
-# packages ship them; gio and idn2 come along with GMime, and bring the
-# shared libraries of FRONT_SHARED, gpgme for g_mime_init()); where a static link fails, it
-# is linked against the shared libraries instead.
-FRONT_STATIC = gmime-3.0 gio-2.0 gobject-2.0 gmodule-2.0 glib-2.0 pcre2-8 ffi idn2 z
+# packages ship them; libunistring-dev for idn2's libunistring), with
+# bot/front-gmime.c in place of GMime's crypto and GIO stream objects (it
+# says why), so that it needs no shared library but libc's (--as-needed
+# drops FRONT_SHARED, kept for an older GMime); where a static link fails,
+# it is linked against the shared libraries instead.
+FRONT_STATIC = gmime-3.0 gio-2.0 gobject-2.0 gmodule-2.0 glib-2.0 pcre2-8 ffi idn2 unistring z
 FRONT_SHARED = libgpgme.so.11 libmount.so.1 libselinux.so.1 libunistring.so.2
-FRONT_LIBS   = -Wl,-Bstatic $(FRONT_STATIC:%=-l%) -Wl,-Bdynamic $(FRONT_SHARED:%=-l:%) -lm -pthread
-printkbot: bot/front.o bot/libprintkbot.a | printkbot-core
+FRONT_LIBS   = -Wl,-Bstatic $(FRONT_STATIC:%=-l%) -Wl,-Bdynamic -Wl,--as-needed $(FRONT_SHARED:%=-l:%) -lm -pthread
+printkbot: bot/front.o bot/front-gmime.o bot/libprintkbot.a | printkbot-core
 	$(CC) $(CFLAGS) -o $@ $^ $(FRONT_LIBS) 2>/dev/null || \
-		$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs glib-2.0 gmime-3.0 2>/dev/null)
+		$(CC) $(CFLAGS) -o $@ bot/front.o bot/libprintkbot.a $(shell pkg-config --libs glib-2.0 gmime-3.0 2>/dev/null)
 
 printkbot-core: bot/main.o bot/libprintkbot.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

@@ -8,7 +8,8 @@
  * bot links some 55 shared libraries (libgit2, curl and their TLS stacks,
  * SQLite, template-glib), about 9 ms of every process.  This one links
  * only what scan uses, GLib and GMime, statically where the system ships
- * their archives (the Makefile's FRONT_LIBS).
+ * their archives (the Makefile's FRONT_LIBS), and without GMime's crypto
+ * and GIO streams (front-gmime.c): it loads no shared library but libc.
  */
 #include "cmd/commands.h"
 

@@ -170,11 +170,18 @@ double pk_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static gboolean regex_small_input;
+
+void pk_regex_input_size(guint64 bytes)
+{
+	regex_small_input = bytes < PK_REGEX_JIT_MIN_INPUT;
+}
+
 GRegexCompileFlags pk_regex_optimize(void)
 {
 	const char *jit = g_getenv("PRINTKBOT_REGEX_JIT");
 
-	return jit && !strcmp(jit, "0") ? 0 : G_REGEX_OPTIMIZE;
+	return (jit && !strcmp(jit, "0")) || regex_small_input ? 0 : G_REGEX_OPTIMIZE;
 }
 
 bool pk_progress_enabled(void)

@@ -8,8 +8,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A mail (or a diff) larger than this is refused rather than read into memory. */
@@ -298,6 +300,16 @@ static int cmd_scan(struct pk_cmd_ctx *ctx)
 	if (o->describe)
 		return describe(tree, args, ctx->cmdline.n_args, o->json);
 	run.tree = tree;
+	if (*args) {
+		guint64 bytes = 0;
+		GStatBuf st;
+
+		/* standard input, a FIFO or a device: size unknown, the patterns stay JIT-compiled */
+		for (char **a = args; *a && bytes < PK_REGEX_JIT_MIN_INPUT; a++)
+			bytes += strcmp(*a, "-") && g_stat(*a, &st) == 0 && S_ISREG(st.st_mode) ? (guint64)st.st_size
+											: PK_REGEX_JIT_MIN_INPUT;
+		pk_regex_input_size(bytes);
+	}
 	for (char **a = args; *a; a++) {
 		int one = scan_one(*a, &run);   /* not inside MAX(): it evaluates twice */
 		rc = MAX(rc, one);
