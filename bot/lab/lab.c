@@ -1,5 +1,6 @@
 /* lab.c - the lab's paths and lock; see lab.h. */
 #include "lab/lab.h"
+#include "lab/repo.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -110,40 +111,20 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 	return 0;
 }
 
-/* The value of a "NAME = value" line of the top Makefile's head ("6" for VERSION), or NULL. */
-static char *makefile_value(const char *head, const char *name)
-{
-	gsize n = strlen(name);
-
-	for (const char *l = head; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *v = l + n;
-
-		if (strncmp(l, name, n))
-			continue;
-		v += strspn(v, " \t");
-		if (*v++ != '=')
-			continue;
-		return g_strstrip(g_strndup(v, strcspn(v, "\n")));
-	}
-	return NULL;
-}
-
 char *pk_lab_build_dir(const struct pk_lab *lab)
 {
 	g_autofree char *path = g_build_filename(lab->tree, "Makefile", NULL);
-	g_autofree char *version = NULL, *patchlevel = NULL;
+	g_autofree char *series = NULL;
 	char head[1024];
 	FILE *f = fopen(path, "re");
 	size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
 
 	if (f)
 		fclose(f);
-	head[n] = '\0';
-	version = makefile_value(head, "VERSION");
-	patchlevel = makefile_value(head, "PATCHLEVEL");
-	if (!version || !patchlevel || !*version || !*patchlevel)
+	head[n] = '\0';    /* VERSION and PATCHLEVEL are in the Makefile's first lines */
+	if (!(series = pk_repo_makefile_series(head)))
 		return g_strdup(lab->build_stem);
-	return g_strdup_printf("%s-%s.%s", lab->build_stem, version, patchlevel);
+	return g_strdup_printf("%s-%s", lab->build_stem, series);
 }
 
 char *pk_lab_ready_stamp(const struct pk_lab *lab)

@@ -210,6 +210,14 @@ char *pk_repo_makefile_version(const char *makefile)
 	return g_strdup_printf("%s.%s%s%s%s", v, p, sub ? "." : "", sub ? s : "", x ? x : "");
 }
 
+char *pk_repo_makefile_series(const char *makefile)
+{
+	g_autofree char *v = makefile_var(makefile, "VERSION");
+	g_autofree char *p = makefile_var(makefile, "PATCHLEVEL");
+
+	return v && p && *v && *p ? g_strdup_printf("%s.%s", v, p) : NULL;
+}
+
 char *pk_repo_kernel_version(const struct pk_lab *lab, const char *rev, GError **err)
 {
 	g_autofree char *makefile = NULL;

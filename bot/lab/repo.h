@@ -69,6 +69,9 @@ int pk_repo_tag(const struct pk_lab *lab, const char *tag, const char *rev, GErr
  */
 char *pk_repo_makefile_version(const char *makefile);
 
+/* The kernel series the Makefile text states ("6.12": VERSION.PATCHLEVEL), or NULL. */
+char *pk_repo_makefile_series(const char *makefile);
+
 /* The kernel version rev's top-level Makefile states (pk_repo_makefile_version()). */
 char *pk_repo_kernel_version(const struct pk_lab *lab, const char *rev, GError **err);
 
