@@ -61,6 +61,13 @@ static void print_text(const struct pk_range_bisect *b)
 
 	printf("%s: %u commit%s from %.12s to %.12s (%s)\n", b->range->spec, n, n == 1 ? "" : "s",
 	       (char *)b->line->pdata[0], (char *)b->line->pdata[n], b->range->repo);
+	if (b->derived.lines) {
+		g_autofree char *lines = g_strdelimit(g_strdup(b->derived.lines), "\n", ' ');
+		printf("config: the lab's, derived for the range's drivers (%s):%s%s\n", b->lab.config_hash,
+		       *lines == ' ' ? "" : " ", g_strchomp(lines));
+	}
+	if (b->derived.devices)
+		printf("devices: %s\n", b->derived.devices);
 	/* one paragraph per first commit, in line order; index changes past a few are counted */
 	for (unsigned i = 1; i <= n; i++) {
 		const struct pk_range_commit *c = line_commit(b, i);
@@ -127,6 +134,9 @@ static void print_json(const struct pk_range_bisect *b)
 	pk_json_int(j, "builds_ends", b->builds_ends);
 	pk_json_int(j, "builds_search", b->builds - b->builds_ends);
 	pk_json_int(j, "from_store", b->from_store);
+	pk_json_str(j, "config", b->lab.config_hash);
+	pk_json_str(j, "config_derived", b->derived.lines);
+	pk_json_str(j, "devices", b->derived.devices);
 	json_builder_set_member_name(j, "changes");
 	json_builder_begin_array(j);
 	for (guint k = 0; k < b->targets->len; k++) {

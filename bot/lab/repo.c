@@ -580,6 +580,25 @@ static void take_commit_header(struct pk_patch *patch, git_commit *c)
 	patch->description = body ? g_strdup(body) : NULL;
 }
 
+/* The lab's repository, with an empty index for a diff (see pk_repo_commit_patch()). */
+static int open_for_diff(git_repository **repo, const struct pk_lab *lab, GError **err)
+{
+	git_index *empty = NULL;
+
+	if (pk_repo_open(repo, lab, err) < 0)
+		return -1;
+	/*
+	 * The diff looks up .gitattributes (the kernel's "*.c diff=cpp" makes
+	 * the hunk headers name functions), in the worktree and in the index;
+	 * the lab's index of 87,000 entries costs 0.1 s to read for nothing,
+	 * so the repository gets an empty one for this diff.
+	 */
+	if (git_index_new(&empty) == 0)
+		git_repository_set_index(*repo, empty);
+	git_index_free(empty);
+	return 0;
+}
+
 struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit,
 				      char **out_parent, GError **err)
 {
@@ -588,21 +607,8 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
 	struct pk_patch *patch = NULL;
 	g_autofree char *text = NULL;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (open_for_diff(&repo, lab, err) < 0)
 		return NULL;
-	/*
-	 * The diff looks up .gitattributes (the kernel's "*.c diff=cpp" makes
-	 * the hunk headers name functions), in the worktree and in the index;
-	 * the lab's index of 87,000 entries costs 0.1 s to read for nothing,
-	 * so the repository gets an empty one for this diff.
-	 */
-	{
-		git_index *empty = NULL;
-
-		if (git_index_new(&empty) == 0)
-			git_repository_set_index(repo, empty);
-		git_index_free(empty);
-	}
 	if (pk_repo_lookup(&c, repo, commit, err) < 0)
 		goto cleanup;
 	if (!git_commit_parentcount(c)) {
@@ -621,6 +627,24 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
 cleanup:
 	git_commit_free(parent);
 	git_commit_free(c);
+	git_repository_free(repo);
+	return patch;
+}
+
+struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *a = NULL, *b = NULL;
+	struct pk_patch *patch = NULL;
+	g_autofree char *text = NULL;
+
+	if (open_for_diff(&repo, lab, err) < 0)
+		return NULL;
+	if (pk_repo_lookup(&a, repo, from, err) == 0 && pk_repo_lookup(&b, repo, to, err) == 0 &&
+	    (text = commit_diff_text(repo, b, a, err)))
+		patch = pk_patch_parse_diff(text, strlen(text));
+	git_commit_free(b);
+	git_commit_free(a);
 	git_repository_free(repo);
 	return patch;
 }

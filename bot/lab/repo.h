@@ -95,6 +95,9 @@ int pk_repo_changed_paths(GPtrArray **out, const struct pk_lab *lab, const char 
 struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit,
 				      char **out_parent, GError **err);
 
+/* The diff between commits from and to, as pk_repo_commit_patch() makes one, without a header. */
+struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to, GError **err);
+
 /*
  * Copy commits (ids of the repository at src_dir, NULL-terminated, each
  * after those of its parents that are listed) into the lab's repository

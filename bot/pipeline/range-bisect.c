@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "lab/kconfig.h"
 #include "lab/repo.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -391,6 +392,34 @@ static int test_ends(struct pk_range_bisect *b, GError **err)
 	return 0;
 }
 
+/* The lab, from now on, on the config the range's diff needs (range-bisect.h). */
+static int derive_for_range(struct pk_range_bisect *b, GError **err)
+{
+	const char *base = b->line->pdata[0], *tip = b->line->pdata[b->line->len - 1];
+	g_autoptr(pk_patch) diff = pk_repo_diff_patch(&b->lab, base, tip, err);
+	struct pk_lab derived = { .lock_fd = -1 };
+	int found;
+
+	if (!diff || pk_repo_checkout(&b->lab, base, err) < 0 || pk_kconfig_sync(&b->lab, base, NULL, err) < 0 ||
+	    (found = pk_derive_config(&derived, &b->derived, &b->lab, diff, err)) < 0)
+		return -1;
+	if (!found)
+		return 0;
+	if (b->derived.lines) {
+		g_autofree char *lines = g_strdelimit(g_strdup(b->derived.lines), "\n", ' ');
+		pk_info("bisecting on a config derived for the range (%s): %s", derived.config_hash, lines);
+	}
+	if (b->derived.devices)
+		pk_info("booting with the devices its drivers need: %s", b->derived.devices);
+	/* the derived lab shares the tree and the lock, which stays held: it moves over with the lab */
+	derived.lock_fd = b->lab.lock_fd;
+	b->lab.lock_fd = -1;
+	pk_lab_clear(&b->lab);
+	b->lab = derived;
+	return pk_derive_prune(&b->lab, &b->lab,
+			       b->opts.derived_builds ? b->opts.derived_builds : PK_DERIVED_BUILDS_KEPT, err);
+}
+
 /* ---------------------------------------------------------------- the worker */
 
 int pk_range_bisect_open(struct pk_range_bisect *b, struct pk_lab *lab, struct pk_store *store,
@@ -407,7 +436,8 @@ int pk_range_bisect_open(struct pk_range_bisect *b, struct pk_lab *lab, struct p
 	b->message = message;
 	b->start = pk_now();
 	b->targets = g_ptr_array_new_with_free_func(target_free);
-	if (pk_range_load(&b->range, &b->lab, repo, spec, false, err) < 0 || make_line(b, err) < 0)
+	if (pk_range_load(&b->range, &b->lab, repo, spec, false, err) < 0 || make_line(b, err) < 0 ||
+	    derive_for_range(b, err) < 0)
 		return -1;
 	return 0;
 }
@@ -443,5 +473,6 @@ void pk_range_bisect_clear(struct pk_range_bisect *b)
 	g_clear_pointer(&b->noise, pk_noise_free);
 	g_clear_pointer(&b->range, pk_range_free);
 	g_clear_pointer(&b->store, pk_store_close);
+	pk_derived_clear(&b->derived);
 	pk_lab_clear(&b->lab);
 }

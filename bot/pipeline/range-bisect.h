@@ -14,6 +14,7 @@
 
 #include "analysis/bisect.h"
 #include "intake/range.h"
+#include "lab/derive.h"
 #include "lab/lab.h"
 #include "pipeline/test.h"
 
@@ -37,7 +38,8 @@ struct pk_bisect_target {
 };
 
 struct pk_range_bisect {
-	struct pk_lab lab;        /* owned */
+	struct pk_lab lab;        /* owned; on a config derived for the range's diff when it needs one */
+	struct pk_derived derived;/* what derive.h found for the range's diff */
 	struct pk_store *store;   /* owned */
 	struct pk_test_opts opts;
 	struct pk_range *range;
@@ -54,7 +56,11 @@ struct pk_range_bisect {
 /*
  * Take lab and store (they are cleared in the caller's hands), read the
  * range spec of repo (NULL: the current directory's) into the lab and
- * make the line of first parents.  opts is copied; its progress is the
+ * make the line of first parents.  When the range's diff touches files
+ * the lab's config does not compile, or drivers of qemu/devices, the lab
+ * becomes one on a config derived for that diff (derive.h), as a test
+ * of the whole range as one patch would: a message of a driver the lab
+ * does not build could not be bisected at all.  opts is copied; its progress is the
  * worker's own.  -1 with err set for a bad range.  Clear with
  * pk_range_bisect_clear() in any case.
  */
