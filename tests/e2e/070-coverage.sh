@@ -14,7 +14,11 @@
 #    listed as not built, and the verdict stays no-visible-change;
 #  - from ../shared/corpus when it is there: the real ata-ahci conversion
 #    (built, two index changes) and a samsung_tty patch (an ARM driver,
-#    compiled through COMPILE_TEST).
+#    compiled through COMPILE_TEST);
+#  - bisect of a two-commit branch (a comment, then ahci-probe-line) for
+#    libahci's line: on the lab's config it would never print; the range
+#    is bisected on a config derived for its diff, and the second commit
+#    is named.
 # Every kernel boots with 2 CPUs.  No patch of a compiled file is ever
 # not-built, and none of a file not compiled is no-visible-change.
 source "$(dirname "$0")/lib.sh"
@@ -41,6 +45,22 @@ with tempfile.NamedTemporaryFile(suffix=".mbox") as tmp:
 PY
 	keep corpus-samsung json $bot test --json "$work/samsung.mbox"
 fi
+# a user's branch: a comment, then libahci's line (as e2e 040 makes its branch)
+user=$work/linux
+lab_locked git clone -q --shared --no-checkout "$tree" "$user"
+export GIT_AUTHOR_NAME='Jane Developer' GIT_AUTHOR_EMAIL=jane@example.org
+export GIT_COMMITTER_NAME='Jane Developer' GIT_COMMITTER_EMAIL=jane@example.org
+GIT_INDEX_FILE=$work/scratch-index git -C "$user" read-tree printkbot-base
+parent=$(git -C "$user" rev-parse printkbot-base)
+for fix in comment-only ahci-probe-line; do
+	GIT_INDEX_FILE=$work/scratch-index git -C "$user" apply --cached "$data/$fix.patch"
+	parent=$(git -C "$user" commit-tree "$(GIT_INDEX_FILE=$work/scratch-index git -C "$user" write-tree)" \
+		-p "$parent" -m "$fix")
+	echo "$parent" >"$work/commit-$fix"
+done
+git -C "$user" update-ref refs/heads/ahci "$parent"
+keep bisect json $bot bisect --json --repo "$user" printkbot-base..ahci --message 'command slots'
+
 sqlite3 -separator '|' "$PRINTKBOT_DB" "SELECT t.verdict, c.seq, c.file, c.state, c.reason FROM test_coverage c
 	JOIN tests t ON t.id = c.test_id ORDER BY t.id, c.seq" >"$work/store.txt"
 sqlite3 "$PRINTKBOT_DB" "SELECT DISTINCT text FROM record_lines WHERE text LIKE 'smp: Brought up%'
@@ -114,6 +134,14 @@ if os.path.isdir(sys.argv[1]):
           "samsung: samsung_tty.c built (%s, %s)" % (m["verdict"], c))
 else:
     print("skip the corpus patches: no ../shared/corpus")
+
+b, rc = e2elib.model("bisect"), e2elib.rc("bisect")
+want = e2elib.text("commit-ahci-probe-line").strip()
+check("CONFIG_SATA_AHCI=y" in (b["config_derived"] or ""),
+      "bisect: the range is bisected on a config derived for its diff (%s)" % b["config_derived"])
+check(rc == 0 and b["changes"] and all(c.get("commit") == want for c in b["changes"]),
+      "bisect: libahci's line is found, brought by the second commit %.12s (exit %d, %s)"
+      % (want, rc, [(c.get("commit"), c.get("change")) for c in b["changes"]]))
 
 rows = [l.split("|") for l in e2elib.text("store.txt").splitlines()]
 check(not any(r[0] == "no-visible-change" and r[3] == "not-built" and r[2].endswith((".c", ".h")) for r in rows),
