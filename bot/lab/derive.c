@@ -238,9 +238,8 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	g_autoptr(GHashTable) config = NULL;
 	g_autoptr(GString) lines = g_string_new(NULL), names = g_string_new(NULL);
 	g_auto(GStrv) answer = NULL;
-	int rc = -1;
-
 	g_autofree char *lab_build = pk_lab_build_dir(lab);
+	int rc = -1;
 
 	if (!(config = pk_kconfig_values(lab_build, err)) ||
 	    unmet_groups(want, &d, lab, patch, config, err) < 0 || wanted_devices(args, names, lab, patch, err) < 0)

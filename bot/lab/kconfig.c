@@ -14,7 +14,6 @@ static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/
 
 #define KCONFIG_STAMP ".printkbot-kconfig"
 
-
 /* The CONFIG_ lines of the fragment that are not in the final .config, as " CONFIG_X=y" words. */
 static void missing_options(GString *out, const char *fragment, const char *config)
 {
@@ -114,11 +113,10 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	g_autofree char *stamp = g_build_filename(build_dir, KCONFIG_STAMP, NULL);
+	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *made_for = NULL;
 	g_autoptr(GString) missing = g_string_new(NULL);
 	bool differs = false;
-
-	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
 
 	if (!g_file_test(dotconfig, G_FILE_TEST_EXISTS)) {
 		/* a series' build dir this lab never built in (a 6.1 base beside setup's 6.12) */

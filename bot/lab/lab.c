@@ -4,8 +4,8 @@
 #include "base/util.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>

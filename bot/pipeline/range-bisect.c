@@ -411,13 +411,17 @@ static int derive_for_range(struct pk_range_bisect *b, GError **err)
 	}
 	if (b->derived.devices)
 		pk_info("booting with the devices its drivers need: %s", b->derived.devices);
+	if (pk_derive_prune(&b->lab, &derived, b->opts.derived_builds ? b->opts.derived_builds
+				 : PK_DERIVED_BUILDS_KEPT, err) < 0) {
+		pk_lab_clear(&derived);
+		return -1;
+	}
 	/* the derived lab shares the tree and the lock, which stays held: it moves over with the lab */
 	derived.lock_fd = b->lab.lock_fd;
 	b->lab.lock_fd = -1;
 	pk_lab_clear(&b->lab);
 	b->lab = derived;
-	return pk_derive_prune(&b->lab, &b->lab,
-			       b->opts.derived_builds ? b->opts.derived_builds : PK_DERIVED_BUILDS_KEPT, err);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- the worker */

@@ -60,8 +60,8 @@ struct pk_range_bisect {
  * the lab's config does not compile, or drivers of qemu/devices, the lab
  * becomes one on a config derived for that diff (derive.h), as a test
  * of the whole range as one patch would: a message of a driver the lab
- * does not build could not be bisected at all.  opts is copied; its progress is the
- * worker's own.  -1 with err set for a bad range.  Clear with
+ * does not build could not be bisected at all.  opts is copied; its
+ * progress is the worker's own.  -1 with err set for a bad range.  Clear with
  * pk_range_bisect_clear() in any case.
  */
 int pk_range_bisect_open(struct pk_range_bisect *b, struct pk_lab *lab, struct pk_store *store,
