@@ -264,6 +264,38 @@ static void test_repo_commit_patch(void **state)
 	assert_non_null(strstr(err->message, "root commit"));
 }
 
+/* The diff of a range (base..b): the files of both commits, as one patch without a header. */
+static void test_repo_diff_patch(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_patch) patch = pk_repo_diff_patch(&f->lab, f->base, f->b, &err);
+	g_autoptr(pk_patch) none = NULL;
+	g_autoptr(GPtrArray) paths = g_ptr_array_new();
+
+	assert_non_null(patch);
+	assert_null(patch->error);
+	for (guint i = 0; i < patch->files->len; i++)
+		g_ptr_array_add(paths, ((struct pk_diff_file *)patch->files->pdata[i])->new_path);
+	assert_int_equal(paths->len, 3);
+	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/x.c", g_str_equal, NULL));
+	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/new/Kconfig", g_str_equal, NULL));
+	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/new/n.c", g_str_equal, NULL));
+	assert_null(patch->subject);
+	none = pk_repo_diff_patch(&f->lab, f->base, "no-such-revision", &err);
+	assert_null(none);
+}
+
+/* The series of a Makefile's text: VERSION.PATCHLEVEL, without SUBLEVEL or EXTRAVERSION. */
+static void test_repo_makefile_series(void **state)
+{
+	g_autofree char *s = pk_repo_makefile_series("VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 192\nEXTRAVERSION = -rc1\n");
+	g_autofree char *none = pk_repo_makefile_series("VERSION = 6\n");
+
+	assert_string_equal(s, "6.1");
+	assert_null(none);
+}
+
 /* Files that differ, and directories one side lacks, marked with a final '/'. */
 static void test_repo_changed_paths(void **state)
 {
@@ -315,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_repo_checkout),
 		cmocka_unit_test(test_repo_commit_patch),
 		cmocka_unit_test(test_repo_changed_paths),
+		cmocka_unit_test(test_repo_diff_patch),
+		cmocka_unit_test(test_repo_makefile_series),
 		cmocka_unit_test(test_repo_makefile_version),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
