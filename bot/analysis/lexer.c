@@ -185,10 +185,15 @@ struct func_memo {
 	char *func;             /* stop == 1: its name */
 };
 
-/* One side of a hunk as a single text, with the hunk line of each byte. */
+/*
+ * One side of a hunk as a single text, with where each of its lines
+ * starts (a byte's line is found by a binary search: an entry per byte
+ * made building the side the lexer's costliest loop).
+ */
 struct side {
 	GString *buf;
-	GArray *line_of;        /* int: index into hunk->lines */
+	GArray *starts;         /* gsize: offset in buf of each line of the side */
+	GArray *lines;          /* int: the index into hunk->lines of each */
 	const struct pk_hunk *hunk;
 	char side;              /* '-' (pre-image) or '+' (post-image) */
 	struct func_memo *memo;
@@ -197,7 +202,8 @@ struct side {
 static void side_build(struct side *s, const struct pk_hunk *h, char which)
 {
 	s->buf = g_string_new(NULL);
-	s->line_of = g_array_new(FALSE, FALSE, sizeof(int));
+	s->starts = g_array_new(FALSE, FALSE, sizeof(gsize));
+	s->lines = g_array_new(FALSE, FALSE, sizeof(int));
 	s->hunk = h;
 	s->side = which;
 	s->memo = g_new0(struct func_memo, 1);
@@ -205,32 +211,46 @@ static void side_build(struct side *s, const struct pk_hunk *h, char which)
 	for (guint i = 0; i < h->lines->len; i++) {
 		const struct pk_diff_line *l = h->lines->pdata[i];
 		int idx = (int)i;
-
-		size_t n, at;
+		gsize at = s->buf->len;
 
 		if (l->kind != ' ' && l->kind != which)
 			continue;
-		n = strlen(l->text);
-		g_string_append_len(s->buf, l->text, (gssize)n);
+		g_array_append_val(s->starts, at);
+		g_array_append_val(s->lines, idx);
+		g_string_append(s->buf, l->text);
 		g_string_append_c(s->buf, '\n');
-		at = s->line_of->len;
-		g_array_set_size(s->line_of, at + n + 1);
-		for (size_t k = 0; k <= n; k++)
-			g_array_index(s->line_of, int, at + k) = idx;
 	}
+}
+
+/* The index into hunk->lines of the line that holds byte pos of the side's text. */
+static int side_line_index(const struct side *s, size_t pos)
+{
+	guint lo = 0, hi = s->starts->len;
+
+	/* the last line starting at or before pos; the first when none does */
+	while (hi - lo > 1) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(s->starts, gsize, mid) <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return g_array_index(s->lines, int, lo);
 }
 
 static void side_clear(struct side *s)
 {
 	g_string_free(s->buf, TRUE);
-	g_array_unref(s->line_of);
+	g_array_unref(s->starts);
+	g_array_unref(s->lines);
 	g_free(s->memo->func);
 	g_free(s->memo);
 }
 
 static const struct pk_diff_line *side_line(const struct side *s, size_t pos)
 {
-	return s->hunk->lines->pdata[g_array_index(s->line_of, int, pos)];
+	return s->hunk->lines->pdata[side_line_index(s, pos)];
 }
 
 /* Skip a string or char literal starting at p (the quote); returns past it. */
@@ -289,7 +309,7 @@ static void format_token(struct pk_call *c, const struct side *s, const char *b,
 	struct pk_fmt_tok tok = { side_line(s, p), b[p] == '"', c->text->len, 0 };
 
 	if (b[p] == '"') {
-		int line = g_array_index(s->line_of, int, p);
+		int line = side_line_index(s, p);
 		g_string_append_len(c->text, b + p + 1, end - p - (b[end - 1] == '"' ? 2 : 1));
 		if (line != *last_line)
 			c->fmt_lines++;
@@ -460,12 +480,16 @@ static struct pk_call *read_call(const struct side *s, size_t p, size_t end, siz
 		g_array_unref(c.toks);
 		return NULL;
 	}
-	for (size_t i = p; i < close && i < s->line_of->len; i++)
-		if (side_line(s, i)->kind == s->side)
-			c.changed = TRUE;
+	/* changed when a line of its span is this side's own: the other side's lines between are neither */
+	if (close > p && s->buf->len) {
+		int last = side_line_index(s, MIN(close, s->buf->len) - 1);
+
+		for (int li = side_line_index(s, p); li <= last && !c.changed; li++)
+			c.changed = ((const struct pk_diff_line *)s->hunk->lines->pdata[li])->kind == s->side;
+	}
 	c.dl = side_line(s, p);
 	c.line = s->side == '-' ? c.dl->old_no : c.dl->new_no;
-	c.func = enclosing_function(s, g_array_index(s->line_of, int, p));
+	c.func = enclosing_function(s, side_line_index(s, p));
 	c.written = fold_written(b, p, close);
 	c.name = g_steal_pointer(&name);
 	*next = close;
