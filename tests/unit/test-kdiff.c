@@ -210,6 +210,31 @@ static void test_noise_learn(void **state)
 	pk_noise_free(NULL);
 }
 
+/* A second CPU's direct delay calibration, given up on a loaded host: timing noise, never a change. */
+static void test_noise_calibrate_direct(void **state)
+{
+	static const struct rec_spec quiet[] = {
+		{ 6, "smp: Brought up 1 node, 2 CPUs" },
+		{ 0 },
+	};
+	static const struct rec_spec loaded[] = {
+		{ 6, "calibrate_delay_direct() dropping max bogoMips estimate 0 = 20230808" },
+		{ 6, "calibrate_delay_direct() failed to get a good estimate for loops_per_jiffy.\n"
+		     "Probably due to long platform interrupts. Consider using \"lpj=\" boot option." },
+		{ 6, "smp: Brought up 1 node, 2 CPUs" },
+		{ 0 },
+	};
+	const char *const no_keys[] = { NULL };
+	g_autoptr(pk_capture) a = capture_new(quiet, NULL);
+	g_autoptr(pk_capture) b = capture_new(loaded, NULL);
+	struct pk_noise *mask = pk_noise_from_keys(no_keys);
+	g_autoptr(pk_kdiff) d = pk_kdiff_captures(a, b, mask);
+
+	assert_int_equal(d->changes->len, 0);
+	assert_int_equal(d->noise_dropped, 2);
+	pk_noise_free(mask);
+}
+
 /* ---------------------------------------------------------------- change kinds */
 
 struct want_change {
@@ -753,6 +778,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_normalise_table),
 		cmocka_unit_test(test_noise_learn),
+		cmocka_unit_test(test_noise_calibrate_direct),
 		cmocka_unit_test(test_kdiff_table),
 		cmocka_unit_test(test_change_fields),
 		cmocka_unit_test(test_attribution_table),
