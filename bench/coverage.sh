@@ -24,6 +24,10 @@ data=tests/data/test
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export PRINTKBOT_DB=$work/coverage.db
+# every derived config of the table kept (about 150 MB each): pruning them
+# between patches would make later patches on the same drivers build again
+printf '[test]\nderived_builds = 40\n' >"$work/bench.conf"
+export PRINTKBOT_CONFIG=$work/bench.conf
 [ -x ./printkbot ] || make -s printkbot printkbot-core
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
@@ -43,8 +47,12 @@ for m in mailbox.mbox(sys.argv[1]):
         open("%s/p/serial-%03d.mbox" % (sys.argv[2], n), "w").write(m.as_string(unixfrom=True))
 ' "$work/serial.mbox" "$work" "$work/scan.json"
 cp "$corpus"/patches/*.patch "$work/p/"
+total=$(ls "$work"/p | wc -l); i=0
 for p in "$work"/p/*; do
+	i=$((i + 1)); s=$(now)
 	./printkbot test --json "$p" >"$p.json" 2>"$p.err" || true
+	printf '[%d/%d] %s: %s (%.0f s)\n' "$i" "$total" "$(basename "$p")" \
+		"$(sed -n 's/.*"verdict": *"\([a-z-]*\)".*/\1/p' "$p.json" | head -1)" "$(since "$s")" >&2
 done
 python3 - "$work/p" <<'PY'
 import glob, json, os, sys
