@@ -28,46 +28,36 @@ trap 'rm -rf "$work"' EXIT
 patches=("$corpus"/patches/*.patch)
 n=${#patches[@]}
 
-# "wall cpu": the best of $runs runs of a command, in seconds.  Its output
-# and exit status are dropped: both tools exit non-zero on findings.
-measure() {
-	python3 - "$runs" "$@" <<'PY'
-import os, resource, subprocess, sys, time
-runs, cmd = int(sys.argv[1]), sys.argv[2:]
-wall = cpu = None
-for _ in range(runs):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.monotonic()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    w = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    c = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    wall = w if wall is None else min(wall, w)
-    cpu = c if cpu is None else min(cpu, c)
-print('%.4f %.4f' % (wall, cpu))
-PY
-}
-# "wall cpu": the best of $runs runs of one process per patch, each started
+# "wall cpu": the best of $runs runs, in seconds of wall clock and of CPU
+# (user + system of the processes run).  Output and exit status are
+# dropped: both tools exit non-zero on findings.  Each process is started
 # straight from here (no shell between), so that the CPU counted is the
-# tool's own processes': a shell loop added ~0.4 ms of bash forking to
-# every patch, which is a third of a scan.  measure_each MODE CMD... -- PATCH...
-# (MODE arg: the patch is the last argument; stdin: it is standard input).
+# tool's own: a shell loop added ~0.4 ms of bash forking to every patch,
+# a third of a scan.
+#   measure CMD...                       one process
+#   measure_each MODE CMD... -- PATCH... one process per patch (MODE arg:
+#                                        the patch is the last argument;
+#                                        stdin: it is standard input)
+measure() { measure_each once "$@" --; }
 measure_each() {
 	python3 - "$runs" "$@" <<'PY'
 import resource, subprocess, sys, time
 runs, mode, rest = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 cut = rest.index('--')
 cmd, patches = rest[:cut], rest[cut + 1:]
+quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 wall = cpu = None
 for _ in range(runs):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
+    if mode == 'once':
+        subprocess.run(cmd, **quiet)
     for p in patches:
         if mode == 'stdin':
             with open(p, 'rb') as f:
-                subprocess.run(cmd, stdin=f, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                subprocess.run(cmd, stdin=f, **quiet)
         else:
-            subprocess.run(cmd + [p], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(cmd + [p], **quiet)
     w = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     c = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
