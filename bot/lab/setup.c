@@ -207,21 +207,29 @@ static int step_source(struct pk_lab *lab, const struct pk_debian_source *src, G
 	return 0;
 }
 
+/* A Debian base ("debian:6.1") into the lab: step_source() of what pk_bases_debian() makes of it. */
+static int add_source(struct pk_lab *lab, const char *spec, GError **err)
+{
+	struct pk_debian_source src = { 0 };
+	int rc = pk_bases_debian(&src, spec, err) < 0 ? -1 : step_source(lab, &src, err);
+
+	pk_debian_source_clear(&src);
+	return rc;
+}
+
 int pk_setup_lab(struct pk_lab *lab, const char *const *sources, GError **err)
 {
 	g_autofree char *ready = pk_lab_ready_stamp(lab);
+	/* the base commit is Debian's default source: tagged so, a config's bases can name it */
+	g_autofree char *default_source = g_strconcat("debian:", KERNEL_PACKAGE + strlen("linux-source-"), NULL);
 
 	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
+	    add_source(lab, default_source, err) < 0 ||
 	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0 ||
 	    pk_write_file(ready, lab->config_hash, strlen(lab->config_hash), err) < 0)
 		return -1;
-	for (const char *const *s = sources; s && *s; s++) {
-		struct pk_debian_source src = { 0 };
-		int rc = pk_bases_debian(&src, *s, err) < 0 ? -1 : step_source(lab, &src, err);
-
-		pk_debian_source_clear(&src);
-		if (rc < 0)
+	for (const char *const *s = sources; s && *s; s++)
+		if (add_source(lab, *s, err) < 0)
 			return -1;
-	}
 	return 0;
 }

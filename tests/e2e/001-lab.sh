@@ -9,6 +9,9 @@ $bot setup
 # A second setup does nothing and says the lab is ready.
 $bot setup 2>"$work/setup2.err" >/dev/null
 [ ! -s "$work/setup2.err" ] || fail "second setup did work" "$work/setup2.err"
+# The base is Debian's default source, by that name too (a config's bases = debian:6.12)
+[ "$(lab_git rev-parse printkbot-debian-6.12)" = "$(lab_git rev-parse printkbot-base)" ] ||
+	fail "setup did not tag the base as printkbot-debian-6.12"
 
 $bot boot --json > "$work/boot1.json"
 $bot boot --json > "$work/boot2.json"
