@@ -53,7 +53,7 @@ export GIT_COMMITTER_NAME='Jane Developer' GIT_COMMITTER_EMAIL=jane@example.org
 GIT_INDEX_FILE=$work/scratch-index git -C "$user" read-tree printkbot-base
 parent=$(git -C "$user" rev-parse printkbot-base)
 for fix in comment-only ahci-probe-line; do
-	GIT_INDEX_FILE=$work/scratch-index git -C "$user" apply --cached "$data/$fix.patch"
+	GIT_INDEX_FILE=$work/scratch-index git -C "$user" apply --cached "$src/$data/$fix.patch"
 	parent=$(git -C "$user" commit-tree "$(GIT_INDEX_FILE=$work/scratch-index git -C "$user" write-tree)" \
 		-p "$parent" -m "$fix")
 	echo "$parent" >"$work/commit-$fix"
