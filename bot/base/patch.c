@@ -627,6 +627,9 @@ static char *part_text(GMimePart *part, gboolean mboxrd)
 	if (g_mime_stream_write(filtered, raw, len) < 0 || g_mime_stream_flush(filtered) < 0)
 		return NULL;
 	bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(out));
+	/* nothing decoded (base64 of no valid character): no diff, and no text to unflow */
+	if (!bytes->len)
+		return NULL;
 	if (!g_utf8_validate((const char *)bytes->data, bytes->len, NULL))
 		text = g_mime_utils_decode_8bit(NULL, (const char *)bytes->data, bytes->len);
 	else
