@@ -55,6 +55,10 @@ class Solver:
         try:
             if not self.satisfy(sym.direct_dep):
                 return False
+            if sym.tri_value == YES:
+                # y by a default once its dependencies are (USB_ARCH_HAS_HCD: def_bool y
+                # inside "if USB_SUPPORT"): nothing to set, and no prompt to set it with
+                return True
             if sym.visibility != YES:
                 # a prompt's own condition, or else one of the symbols that select it
                 if not any(n.prompt and self.satisfy(n.prompt[1]) for n in sym.nodes) and \

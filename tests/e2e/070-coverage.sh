@@ -45,6 +45,13 @@ with tempfile.NamedTemporaryFile(suffix=".mbox") as tmp:
 PY
 	keep corpus-samsung json $bot test --json "$work/samsung.mbox"
 fi
+# the solver alone, on the lab's .config: USB's dependency USB_ARCH_HAS_HCD has no
+# prompt and is y by default inside "if USB_SUPPORT", so USB_SUPPORT is what to set
+labcfg=$PRINTKBOT_CACHE/build/$(sha256sum qemu/kernel.config | cut -c1-12)-$(
+	awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {print v "." $3; exit}' "$tree/Makefile")/.config
+lab_locked sh -c "cd '$tree' && env srctree=. ARCH=x86 SRCARCH=x86 CC=gcc LD=ld HOSTCC=gcc HOSTCXX=g++ \
+	/usr/bin/python3 '$src/qemu/kconfig-enable.py' '$work/solve-usb.txt' '$labcfg' USB"
+
 # a user's branch: a comment, then libahci's line (as e2e 040 makes its branch)
 user=$work/linux
 lab_locked git clone -q --shared --no-checkout "$tree" "$user"
@@ -134,6 +141,10 @@ if os.path.isdir(sys.argv[1]):
           "samsung: samsung_tty.c built (%s, %s)" % (m["verdict"], c))
 else:
     print("skip the corpus patches: no ../shared/corpus")
+
+solved = e2elib.text("solve-usb.txt").split()
+check(solved == ["CONFIG_USB_SUPPORT=y", "CONFIG_USB=y"],
+      "solver: USB gets its menu USB_SUPPORT, and not the promptless USB_ARCH_HAS_HCD (%s)" % solved)
 
 b, rc = e2elib.model("bisect"), e2elib.rc("bisect")
 want = e2elib.text("commit-ahci-probe-line").strip()
