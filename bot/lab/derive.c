@@ -310,6 +310,8 @@ int pk_derive_prune(const struct pk_lab *lab, const struct pk_lab *in_use, unsig
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	const char *name;
 
+	if (!keep)
+		keep = PK_DERIVED_BUILDS_KEPT;
 	while (d && (name = g_dir_read_name(d))) {
 		struct used_dir *u;
 		struct stat st;

@@ -60,7 +60,8 @@ void pk_derived_clear(struct pk_derived *d);
 /*
  * Remove the least recently used derived build dirs beyond keep (each is
  * a whole kernel build): the lab's own dirs and in_use (a derived lab now
- * being tested, may be NULL) stay.  Used means derived for a patch: the
+ * being tested, may be NULL) stay; keep 0 means PK_DERIVED_BUILDS_KEPT
+ * ([test] derived_builds unset).  Used means derived for a patch: the
  * dir's mtime, which pk_derive_config() sets.  A removed config is made
  * again, from a copy of the lab's, when a patch needs it.
  */

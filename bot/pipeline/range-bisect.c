@@ -411,8 +411,7 @@ static int derive_for_range(struct pk_range_bisect *b, GError **err)
 	}
 	if (b->derived.devices)
 		pk_info("booting with the devices its drivers need: %s", b->derived.devices);
-	if (pk_derive_prune(&b->lab, &derived, b->opts.derived_builds ? b->opts.derived_builds
-				 : PK_DERIVED_BUILDS_KEPT, err) < 0) {
+	if (pk_derive_prune(&b->lab, &derived, b->opts.derived_builds, err) < 0) {
 		pk_lab_clear(&derived);
 		return -1;
 	}

@@ -424,8 +424,7 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 	}
 	if (found && res->derived.devices)
 		pk_info("booting with the devices its drivers need: %s", res->derived.devices);
-	if (pk_derive_prune(lab, found ? &derived : NULL,
-			    opts->derived_builds ? opts->derived_builds : PK_DERIVED_BUILDS_KEPT, err) < 0) {
+	if (pk_derive_prune(lab, found ? &derived : NULL, opts->derived_builds, err) < 0) {
 		pk_lab_clear(&derived);
 		return -1;
 	}

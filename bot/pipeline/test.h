@@ -45,7 +45,7 @@ struct pk_store;
 struct pk_test_opts {
 	struct pk_policy policy;
 	double boot_timeout;      /* seconds per boot, 0 = 60 */
-	unsigned derived_builds;  /* derived build dirs kept (derive.h), 0 = PK_DERIVED_BUILDS_KEPT */
+	unsigned derived_builds;  /* derived build dirs kept (pk_derive_prune()), 0 = its default */
 	bool build_without_churn; /* build and boot no-churn patches too (run --all) */
 	/*
 	 * pk_test_commit(): a commit whose stored noise mask serves a parent
