@@ -26,10 +26,17 @@
  * what kernel/0001-printk-index-*.patch fixes.  Without the switch the
  * stream is the same as it always was.
  *
+ * With printkbot.settle=1 (the host passes it when qemu/devices attached
+ * hardware) it first waits until the log has been quiet for SETTLE_QUIET_MS,
+ * at most SETTLE_MAX_MS: USB enumeration and other asynchronous probes
+ * print after init has started, so a capture taken at once would hold
+ * them in one boot and not in the next.
+ *
  * Built static (no libc in the initramfs), by `printkbot setup`.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +45,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #define INDEX_PATH "/sys/kernel/debug/printk/index/vmlinux"
@@ -51,6 +59,8 @@
  * costs time quadratic in its length, so its cap is tight.
  */
 #define KMSG_CAP (32ul << 20)
+#define SETTLE_QUIET_MS 1500
+#define SETTLE_MAX_MS 20000
 #define INDEX_CAP (1ul << 20)
 
 #define INDEX_FRAME 65536ul   /* the largest @I frame */
@@ -116,6 +126,44 @@ static void open_capture_port(void)
 		cfsetospeed(&t, B115200);
 		tcsetattr(out, TCSANOW, &t);
 	}
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Wait for a quiet log (see the top); the records are read again by copy_kmsg(). */
+static void settle_kmsg(void)
+{
+	static char buf[16384];
+	long long start = now_ms();
+	struct pollfd p = { .events = POLLIN };
+
+	p.fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (p.fd < 0) {
+		report("open /dev/kmsg");
+		return;
+	}
+	while (now_ms() - start < SETTLE_MAX_MS) {
+		int n = poll(&p, 1, SETTLE_QUIET_MS);
+
+		if (n == 0)
+			break;              /* quiet long enough */
+		if (n < 0 && errno != EINTR)
+			break;
+		/* drain what came (EPIPE: the ring wrapped; reading on resumes) */
+		for (;;) {
+			ssize_t r = read(p.fd, buf, sizeof(buf));
+
+			if (r <= 0 && !(r < 0 && (errno == EPIPE || errno == EINTR)))
+				break;
+		}
+	}
+	close(p.fd);
 }
 
 static unsigned long copy_kmsg(void)
@@ -495,6 +543,8 @@ int main(void)
 
 	open_capture_port();
 	write_all("@PKB 1\n", 7);
+	if (cmdline_has("printkbot.settle=1"))
+		settle_kmsg();
 	if (cmdline_has("printkbot.index_reads=1"))
 		log_index_reads();
 	records = copy_kmsg();

@@ -195,8 +195,9 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	}
 	cap_path = g_build_filename(tmpdir, "capture", NULL);
 	chardev = g_strdup_printf("file,id=capture,path=%s", cap_path);
-	cmdline = opts->extra_cmdline ? g_strdup_printf("%s %s", BASE_CMDLINE, opts->extra_cmdline)
-				      : g_strdup(BASE_CMDLINE);
+	/* attached devices probe asynchronously (USB enumeration): the guest waits for a quiet log */
+	cmdline = g_strconcat(BASE_CMDLINE, lab->qemu_args ? " " PK_LAB_SETTLE_CMDLINE : "",
+			      opts->extra_cmdline ? " " : "", opts->extra_cmdline ? opts->extra_cmdline : "", NULL);
 	res.accel = probe_accel(lab);
 	{
 		bool kvm = strcmp(res.accel, "kvm") == 0;

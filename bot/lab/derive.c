@@ -91,13 +91,30 @@ static bool touches(const struct pk_patch *patch, const char *prefix)
 }
 
 /*
+ * A row's CONFIG_ word: a driver the guest needs for the row's device to
+ * be found at all (the USB core's own symbols do not include the xHCI
+ * host controller driver its keyboard hangs on), wanted unless config
+ * already has it; found->asked says which device asked.
+ */
+static void want_host_driver(GPtrArray *want, struct pk_derived *found, GHashTable *config, const char *word,
+			     const char *prefix)
+{
+	const char *symbol = word + strlen("CONFIG_");
+
+	if (group_met(config, symbol) || g_ptr_array_find_with_equal_func(want, symbol, g_str_equal, NULL))
+		return;
+	g_ptr_array_add(want, g_strdup(symbol));
+	g_ptr_array_add(found->asked, g_strdup_printf("the devices of %s: %s", prefix, word));
+}
+
+/*
  * The QEMU arguments of the qemu/devices rows whose prefix the patch
  * touches into args (each option and value pair once, in the table's
- * order), the devices' names into names.  A malformed row is an error
- * naming its line.
+ * order), the devices' names into names, the host drivers the rows name
+ * (CONFIG_ words) into want.  A malformed row is an error naming its line.
  */
-static int wanted_devices(GPtrArray *args, GString *names, const struct pk_lab *lab,
-			  const struct pk_patch *patch, GError **err)
+static int wanted_devices(GPtrArray *args, GString *names, GPtrArray *want, struct pk_derived *found,
+			  GHashTable *config, const struct pk_lab *lab, const struct pk_patch *patch, GError **err)
 {
 	g_autofree char *path = g_build_filename(lab->datadir, "qemu", "devices", NULL);
 	g_autofree char *text = NULL;
@@ -108,19 +125,25 @@ static int wanted_devices(GPtrArray *args, GString *names, const struct pk_lab *
 	lines = g_strsplit(text, "\n", -1);
 	for (unsigned n = 0; lines[n]; n++) {
 		g_auto(GStrv) words = NULL;
-		guint count;
+		guint count, first;
 
 		g_strstrip(lines[n]);
 		if (!*lines[n] || *lines[n] == '#')
 			continue;
 		words = g_regex_split_simple("\\s+", lines[n], 0, 0);
 		count = g_strv_length(words);
-		if (count < 3 || count % 2 == 0)
-			return pk_error(err, PK_ERROR_FAILED, "%s:%u: want a path prefix and QEMU option and "
-					"value pairs", path, n + 1);
+		/* the CONFIG_ words come first, then the QEMU option and value pairs */
+		for (first = 1; first < count && g_str_has_prefix(words[first], "CONFIG_"); first++)
+			if (!words[first][strlen("CONFIG_")])
+				return pk_error(err, PK_ERROR_FAILED, "%s:%u: CONFIG_ names no symbol", path, n + 1);
+		if (count - first < 2 || (count - first) % 2)
+			return pk_error(err, PK_ERROR_FAILED, "%s:%u: want a path prefix, CONFIG_ symbols if any, "
+					"and QEMU option and value pairs", path, n + 1);
 		if (!touches(patch, words[0]))
 			continue;
-		for (guint w = 1; w + 1 < count; w += 2) {
+		for (guint w = 1; w < first; w++)
+			want_host_driver(want, found, config, words[w], words[0]);
+		for (guint w = first; w + 1 < count; w += 2) {
 			bool have = false;
 
 			if (words[w][0] != '-')
@@ -242,7 +265,8 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	int rc = -1;
 
 	if (!(config = pk_kconfig_values(lab_build, err)) ||
-	    unmet_groups(want, &d, lab, patch, config, err) < 0 || wanted_devices(args, names, lab, patch, err) < 0)
+	    unmet_groups(want, &d, lab, patch, config, err) < 0 ||
+	    wanted_devices(args, names, want, &d, config, lab, patch, err) < 0)
 		goto out;
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;

@@ -28,6 +28,8 @@ char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qe
 			g_checksum_update(sum, (const guchar *)*a, -1);
 			g_checksum_update(sum, (const guchar *)" ", 1);
 		}
+		/* boots with devices wait for a quiet log: not the same boots as before they did */
+		g_checksum_update(sum, (const guchar *)PK_LAB_SETTLE_CMDLINE, -1);
 	}
 	return g_strndup(g_checksum_get_string(sum), 12);
 }

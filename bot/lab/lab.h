@@ -44,11 +44,14 @@ struct pk_lab {
 	int lock_fd;      /* held by pk_lab_lock(), -1 when not */
 };
 
+/* Asks the guest's init (qemu/init.c) to wait for a quiet log: boots with qemu_args get it. */
+#define PK_LAB_SETTLE_CMDLINE "printkbot.settle=1"
+
 /*
  * A config's name: the first 12 hex of sha256 of datadir's
  * qemu/kernel.config, then extra (a derived config's lines, derive.h) and
- * the QEMU device arguments, when given.  NULL with err when the fragment
- * cannot be read.  Caller frees.
+ * the QEMU device arguments with the settle switch, when given.  NULL with
+ * err when the fragment cannot be read.  Caller frees.
  */
 char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qemu_args, GError **err);
 

@@ -694,7 +694,7 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 
 		for (guint i = 0; i < res->derived.asked->len; i++)
 			g_string_append_printf(asked, "%s%s", i ? "; " : "", (char *)res->derived.asked->pdata[i]);
-		g_string_append_printf(s, " The lab's config does not compile every file the patch touches (%s), "
+		g_string_append_printf(s, " The lab's config does not build all the patch needs (%s), "
 				       "so both kernels were built with a config derived for it: the lab's "
 				       "and %s (dependencies included).", asked->str, lines);
 	}

@@ -7,8 +7,12 @@
 #  - ahci-probe-line (libahci's version and command-slots line, printed at
 #    every probe of q35's AHCI): booted, the boot-log change attributed to
 #    drivers/ata/libahci.c;
-#  - pci-serial-message (8250_pci): qemu/devices attaches a PCI 16550A, and
-#    the port it probes is in the boot log;
+#  - devices-message (8250_pci and the USB core's new-device line):
+#    qemu/devices attaches a PCI 16550A, and the port it probes is in the
+#    boot log; and an xHCI controller with a keyboard, whose driver the
+#    config gets from the table's row: the keyboard is enumerated in every
+#    boot (the guest waits for a quiet log), so the changed line is a
+#    boot-log change attributed to drivers/usb/core/hub.c;
 #  - arm64-message: another architecture's file is not-built, saying so;
 #  - doc-and-code: a Documentation/ hunk beside a booted C file is applied,
 #    listed as not built, and the verdict stays no-visible-change;
@@ -27,7 +31,7 @@ corpus=$src/../shared/corpus
 
 lab_setup
 
-for fix in derived-driver ahci-probe-line pci-serial-message arm64-message doc-and-code; do
+for fix in derived-driver ahci-probe-line devices-message arm64-message doc-and-code; do
 	keep "$fix" json $bot test --json "$data/$fix.patch"
 done
 keep arm64-text txt $bot test "$data/arm64-message.patch"
@@ -98,13 +102,20 @@ check(m["verdict"] == "console-changed" and c and c["state"] == "booted",
 check(any(x["file"] == "drivers/ata/libahci.c" and "cmd slots" in x["new_text"] for x in m["console"]),
       "probe line: the boot-log change is attributed to drivers/ata/libahci.c (%s)" % m["console"])
 
-m = e2elib.model("pci-serial-message")
+m = e2elib.model("devices-message")
 c = cov(m, "drivers/tty/serial/8250/8250_pci.c")
-check(m["devices"] == "pci-serial", "8250_pci: booted with a PCI 16550A (%s)" % m["devices"])
+check(m["devices"] == "pci-serial, qemu-xhci, usb-kbd",
+      "devices: booted with a PCI 16550A and a keyboard on xHCI (%s)" % m["devices"])
 check(c and c["state"] in ("built", "booted") and m["verdict"] == "console-changed",
       "8250_pci: compiled, its index change reported (%s, %s)" % (m["verdict"], c))
 records = e2elib.text("records.txt")
 check("is a 16550A" in records and "0000:00:" in records, "8250_pci: the PCI port probed at boot")
+check("CONFIG_USB_XHCI_HCD=y" in (m["config_derived"] or ""),
+      "usb: the xHCI driver the table's row names is in the config (%s)" % m["config_derived"])
+c = cov(m, "drivers/usb/core/hub.c")
+hub = [(x["kind"], x["new_text"] or x["old_text"]) for x in m["console"] if x["file"] == "drivers/usb/core/hub.c"]
+check(c and c["state"] == "booted" and ("message-added", "usb 1-1: new high-speed USB device, number 2, using xhci_hcd")
+      in hub, "usb: the keyboard enumerated, the new line in the boot log from hub.c (%s, %s)" % (c, hub))
 check("smp: Brought up 1 node, 2 CPUs" in records, "the guest brings up 2 CPUs (%s)" % records)
 
 m, rc = e2elib.model("arm64-message"), e2elib.rc("arm64-message")
