@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "lab/kconfig.h"
 #include "lab/repo.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -400,21 +399,11 @@ static int derive_for_range(struct pk_range_bisect *b, GError **err)
 	struct pk_lab derived = { .lock_fd = -1 };
 	int found;
 
-	if (!diff || pk_repo_checkout(&b->lab, base, err) < 0 || pk_kconfig_sync(&b->lab, base, NULL, err) < 0 ||
-	    (found = pk_derive_config(&derived, &b->derived, &b->lab, diff, err)) < 0)
+	if (!diff || (found = pk_derive_for(&derived, &b->derived, &b->lab, diff, base, "the range",
+					     b->opts.derived_builds, err)) < 0)
 		return -1;
 	if (!found)
 		return 0;
-	if (b->derived.lines) {
-		g_autofree char *lines = g_strdelimit(g_strdup(b->derived.lines), "\n", ' ');
-		pk_info("bisecting on a config derived for the range (%s): %s", derived.config_hash, lines);
-	}
-	if (b->derived.devices)
-		pk_info("booting with the devices its drivers need: %s", b->derived.devices);
-	if (pk_derive_prune(&b->lab, &derived, b->opts.derived_builds, err) < 0) {
-		pk_lab_clear(&derived);
-		return -1;
-	}
 	/* the derived lab shares the tree and the lock, which stays held: it moves over with the lab */
 	derived.lock_fd = b->lab.lock_fd;
 	b->lab.lock_fd = -1;

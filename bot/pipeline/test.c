@@ -414,20 +414,9 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 	struct pk_lab derived = { .lock_fd = -1 };
 	int found, rc;
 
-	/* the lab's .config, made for parent's Kconfig, is what the derived config adds to */
-	if (pk_repo_checkout(lab, parent, err) < 0 || pk_kconfig_sync(lab, parent, NULL, err) < 0 ||
-	    (found = pk_derive_config(&derived, &res->derived, lab, patch, err)) < 0)
+	if ((found = pk_derive_for(&derived, &res->derived, lab, patch, parent, "the patch", opts->derived_builds,
+				   err)) < 0)
 		return -1;
-	if (found && res->derived.lines) {
-		g_autofree char *lines = g_strdelimit(g_strdup(res->derived.lines), "\n", ' ');
-		pk_info("testing on a config derived for the patch (%s): %s", derived.config_hash, lines);
-	}
-	if (found && res->derived.devices)
-		pk_info("booting with the devices its drivers need: %s", res->derived.devices);
-	if (pk_derive_prune(lab, found ? &derived : NULL, opts->derived_builds, err) < 0) {
-		pk_lab_clear(&derived);
-		return -1;
-	}
 	res->config_hash = g_strdup(found ? derived.config_hash : lab->config_hash);
 	rc = dynamic(res, found ? &derived : lab, store, opts, patch, err);
 	pk_lab_clear(&derived);
