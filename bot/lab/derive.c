@@ -108,16 +108,10 @@ static void want_host_driver(GPtrArray *want, struct pk_derived *found, GHashTab
 	g_ptr_array_add(found->asked, g_strdup_printf("the devices of %s: %s", prefix, word));
 }
 
-/*
- * The QEMU arguments of the qemu/devices rows whose prefix the patch
- * touches into args (each option and value pair once, in the table's
- * order), the devices' names into names, the host drivers the rows name
- * (CONFIG_ words) into want.  A malformed row is an error naming its line.
- */
-static int wanted_devices(GPtrArray *args, GString *names, GPtrArray *want, struct pk_derived *found,
-			  GHashTable *config, const struct pk_lab *lab, const struct pk_patch *patch, GError **err)
+int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct pk_derived *found,
+		      GHashTable *config, const char *datadir, const struct pk_patch *patch, GError **err)
 {
-	g_autofree char *path = g_build_filename(lab->datadir, "qemu", "devices", NULL);
+	g_autofree char *path = g_build_filename(datadir, "qemu", "devices", NULL);
 	g_autofree char *text = NULL;
 	g_auto(GStrv) lines = NULL;
 
@@ -267,7 +261,7 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 
 	if (!(config = pk_kconfig_values(lab_build, err)) ||
 	    unmet_groups(want, &d, lab, patch, config, err) < 0 ||
-	    wanted_devices(args, names, want, &d, config, lab, patch, err) < 0)
+	    pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
 		goto out;
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;

@@ -56,6 +56,17 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 void pk_derived_clear(struct pk_derived *d);
 
 /*
+ * The rows of datadir's qemu/devices whose prefix the patch touches: their
+ * QEMU arguments into args (each option and value pair once, in the
+ * table's order), the devices' names into names ("qemu-xhci, usb-kbd"),
+ * the drivers the rows name (CONFIG_ words) that config (pk_kconfig_values())
+ * lacks into want (symbols without CONFIG_) and found->asked.  -1 with
+ * err naming the line of a malformed row.
+ */
+int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct pk_derived *found,
+		      GHashTable *config, const char *datadir, const struct pk_patch *patch, GError **err);
+
+/*
  * What a test and a bisect both do before building: check out parent,
  * bring the lab's .config to parent's Kconfig, derive the config patch
  * needs there (pk_derive_config(), same returns and *out, *found), say

@@ -18,6 +18,7 @@
 #include "lab/coverage.h"
 #include "lab/derive.h"
 #include "lab/kconfig.h"
+#include "base/patch.h"
 #include "base/util.h"
 
 struct fake {
@@ -291,6 +292,56 @@ static void test_verdict(void **state)
 	assert_null(none);
 }
 
+static struct pk_patch *patch_touching(const char *const *files)
+{
+	g_autoptr(GString) mail = g_string_new("From: T <t@t>\nSubject: [PATCH] t\n\nx\n---\n");
+	g_autoptr(GPtrArray) patches = NULL;
+	unsigned skipped;
+
+	for (; *files; files++)
+		g_string_append_printf(mail, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1,1 +1,1 @@\n"
+				       "-pr_info(\"a\\n\");\n+pr_info(\"b\\n\");\n", *files, *files, *files, *files);
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, mail->str, mail->len, NULL), 0);
+	assert_int_equal(patches->len, 1);
+	return g_steal_pointer(&patches->pdata[0]);
+}
+
+/*
+ * The project's own qemu/devices: a USB core and a HID patch share one
+ * xHCI controller; the drivers the rows name are wanted unless the config
+ * has them; a malformed row is an error naming its line.
+ */
+static void test_devices_table(void **state)
+{
+	struct fake *f = *state;
+	g_autoptr(pk_patch) p = patch_touching((const char *[]){ "drivers/usb/core/hub.c", "drivers/hid/hid-core.c", NULL });
+	g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) names = g_string_new(NULL);
+	g_autoptr(GHashTable) config = g_hash_table_new(g_str_hash, g_str_equal);
+	struct pk_derived d = { .asked = g_ptr_array_new_with_free_func(g_free) };
+	g_autoptr(GError) err = NULL;
+	guint xhci = 0;
+
+	g_hash_table_insert(config, "USB_HID", "y");
+	assert_int_equal(pk_derive_devices(args, names, want, &d, config, PK_SRCDIR, p, NULL), 0);
+	assert_string_equal(names->str, "qemu-xhci, usb-kbd, usb-tablet");
+	for (guint i = 0; i + 1 < args->len; i += 2)
+		xhci += !strcmp(args->pdata[i + 1], "qemu-xhci,id=pkb-xhci");
+	assert_int_equal(xhci, 1);
+	assert_int_equal(want->len, 2);
+	assert_string_equal(want->pdata[0], "USB_XHCI_HCD");
+	assert_string_equal(want->pdata[1], "USB_XHCI_PCI");
+	assert_string_equal(d.asked->pdata[0], "the devices of drivers/usb/core/: CONFIG_USB_XHCI_HCD");
+	pk_derived_clear(&d);
+
+	put(f->root, "qemu/devices", "# a row\ndrivers/x/ CONFIG_X -device\n");
+	d.asked = g_ptr_array_new_with_free_func(g_free);
+	assert_int_equal(pk_derive_devices(args, names, want, &d, config, f->root, p, &err), -1);
+	assert_non_null(strstr(err->message, "qemu/devices:2: want a path prefix"));
+	pk_derived_clear(&d);
+}
+
 /* The Kconfig symbol groups that put a file into the kernel, as derive.h asks for them. */
 static void test_kbuild_groups(void **state)
 {
@@ -405,6 +456,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_archive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_groups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_devices_table, setup, teardown),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_dir_series, setup, teardown),
