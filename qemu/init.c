@@ -59,7 +59,7 @@
  * costs time quadratic in its length, so its cap is tight.
  */
 #define KMSG_CAP (32ul << 20)
-#define SETTLE_QUIET_MS 1500
+#define SETTLE_QUIET_MS 3000
 #define SETTLE_MAX_MS 20000
 #define INDEX_CAP (1ul << 20)
 
