@@ -25,6 +25,7 @@
 static const char *const known_keys[][24] = {
 	{ "store", "path", NULL },
 	{ "test", "base", "bases", "boot_timeout", "derived_builds", NULL },
+	{ "build", "cc", "jobs", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
@@ -536,6 +537,21 @@ static int get_mib(GKeyFile *kf, const char *path, const char *group, const char
 	return 0;
 }
 
+/* [build]: the compiler and make's jobs (lab/build.c). */
+static int load_build(GKeyFile *kf, const char *path, struct pk_sandbox_config *sb, GError **err)
+{
+	static const char *const ccs[] = { "auto", "gcc", "ccache", "icecc", NULL };
+	g_autofree char *cc = NULL;
+
+	if (get_word(kf, path, "build", "cc", ccs, &cc, err) < 0 ||
+	    get_uint(kf, path, "build", "jobs", &sb->jobs, err) < 0)
+		return -1;
+	for (unsigned i = 0; ccs[i]; i++)
+		if (!strcmp(cc, ccs[i]))
+			sb->cc = (enum pk_build_cc)i;
+	return 0;
+}
+
 /* The sandbox and the limits of [policy]; see sandbox.h for what each does. */
 static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
@@ -558,7 +574,7 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	c->policy.max_mail_size = (size_t)mail;
 	c->sandbox_user = get_string(kf, "policy", "sandbox_user", PK_SANDBOX_USER);
 	sb->user = c->sandbox_user;
-	return 0;
+	return load_build(kf, path, sb, err);
 }
 
 /* The file to read: path, else $PRINTKBOT_CONFIG, else DEFAULT_CONFIG if it exists, else NULL. */

@@ -21,6 +21,14 @@ enum pk_sandbox_mode {
 /* The unprivileged user builds and boots run as when the bot runs as root. */
 #define PK_SANDBOX_USER "printkbot-build"
 
+/* The compiler a kernel build runs ([build] cc); lab/build.c says how each is run. */
+enum pk_build_cc {
+	PK_BUILD_CC_AUTO,     /* ccache when installed, else gcc (the default) */
+	PK_BUILD_CC_GCC,
+	PK_BUILD_CC_CCACHE,   /* its cache read-only inside the sandbox */
+	PK_BUILD_CC_ICECC,    /* icecream: jobs go to iceccd's scheduler through its local socket */
+};
+
 struct pk_sandbox_config {
 	enum pk_sandbox_mode mode;   /* [policy] sandbox = on|off */
 	const char *user;            /* [policy] sandbox_user */
@@ -31,6 +39,8 @@ struct pk_sandbox_config {
 	guint64 console_cap;         /* [policy] max_console_mb: bytes of a boot's console kept */
 	guint64 capture_cap;         /* [policy] max_capture_mb: bytes QEMU may write to the
 	                                capture file (RLIMIT_FSIZE: cut while written) */
+	enum pk_build_cc cc;         /* [build] cc = gcc|ccache|icecc */
+	unsigned jobs;               /* [build] jobs: make -j; 0 = one per CPU online */
 };
 
 /*
@@ -44,7 +54,7 @@ struct pk_sandbox_config {
  */
 #define PK_SANDBOX_CONFIG_INIT \
 	{ PK_SANDBOX_ON, PK_SANDBOX_USER, { 1800, 4ull << 30, 2ull << 30, 1024 }, 3600, 1ull << 30, \
-	  4ull << 20, 64ull << 20 }
+	  4ull << 20, 64ull << 20, PK_BUILD_CC_AUTO, 0 }
 
 struct pk_policy {
 	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */

@@ -4,6 +4,8 @@
 #include "lab/sandbox.h"
 #include "base/util.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -166,37 +168,150 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 			how, out->len > 600 ? out->str + out->len - 600 : out->str);
 }
 
+/* iceccd's socket, where the icecc client looks for it first; bound into the sandbox. */
+#define ICECC_SOCKET_DIR "/var/run/icecc"
+
+/* Whether path is at least as new as ref (both must exist). */
+static bool newer_than(const char *path, const char *ref)
+{
+	GStatBuf a, b;
+
+	return g_stat(path, &a) == 0 && g_stat(ref, &b) == 0 && a.st_mtime >= b.st_mtime;
+}
+
+/*
+ * The icecream environment of this machine's gcc (a tarball of the
+ * compiler that iceccd unpacks wherever it sends a job), made once by
+ * icecc-create-env into the cache's icecc/ and made again when gcc is
+ * newer.  Made here, not by the icecc client: inside the sandbox it has
+ * nowhere to write one.  NULL with err.
+ */
+static char *icecc_env(const struct pk_lab *lab, GError **err)
+{
+	g_autofree char *dir = g_build_filename(lab->cache, "icecc", NULL);
+	g_autofree char *gcc = g_find_program_in_path("gcc");
+	const char *create[] = { "icecc-create-env", "--gcc", "/usr/bin/gcc", "/usr/bin/g++", NULL };
+	g_autoptr(GString) out = g_string_new(NULL);
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	g_autoptr(GDir) d = NULL;
+	const char *name, *made;
+	struct pk_proc_result r;
+
+	if (g_mkdir_with_parents(dir, 0755) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno)), NULL;
+	if ((d = g_dir_open(dir, 0, NULL)))
+		while ((name = g_dir_read_name(d))) {
+			g_autofree char *path = g_build_filename(dir, name, NULL);
+
+			if (g_str_has_suffix(name, ".tar.gz") && gcc && newer_than(path, gcc))
+				return g_steal_pointer(&path);
+		}
+	o.cwd = dir;
+	o.capture = out;
+	o.timeout = 300;
+	if (pk_proc_run(&r, create, &o, err) < 0)
+		return NULL;
+	/* its last line: "creating <md5>.tar.gz" */
+	if (!pk_proc_ok(&r) || !(made = g_strrstr(out->str, "creating ")))
+		return pk_error(err, PK_ERROR_FAILED, "icecc-create-env failed: %s",
+				out->len > 400 ? out->str + out->len - 400 : out->str), NULL;
+	return g_build_filename(dir, g_strstrip(g_strndup(made + strlen("creating "), 64)), NULL);
+}
+
+/* How [build] cc runs the compiler; each string is NULL when unused. */
+struct build_cc {
+	const char *cc;          /* make's CC= */
+	const char *ccache_dir;  /* bound read-only, CCACHE_READONLY */
+	char *icecc_env;         /* ICECC_VERSION; its directory and iceccd's socket bound */
+};
+
+static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err)
+{
+	enum pk_build_cc cc = pk_sandbox_settings()->cc;
+
+	memset(out, 0, sizeof *out);
+	if (cc == PK_BUILD_CC_AUTO)
+		cc = pk_proc_have("ccache") ? PK_BUILD_CC_CCACHE : PK_BUILD_CC_GCC;
+	if (cc == PK_BUILD_CC_GCC) {
+		out->cc = "CC=gcc";
+	} else if (cc == PK_BUILD_CC_CCACHE) {
+		if (!pk_proc_have("ccache"))
+			return pk_error(err, PK_ERROR_FAILED, "[build] cc = ccache, but ccache is not installed");
+		out->cc = "CC=ccache gcc";
+		out->ccache_dir = ccache_dir();
+	} else {
+		if (!pk_proc_have("icecc") || !pk_proc_have("icecc-create-env"))
+			return pk_error(err, PK_ERROR_FAILED, "[build] cc = icecc, but icecc is not installed "
+					"(Debian's icecc)");
+		if (!(out->icecc_env = icecc_env(lab, err)))
+			return -1;
+		/* without iceccd the client compiles locally, so the build still works, unshared */
+		if (!g_file_test(ICECC_SOCKET_DIR "/iceccd.socket", G_FILE_TEST_EXISTS))
+			pk_info("[build] cc = icecc, but iceccd is not running (no %s/iceccd.socket): "
+				"every job compiles here", ICECC_SOCKET_DIR);
+		out->cc = "CC=icecc gcc";
+	}
+	return 0;
+}
+
 /*
  * Run make vmlinux, wrapped in the sandbox when pk_sandbox_run() finds it
  * active: the tree read-only (with O= kbuild writes only the build dir:
  * a host program cannot change the sources the next patch is applied
- * to), the build dir writable, ccache's directory read-only with ccache
- * in read-only mode.  Read-only because a writable ccache is shared with
- * every other build on the machine: a host program could plant a cached
- * object under the hash of another file and have the bot's next kernel,
- * or someone else's, link it.  A read-only cache still serves the hits
- * of unchanged files; results of patched files are not kept, which costs
- * nothing since the build dir is incremental anyway.
+ * to), the build dir writable, the compiler's own state read-only:
+ * - ccache's directory, with ccache in read-only mode.  Read-only because
+ *   a writable ccache is shared with every other build on the machine: a
+ *   host program could plant a cached object under the hash of another
+ *   file and have the bot's next kernel, or someone else's, link it.  A
+ *   read-only cache still serves the hits of unchanged files; results of
+ *   patched files are not kept, which costs nothing since the build dir
+ *   is incremental anyway.
+ * - icecream: iceccd's socket directory and the compiler environment.
+ *   The network stays closed: the client only talks to the local iceccd,
+ *   which sends the preprocessed sources on to its scheduler's nodes.
  */
 static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_lab *lab,
 		    const struct pk_proc_opts *opts, GError **err)
 {
+	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	g_autofree char *odir = g_strconcat("O=", build_dir, NULL);
-	g_autofree char *jobs = g_strdup_printf("-j%ld", MAX(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-	const char *cdir = pk_proc_have("ccache") ? ccache_dir() : NULL;
-	const char *plain[] = { "make", "-s", jobs, odir,
-				pk_proc_have("ccache") ? "CC=ccache gcc" : "CC=gcc", "vmlinux", NULL };
-	const char *inside[] = { "make", "-s", jobs, odir, cdir ? "CC=ccache gcc" : "CC=gcc", "vmlinux", NULL };
-	g_autofree char *ccache_env = cdir ? g_strconcat("CCACHE_DIR=", cdir, NULL) : NULL;
-	const char *env[] = { BUILD_ENV, "CCACHE_READONLY=1", "CCACHE_NOSTATS=1",
-			      "CCACHE_TEMPDIR=/tmp/ccache", ccache_env, NULL };
-	const char *ro[] = { lab->tree, cdir, NULL };
-	const char *rw[] = { build_dir, NULL };
-	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = inside,
-				 .limits = &pk_sandbox_settings()->build };
+	g_autofree char *jobs = g_strdup_printf("-j%ld", sc->jobs ? (long)sc->jobs
+							   : MAX(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+	struct build_cc cc;
+	g_autofree char *ccache_env = NULL, *icecc_version = NULL, *icecc_dir = NULL;
+	int rc;
 
-	return pk_sandbox_run(out, out_sandboxed, &sb, plain, opts, err);
+	if (build_cc(&cc, lab, err) < 0)
+		return -1;
+	{
+		const char *argv[] = { "make", "-s", jobs, odir, cc.cc, "vmlinux", NULL };
+		const char *env[16] = { BUILD_ENV };   /* BUILD_ENV, 4 of the compiler's, NULL */
+		const char *ro[4] = { lab->tree };
+		const char *rw[] = { build_dir, NULL };
+		struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
+					 .limits = &sc->build };
+		unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), b = 1;
+
+		if (cc.ccache_dir) {
+			ccache_env = g_strconcat("CCACHE_DIR=", cc.ccache_dir, NULL);
+			env[e++] = "CCACHE_READONLY=1";
+			env[e++] = "CCACHE_NOSTATS=1";
+			env[e++] = "CCACHE_TEMPDIR=/tmp/ccache";
+			env[e++] = ccache_env;
+			ro[b++] = cc.ccache_dir;
+		} else if (cc.icecc_env) {
+			icecc_version = g_strconcat("ICECC_VERSION=", cc.icecc_env, NULL);
+			icecc_dir = g_path_get_dirname(cc.icecc_env);
+			env[e++] = icecc_version;
+			ro[b++] = icecc_dir;
+			if (g_file_test(ICECC_SOCKET_DIR, G_FILE_TEST_IS_DIR))
+				ro[b++] = ICECC_SOCKET_DIR;
+		}
+		rc = pk_sandbox_run(out, out_sandboxed, &sb, argv, opts, err);
+	}
+	g_free(cc.icecc_env);
+	return rc;
 }
 
 /* The errors of a failed build: the compiler's, else make's end; and what the sandbox or a limit did. */
