@@ -9,19 +9,19 @@
 
 /* ---- tests and reviews ------------------------------------------------- */
 
-static void bind_level(sqlite3_stmt *st, int i, int level)
+static void bind_level(store_stmt *st, int i, int level)
 {
 	if (level >= 0)
-		sqlite3_bind_int(st, i, level);
+		bind_int(st, i, level);
 	else
-		sqlite3_bind_null(st, i);
+		bind_null(st, i);
 }
 
-static void bind_origin(sqlite3_stmt *st, int first, const struct pk_origin *o)
+static void bind_origin(store_stmt *st, int first, const struct pk_origin *o)
 {
 	bind_text(st, first, o->file);
 	if (o->file)
-		sqlite3_bind_int(st, first + 1, o->line);
+		bind_int(st, first + 1, o->line);
 	bind_text(st, first + 2, o->func);
 	bind_text(st, first + 3, o->format);
 }
@@ -29,11 +29,11 @@ static void bind_origin(sqlite3_stmt *st, int first, const struct pk_origin *o)
 static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kdiff *d,
 			  GError **err)
 {
-	g_autoptr(sqlite3_stmt) c = prep(s, "INSERT INTO console_changes (test_id, seq, kind, "
+	g_autoptr(store_stmt) c = prep(s, "INSERT INTO console_changes (test_id, seq, kind, "
 					 "old_level, new_level, old_text, new_text, file, line, func, "
 					 "format, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 					 "?10, ?11, ?12)", err);
-	g_autoptr(sqlite3_stmt) x = prep(s, "INSERT INTO index_changes (test_id, seq, kind, "
+	g_autoptr(store_stmt) x = prep(s, "INSERT INTO index_changes (test_id, seq, kind, "
 					 "old_level, new_level, old_format, new_format, file, line, "
 					 "func, format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 					 "?10, ?11)", err);
@@ -43,8 +43,8 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 	for (guint i = 0; i < d->changes->len; i++) {
 		const struct pk_change *ch = d->changes->pdata[i];
 
-		sqlite3_bind_int64(c, 1, test_id);
-		sqlite3_bind_int(c, 2, (int)i);
+		bind_int(c, 1, test_id);
+		bind_int(c, 2, (int)i);
 		bind_text(c, 3, pk_change_kind_name(ch->kind));
 		bind_level(c, 4, ch->old_level);
 		bind_level(c, 5, ch->new_level);
@@ -58,8 +58,8 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 	for (guint i = 0; i < d->index_changes->len; i++) {
 		const struct pk_index_change *ch = d->index_changes->pdata[i];
 
-		sqlite3_bind_int64(x, 1, test_id);
-		sqlite3_bind_int(x, 2, (int)i);
+		bind_int(x, 1, test_id);
+		bind_int(x, 2, (int)i);
 		bind_text(x, 3, pk_change_kind_name(ch->kind));
 		bind_level(x, 4, ch->old_level);
 		bind_level(x, 5, ch->new_level);
@@ -76,17 +76,17 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct pk_store_test *t,
 				GError **err)
 {
-	g_autoptr(sqlite3_stmt) f = prep(s, "SELECT id FROM findings WHERE patch_id = ?1 ORDER BY seq", err);
-	g_autoptr(sqlite3_stmt) ins = prep(s, "INSERT INTO finding_checks (test_id, finding_id, "
+	g_autoptr(store_stmt) f = prep(s, "SELECT id FROM findings WHERE patch_id = ?1 ORDER BY seq", err);
+	g_autoptr(store_stmt) ins = prep(s, "INSERT INTO finding_checks (test_id, finding_id, "
 					   "confirmation) VALUES (?1, ?2, ?3)", err);
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
 	int rc;
 
 	if (!f || !ins)
 		return -1;
-	sqlite3_bind_int64(f, 1, t->patch_id);
+	bind_int(f, 1, t->patch_id);
 	while ((rc = step(s, f, err)) > 0) {
-		gint64 id = sqlite3_column_int64(f, 0);
+		gint64 id = col_int(f, 0);
 
 		g_array_append_val(ids, id);
 	}
@@ -97,8 +97,8 @@ static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct
 				"findings but the test confirms %u", s->path, t->patch_id,
 				ids->len, t->n_confirmations);
 	for (guint i = 0; i < ids->len; i++) {
-		sqlite3_bind_int64(ins, 1, test_id);
-		sqlite3_bind_int64(ins, 2, g_array_index(ids, gint64, i));
+		bind_int(ins, 1, test_id);
+		bind_int(ins, 2, g_array_index(ids, gint64, i));
 		bind_text(ins, 3, t->confirmations[i]);
 		if (run(s, ins, err) < 0)
 			return -1;
@@ -109,7 +109,7 @@ static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct
 /* What of the patch the kernel held, one row per touched file in the patch's order. */
 static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *coverage, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "INSERT INTO test_coverage (test_id, seq, file, state, reason) "
+	g_autoptr(store_stmt) st = prep(s, "INSERT INTO test_coverage (test_id, seq, file, state, reason) "
 					  "VALUES (?1, ?2, ?3, ?4, ?5)", err);
 
 	if (!st)
@@ -117,8 +117,8 @@ static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *
 	for (guint i = 0; i < coverage->len; i++) {
 		const struct pk_file_coverage *c = coverage->pdata[i];
 
-		sqlite3_bind_int64(st, 1, test_id);
-		sqlite3_bind_int(st, 2, (int)i);
+		bind_int(st, 1, test_id);
+		bind_int(st, 2, (int)i);
 		bind_text(st, 3, c->file);
 		bind_text(st, 4, pk_coverage_state_name(c->state));
 		bind_text(st, 5, c->reason);
@@ -131,39 +131,38 @@ static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *
 static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store_test *t,
 		       GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "INSERT INTO tests (patch_id, before_build, after_build, "
+	g_autoptr(store_stmt) st = prep(s, "INSERT INTO tests (patch_id, before_build, after_build, "
 					  "before_boot, after_boot, verdict, reason, seconds, "
 					  "records_before, records_after, noise_dropped, created) VALUES "
-					  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", err);
-	g_autoptr(sqlite3_stmt) upd = prep(s, "UPDATE patches SET verdict = ?2 WHERE id = ?1", err);
+					  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id", err);
+	g_autoptr(store_stmt) upd = prep(s, "UPDATE patches SET verdict = ?2 WHERE id = ?1", err);
 	gint64 test_id;
 
 	if (!st || !upd)
 		return -1;
-	sqlite3_bind_int64(st, 1, t->patch_id);
+	bind_int(st, 1, t->patch_id);
 	bind_id(st, 2, t->before_build);
 	bind_id(st, 3, t->after_build);
 	bind_id(st, 4, t->before_boot);
 	bind_id(st, 5, t->after_boot);
 	bind_text(st, 6, pk_verdict_name(t->verdict));
 	bind_text(st, 7, t->reason);
-	sqlite3_bind_double(st, 8, t->seconds);
+	bind_double(st, 8, t->seconds);
 	if (t->diff) {
-		sqlite3_bind_int(st, 9, (int)t->diff->records_before);
-		sqlite3_bind_int(st, 10, (int)t->diff->records_after);
-		sqlite3_bind_int(st, 11, (int)t->diff->noise_dropped);
+		bind_int(st, 9, (int)t->diff->records_before);
+		bind_int(st, 10, (int)t->diff->records_after);
+		bind_int(st, 11, (int)t->diff->noise_dropped);
 	}
-	sqlite3_bind_int64(st, 12, unix_now());
-	if (run(s, st, err) < 0)
+	bind_int(st, 12, unix_now());
+	if (run_id(s, st, &test_id, err) < 0)
 		return -1;
-	test_id = sqlite3_last_insert_rowid(s->db);
 	if (t->diff && insert_changes(s, test_id, t->diff, err) < 0)
 		return -1;
 	if (t->confirmations && insert_confirmations(s, test_id, t, err) < 0)
 		return -1;
 	if (t->coverage && insert_coverage(s, test_id, t->coverage, err) < 0)
 		return -1;
-	sqlite3_bind_int64(upd, 1, t->patch_id);
+	bind_int(upd, 1, t->patch_id);
 	bind_text(upd, 2, pk_verdict_name(t->verdict));
 	if (run(s, upd, err) < 0)
 		return -1;
@@ -188,37 +187,36 @@ int pk_store_add_test(struct pk_store *store, gint64 *out_id,
 int pk_store_add_review(struct pk_store *store, gint64 *out_id, gint64 test_id,
 			const char *model_json, const char *body, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO reviews (test_id, model, body, created) "
-					  "VALUES (?1, ?2, ?3, ?4)", err);
+	g_autoptr(store_stmt) st = prep(store, "INSERT INTO reviews (test_id, model, body, created) "
+					  "VALUES (?1, ?2, ?3, ?4) RETURNING id", err);
 
 	if (!st)
 		return -1;
 	bind_id(st, 1, test_id);
 	bind_text(st, 2, model_json);
 	bind_text(st, 3, body);
-	sqlite3_bind_int64(st, 4, unix_now());
-	if (run(store, st, err) < 0)
+	bind_int(st, 4, unix_now());
+	if (run_id(store, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
 int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char *posted_to,
 			   const char *reply_message_id, gint64 time, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "UPDATE reviews SET posted_to = ?2, "
+	g_autoptr(store_stmt) st = prep(store, "UPDATE reviews SET posted_to = ?2, "
 					  "reply_message_id = ?3, posted_at = ?4 WHERE id = ?1", err);
 	g_autofree char *mid = store_bare_msgid(reply_message_id);
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, review_id);
+	bind_int(st, 1, review_id);
 	bind_text(st, 2, posted_to);
 	bind_text(st, 3, mid);
-	sqlite3_bind_int64(st, 4, time ? time : unix_now());
+	bind_int(st, 4, time ? time : unix_now());
 	if (run(store, st, err) < 0)
 		return -1;
-	if (!sqlite3_changes(store->db))
+	if (!store_changes(store))
 		return pk_error(err, PK_ERROR_INPUT, "%s: no review %" G_GINT64_FORMAT,
 				store->path, review_id);
 	return 0;
@@ -227,12 +225,12 @@ int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char 
 int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
 			char **out_body, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT model, body FROM reviews WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT model, body FROM reviews WHERE id = ?1", err);
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, review_id);
+	bind_int(st, 1, review_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no review %" G_GINT64_FORMAT,
 					      store->path, review_id);
@@ -347,12 +345,12 @@ static void history_patch_sql(GString *q, const struct pk_history_filter *f)
 	g_string_append(q, ") ");
 }
 
-static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
+static void bind_named(store_stmt *st, const char *name, const char *value)
 {
-	int i = sqlite3_bind_parameter_index(st, name);
+	int i = bind_index(st, name);
 
 	if (i && value)
-		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+		bind_text(st, i, value);
 }
 
 static char *history_link(const char *mid, const char *commit)
@@ -366,22 +364,22 @@ static char *history_link(const char *mid, const char *commit)
 	return g_strdup(commit);
 }
 
-static struct pk_history_row *history_row(sqlite3_stmt *st)
+static struct pk_history_row *history_row(store_stmt *st)
 {
 	struct pk_history_row *r = g_new0(struct pk_history_row, 1);
 
-	r->patch_id = sqlite3_column_int64(st, 0);
-	r->test_id = sqlite3_column_int64(st, 1);
+	r->patch_id = col_int(st, 0);
+	r->test_id = col_int(st, 1);
 	r->subject = col_text(st, 2);
 	r->message_id = col_text(st, 3);
 	r->commit = col_text(st, 4);
 	r->author = col_text(st, 5);
-	r->time = sqlite3_column_int64(st, 6);
+	r->time = col_int(st, 6);
 	r->verdict = col_text(st, 7);
 	r->stage = col_text(st, 8);
 	r->kind = col_text(st, 9);
 	r->file = col_text(st, 10);
-	r->line = sqlite3_column_int(st, 11);
+	r->line = col_int(st, 11);
 	r->func = col_text(st, 12);
 	r->old_text = col_text(st, 13);
 	r->new_text = col_text(st, 14);
@@ -394,7 +392,7 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *f, GError **err)
 {
 	g_autoptr(GString) q = g_string_new(NULL);
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_history_row_free);
 	g_autofree char *mid = store_bare_msgid(f->message_id);
 	g_autofree char *author = f->author ? g_ascii_strdown(f->author, -1) : NULL;
@@ -436,11 +434,11 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 	bind_named(st, ":commit", commit);
 	bind_named(st, ":mid", mid);
 	if (f->since)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":since"), f->since);
+		bind_int(st, bind_index(st, ":since"), f->since);
 	if (f->until)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":until"), f->until);
+		bind_int(st, bind_index(st, ":until"), f->until);
 	if (f->limit)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), f->limit);
+		bind_int(st, bind_index(st, ":limit"), f->limit);
 	while ((rc = step(store, st, err)) > 0)
 		g_ptr_array_add(rows, history_row(st));
 	if (rc < 0)
