@@ -46,7 +46,23 @@ char *pk_store_default_path(void)
 
 const char *pk_store_path(const struct pk_store *store)
 {
-	return store->path;
+	return store->where;
+}
+
+bool store_is_url(const char *where)
+{
+	return g_str_has_prefix(where, "postgresql://") || g_str_has_prefix(where, "postgres://");
+}
+
+/* A URL as messages show it: without its password. */
+static char *store_display(const char *where)
+{
+	g_autoptr(GUri) uri = NULL;
+
+	if (!store_is_url(where) ||
+	    !(uri = g_uri_parse(where, G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL)))
+		return g_strdup(where);
+	return g_uri_to_string_partial(uri, G_URI_HIDE_PASSWORD);
 }
 
 static int refuse_newer(struct pk_store *s, gint64 version, GError **err)
@@ -129,9 +145,12 @@ static int migrate_locked(struct pk_store *s, GError **err)
 
 static int migrate(struct pk_store *s, GError **err)
 {
+	int rc;
+
 	if (tx_begin(s, err) < 0)
 		return -1;
-	return tx_end(s, migrate_locked(s, err), err);
+	rc = s->be->schema_lock_sql ? exec1(s, s->be->schema_lock_sql, err) : 0;
+	return tx_end(s, rc < 0 ? -1 : migrate_locked(s, err), err);
 }
 
 static int exec_all(struct pk_store *s, const char *const *sql, GError **err)
@@ -167,9 +186,10 @@ int pk_store_open(struct pk_store **out, const char *path, GError **err)
 {
 	struct pk_store *s = g_new0(struct pk_store, 1);
 
-	s->be = &store_sqlite;
-	s->path = path ? g_strdup(path) : pk_store_default_path();
-	if (s->be->open(s, s->path, err) < 0 || store_setup(s, err) < 0) {
+	s->where = path ? g_strdup(path) : pk_store_default_path();
+	s->path = store_display(s->where);
+	s->be = store_is_url(s->where) ? &store_pg : &store_sqlite;
+	if (s->be->open(s, s->where, err) < 0 || store_setup(s, err) < 0) {
 		pk_store_close(s);
 		return -1;
 	}
@@ -187,6 +207,7 @@ void pk_store_close(struct pk_store *store)
 		store->be->close(store);
 	store_base_cache_free(store->base);
 	g_free(store->path);
+	g_free(store->where);
 	g_free(store);
 }
 
@@ -262,13 +283,16 @@ void pk_store_check_clear(struct pk_store_check *check)
 
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err)
 {
-	struct pk_store s = { .be = &store_sqlite, .path = (char *)path };
+	g_autofree char *shown = store_display(path);
+	bool url = store_is_url(path);
+	struct pk_store s = { .be = url ? &store_pg : &store_sqlite, .where = (char *)path, .path = shown };
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	gint64 version = 0;
 
-	if (!g_file_test(path, G_FILE_TEST_EXISTS))
+	if (!url && !g_file_test(path, G_FILE_TEST_EXISTS))
 		return pk_error(err, PK_ERROR_INPUT, "no database at %s", path);
-	if (store_sqlite_check(&s, &version, problems, err) < 0)
+	if ((url ? store_pg_check(&s, path, &version, problems, err)
+		 : store_sqlite_check(&s, &version, problems, err)) < 0)
 		return -1;
 	if (version == 0)
 		g_ptr_array_add(problems, g_strdup("no schema version: not a printkbot database"));

@@ -393,10 +393,15 @@ static int lease_wait(struct pk_store *s, gint64 now, gint64 *out, GError **err)
 static int job_claim_locked(struct pk_store *s, const struct pk_store_worker *w, const char *kind,
 			    gint64 now, struct pk_store_job **out, GError **err)
 {
-	/* PostgreSQL: FOR UPDATE SKIP LOCKED here; SQLite's BEGIN IMMEDIATE already serialises */
-	g_autoptr(store_stmt) st = prep(s, "SELECT id FROM jobs WHERE state = 'queued' AND "
-					  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 "
-					  "ORDER BY id LIMIT 1", err);
+	/*
+	 * SQLite's BEGIN IMMEDIATE already serialises claims; on PostgreSQL,
+	 * FOR UPDATE SKIP LOCKED holds the row and lets another worker's
+	 * claim pass over it to the next job rather than wait.
+	 */
+	g_autofree char *sql = g_strconcat("SELECT id FROM jobs WHERE state = 'queued' AND "
+					   "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 "
+					   "ORDER BY id LIMIT 1", s->be->skip_locked, NULL);
+	g_autoptr(store_stmt) st = prep(s, sql, err);
 	int rc;
 
 	if (!st)

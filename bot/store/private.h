@@ -24,7 +24,9 @@ struct store_base_cache;
 struct pk_store {
 	const struct store_backend *be;
 	void *conn;         /* the backend's connection */
-	char *path;         /* a file, or a URL without its password: for messages */
+	char *where;        /* a file or a URL, as opened (pk_store_path()) */
+	char *path;         /* the same without a URL's password: for messages */
+	gint64 changes;     /* rows the last statement changed (PostgreSQL's; SQLite counts itself) */
 	int depth;          /* open transaction levels: BEGIN, then SAVEPOINTs */
 	/*
 	 * The last base index set read: every patch on a base is stored
@@ -117,5 +119,10 @@ char *store_bare_msgid(const char *mid);
 
 /* db check of a SQLite file (sql-sqlite.c): the version read (-1 unreadable) and the problems found. */
 int store_sqlite_check(struct pk_store *s, gint64 *version, GPtrArray *problems, GError **err);
+/* db check of a PostgreSQL database (sql-pg.c), the same way; url may hold a password. */
+int store_pg_check(struct pk_store *s, const char *url, gint64 *version, GPtrArray *problems,
+		   GError **err);
+/* Whether where names a PostgreSQL database (a postgresql:// or postgres:// URL) rather than a file. */
+bool store_is_url(const char *where);
 
 #endif

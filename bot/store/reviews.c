@@ -292,26 +292,26 @@ static const struct history_arm history_arms[] = {
 static gboolean history_has_patch_filter(const struct pk_history_filter *f);
 
 static void history_arm_sql(GString *q, const struct history_arm *a, int order,
-			    const struct pk_history_filter *f)
+			    const struct pk_history_filter *f, const char *instr)
 {
 	g_string_append_printf(q, "SELECT p.id, %s, p.subject, p.message_id, p.commit_id, p.author, "
 			       "p.time, %s, '%s', c.kind, c.file, c.line, %s, %s, %s, s.name, "
 			       "%d AS stage_order, c.seq FROM %s LEFT JOIN sources s ON "
-			       "s.id = p.source_id WHERE 1", a->test_id, a->verdict, a->stage,
+			       "s.id = p.source_id WHERE 1 = 1", a->test_id, a->verdict, a->stage,
 			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->from);
 	if (f->file)
 		g_string_append(q, " AND c.file = :file");
 	if (f->func)
 		g_string_append_printf(q, " AND %s = :func", a->func);
 	if (f->grep)
-		g_string_append_printf(q, " AND (instr(%s, :grep) > 0 OR instr(%s, :grep) > 0)",
-				       a->old_text, a->new_text);
+		g_string_append_printf(q, " AND (%s(%s, :grep) > 0 OR %s(%s, :grep) > 0)",
+				       instr, a->old_text, instr, a->new_text);
 	if (f->kind)
 		g_string_append(q, " AND c.kind = :kind");
 	if (f->verdict)
 		g_string_append_printf(q, " AND %s = :verdict", a->verdict);
 	if (history_has_patch_filter(f))
-		g_string_append(q, " AND p.id IN sel");
+		g_string_append(q, " AND p.id IN (SELECT id FROM sel)");
 }
 
 /*
@@ -324,14 +324,14 @@ static gboolean history_has_patch_filter(const struct pk_history_filter *f)
 	return f->author || f->source || f->commit || f->message_id || f->since || f->until;
 }
 
-static void history_patch_sql(GString *q, const struct pk_history_filter *f)
+static void history_patch_sql(GString *q, const struct pk_history_filter *f, const char *instr)
 {
 	g_string_append(q, "WITH sel(id) AS MATERIALIZED (SELECT p.id FROM patches p LEFT JOIN "
-			"sources s ON s.id = p.source_id WHERE 1");
+			"sources s ON s.id = p.source_id WHERE 1 = 1");
 	if (f->author)
-		g_string_append(q, " AND instr(lower(ifnull(p.author, '') || ' ' || "
-				"ifnull(p.author_name, '') || ' ' || ifnull(p.author_email, '')), "
-				":author) > 0");
+		g_string_append_printf(q, " AND %s(lower(coalesce(p.author, '') || ' ' || "
+				       "coalesce(p.author_name, '') || ' ' || coalesce(p.author_email, '')), "
+				       ":author) > 0", instr);
 	if (f->source)
 		g_string_append(q, " AND (s.name = :source OR s.url = :source OR s.kind = :source)");
 	if (f->commit)
@@ -400,7 +400,7 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 	int arms = 0, rc;
 
 	if (history_has_patch_filter(f))
-		history_patch_sql(q, f);
+		history_patch_sql(q, f, store->be->instr);
 	g_string_append(q, "SELECT * FROM (");
 	for (size_t i = 0; i < G_N_ELEMENTS(history_arms); i++) {
 		const struct history_arm *a = &history_arms[i];
@@ -409,7 +409,7 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 			continue;
 		if (arms++)
 			g_string_append(q, " UNION ALL ");
-		history_arm_sql(q, a, (int)i, f);
+		history_arm_sql(q, a, (int)i, f, store->be->instr);
 	}
 	if (!arms) {
 		if (f->stage && strcmp(f->stage, "static") && strcmp(f->stage, "boot") &&
@@ -419,7 +419,8 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 		*out = g_steal_pointer(&rows);
 		return 0;
 	}
-	g_string_append(q, ") ORDER BY 7 DESC, 1 DESC, stage_order, 2, seq");
+	/* NULLS LAST: SQLite's order for a patch without a date, which PostgreSQL puts first */
+	g_string_append(q, ") AS h ORDER BY 7 DESC NULLS LAST, 1 DESC, stage_order, 2, seq");
 	if (f->limit)
 		g_string_append(q, " LIMIT :limit");
 	if (!(st = prep(store, q->str, err)))

@@ -258,6 +258,9 @@ const struct store_backend store_sqlite = {
 	.dangling = lite_dangling,
 	/* the write lock at once, so a WAL reader never has to upgrade and fail */
 	.begin_sql = "BEGIN IMMEDIATE",
+	.schema_lock_sql = NULL,   /* BEGIN IMMEDIATE holds the write lock already */
+	.skip_locked = "",         /* and so a claim is alone */
+	.instr = "instr",
 	.setup_sql = lite_setup,
 	.ready_sql = lite_ready,
 	.objects_sql = "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",

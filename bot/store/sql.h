@@ -67,6 +67,9 @@ struct store_backend {
 	/* a problem a migration left in the references, as a string; NULL when none */
 	char *(*dangling)(struct pk_store *s, GError **err);
 	const char *begin_sql;          /* the outermost BEGIN */
+	const char *schema_lock_sql;    /* first in a migration's transaction, or NULL */
+	const char *skip_locked;        /* after a job claim's SELECT: "" or FOR UPDATE SKIP LOCKED */
+	const char *instr;              /* the function (haystack, needle) giving a 1-based position */
 	const char *const *setup_sql;   /* run after opening, before migrating */
 	const char *const *ready_sql;   /* run after migrating */
 	const char *objects_sql;        /* how many tables, views... the database holds */
@@ -74,6 +77,7 @@ struct store_backend {
 };
 
 extern const struct store_backend store_sqlite;
+extern const struct store_backend store_pg;
 
 /* The statement's backend; every function below goes through it. */
 static inline const struct store_backend *stmt_backend(store_stmt *st)
