@@ -3,9 +3,11 @@
  * function that writes them, the questions the daemon asks of the queue,
  * and the workers' claims under a lease.  See store.h for the contracts.
  *
- * The SQL is plain enough for a PostgreSQL backend to share it (ON
- * CONFLICT, RETURNING, CASE rather than a boolean as a number); where a
- * backend without SQLite's one write lock needs more, a comment says so.
+ * The SQL is plain enough for the PostgreSQL backend to share it (ON
+ * CONFLICT, RETURNING, CASE rather than a boolean as a number; an optional
+ * filter is "kind = ?1 OR ?1 IS NULL", in that order, so that PostgreSQL
+ * learns ?1's type before it meets IS NULL); where a backend without
+ * SQLite's one write lock needs more, a comment says so.
  */
 #include "store/private.h"
 
@@ -189,7 +191,7 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
 
 	if (state != PK_JOB_ANY_STATE && !job_state_real(state))
 		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
-	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 OR ?1 IS NULL "
 		  "ORDER BY id", err);
 	if (!st)
 		return -1;
@@ -211,7 +213,7 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
 static int job_wait(struct pk_store *s, const char *kind, gint64 now, gint64 *out, GError **err)
 {
 	g_autoptr(store_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
-					  "'queued' AND (?1 IS NULL OR kind = ?1)", err);
+					  "'queued' AND (kind = ?1 OR ?1 IS NULL)", err);
 
 	if (!st)
 		return -1;
@@ -235,7 +237,7 @@ int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 
 	if (kind != PK_JOB_ANY_KIND && !job_kind_real(kind))
 		return pk_error(err, PK_ERROR_INPUT, "unknown job kind %d", (int)kind);
 	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = 'queued' AND "
-		  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
+		  "(kind = ?1 OR ?1 IS NULL) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
 	if (!st)
 		return -1;
 	bind_text(st, 1, name);
@@ -399,7 +401,7 @@ static int job_claim_locked(struct pk_store *s, const struct pk_store_worker *w,
 	 * claim pass over it to the next job rather than wait.
 	 */
 	g_autofree char *sql = g_strconcat("SELECT id FROM jobs WHERE state = 'queued' AND "
-					   "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 "
+					   "(kind = ?1 OR ?1 IS NULL) AND not_before <= ?2 "
 					   "ORDER BY id LIMIT 1", s->be->skip_locked, NULL);
 	g_autoptr(store_stmt) st = prep(s, sql, err);
 	int rc;

@@ -169,7 +169,7 @@ static struct pk_store_mail *mail_row(store_stmt *st)
 int pk_store_mails(struct pk_store *store, const char *state, GPtrArray **out, GError **err)
 {
 	g_autoptr(store_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE "
-					  "?1 IS NULL OR state = ?1 ORDER BY id", err);
+					  "state = ?1 OR ?1 IS NULL ORDER BY id", err);
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free);
 	int rc;
 

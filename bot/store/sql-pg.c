@@ -13,6 +13,12 @@
  *     statement, so `db check` reads the version and finds no dangling row.
  * Values go as text (blobs as binary bytea) and come back as text, so a
  * column reads the same whatever its type; a boolean reads as 1 or 0.
+ *
+ * The database must be SQL_ASCII with C collation (CREATE DATABASE
+ * printkbot TEMPLATE template0 ENCODING 'SQL_ASCII' LC_COLLATE 'C'
+ * LC_CTYPE 'C'): a console line is bytes, not always UTF-8, and SQLite's
+ * TEXT keeps any bytes, compares them bytewise and lowers ASCII alone;
+ * SQL_ASCII and C do the same.  Another encoding is refused at open.
  */
 #include "store/private.h"
 
@@ -79,6 +85,22 @@ static void pg_notice(void *arg, const char *message)
 {
 }
 
+static void pg_close(struct pk_store *s);
+
+/* Refuse a database whose text would not hold SQLite's (see the head of this file). */
+static int pg_check_encoding(struct pk_store *s, GError **err)
+{
+	const char *enc = PQparameterStatus(pg_conn(s), "server_encoding");
+
+	if (!g_strcmp0(enc, "SQL_ASCII") && PQsetClientEncoding(pg_conn(s), "SQL_ASCII") == 0)
+		return 0;
+	pk_error(err, PK_ERROR_INPUT, "%s: the database is %s, not SQL_ASCII: console lines are "
+		 "bytes; make it with CREATE DATABASE ... TEMPLATE template0 ENCODING 'SQL_ASCII' "
+		 "LC_COLLATE 'C' LC_CTYPE 'C'", s->path, enc ? enc : "of an unknown encoding");
+	pg_close(s);
+	return -1;
+}
+
 static int pg_open(struct pk_store *s, const char *url, GError **err)
 {
 	PGconn *c = PQconnectdb(url);
@@ -92,7 +114,7 @@ static int pg_open(struct pk_store *s, const char *url, GError **err)
 	}
 	PQsetNoticeProcessor(c, pg_notice, NULL);
 	s->conn = c;
-	return 0;
+	return pg_check_encoding(s, err);
 }
 
 static void pg_close(struct pk_store *s)

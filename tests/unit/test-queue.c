@@ -472,5 +472,6 @@ int main(void)
 		cmocka_unit_test(test_killed_worker),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* all of it on PostgreSQL too: the claim race is FOR UPDATE SKIP LOCKED's test there */
+	return run_both(tests, tests, setup, teardown);
 }
