@@ -130,8 +130,12 @@ static void pg_close(struct pk_store *s)
  */
 static void pg_revive(struct pk_store *s)
 {
-	if (PQstatus(pg_conn(s)) == CONNECTION_BAD && !s->depth)
-		PQreset(pg_conn(s));
+	if (PQstatus(pg_conn(s)) != CONNECTION_BAD || s->depth)
+		return;
+	PQreset(pg_conn(s));
+	/* a new session: the encoding pg_check_encoding() chose is set again */
+	if (PQstatus(pg_conn(s)) == CONNECTION_OK)
+		PQsetClientEncoding(pg_conn(s), "SQL_ASCII");
 }
 
 /* ---- placeholders ------------------------------------------------------ */

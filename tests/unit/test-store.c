@@ -521,6 +521,30 @@ static void test_pg_encoding_refused(void **state)
 	assert_non_null(strstr(err->message, "not SQL_ASCII"));
 }
 
+/*
+ * PostgreSQL: a connection the server dropped fails the statement with
+ * PK_ERROR_TRANSIENT (a job retries it, as after SQLite's busy), and the
+ * next statement outside a transaction connects again.
+ */
+static void test_pg_lost_connection(void **state)
+{
+	g_autofree char *path = db_path("lost.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	const char *kill[] = { "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+			       "WHERE datname = 't_lost_db' AND pid <> pg_backend_pid()", NULL };
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+
+	assert_true(pg_psql(pg_admin, kill));
+	assert_int_equal(pk_store_add_source(s, &id, "mbox", "lost", NULL, &err), -1);
+	assert_true(pk_error_transient(err));
+	assert_int_equal(id, 0);
+	g_clear_error(&err);
+	if (pk_store_add_source(s, &id, "mbox", "lost", NULL, &err) < 0)
+		fail_msg("after reconnecting: %s", err->message);
+	assert_int_equal(count(s, "sources"), 1);
+}
+
 static void test_random_bytes(void **state)
 {
 	g_autofree char *path = db_path("random.db");
@@ -957,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_pg_encoding_refused),
+		cmocka_unit_test(test_pg_lost_connection),
 		cmocka_unit_test(test_capture_roundtrip),
 		cmocka_unit_test(test_dedupe),
 		cmocka_unit_test(test_index_reordered),
