@@ -92,11 +92,20 @@ static int pg_check_encoding(struct pk_store *s, GError **err)
 {
 	const char *enc = PQparameterStatus(pg_conn(s), "server_encoding");
 
-	if (!g_strcmp0(enc, "SQL_ASCII") && PQsetClientEncoding(pg_conn(s), "SQL_ASCII") == 0)
+	PGresult *res = PQexec(pg_conn(s), "SELECT datcollate FROM pg_database "
+			       "WHERE datname = current_database()");
+	const char *coll = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
+			   ? PQgetvalue(res, 0, 0) : "unknown";
+	g_autofree char *what = g_strdup_printf("%s with collation %s", enc ? enc : "unknown", coll);
+	bool c_coll = !strcmp(coll, "C") || !strcmp(coll, "POSIX");
+
+	PQclear(res);
+	if (!g_strcmp0(enc, "SQL_ASCII") && c_coll &&
+	    PQsetClientEncoding(pg_conn(s), "SQL_ASCII") == 0)
 		return 0;
-	pk_error(err, PK_ERROR_INPUT, "%s: the database is %s, not SQL_ASCII: console lines are "
-		 "bytes; make it with CREATE DATABASE ... TEMPLATE template0 ENCODING 'SQL_ASCII' "
-		 "LC_COLLATE 'C' LC_CTYPE 'C'", s->path, enc ? enc : "of an unknown encoding");
+	pk_error(err, PK_ERROR_INPUT, "%s: the database is %s, not SQL_ASCII with C: console lines "
+		 "are bytes; make it with CREATE DATABASE ... TEMPLATE template0 ENCODING 'SQL_ASCII' "
+		 "LC_COLLATE 'C' LC_CTYPE 'C'", s->path, what);
 	pg_close(s);
 	return -1;
 }
@@ -318,6 +327,15 @@ static void pg_bind_null(store_stmt *st, int i)
 	pg_bind(st, i, NULL, 0, 0, 0);
 }
 
+/* Whether res is an INSERT, UPDATE or DELETE's: only those set the changes count, as in SQLite. */
+static bool pg_is_write(PGresult *res)
+{
+	const char *tag = PQcmdStatus(res);
+
+	return g_str_has_prefix(tag, "INSERT ") || g_str_has_prefix(tag, "UPDATE ") ||
+	       g_str_has_prefix(tag, "DELETE ");
+}
+
 /* The first step runs the statement and keeps its rows; the next ones walk them. */
 static int pg_step(store_stmt *st, GError **err)
 {
@@ -338,7 +356,8 @@ static int pg_step(store_stmt *st, GError **err)
 		g_clear_pointer(&p->res, PQclear);
 		return rc;
 	}
-	st->s->changes = g_ascii_strtoll(PQcmdTuples(p->res), NULL, 10);
+	if (pg_is_write(p->res))
+		st->s->changes = g_ascii_strtoll(PQcmdTuples(p->res), NULL, 10);
 	p->row = 0;
 	return PQntuples(p->res) > 0 ? 1 : 0;
 }
