@@ -161,6 +161,23 @@ static int exec_all(struct pk_store *s, const char *const *sql, GError **err)
 	return 0;
 }
 
+/*
+ * A database without a version must be empty, unless another process
+ * made the schema since the version was read (workers starting together
+ * on a new PostgreSQL database): then *version is the one it wrote.
+ */
+static int check_empty(struct pk_store *s, gint64 *version, GError **err)
+{
+	g_autoptr(GError) local = NULL;
+
+	if (refuse_foreign(s, &local) == 0)
+		return 0;
+	if (s->be->version(s, version, NULL) == 0 && *version > 0)
+		return 0;
+	g_propagate_error(err, g_steal_pointer(&local));
+	return -1;
+}
+
 /* Connection settings and the schema; the store is usable after it. */
 static int store_setup(struct pk_store *s, GError **err)
 {
@@ -173,7 +190,7 @@ static int store_setup(struct pk_store *s, GError **err)
 		return refuse_newer(s, version, err);
 	if (version < 0)
 		return refuse_negative(s, version, err);
-	if (version == 0 && refuse_foreign(s, err) < 0)
+	if (version == 0 && check_empty(s, &version, err) < 0)
 		return -1;
 	if (exec_all(s, s->be->setup_sql, err) < 0 ||
 	    (version < PK_STORE_SCHEMA_VERSION && migrate(s, err) < 0) ||
