@@ -43,6 +43,8 @@ struct pg_stmt {
 	Oid *types;             /* 0: let PostgreSQL infer it from the SQL */
 	PGresult *res;          /* once stepped */
 	int row;                /* the current row of res */
+	int runs;               /* executions so far */
+	char *name;             /* the server's prepared statement, from the second run on */
 	GPtrArray *blobs;       /* unescaped bytea handed out for this row */
 };
 
@@ -262,6 +264,13 @@ static void pg_clear(store_stmt *st)
 static void pg_free(store_stmt *st)
 {
 	pg_clear(st);
+	if (pg(st)->name && PQstatus(pg_conn(st->s)) == CONNECTION_OK) {
+		g_autofree char *sql = g_strdup_printf("DEALLOCATE %s", pg(st)->name);
+
+		/* in a failed transaction this fails too, and the server frees it with the session */
+		PQclear(PQexec(pg_conn(st->s), sql));
+	}
+	g_free(pg(st)->name);
 	g_free(pg(st)->values);
 	g_free(pg(st)->lengths);
 	g_free(pg(st)->formats);
@@ -327,6 +336,40 @@ static void pg_bind_null(store_stmt *st, int i)
 	pg_bind(st, i, NULL, 0, 0, 0);
 }
 
+/*
+ * Run the statement.  One run at a time is parsed and planned with it;
+ * a statement run again (a row of a loop) is prepared on the server once,
+ * so that each later row costs only its execution.  NULL with err set
+ * when not even a failed result came back.
+ */
+static PGresult *pg_execute(struct pg_stmt *p, GError **err)
+{
+	static unsigned serial;   /* names are per connection; one process numbers them all */
+	PGconn *c = pg_conn(p->head.s);
+	const char *const *values = (const char *const *)p->values;
+	PGresult *res;
+
+	if (p->runs++ == 1 && !p->name) {
+		g_autofree char *name = g_strdup_printf("pk%u", ++serial);
+
+		res = PQprepare(c, name, p->sql, p->n, p->types);
+		if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
+			pg_error(p->head.s, res, err, "cannot prepare a statement");
+			PQclear(res);
+			return NULL;
+		}
+		PQclear(res);
+		p->name = g_steal_pointer(&name);
+	}
+	if (p->name)
+		res = PQexecPrepared(c, p->name, p->n, values, p->lengths, p->formats, 0);
+	else
+		res = PQexecParams(c, p->sql, p->n, p->types, values, p->lengths, p->formats, 0);
+	if (!res)
+		pg_error(p->head.s, NULL, err, "query failed");
+	return res;
+}
+
 /* Whether res is an INSERT, UPDATE or DELETE's: only those set the changes count, as in SQLite. */
 static bool pg_is_write(PGresult *res)
 {
@@ -347,9 +390,10 @@ static int pg_step(store_stmt *st, GError **err)
 		p->row++;
 		return p->row < PQntuples(p->res) ? 1 : 0;
 	}
-	p->res = PQexecParams(pg_conn(st->s), p->sql, p->n, p->types,
-			      (const char *const *)p->values, p->lengths, p->formats, 0);
-	status = p->res ? PQresultStatus(p->res) : PGRES_FATAL_ERROR;
+	p->res = pg_execute(p, err);
+	if (!p->res)
+		return -1;
+	status = PQresultStatus(p->res);
 	if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
 		int rc = pg_error(st->s, p->res, err, "query failed");
 
