@@ -154,7 +154,8 @@ int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *cons
 	if (tx_begin(store, err) < 0)
 		return -1;
 	if (!(del = prep(store, "DELETE FROM noise_keys WHERE build_id = ?1", err)) ||
-	    !(ins = prep(store, "INSERT INTO noise_keys (build_id, key) VALUES (?1, ?2) ON CONFLICT DO NOTHING", err)) ||
+	    !(ins = prep(store, "INSERT INTO noise_keys (build_id, key) VALUES (?1, ?2) "
+			       "ON CONFLICT DO NOTHING", err)) ||
 	    !(upd = prep(store, "UPDATE builds SET noise_boots = ?2 WHERE id = ?1", err)))
 		rc = -1;
 	if (!rc) {
@@ -190,7 +191,8 @@ int pk_store_add_noise(struct pk_store *store, gint64 build_id, const char *cons
 	/* only a build that has a mask grows it: an after side's boot is not a mask of one */
 	if (!(upd = prep(store, "UPDATE builds SET noise_boots = noise_boots + ?2 "
 			 "WHERE id = ?1 AND noise_boots > 0", err)) ||
-	    !(ins = prep(store, "INSERT INTO noise_keys (build_id, key) VALUES (?1, ?2) ON CONFLICT DO NOTHING", err)))
+	    !(ins = prep(store, "INSERT INTO noise_keys (build_id, key) VALUES (?1, ?2) "
+			       "ON CONFLICT DO NOTHING", err)))
 		rc = -1;
 	if (!rc) {
 		bind_int(upd, 1, build_id);

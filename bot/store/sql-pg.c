@@ -6,8 +6,9 @@
  * The store's SQL is written for both engines (RETURNING, ON CONFLICT,
  * COALESCE); what still differs is translated here and only here:
  *   - placeholders: ?N and :name become $N (pg_translate());
- *   - the schema and migrations, db/NNN-*.sql and db/schema.sql, stay the one source, and
- *     pg_ddl() turns SQLite's words into PostgreSQL's (pg_ddl_rules[]);
+ *   - the schema and migrations (db/schema.sql, db/NNN-*.sql) stay the
+ *     one source: pg_ddl() turns SQLite's words into PostgreSQL's
+ *     (pg_ddl_rules[]);
  *   - PRAGMA user_version is the one row of table printkbot_schema;
  *   - integrity is PostgreSQL's to keep: foreign keys hold at every
  *     statement, so `db check` reads the version and finds no dangling row.
@@ -29,7 +30,6 @@
 #define PG_BYTEA_OID  17
 #define PG_INT8_OID   20
 #define PG_FLOAT8_OID 701
-
 
 /* A statement: sql.h's head, then the SQL for PostgreSQL and the values bound. */
 struct pg_stmt {
@@ -461,7 +461,7 @@ static gint64 pg_changes(struct pk_store *s)
 /* ---- the schema -------------------------------------------------------- */
 
 /*
- * SQLite's words in db/NNN-*.sql and db/schema.sql and what PostgreSQL says for them, in order
+ * SQLite's words in the db/ SQL files and what PostgreSQL says for them, in order
  * (INTEGER PRIMARY KEY before INTEGER).  SQLite's integers and reals are
  * 64-bit, hence BIGINT and DOUBLE PRECISION; WITHOUT ROWID is a storage
  * choice PostgreSQL has no word for.
@@ -477,7 +477,7 @@ static const struct {
 	{ "\\)\\s*WITHOUT ROWID", ")" },
 };
 
-/* db/NNN-*.sql and db/schema.sql as PostgreSQL takes it; caller frees. */
+/* A db/ SQL file as PostgreSQL takes it; caller frees. */
 static char *pg_ddl(const char *sql)
 {
 	char *out = g_strdup(sql);
