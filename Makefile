@@ -3,7 +3,7 @@
 
 PREFIX   ?= /usr/local
 CC       ?= cc
-PKGS      = glib-2.0 gio-2.0 gmime-3.0 libgit2 libcurl sqlite3 json-glib-1.0 template-glib-1.0
+PKGS      = glib-2.0 gio-2.0 gmime-3.0 libgit2 libcurl sqlite3 libpq json-glib-1.0 template-glib-1.0
 CFLAGS   ?= -O2 -g
 # -Wno-missing-field-initializers: libgit2's *_INIT macros set only the version field
 CFLAGS   += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror=implicit-function-declaration \
@@ -18,7 +18,7 @@ DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libunistring-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 python3-kconfiglib \
-	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind
+	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind libpq-dev postgresql
 
 # One folder per pipeline stage (README "Where things live"); every
 # include names its stage ("store/store.h"), hence -Ibot.

@@ -1,8 +1,16 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 6, kept in PRAGMA user_version).  A new database is made from
+-- version 7, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
+--
+-- The same files make a PostgreSQL store ([store] url): written in
+-- SQLite's words, translated by the one table of bot/store/sql-pg.c
+-- (INTEGER PRIMARY KEY, INTEGER, REAL, BLOB, WITHOUT ROWID; the version
+-- in table printkbot_schema).  A PostgreSQL database starts at version 7,
+-- so only migrations after 007 ever run there, and they must be plain
+-- SQL both take: there foreign keys are never off, so a table is not
+-- dropped and made again under rows that point at it.
 --
 -- Times are Unix seconds (UTC).  Blobs named raw or console are gzip.
 -- Records and printk index entries are stored once and shared: a boot

@@ -23,7 +23,7 @@
  * [source NAME].
  */
 static const char *const known_keys[][24] = {
-	{ "store", "path", NULL },
+	{ "store", "path", "url", NULL },
 	{ "test", "base", "bases", "boot_timeout", "derived_builds", NULL },
 	{ "build", "cc", "jobs", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
@@ -589,6 +589,23 @@ static const char *config_file(const char *path)
 	return path;
 }
 
+/*
+ * The store: [store] url (a postgresql:// URL) or [store] path (a SQLite
+ * file), never both; the store picks its backend by the URL's scheme.
+ */
+static int store_where(GKeyFile *kf, const char *path, char **out, GError **err)
+{
+	g_autofree char *url = g_key_file_get_string(kf, "store", "url", NULL);
+	g_autofree char *file = g_key_file_get_string(kf, "store", "path", NULL);
+
+	if (url && file)
+		return pk_error(err, PK_ERROR_INPUT, "%s: [store] has both url and path: keep one", path);
+	if (url && !g_str_has_prefix(url, "postgresql://") && !g_str_has_prefix(url, "postgres://"))
+		return pk_error(err, PK_ERROR_INPUT, "%s: [store] url: not a postgresql:// URL", path);
+	*out = url ? g_steal_pointer(&url) : g_steal_pointer(&file);
+	return 0;
+}
+
 int pk_config_store_path(char **out, const char *path, GError **err)
 {
 	g_autoptr(GKeyFile) kf = g_key_file_new();
@@ -599,8 +616,7 @@ int pk_config_store_path(char **out, const char *path, GError **err)
 		return 0;
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
-	*out = g_key_file_get_string(kf, "store", "path", NULL);
-	return 0;
+	return store_where(kf, path, out, err);
 }
 
 int pk_config_load(struct pk_config *out, const char *path, GError **err)
@@ -629,12 +645,12 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    get_uint(kf, path, "policy", "max_lines", &c.policy.max_lines, err) < 0 ||
 	    load_sandbox(kf, path, &c, err) < 0 ||
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
-	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0) {
+	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0 ||
+	    store_where(kf, path, &c.db, err) < 0) {
 		pk_config_clear(&c);
 		return -1;
 	}
 	c.path = g_strdup(path);
-	c.db = g_key_file_get_string(kf, "store", "path", NULL);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
 	c.bases = comma_list(kf, "test", "bases");
 	c.keys = g_steal_pointer(&kf);

@@ -110,7 +110,7 @@ struct pk_smtp_config {
 
 struct pk_config {
 	char *path;               /* the file read, or NULL when none was */
-	char *db;                 /* [store] path, or NULL for the default */
+	char *db;                 /* [store] url or path, or NULL for the default */
 	char *base;               /* [test] base revision, or NULL for printkbot-base */
 	double boot_timeout;      /* [test] boot_timeout seconds, 0 = default */
 	unsigned derived_builds;  /* [test] derived_builds: derived build dirs kept, 0 = default */
@@ -137,7 +137,7 @@ struct pk_config {
 int pk_config_load(struct pk_config *out, const char *path, GError **err);
 
 /*
- * Only the [store] path of the file pk_config_load() would read (same
+ * Only the [store] url or path of the file pk_config_load() would read (same
  * lookup), into *out (NULL: none given, or no file): for the commands
  * that only read the store, so that they need no more of the file than
  * that (password files the daemon's user alone may read, say).

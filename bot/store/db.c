@@ -13,28 +13,6 @@
 /* Migrations are numbered 1..N without gaps, and N is the schema version. */
 G_STATIC_ASSERT(G_N_ELEMENTS(pk_sql_migrations) == PK_STORE_SCHEMA_VERSION);
 
-/* Run every statement of a script (the embedded SQL), in order. */
-static int exec_script(struct pk_store *s, const char *sql, const char *name, GError **err)
-{
-	const char *tail = sql;
-
-	while (tail && *tail) {
-		g_autoptr(sqlite3_stmt) st = NULL;
-		int rc;
-
-		if (sqlite3_prepare_v2(s->db, tail, -1, &st, &tail) != SQLITE_OK)
-			return pk_error(err, PK_ERROR_FAILED, "%s: %s: %s", s->path, name,
-					sqlite3_errmsg(s->db));
-		if (!st)    /* only comments or blanks were left */
-			break;
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return pk_error(err, PK_ERROR_FAILED, "%s: %s: %s", s->path, name,
-					sqlite3_errmsg(s->db));
-	}
-	return 0;
-}
-
 /* ---- transactions ------------------------------------------------------ */
 
 int pk_store_begin(struct pk_store *store, GError **err)
@@ -68,7 +46,23 @@ char *pk_store_default_path(void)
 
 const char *pk_store_path(const struct pk_store *store)
 {
-	return store->path;
+	return store->where;
+}
+
+bool store_is_url(const char *where)
+{
+	return g_str_has_prefix(where, "postgresql://") || g_str_has_prefix(where, "postgres://");
+}
+
+/* A URL as messages show it: without its password. */
+static char *store_display(const char *where)
+{
+	g_autoptr(GUri) uri = NULL;
+
+	if (!store_is_url(where) ||
+	    !(uri = g_uri_parse(where, G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL)))
+		return g_strdup(where);
+	return g_uri_to_string_partial(uri, G_URI_HIDE_PASSWORD);
 }
 
 static int refuse_newer(struct pk_store *s, gint64 version, GError **err)
@@ -92,8 +86,7 @@ static int refuse_foreign(struct pk_store *s, GError **err)
 {
 	gint64 objects;
 
-	if (query_int(s, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
-		      &objects, err) < 0)
+	if (query_int(s, s->be->objects_sql, &objects, err) < 0)
 		return -1;
 	if (objects)
 		return pk_error(err, PK_ERROR_INPUT, "%s: not a printkbot database (it has tables "
@@ -101,32 +94,35 @@ static int refuse_foreign(struct pk_store *s, GError **err)
 	return 0;
 }
 
-/*
- * Migrations run with foreign keys off (a table made again, to change a
- * CHECK, is dropped without cascading), so what they leave is checked
- * here, before the commit: every reference must still find its row.
- */
+/* Migrations may leave a reference without its row (SQLite runs them with foreign keys off). */
 static int check_references(struct pk_store *s, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "PRAGMA foreign_key_check", err);
-	int rc;
+	g_autoptr(GError) local = NULL;
+	g_autofree char *dangling = s->be->dangling(s, &local);
 
-	if (!st || (rc = step(s, st, err)) < 0)
+	if (local) {
+		g_propagate_error(err, g_steal_pointer(&local));
 		return -1;
-	if (rc > 0)
+	}
+	if (dangling)
 		return pk_error(err, PK_ERROR_FAILED, "%s: the migration to schema version %d left a row of "
-				"%s pointing at no row of %s", s->path, PK_STORE_SCHEMA_VERSION,
-				sqlite3_column_text(st, 0), sqlite3_column_text(st, 2));
+				"%s", s->path, PK_STORE_SCHEMA_VERSION, dangling);
 	return 0;
+}
+
+static int run_script(struct pk_store *s, const struct pk_sql_migration *m, GError **err)
+{
+	return s->be->exec_script(s, m->sql, m->name, err);
 }
 
 /* Bring the database to the current schema; runs inside the write lock. */
 static int migrate_locked(struct pk_store *s, GError **err)
 {
-	g_autofree char *set_version = NULL;
+	static const struct pk_sql_migration schema = { PK_STORE_SCHEMA_VERSION, "schema.sql",
+							pk_sql_schema };
 	gint64 version;
 
-	if (query_int(s, "PRAGMA user_version", &version, err) < 0)
+	if (s->be->version(s, &version, err) < 0)
 		return -1;
 	if (version == PK_STORE_SCHEMA_VERSION)
 		return 0;   /* another process migrated it while we waited */
@@ -135,55 +131,70 @@ static int migrate_locked(struct pk_store *s, GError **err)
 	if (version < 0)
 		return refuse_negative(s, version, err);
 	if (version == 0) {
-		if (refuse_foreign(s, err) < 0 ||
-		    exec_script(s, pk_sql_schema, "schema.sql", err) < 0)
+		if (refuse_foreign(s, err) < 0 || run_script(s, &schema, err) < 0)
 			return -1;
 	} else {
 		for (size_t i = (size_t)version; i < G_N_ELEMENTS(pk_sql_migrations); i++)
-			if (exec_script(s, pk_sql_migrations[i].sql, pk_sql_migrations[i].name,
-					err) < 0)
+			if (run_script(s, &pk_sql_migrations[i], err) < 0)
 				return -1;
 	}
 	if (check_references(s, err) < 0)
 		return -1;
-	/* a pragma takes no bound parameter; the value is our own constant */
-	set_version = g_strdup_printf("PRAGMA user_version = %d", PK_STORE_SCHEMA_VERSION);
-	return exec1(s, set_version, err);
+	return s->be->set_version(s, PK_STORE_SCHEMA_VERSION, err);
 }
 
 static int migrate(struct pk_store *s, GError **err)
 {
+	int rc;
+
 	if (tx_begin(s, err) < 0)
 		return -1;
-	return tx_end(s, migrate_locked(s, err), err);
+	rc = s->be->schema_lock_sql ? exec1(s, s->be->schema_lock_sql, err) : 0;
+	return tx_end(s, rc < 0 ? -1 : migrate_locked(s, err), err);
+}
+
+static int exec_all(struct pk_store *s, const char *const *sql, GError **err)
+{
+	for (; sql && *sql; sql++)
+		if (exec1(s, *sql, err) < 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * A database without a version must be empty, unless another process
+ * made the schema since the version was read (workers starting together
+ * on a new PostgreSQL database): then *version is the one it wrote.
+ */
+static int check_empty(struct pk_store *s, gint64 *version, GError **err)
+{
+	g_autoptr(GError) local = NULL;
+
+	if (refuse_foreign(s, &local) == 0)
+		return 0;
+	if (s->be->version(s, version, NULL) == 0 && *version > 0)
+		return 0;
+	g_propagate_error(err, g_steal_pointer(&local));
+	return -1;
 }
 
 /* Connection settings and the schema; the store is usable after it. */
 static int store_setup(struct pk_store *s, GError **err)
 {
-	g_autoptr(GError) local = NULL;
 	gint64 version;
 
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
-	/* the first read of the file: "file is not a database" shows up here */
-	if (query_int(s, "PRAGMA user_version", &version, &local) < 0)
-		return pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", s->path,
-				sqlite3_errmsg(s->db));
-	/* refused before anything below changes the file (WAL is a change) */
+	if (s->be->version(s, &version, err) < 0)
+		return -1;
+	/* refused before anything below changes the database (WAL is a change) */
 	if (version > PK_STORE_SCHEMA_VERSION)
 		return refuse_newer(s, version, err);
 	if (version < 0)
 		return refuse_negative(s, version, err);
-	if (version == 0 && refuse_foreign(s, err) < 0)
+	if (version == 0 && check_empty(s, &version, err) < 0)
 		return -1;
-	if (exec1(s, "PRAGMA journal_mode = WAL", err) < 0 ||
-	    exec1(s, "PRAGMA synchronous = NORMAL", err) < 0)
-		return -1;
-	/* foreign keys on after the migrations: see check_references() */
-	if (exec1(s, "PRAGMA foreign_keys = OFF", err) < 0 ||
+	if (exec_all(s, s->be->setup_sql, err) < 0 ||
 	    (version < PK_STORE_SCHEMA_VERSION && migrate(s, err) < 0) ||
-	    exec1(s, "PRAGMA foreign_keys = ON", err) < 0)
+	    exec_all(s, s->be->ready_sql, err) < 0)
 		return -1;
 	return 0;
 }
@@ -191,18 +202,11 @@ static int store_setup(struct pk_store *s, GError **err)
 int pk_store_open(struct pk_store **out, const char *path, GError **err)
 {
 	struct pk_store *s = g_new0(struct pk_store, 1);
-	int rc;
 
-	s->path = path ? g_strdup(path) : pk_store_default_path();
-	rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			     SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", s->path,
-			 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-		pk_store_close(s);
-		return -1;
-	}
-	if (store_setup(s, err) < 0) {
+	s->where = path ? g_strdup(path) : pk_store_default_path();
+	s->path = store_display(s->where);
+	s->be = store_is_url(s->where) ? &store_pg : &store_sqlite;
+	if (s->be->open(s, s->where, err) < 0 || store_setup(s, err) < 0) {
 		pk_store_close(s);
 		return -1;
 	}
@@ -216,9 +220,11 @@ void pk_store_close(struct pk_store *store)
 		return;
 	while (store->depth)
 		tx_rollback(store);
-	sqlite3_close_v2(store->db);
+	if (store->conn)
+		store->be->close(store);
 	store_base_cache_free(store->base);
 	g_free(store->path);
+	g_free(store->where);
 	g_free(store);
 }
 
@@ -292,88 +298,19 @@ void pk_store_check_clear(struct pk_store_check *check)
 		g_ptr_array_unref(check->problems);
 }
 
-/* Each row of a check pragma that is not "ok" is a problem; a failing pragma too. */
-static void check_pragma(struct pk_store *s, const char *sql, GPtrArray *problems)
-{
-	g_autoptr(sqlite3_stmt) st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		g_ptr_array_add(problems, g_strdup_printf("%s: %s", sql, sqlite3_errmsg(s->db)));
-		return;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		g_autoptr(GString) line = g_string_new(NULL);
-
-		if (sqlite3_column_count(st) == 1 &&
-		    !g_strcmp0((const char *)sqlite3_column_text(st, 0), "ok"))
-			continue;
-		if (sqlite3_column_count(st) == 4)   /* foreign_key_check: table, rowid, parent, fkid */
-			g_string_printf(line, "%s row %lld refers to a missing %s row",
-					sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
-					sqlite3_column_text(st, 2));
-		else
-			g_string_append(line, (const char *)sqlite3_column_text(st, 0));
-		g_ptr_array_add(problems, g_string_free(g_steal_pointer(&line), FALSE));
-	}
-	if (rc != SQLITE_DONE)
-		g_ptr_array_add(problems, g_strdup_printf("%s: %s", sql, sqlite3_errmsg(s->db)));
-}
-
-/*
- * Again as an immutable file: a WAL database where its -shm cannot be made
- * (a read-only directory or mount) opens no other way.  Nothing can write
- * it there, so nothing changes it under the check.
- */
-static int open_immutable(struct pk_store *s)
-{
-	g_autofree char *abs = g_canonicalize_filename(s->path, NULL);
-	g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
-	g_autofree char *immutable = uri ? g_strconcat(uri, "?immutable=1", NULL) : NULL;
-
-	if (!immutable)
-		return -1;
-	sqlite3_close_v2(s->db);
-	s->db = NULL;
-	if (sqlite3_open_v2(immutable, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
-	return 0;
-}
-
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err)
 {
-	struct pk_store s = { .path = (char *)path };
+	g_autofree char *shown = store_display(path);
+	bool url = store_is_url(path);
+	struct pk_store s = { .be = url ? &store_pg : &store_sqlite, .where = (char *)path, .path = shown };
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	gint64 version = 0;
-	int rc;
 
-	if (!g_file_test(path, G_FILE_TEST_EXISTS))
+	if (!url && !g_file_test(path, G_FILE_TEST_EXISTS))
 		return pk_error(err, PK_ERROR_INPUT, "no database at %s", path);
-	rc = sqlite3_open_v2(path, &s.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", path,
-			 s.db ? sqlite3_errmsg(s.db) : sqlite3_errstr(rc));
-		sqlite3_close_v2(s.db);
+	if ((url ? store_pg_check(&s, path, &version, problems, err)
+		 : store_sqlite_check(&s, &version, problems, err)) < 0)
 		return -1;
-	}
-	sqlite3_busy_timeout(s.db, STORE_BUSY_MS);
-	rc = query_int(&s, "PRAGMA user_version", &version, NULL);
-	if (rc < 0 && (sqlite3_errcode(s.db) & 0xff) == SQLITE_CANTOPEN && open_immutable(&s) == 0)
-		rc = query_int(&s, "PRAGMA user_version", &version, NULL);
-	if (rc < 0) {
-		/* not a database, or one too damaged to read its schema: the answer */
-		g_ptr_array_add(problems, g_strdup(sqlite3_errmsg(s.db)));
-		version = -1;
-	} else if (version < 0) {
-		g_ptr_array_add(problems, g_strdup_printf("schema version %" G_GINT64_FORMAT " is no "
-							  "printkbot schema version", version));
-	} else {
-		check_pragma(&s, "PRAGMA integrity_check", problems);
-		check_pragma(&s, "PRAGMA foreign_key_check", problems);
-	}
-	sqlite3_close_v2(s.db);
 	if (version == 0)
 		g_ptr_array_add(problems, g_strdup("no schema version: not a printkbot database"));
 	else if (version > PK_STORE_SCHEMA_VERSION)
@@ -387,8 +324,7 @@ int pk_store_check_file(struct pk_store_check *out, const char *path, GError **e
 
 int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) known = prep(store, "SELECT 1 FROM sqlite_master WHERE type = 'table' "
-					     "AND name = ?1", err);
+	g_autoptr(store_stmt) known = prep(store, store->be->table_sql, err);
 	g_autofree char *sql = NULL;
 	int rc;
 

@@ -3,9 +3,11 @@
  * function that writes them, the questions the daemon asks of the queue,
  * and the workers' claims under a lease.  See store.h for the contracts.
  *
- * The SQL is plain enough for a PostgreSQL backend to share it (ON
- * CONFLICT, RETURNING, CASE rather than a boolean as a number); where a
- * backend without SQLite's one write lock needs more, a comment says so.
+ * The SQL is plain enough for the PostgreSQL backend to share it (ON
+ * CONFLICT, RETURNING, CASE rather than a boolean as a number; an optional
+ * filter is "kind = ?1 OR ?1 IS NULL", in that order, so that PostgreSQL
+ * learns ?1's type before it meets IS NULL); where a backend without
+ * SQLite's one write lock needs more, a comment says so.
  */
 #include "store/private.h"
 
@@ -107,37 +109,37 @@ void pk_store_job_free(struct pk_store_job *job)
  * reads as PK_JOB_UNKNOWN (the daemon fails such a job); a state it does
  * not know is refused (the table's CHECK allows none).
  */
-static struct pk_store_job *job_row(struct pk_store *s, sqlite3_stmt *st, GError **err)
+static struct pk_store_job *job_row(struct pk_store *s, store_stmt *st, GError **err)
 {
 	struct pk_store_job *j;
 	enum pk_job_kind kind = PK_JOB_UNKNOWN;
 	enum pk_job_state state;
 
-	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 2), &state)) {
+	if (!pk_job_state_parse(col_str(st, 2), &state)) {
 		pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
-			 s->path, (gint64)sqlite3_column_int64(st, 0));
+			 s->path, (gint64)col_int(st, 0));
 		return NULL;
 	}
-	pk_job_kind_parse((const char *)sqlite3_column_text(st, 1), &kind);
+	pk_job_kind_parse(col_str(st, 1), &kind);
 	j = g_new0(struct pk_store_job, 1);
-	j->id = sqlite3_column_int64(st, 0);
+	j->id = col_int(st, 0);
 	j->kind = kind;
 	j->state = state;
 	j->payload = col_text(st, 3);
 	j->detail = col_text(st, 4);
 	j->series_key = col_text(st, 5);
-	j->series_version = sqlite3_column_int(st, 6);
-	j->attempts = sqlite3_column_int(st, 7);
-	j->created = sqlite3_column_int64(st, 8);
-	j->updated = sqlite3_column_int64(st, 9);
-	j->not_before = sqlite3_column_int64(st, 10);
+	j->series_version = col_int(st, 6);
+	j->attempts = col_int(st, 7);
+	j->created = col_int(st, 8);
+	j->updated = col_int(st, 9);
+	j->not_before = col_int(st, 10);
 	j->worker = col_text(st, 11);
-	j->lease_until = sqlite3_column_int64(st, 12);
+	j->lease_until = col_int(st, 12);
 	return j;
 }
 
 /* The first row of a prepared query of JOB_COLUMNS: 1 (*out new), 0 none. */
-static int job_first(struct pk_store *s, sqlite3_stmt *st, struct pk_store_job **out,
+static int job_first(struct pk_store *s, store_stmt *st, struct pk_store_job **out,
 		     GError **err)
 {
 	struct pk_store_job *j;
@@ -154,16 +156,16 @@ static int job_first(struct pk_store *s, sqlite3_stmt *st, struct pk_store_job *
 int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state *out_state,
 		       GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT state FROM jobs WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT state FROM jobs WHERE id = ?1", err);
 	enum pk_job_state state;
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
+	bind_int(st, 1, job_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
-	if (!pk_job_state_parse((const char *)sqlite3_column_text(st, 0), &state))
+	if (!pk_job_state_parse(col_str(st, 0), &state))
 		return pk_error(err, PK_ERROR_INPUT, "%s: job %" G_GINT64_FORMAT " has an unknown state",
 				store->path, job_id);
 	*out_state = state;
@@ -172,7 +174,7 @@ int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state 
 
 int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = "
+	g_autoptr(store_stmt) st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = "
 					  "'queued' ORDER BY id LIMIT 1", err);
 
 	if (!st)
@@ -183,13 +185,13 @@ int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError 
 int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **out,
 		  GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_job_free);
 	int rc;
 
 	if (state != PK_JOB_ANY_STATE && !job_state_real(state))
 		return pk_error(err, PK_ERROR_INPUT, "unknown job state %d", (int)state);
-	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE ?1 IS NULL OR state = ?1 "
+	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = ?1 OR ?1 IS NULL "
 		  "ORDER BY id", err);
 	if (!st)
 		return -1;
@@ -210,16 +212,16 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
 /* Seconds until the first queued job of kind (NULL: any) is due, -1 when none is queued. */
 static int job_wait(struct pk_store *s, const char *kind, gint64 now, gint64 *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
-					  "'queued' AND (?1 IS NULL OR kind = ?1)", err);
+	g_autoptr(store_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
+					  "'queued' AND (kind = ?1 OR ?1 IS NULL)", err);
 
 	if (!st)
 		return -1;
 	bind_text(st, 1, kind);
 	if (step(s, st, err) < 0)
 		return -1;
-	*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
-	     : MAX(sqlite3_column_int64(st, 0) - now, 0);
+	*out = col_null(st, 0) ? -1
+	     : MAX(col_int(st, 0) - now, 0);
 	return 0;
 }
 
@@ -227,7 +229,7 @@ int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 
 			  struct pk_store_job **out, gint64 *out_wait, GError **err)
 {
 	const char *name = kind == PK_JOB_ANY_KIND ? NULL : pk_job_kind_name(kind);
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(pk_store_job) job = NULL;
 	gint64 wait = 0;
 	int rc;
@@ -235,11 +237,11 @@ int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 
 	if (kind != PK_JOB_ANY_KIND && !job_kind_real(kind))
 		return pk_error(err, PK_ERROR_INPUT, "unknown job kind %d", (int)kind);
 	st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE state = 'queued' AND "
-		  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
+		  "(kind = ?1 OR ?1 IS NULL) AND not_before <= ?2 ORDER BY id LIMIT 1", err);
 	if (!st)
 		return -1;
 	bind_text(st, 1, name);
-	sqlite3_bind_int64(st, 2, now);
+	bind_int(st, 2, now);
 	if ((rc = job_first(store, st, &job, err)) < 0)
 		return -1;
 	/* nothing due: how long until the first queued job is */
@@ -259,24 +261,23 @@ static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
 		      GError **err)
 {
 	/* state is left to its default: only pk_store_job_set_state() writes it */
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 
 	if (!job_kind_real(kind))
 		return pk_error(err, PK_ERROR_INPUT, "a job of an unknown kind (%d) cannot be queued",
 				(int)kind);
 	st = prep(s, "INSERT INTO jobs (kind, payload, series_key, series_version, created, "
-		  "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5)", err);
+		  "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING id", err);
 	if (!st)
 		return -1;
 	bind_text(st, 1, pk_job_kind_name(kind));
 	bind_text(st, 2, payload);
 	bind_text(st, 3, series_key);
 	if (series_key)
-		sqlite3_bind_int(st, 4, series_version);
-	sqlite3_bind_int64(st, 5, unix_now());
-	if (run(s, st, err) < 0)
+		bind_int(st, 4, series_version);
+	bind_int(st, 5, unix_now());
+	if (run_id(s, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(s->db);
 	return 0;
 }
 
@@ -305,7 +306,7 @@ static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_s
 				const char *detail, const struct pk_store_worker *holder, gint64 now,
 				struct pk_store_job **out_row, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	enum pk_job_state from;
 	bool claim = to == PK_JOB_RUNNING;
 	int rc;
@@ -323,15 +324,15 @@ static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_s
 		  "WHERE id = ?1 AND state = ?9 RETURNING " JOB_COLUMNS, err);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
+	bind_int(st, 1, job_id);
 	bind_text(st, 2, pk_job_state_name(to));
 	bind_text(st, 3, detail);
-	sqlite3_bind_int64(st, 4, now);
+	bind_int(st, 4, now);
 	bind_text(st, 5, claim ? holder->name : NULL);
 	bind_text(st, 6, claim ? holder->machine : NULL);
 	if (claim) {
-		sqlite3_bind_int64(st, 7, holder->pid);
-		sqlite3_bind_int64(st, 8, now + holder->lease);
+		bind_int(st, 7, holder->pid);
+		bind_int(st, 8, now + holder->lease);
 	}
 	bind_text(st, 9, pk_job_state_name(from));
 	if ((rc = step(s, st, err)) < 0)
@@ -357,14 +358,14 @@ int pk_store_job_set_state(struct pk_store *store, gint64 job_id, enum pk_job_st
 static int job_retry_locked(struct pk_store *s, gint64 job_id, gint64 not_before,
 			    const char *detail, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 
 	if (job_set_state_locked(s, job_id, PK_JOB_QUEUED, detail, NULL, unix_now(), NULL, err) < 0)
 		return -1;
 	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
 		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_int64(st, 2, not_before);
+	bind_int(st, 1, job_id);
+	bind_int(st, 2, not_before);
 	return run(s, st, err);
 }
 
@@ -381,32 +382,37 @@ int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_befo
 /* Seconds until the first running job's lease ends, -1 when none runs. */
 static int lease_wait(struct pk_store *s, gint64 now, gint64 *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT min(lease_until) FROM jobs WHERE state = "
+	g_autoptr(store_stmt) st = prep(s, "SELECT min(lease_until) FROM jobs WHERE state = "
 					  "'running'", err);
 
 	if (!st || step(s, st, err) < 0)
 		return -1;
-	*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
-	     : MAX(sqlite3_column_int64(st, 0) + 1 - now, 0);
+	*out = col_null(st, 0) ? -1
+	     : MAX(col_int(st, 0) + 1 - now, 0);
 	return 0;
 }
 
 static int job_claim_locked(struct pk_store *s, const struct pk_store_worker *w, const char *kind,
 			    gint64 now, struct pk_store_job **out, GError **err)
 {
-	/* PostgreSQL: FOR UPDATE SKIP LOCKED here; SQLite's BEGIN IMMEDIATE already serialises */
-	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT id FROM jobs WHERE state = 'queued' AND "
-					  "(?1 IS NULL OR kind = ?1) AND not_before <= ?2 "
-					  "ORDER BY id LIMIT 1", err);
+	/*
+	 * SQLite's BEGIN IMMEDIATE already serialises claims; on PostgreSQL,
+	 * FOR UPDATE SKIP LOCKED holds the row and lets another worker's
+	 * claim pass over it to the next job rather than wait.
+	 */
+	g_autofree char *sql = g_strconcat("SELECT id FROM jobs WHERE state = 'queued' AND "
+					   "(kind = ?1 OR ?1 IS NULL) AND not_before <= ?2 "
+					   "ORDER BY id LIMIT 1", s->be->skip_locked, NULL);
+	g_autoptr(store_stmt) st = prep(s, sql, err);
 	int rc;
 
 	if (!st)
 		return -1;
 	bind_text(st, 1, kind);
-	sqlite3_bind_int64(st, 2, now);
+	bind_int(st, 2, now);
 	if ((rc = step(s, st, err)) <= 0)
 		return rc;
-	if (job_set_state_locked(s, sqlite3_column_int64(st, 0), PK_JOB_RUNNING, NULL, w, now, out,
+	if (job_set_state_locked(s, col_int(st, 0), PK_JOB_RUNNING, NULL, w, now, out,
 				 err) < 0)
 		return -1;
 	return 1;
@@ -445,18 +451,18 @@ int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *wor
 static int job_renew_locked(struct pk_store *s, gint64 job_id, const struct pk_store_worker *w,
 			    gint64 now, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "UPDATE jobs SET lease_until = ?5 WHERE id = ?1 AND "
+	g_autoptr(store_stmt) st = prep(s, "UPDATE jobs SET lease_until = ?5 WHERE id = ?1 AND "
 					  "state = 'running' AND worker = ?2 AND worker_machine = ?3 "
 					  "AND worker_pid = ?4 AND lease_until >= ?6 RETURNING id", err);
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
+	bind_int(st, 1, job_id);
 	bind_text(st, 2, w->name);
 	bind_text(st, 3, w->machine);
-	sqlite3_bind_int64(st, 4, w->pid);
-	sqlite3_bind_int64(st, 5, now + w->lease);
-	sqlite3_bind_int64(st, 6, now);
+	bind_int(st, 4, w->pid);
+	bind_int(st, 5, now + w->lease);
+	bind_int(st, 6, now);
 	return step(s, st, err);
 }
 
@@ -477,7 +483,7 @@ static int job_end_locked(struct pk_store *s, gint64 job_id, const struct pk_sto
 			  enum pk_job_state to, const char *detail, gint64 not_before, gint64 now,
 			  GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	int rc;
 
 	if ((rc = job_renew_locked(s, job_id, w, now, err)) <= 0)
@@ -488,8 +494,8 @@ static int job_end_locked(struct pk_store *s, gint64 job_id, const struct pk_sto
 		return 1;
 	if (!(st = prep(s, "UPDATE jobs SET not_before = ?2 WHERE id = ?1", err)))
 		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_int64(st, 2, not_before);
+	bind_int(st, 1, job_id);
+	bind_int(st, 2, not_before);
 	return run(s, st, err) < 0 ? -1 : 1;
 }
 
@@ -515,7 +521,7 @@ int pk_store_job_end(struct pk_store *store, gint64 job_id, const struct pk_stor
  * each through job_set_state_locked(), in one transaction: the question is
  * one query, the moves the one path.
  */
-static int jobs_move(struct pk_store *s, sqlite3_stmt *sel, enum pk_job_state to,
+static int jobs_move(struct pk_store *s, store_stmt *sel, enum pk_job_state to,
 		     const char *detail, GArray **out_ids, GError **err)
 {
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
@@ -524,7 +530,7 @@ static int jobs_move(struct pk_store *s, sqlite3_stmt *sel, enum pk_job_state to
 	if (tx_begin(s, err) < 0)
 		return -1;
 	while ((rc = step(s, sel, err)) > 0) {
-		gint64 id = sqlite3_column_int64(sel, 0);
+		gint64 id = col_int(sel, 0);
 
 		g_array_append_val(ids, id);
 	}
@@ -541,14 +547,14 @@ static int jobs_move(struct pk_store *s, sqlite3_stmt *sel, enum pk_job_state to
 int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
 				    const char *detail, GArray **out_ids, GError **err)
 {
-	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'queued' AND "
+	g_autoptr(store_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'queued' AND "
 					   "kind = 'series' AND series_key = ?1 AND "
 					   "series_version < ?2 ORDER BY id", err);
 
 	if (!sel)
 		return -1;
 	bind_text(sel, 1, series_key);
-	sqlite3_bind_int(sel, 2, version);
+	bind_int(sel, 2, version);
 	return jobs_move(store, sel, PK_JOB_CANCELLED, detail, out_ids, err);
 }
 
@@ -557,8 +563,8 @@ int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_k
  * worker_pid) that keep(row, data) selects (NULL: all), in one
  * transaction, each with the detail "why: its worker".
  */
-static int jobs_requeue(struct pk_store *s, sqlite3_stmt *sel,
-			bool (*keep)(sqlite3_stmt *row, const void *data), const void *data,
+static int jobs_requeue(struct pk_store *s, store_stmt *sel,
+			bool (*keep)(store_stmt *row, const void *data), const void *data,
 			const char *why, GArray **out_ids, GError **err)
 {
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
@@ -568,8 +574,8 @@ static int jobs_requeue(struct pk_store *s, sqlite3_stmt *sel,
 	if (tx_begin(s, err) < 0)
 		return -1;
 	while ((rc = step(s, sel, err)) > 0) {
-		gint64 id = sqlite3_column_int64(sel, 0);
-		const char *who = (const char *)sqlite3_column_text(sel, 1);
+		gint64 id = col_int(sel, 0);
+		const char *who = col_str(sel, 1);
 
 		if (keep && !keep(sel, data))
 			continue;
@@ -590,21 +596,21 @@ static int jobs_requeue(struct pk_store *s, sqlite3_stmt *sel,
 int pk_store_jobs_requeue_expired(struct pk_store *store, gint64 now, GArray **out_ids,
 				  GError **err)
 {
-	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
+	g_autoptr(store_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
 					   "state = 'running' AND (lease_until IS NULL OR "
 					   "lease_until < ?1) ORDER BY id", err);
 
 	if (!sel)
 		return -1;
-	sqlite3_bind_int64(sel, 1, now);
+	bind_int(sel, 1, now);
 	return jobs_requeue(store, sel, NULL, NULL, "requeued, the lease ended", out_ids, err);
 }
 
 /* A holder on this machine that is gone: no such process (or the asker itself). */
-static bool holder_gone(sqlite3_stmt *row, const void *data)
+static bool holder_gone(store_stmt *row, const void *data)
 {
 	const struct pk_store_worker *w = data;
-	gint64 pid = sqlite3_column_int64(row, 2);
+	gint64 pid = col_int(row, 2);
 
 	if (pid == w->pid)
 		return true;
@@ -614,7 +620,7 @@ static bool holder_gone(sqlite3_stmt *row, const void *data)
 int pk_store_jobs_requeue_gone(struct pk_store *store, const struct pk_store_worker *worker,
 			       const char *detail, GArray **out_ids, GError **err)
 {
-	g_autoptr(sqlite3_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
+	g_autoptr(store_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
 					   "state = 'running' AND worker_machine = ?1 ORDER BY id", err);
 
 	if (!sel)

@@ -45,29 +45,23 @@ static void digest_end(GChecksum *c, guint8 out[DIGEST_LEN])
 
 /*
  * Find the row of table whose digest column is d, or insert it with the
- * statement ins (its parameter 1 is the digest, the others bound by the
- * caller); *out is its id.
+ * statement ins (an INSERT ... RETURNING id: its parameter 1 is the digest,
+ * the others bound by the caller); *out is its id.
  */
-static int find_or_insert(struct pk_store *s, sqlite3_stmt *find, sqlite3_stmt *ins,
+static int find_or_insert(struct pk_store *s, store_stmt *find, store_stmt *ins,
 			  const guint8 d[DIGEST_LEN], gint64 *out, GError **err)
 {
 	int rc;
 
-	sqlite3_bind_blob(find, 1, d, DIGEST_LEN, SQLITE_STATIC);
+	bind_data(find, 1, d, DIGEST_LEN);
 	rc = step(s, find, err);
 	if (rc > 0)
-		*out = sqlite3_column_int64(find, 0);
-	sqlite3_reset(find);
+		*out = col_int(find, 0);
+	stmt_reset(find);
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	sqlite3_bind_blob(ins, 1, d, DIGEST_LEN, SQLITE_STATIC);
-	if (step(s, ins, err) < 0) {
-		sqlite3_reset(ins);
-		return -1;
-	}
-	sqlite3_reset(ins);
-	*out = sqlite3_last_insert_rowid(s->db);
-	return 0;
+	bind_data(ins, 1, d, DIGEST_LEN);
+	return run_id(s, ins, out, err);
 }
 
 /* ---- builds ------------------------------------------------------------ */
@@ -76,9 +70,9 @@ int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_
 		       const char *base_commit, const char *config_hash,
 		       const struct pk_build_result *res, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO builds (tree_commit, base_commit, "
+	g_autoptr(store_stmt) st = prep(store, "INSERT INTO builds (tree_commit, base_commit, "
 					  "config_hash, status, seconds, errors, log_path, created) "
-					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err);
+					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id", err);
 
 	if (!st)
 		return -1;
@@ -86,13 +80,12 @@ int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_
 	bind_text(st, 2, base_commit);
 	bind_text(st, 3, config_hash);
 	bind_text(st, 4, res->ok ? "ok" : "failed");
-	sqlite3_bind_double(st, 5, res->seconds);
+	bind_double(st, 5, res->seconds);
 	bind_text(st, 6, res->errors);
 	bind_text(st, 7, res->log_path);
-	sqlite3_bind_int64(st, 8, unix_now());
-	if (run(store, st, err) < 0)
+	bind_int(st, 8, unix_now());
+	if (run_id(store, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
@@ -100,7 +93,7 @@ int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_
 static int lookup2(struct pk_store *s, const char *sql, const char *a, const char *b,
 		   gint64 *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, sql, err);
+	g_autoptr(store_stmt) st = prep(s, sql, err);
 	int rc;
 
 	if (!st)
@@ -108,7 +101,7 @@ static int lookup2(struct pk_store *s, const char *sql, const char *a, const cha
 	bind_text(st, 1, a);
 	bind_text(st, 2, b);
 	if ((rc = step(s, st, err)) > 0)
-		*out = sqlite3_column_int64(st, 0);
+		*out = col_int(st, 0);
 	return rc;
 }
 
@@ -131,16 +124,16 @@ int pk_store_find_boot(struct pk_store *store, const char *tree_commit,
 
 int pk_store_build_boots(struct pk_store *store, gint64 build_id, GArray **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT id FROM boots WHERE build_id = ?1 AND "
+	g_autoptr(store_stmt) st = prep(store, "SELECT id FROM boots WHERE build_id = ?1 AND "
 					  "status = 'ok' ORDER BY id", err);
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
+	bind_int(st, 1, build_id);
 	while ((rc = step(store, st, err)) > 0) {
-		gint64 id = sqlite3_column_int64(st, 0);
+		gint64 id = col_int(st, 0);
 
 		g_array_append_val(ids, id);
 	}
@@ -153,31 +146,32 @@ int pk_store_build_boots(struct pk_store *store, gint64 build_id, GArray **out, 
 int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *const *keys,
 		       unsigned boots, GError **err)
 {
-	g_autoptr(sqlite3_stmt) del = NULL;
-	g_autoptr(sqlite3_stmt) ins = NULL;
-	g_autoptr(sqlite3_stmt) upd = NULL;
+	g_autoptr(store_stmt) del = NULL;
+	g_autoptr(store_stmt) ins = NULL;
+	g_autoptr(store_stmt) upd = NULL;
 	int rc = 0;
 
 	if (tx_begin(store, err) < 0)
 		return -1;
 	if (!(del = prep(store, "DELETE FROM noise_keys WHERE build_id = ?1", err)) ||
-	    !(ins = prep(store, "INSERT OR IGNORE INTO noise_keys (build_id, key) VALUES (?1, ?2)", err)) ||
+	    !(ins = prep(store, "INSERT INTO noise_keys (build_id, key) VALUES (?1, ?2) "
+			       "ON CONFLICT DO NOTHING", err)) ||
 	    !(upd = prep(store, "UPDATE builds SET noise_boots = ?2 WHERE id = ?1", err)))
 		rc = -1;
 	if (!rc) {
-		sqlite3_bind_int64(del, 1, build_id);
+		bind_int(del, 1, build_id);
 		rc = run(store, del, err);
 	}
 	for (size_t i = 0; !rc && keys && keys[i]; i++) {
-		sqlite3_bind_int64(ins, 1, build_id);
+		bind_int(ins, 1, build_id);
 		bind_text(ins, 2, keys[i]);
 		rc = run(store, ins, err);
 	}
 	if (!rc) {
-		sqlite3_bind_int64(upd, 1, build_id);
-		sqlite3_bind_int(upd, 2, (int)MAX(boots, 1));
+		bind_int(upd, 1, build_id);
+		bind_int(upd, 2, (int)MAX(boots, 1));
 		rc = run(store, upd, err);
-		if (!rc && !sqlite3_changes(store->db))
+		if (!rc && !store_changes(store))
 			rc = pk_error(err, PK_ERROR_INPUT, "%s: no build %" G_GINT64_FORMAT,
 				      store->path, build_id);
 	}
@@ -187,8 +181,8 @@ int pk_store_set_noise(struct pk_store *store, gint64 build_id, const char *cons
 int pk_store_add_noise(struct pk_store *store, gint64 build_id, const char *const *keys,
 		       unsigned boots, GError **err)
 {
-	g_autoptr(sqlite3_stmt) ins = NULL;
-	g_autoptr(sqlite3_stmt) upd = NULL;
+	g_autoptr(store_stmt) ins = NULL;
+	g_autoptr(store_stmt) upd = NULL;
 	bool has_mask = false;
 	int rc = 0;
 
@@ -197,16 +191,17 @@ int pk_store_add_noise(struct pk_store *store, gint64 build_id, const char *cons
 	/* only a build that has a mask grows it: an after side's boot is not a mask of one */
 	if (!(upd = prep(store, "UPDATE builds SET noise_boots = noise_boots + ?2 "
 			 "WHERE id = ?1 AND noise_boots > 0", err)) ||
-	    !(ins = prep(store, "INSERT OR IGNORE INTO noise_keys (build_id, key) VALUES (?1, ?2)", err)))
+	    !(ins = prep(store, "INSERT INTO noise_keys (build_id, key) VALUES (?1, ?2) "
+			       "ON CONFLICT DO NOTHING", err)))
 		rc = -1;
 	if (!rc) {
-		sqlite3_bind_int64(upd, 1, build_id);
-		sqlite3_bind_int(upd, 2, (int)boots);
+		bind_int(upd, 1, build_id);
+		bind_int(upd, 2, (int)boots);
 		rc = run(store, upd, err);
-		has_mask = !rc && sqlite3_changes(store->db) > 0;
+		has_mask = !rc && store_changes(store) > 0;
 	}
 	for (size_t i = 0; !rc && has_mask && keys && keys[i]; i++) {
-		sqlite3_bind_int64(ins, 1, build_id);
+		bind_int(ins, 1, build_id);
 		bind_text(ins, 2, keys[i]);
 		rc = run(store, ins, err);
 	}
@@ -215,22 +210,22 @@ int pk_store_add_noise(struct pk_store *store, gint64 build_id, const char *cons
 
 int pk_store_get_noise(struct pk_store *store, gint64 build_id, char ***out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) b = prep(store, "SELECT noise_boots FROM builds WHERE id = ?1", err);
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) b = prep(store, "SELECT noise_boots FROM builds WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(g_free);
 	int rc;
 
 	if (!b)
 		return -1;
-	sqlite3_bind_int64(b, 1, build_id);
+	bind_int(b, 1, build_id);
 	if ((rc = step(store, b, err)) <= 0)
 		return rc;
-	if (sqlite3_column_int(b, 0) == 0)
+	if (col_int(b, 0) == 0)
 		return 0;   /* no mask was learnt; an empty one is a mask */
 	st = prep(store, "SELECT key FROM noise_keys WHERE build_id = ?1 ORDER BY key", err);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
+	bind_int(st, 1, build_id);
 	while ((rc = step(store, st, err)) > 0)
 		g_ptr_array_add(keys, col_text(st, 0));
 	if (rc < 0)
@@ -252,8 +247,8 @@ struct set_item {
 static int load_set_ids(struct pk_store *s, gint64 set_id, int depth, GArray **out,
 			GError **err)
 {
-	g_autoptr(sqlite3_stmt) head = prep(s, "SELECT parent_id, count FROM index_sets WHERE id = ?1", err);
-	g_autoptr(sqlite3_stmt) items = NULL;
+	g_autoptr(store_stmt) head = prep(s, "SELECT parent_id, count FROM index_sets WHERE id = ?1", err);
+	g_autoptr(store_stmt) items = NULL;
 	g_autoptr(GArray) parent = NULL;
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
 	gint64 parent_id, count;
@@ -264,24 +259,24 @@ static int load_set_ids(struct pk_store *s, gint64 set_id, int depth, GArray **o
 	if (depth > STORE_MAX_SET_DEPTH)
 		return pk_error(err, PK_ERROR_INPUT, "%s: index set %" G_GINT64_FORMAT
 				" derives from too many sets", s->path, set_id);
-	sqlite3_bind_int64(head, 1, set_id);
+	bind_int(head, 1, set_id);
 	if ((rc = step(s, head, err)) <= 0)
 		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no index set %" G_GINT64_FORMAT,
 					      s->path, set_id);
-	parent_id = sqlite3_column_int64(head, 0);
-	count = sqlite3_column_int64(head, 1);
+	parent_id = col_int(head, 0);
+	count = col_int(head, 1);
 	if (parent_id && load_set_ids(s, parent_id, depth + 1, &parent, err) < 0)
 		return -1;
 	items = prep(s, "SELECT entry_id, parent_from, parent_to FROM index_set_items "
 		     "WHERE set_id = ?1 ORDER BY seq", err);
 	if (!items)
 		return -1;
-	sqlite3_bind_int64(items, 1, set_id);
+	bind_int(items, 1, set_id);
 	while ((rc = step(s, items, err)) > 0) {
-		gint64 entry = sqlite3_column_int64(items, 0);
-		gint64 from = sqlite3_column_int64(items, 1), to = sqlite3_column_int64(items, 2);
+		gint64 entry = col_int(items, 0);
+		gint64 from = col_int(items, 1), to = col_int(items, 2);
 
-		if (sqlite3_column_type(items, 0) != SQLITE_NULL) {
+		if (!col_null(items, 0)) {
 			g_array_append_val(ids, entry);
 			continue;
 		}
@@ -356,8 +351,8 @@ static GArray *set_delta(const GArray *parent, const GArray *child)
 static int store_set(struct pk_store *s, gint64 *out, const GArray *ids, const guint8 d[DIGEST_LEN],
 		     gint64 parent_id, const GArray *parent, GError **err)
 {
-	g_autoptr(sqlite3_stmt) head = NULL;
-	g_autoptr(sqlite3_stmt) ins = NULL;
+	g_autoptr(store_stmt) head = NULL;
+	g_autoptr(store_stmt) ins = NULL;
 	g_autoptr(GArray) items = NULL;
 	gint64 set_id;
 
@@ -376,27 +371,26 @@ static int store_set(struct pk_store *s, gint64 *out, const GArray *ids, const g
 			g_array_append_val(items, it);
 		}
 	}
-	head = prep(s, "INSERT INTO index_sets (digest, parent_id, count) VALUES (?1, ?2, ?3)", err);
+	head = prep(s, "INSERT INTO index_sets (digest, parent_id, count) VALUES (?1, ?2, ?3) RETURNING id", err);
 	ins = prep(s, "INSERT INTO index_set_items (set_id, seq, entry_id, parent_from, parent_to) "
 		   "VALUES (?1, ?2, ?3, ?4, ?5)", err);
 	if (!head || !ins)
 		return -1;
-	sqlite3_bind_blob(head, 1, d, DIGEST_LEN, SQLITE_STATIC);
+	bind_data(head, 1, d, DIGEST_LEN);
 	bind_id(head, 2, parent_id);
-	sqlite3_bind_int64(head, 3, ids->len);
-	if (run(s, head, err) < 0)
+	bind_int(head, 3, ids->len);
+	if (run_id(s, head, &set_id, err) < 0)
 		return -1;
-	set_id = sqlite3_last_insert_rowid(s->db);
 	for (guint i = 0; i < items->len; i++) {
 		const struct set_item *it = &g_array_index(items, struct set_item, i);
 
-		sqlite3_bind_int64(ins, 1, set_id);
-		sqlite3_bind_int64(ins, 2, i);
+		bind_int(ins, 1, set_id);
+		bind_int(ins, 2, i);
 		if (it->entry) {
-			sqlite3_bind_int64(ins, 3, it->entry);
+			bind_int(ins, 3, it->entry);
 		} else {
-			sqlite3_bind_int64(ins, 4, it->from);
-			sqlite3_bind_int64(ins, 5, it->to);
+			bind_int(ins, 4, it->from);
+			bind_int(ins, 5, it->to);
 		}
 		if (run(s, ins, err) < 0)
 			return -1;
@@ -436,8 +430,10 @@ void store_base_cache_free(struct store_base_cache *c)
 /* The cache for set_id, reading the set and its entries' digests when it is another. */
 static int base_cache_get(struct pk_store *s, gint64 set_id, struct store_base_cache **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	struct store_base_cache *c;
+	const void *blob;
+	size_t len;
 
 	if (s->base && s->base->set_id == set_id) {
 		*out = s->base;
@@ -457,16 +453,15 @@ static int base_cache_get(struct pk_store *s, gint64 set_id, struct store_base_c
 	for (guint i = 0; i < c->ids->len; i++) {
 		gint64 id = g_array_index(c->ids, gint64, i);
 
-		sqlite3_bind_int64(st, 1, id);
+		bind_int(st, 1, id);
 		if (step(s, st, err) <= 0) {
 			store_base_cache_free(c);
 			return pk_error(err, PK_ERROR_INPUT, "%s: index set %" G_GINT64_FORMAT
 					" names a missing entry", s->path, set_id);
 		}
-		g_hash_table_insert(c->by_digest,
-				    g_bytes_new(sqlite3_column_blob(st, 0), (gsize)sqlite3_column_bytes(st, 0)),
-				    g_memdup2(&id, sizeof(id)));
-		sqlite3_reset(st);
+		blob = col_blob(st, 0, &len);
+		g_hash_table_insert(c->by_digest, g_bytes_new(blob, len), g_memdup2(&id, sizeof(id)));
+		stmt_reset(st);
 	}
 	store_base_cache_free(s->base);
 	s->base = c;
@@ -481,7 +476,7 @@ static int base_cache_get(struct pk_store *s, gint64 set_id, struct store_base_c
  */
 static int base_set(struct pk_store *s, gint64 build_id, gint64 *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s,
+	g_autoptr(store_stmt) st = prep(s,
 		"SELECT o.index_set_id FROM builds b JOIN builds base ON base.tree_commit = b.base_commit "
 		"AND base.config_hash = b.config_hash AND base.id <> b.id "
 		"JOIN boots o ON o.build_id = base.id AND o.index_set_id IS NOT NULL "
@@ -490,24 +485,24 @@ static int base_set(struct pk_store *s, gint64 build_id, gint64 *out, GError **e
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
+	bind_int(st, 1, build_id);
 	if ((rc = step(s, st, err)) < 0)
 		return -1;
-	*out = rc ? sqlite3_column_int64(st, 0) : 0;
+	*out = rc ? col_int(st, 0) : 0;
 	return 0;
 }
 
 /* The id of the set whose digest is d: 1 found, 0 not. */
 static int find_set(struct pk_store *s, const guint8 d[DIGEST_LEN], gint64 *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "SELECT id FROM index_sets WHERE digest = ?1", err);
+	g_autoptr(store_stmt) st = prep(s, "SELECT id FROM index_sets WHERE digest = ?1", err);
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_blob(st, 1, d, DIGEST_LEN, SQLITE_STATIC);
+	bind_data(st, 1, d, DIGEST_LEN);
 	if ((rc = step(s, st, err)) > 0)
-		*out = sqlite3_column_int64(st, 0);
+		*out = col_int(st, 0);
 	return rc;
 }
 
@@ -519,8 +514,8 @@ static int find_set(struct pk_store *s, const guint8 d[DIGEST_LEN], gint64 *out,
 static int store_index(struct pk_store *s, gint64 *out_set, gint64 build_id,
 		       const GPtrArray *index, GError **err)
 {
-	g_autoptr(sqlite3_stmt) find = NULL;
-	g_autoptr(sqlite3_stmt) ins = NULL;
+	g_autoptr(store_stmt) find = NULL;
+	g_autoptr(store_stmt) ins = NULL;
 	g_autoptr(GChecksum) whole = g_checksum_new(G_CHECKSUM_SHA256);
 	g_autoptr(GChecksum) one = g_checksum_new(G_CHECKSUM_SHA256);
 	g_autofree guint8 *digests = g_malloc((gsize)index->len * DIGEST_LEN + 1);
@@ -542,7 +537,7 @@ static int store_index(struct pk_store *s, gint64 *out_set, gint64 build_id,
 		return -1;
 	find = prep(s, "SELECT id FROM index_entries WHERE digest = ?1", err);
 	ins = prep(s, "INSERT INTO index_entries (digest, level, cont, file, line, func, format) "
-		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id", err);
 	if (!find || !ins)
 		return -1;
 	for (guint i = 0; i < index->len; i++) {
@@ -559,10 +554,10 @@ static int store_index(struct pk_store *s, gint64 *out_set, gint64 build_id,
 			g_array_append_val(ids, *known);
 			continue;
 		}
-		sqlite3_bind_int(ins, 2, e->level);
-		sqlite3_bind_int(ins, 3, e->cont);
+		bind_int(ins, 2, e->level);
+		bind_int(ins, 3, e->cont);
 		bind_text(ins, 4, e->file ? e->file : "");
-		sqlite3_bind_int(ins, 5, e->line);
+		bind_int(ins, 5, e->line);
 		bind_text(ins, 6, e->func ? e->func : "");
 		bind_text(ins, 7, e->format ? e->format : "");
 		if (find_or_insert(s, find, ins, ed, &id, err) < 0)
@@ -603,10 +598,10 @@ static GBytes *dict_blob(const GPtrArray *dict)
 static int store_records(struct pk_store *s, gint64 boot_id, const GPtrArray *records,
 			 GError **err)
 {
-	g_autoptr(sqlite3_stmt) find = prep(s, "SELECT id FROM record_lines WHERE digest = ?1", err);
-	g_autoptr(sqlite3_stmt) line = prep(s, "INSERT INTO record_lines (digest, level, facility, "
-					    "cont, caller, text, dict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
-	g_autoptr(sqlite3_stmt) rec = prep(s, "INSERT INTO boot_records (boot_id, pos, line_id, "
+	g_autoptr(store_stmt) find = prep(s, "SELECT id FROM record_lines WHERE digest = ?1", err);
+	g_autoptr(store_stmt) line = prep(s, "INSERT INTO record_lines (digest, level, facility, "
+					    "cont, caller, text, dict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id", err);
+	g_autoptr(store_stmt) rec = prep(s, "INSERT INTO boot_records (boot_id, pos, line_id, "
 					   "seq, ts_usec) VALUES (?1, ?2, ?3, ?4, ?5)", err);
 	g_autoptr(GChecksum) c = g_checksum_new(G_CHECKSUM_SHA256);
 	guint8 d[DIGEST_LEN];
@@ -619,19 +614,19 @@ static int store_records(struct pk_store *s, gint64 boot_id, const GPtrArray *re
 		gint64 line_id;
 
 		record_digest(r, c, d);
-		sqlite3_bind_int(line, 2, r->level);
-		sqlite3_bind_int(line, 3, r->facility);
-		sqlite3_bind_int(line, 4, r->cont);
+		bind_int(line, 2, r->level);
+		bind_int(line, 3, r->facility);
+		bind_int(line, 4, r->cont);
 		bind_text(line, 5, r->caller);
 		bind_text(line, 6, r->text ? r->text : "");
 		bind_blob(line, 7, dict);
 		if (find_or_insert(s, find, line, d, &line_id, err) < 0)
 			return -1;
-		sqlite3_bind_int64(rec, 1, boot_id);
-		sqlite3_bind_int64(rec, 2, i);
-		sqlite3_bind_int64(rec, 3, line_id);
-		sqlite3_bind_int64(rec, 4, (gint64)r->seq);
-		sqlite3_bind_int64(rec, 5, (gint64)r->ts_usec);
+		bind_int(rec, 1, boot_id);
+		bind_int(rec, 2, i);
+		bind_int(rec, 3, line_id);
+		bind_int(rec, 4, (gint64)r->seq);
+		bind_int(rec, 5, (gint64)r->ts_usec);
 		if (run(s, rec, err) < 0)
 			return -1;
 	}
@@ -642,8 +637,8 @@ static int insert_boot(struct pk_store *s, gint64 *out_id, gint64 build_id,
 		       const struct pk_boot_result *res, GError **err)
 {
 	const struct pk_capture *cap = res->capture;
-	g_autoptr(sqlite3_stmt) st = NULL;
-	g_autoptr(sqlite3_stmt) upd = NULL;
+	g_autoptr(store_stmt) st = NULL;
+	g_autoptr(store_stmt) upd = NULL;
 	g_autoptr(GBytes) console = NULL;
 	gint64 boot_id, set_id = 0;
 
@@ -651,26 +646,25 @@ static int insert_boot(struct pk_store *s, gint64 *out_id, gint64 build_id,
 		return -1;
 	st = prep(s, "INSERT INTO boots (build_id, status, seconds, accel, cmdline, console, "
 		  "console_size, detail, record_count, lost, complete, problems, created) VALUES "
-		  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", err);
+		  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id", err);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
+	bind_int(st, 1, build_id);
 	bind_text(st, 2, pk_boot_status_name(res->status));
-	sqlite3_bind_double(st, 3, res->seconds);
+	bind_double(st, 3, res->seconds);
 	bind_text(st, 4, res->accel);
 	bind_text(st, 5, res->cmdline);
 	bind_blob(st, 6, console);
 	if (res->console)
-		sqlite3_bind_int64(st, 7, (gint64)strlen(res->console));
+		bind_int(st, 7, (gint64)strlen(res->console));
 	bind_text(st, 8, res->detail);
-	sqlite3_bind_int(st, 9, cap ? (int)cap->records->len : 0);
-	sqlite3_bind_int(st, 10, cap ? (int)cap->lost : 0);
-	sqlite3_bind_int(st, 11, cap && cap->complete);
+	bind_int(st, 9, cap ? (int)cap->records->len : 0);
+	bind_int(st, 10, cap ? (int)cap->lost : 0);
+	bind_int(st, 11, cap && cap->complete);
 	bind_text(st, 12, cap && cap->problems->len ? cap->problems->str : NULL);
-	sqlite3_bind_int64(st, 13, unix_now());
-	if (run(s, st, err) < 0)
+	bind_int(st, 13, unix_now());
+	if (run_id(s, st, &boot_id, err) < 0)
 		return -1;
-	boot_id = sqlite3_last_insert_rowid(s->db);
 	if (cap) {
 		if (store_records(s, boot_id, cap->records, err) < 0 ||
 		    store_index(s, &set_id, build_id, cap->index, err) < 0)
@@ -678,8 +672,8 @@ static int insert_boot(struct pk_store *s, gint64 *out_id, gint64 build_id,
 		upd = prep(s, "UPDATE boots SET index_set_id = ?2 WHERE id = ?1", err);
 		if (!upd)
 			return -1;
-		sqlite3_bind_int64(upd, 1, boot_id);
-		sqlite3_bind_int64(upd, 2, set_id);
+		bind_int(upd, 1, boot_id);
+		bind_int(upd, 2, set_id);
 		if (run(s, upd, err) < 0)
 			return -1;
 	}
@@ -703,7 +697,7 @@ int pk_store_add_boot(struct pk_store *store, gint64 *out_id, gint64 build_id,
 
 static int load_records(struct pk_store *s, gint64 boot_id, GPtrArray *out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s,
+	g_autoptr(store_stmt) st = prep(s,
 		"SELECT r.seq, r.ts_usec, l.level, l.facility, l.cont, l.caller, l.text, l.dict "
 		"FROM boot_records r JOIN record_lines l ON l.id = r.line_id "
 		"WHERE r.boot_id = ?1 ORDER BY r.pos", err);
@@ -711,17 +705,17 @@ static int load_records(struct pk_store *s, gint64 boot_id, GPtrArray *out, GErr
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
+	bind_int(st, 1, boot_id);
 	while ((rc = step(s, st, err)) > 0) {
 		struct pk_record *r = g_new0(struct pk_record, 1);
-		const char *dict = sqlite3_column_blob(st, 7);
-		size_t dict_len = (size_t)sqlite3_column_bytes(st, 7);
+		size_t dict_len;
+		const char *dict = col_blob(st, 7, &dict_len);
 
-		r->seq = (uint64_t)sqlite3_column_int64(st, 0);
-		r->ts_usec = (uint64_t)sqlite3_column_int64(st, 1);
-		r->level = sqlite3_column_int(st, 2);
-		r->facility = sqlite3_column_int(st, 3);
-		r->cont = sqlite3_column_int(st, 4) != 0;
+		r->seq = (uint64_t)col_int(st, 0);
+		r->ts_usec = (uint64_t)col_int(st, 1);
+		r->level = col_int(st, 2);
+		r->facility = col_int(st, 3);
+		r->cont = col_int(st, 4) != 0;
 		r->caller = col_text(st, 5);
 		r->text = col_text(st, 6);
 		r->dict = g_ptr_array_new_with_free_func(g_free);
@@ -740,7 +734,7 @@ static int load_records(struct pk_store *s, gint64 boot_id, GPtrArray *out, GErr
 static int load_index(struct pk_store *s, gint64 set_id, GPtrArray *out, GError **err)
 {
 	g_autoptr(GArray) ids = NULL;
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 
 	if (load_set_ids(s, set_id, 0, &ids, err) < 0)
 		return -1;
@@ -751,20 +745,20 @@ static int load_index(struct pk_store *s, gint64 set_id, GPtrArray *out, GError 
 		struct pk_index_entry *e;
 		int rc;
 
-		sqlite3_bind_int64(st, 1, g_array_index(ids, gint64, i));
+		bind_int(st, 1, g_array_index(ids, gint64, i));
 		if ((rc = step(s, st, err)) <= 0)
 			return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: index set %"
 						      G_GINT64_FORMAT " names a missing entry",
 						      s->path, set_id);
 		e = g_new0(struct pk_index_entry, 1);
-		e->level = sqlite3_column_int(st, 0);
-		e->cont = sqlite3_column_int(st, 1) != 0;
+		e->level = col_int(st, 0);
+		e->cont = col_int(st, 1) != 0;
 		e->file = col_text(st, 2);
-		e->line = sqlite3_column_int(st, 3);
+		e->line = col_int(st, 3);
 		e->func = col_text(st, 4);
 		e->format = col_text(st, 5);
 		g_ptr_array_add(out, e);
-		sqlite3_reset(st);
+		stmt_reset(st);
 	}
 	return 0;
 }
@@ -772,7 +766,7 @@ static int load_index(struct pk_store *s, gint64 set_id, GPtrArray *out, GError 
 int pk_store_load_capture(struct pk_store *store, gint64 boot_id,
 			  struct pk_capture **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT index_set_id, lost, complete, problems "
+	g_autoptr(store_stmt) st = prep(store, "SELECT index_set_id, lost, complete, problems "
 					  "FROM boots WHERE id = ?1", err);
 	g_autoptr(pk_capture) cap = g_new0(struct pk_capture, 1);
 	gint64 set_id;
@@ -783,15 +777,15 @@ int pk_store_load_capture(struct pk_store *store, gint64 boot_id,
 	cap->problems = g_string_new(NULL);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
+	bind_int(st, 1, boot_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no boot %" G_GINT64_FORMAT,
 					      store->path, boot_id);
-	set_id = sqlite3_column_int64(st, 0);
-	cap->lost = (unsigned)sqlite3_column_int(st, 1);
-	cap->complete = sqlite3_column_int(st, 2) != 0;
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-		g_string_append(cap->problems, (const char *)sqlite3_column_text(st, 3));
+	set_id = col_int(st, 0);
+	cap->lost = (unsigned)col_int(st, 1);
+	cap->complete = col_int(st, 2) != 0;
+	if (!col_null(st, 3))
+		g_string_append(cap->problems, col_str(st, 3));
 	if (load_records(store, boot_id, cap->records, err) < 0 ||
 	    (set_id && load_index(store, set_id, cap->index, err) < 0))
 		return -1;
@@ -801,19 +795,19 @@ int pk_store_load_capture(struct pk_store *store, gint64 boot_id,
 
 int pk_store_boot_console(struct pk_store *store, gint64 boot_id, char **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT console FROM boots WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT console FROM boots WHERE id = ?1", err);
 	char *text;
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
+	bind_int(st, 1, boot_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no boot %" G_GINT64_FORMAT,
 					      store->path, boot_id);
-	if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+	if (col_null(st, 0))
 		text = g_strdup("");
-	else if (!(text = store_gunzip(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), err)))
+	else if (!(text = col_gunzip(st, 0, err)))
 		return -1;
 	*out = text;
 	return 0;

@@ -12,8 +12,8 @@
 int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind,
 			const char *name, const char *url, GError **err)
 {
-	g_autoptr(sqlite3_stmt) find = prep(store, "SELECT id FROM sources WHERE kind = ?1 AND name = ?2", err);
-	g_autoptr(sqlite3_stmt) ins = NULL;
+	g_autoptr(store_stmt) find = prep(store, "SELECT id FROM sources WHERE kind = ?1 AND name = ?2", err);
+	g_autoptr(store_stmt) ins = NULL;
 	int rc;
 
 	if (!find)
@@ -23,29 +23,28 @@ int pk_store_add_source(struct pk_store *store, gint64 *out_id, const char *kind
 	if ((rc = step(store, find, err)) < 0)
 		return -1;
 	if (rc) {
-		*out_id = sqlite3_column_int64(find, 0);
+		*out_id = col_int(find, 0);
 		return 0;
 	}
-	ins = prep(store, "INSERT INTO sources (kind, name, url) VALUES (?1, ?2, ?3)", err);
+	ins = prep(store, "INSERT INTO sources (kind, name, url) VALUES (?1, ?2, ?3) RETURNING id", err);
 	if (!ins)
 		return -1;
 	bind_text(ins, 1, kind);
 	bind_text(ins, 2, name);
 	bind_text(ins, 3, url);
-	if (run(store, ins, err) < 0)
+	if (run_id(store, ins, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
 int pk_store_source_name(struct pk_store *store, gint64 source_id, char **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT name FROM sources WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT name FROM sources WHERE id = ?1", err);
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, source_id);
+	bind_int(st, 1, source_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
 	*out = col_text(st, 0);
@@ -56,8 +55,8 @@ int pk_store_add_series(struct pk_store *store, gint64 *out_id,
 			const struct pk_store_series *series, GError **err)
 {
 	g_autofree char *mid = store_bare_msgid(series->cover_message_id);
-	g_autoptr(sqlite3_stmt) find = NULL;
-	g_autoptr(sqlite3_stmt) ins = NULL;
+	g_autoptr(store_stmt) find = NULL;
+	g_autoptr(store_stmt) ins = NULL;
 	int rc;
 
 	if (mid) {
@@ -68,23 +67,22 @@ int pk_store_add_series(struct pk_store *store, gint64 *out_id,
 		if ((rc = step(store, find, err)) < 0)
 			return -1;
 		if (rc) {
-			*out_id = sqlite3_column_int64(find, 0);
+			*out_id = col_int(find, 0);
 			return 0;
 		}
 	}
 	ins = prep(store, "INSERT INTO series (source_id, cover_message_id, cover_subject, "
-		   "version, total, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", err);
+		   "version, total, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id", err);
 	if (!ins)
 		return -1;
 	bind_id(ins, 1, series->source_id);
 	bind_text(ins, 2, mid);
 	bind_text(ins, 3, series->cover_subject);
-	sqlite3_bind_int(ins, 4, MAX(series->version, 1));
-	sqlite3_bind_int(ins, 5, MAX(series->total, 1));
-	sqlite3_bind_int64(ins, 6, unix_now());
-	if (run(store, ins, err) < 0)
+	bind_int(ins, 4, MAX(series->version, 1));
+	bind_int(ins, 5, MAX(series->total, 1));
+	bind_int(ins, 6, unix_now());
+	if (run_id(store, ins, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
@@ -131,7 +129,7 @@ static void subject_numbers(const char *subject, int *version, int *number, int 
 static int find_patch(struct pk_store *s, const char *mid, const char *commit, gint64 *out,
 		      GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	int rc;
 
 	if (!mid && !commit)
@@ -143,7 +141,7 @@ static int find_patch(struct pk_store *s, const char *mid, const char *commit, g
 		return -1;
 	bind_text(st, 1, mid ? mid : commit);
 	if ((rc = step(s, st, err)) > 0)
-		*out = sqlite3_column_int64(st, 0);
+		*out = col_int(st, 0);
 	return rc;
 }
 
@@ -167,7 +165,7 @@ static GBytes *raw_patch(const struct pk_patch *p, size_t *out_size, GError **er
 static int insert_patch(struct pk_store *s, gint64 *out_id, const struct pk_patch *p,
 			const struct pk_store_patch_opts *o, const char *mid, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(GBytes) raw = NULL;
 	int version = o->version, number = o->number, total = o->total;
 	size_t raw_size = 0;
@@ -181,7 +179,7 @@ static int insert_patch(struct pk_store *s, gint64 *out_id, const struct pk_patc
 	st = prep(s, "INSERT INTO patches (source_id, series_id, message_id, commit_id, subject, "
 		  "author, author_name, author_email, date, time, tz_minutes, version, number, "
 		  "total, raw, raw_size, raw_ref, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		  "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)", err);
+		  "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) RETURNING id", err);
 	if (!st)
 		return -1;
 	bind_id(st, 1, o->source_id);
@@ -194,19 +192,18 @@ static int insert_patch(struct pk_store *s, gint64 *out_id, const struct pk_patc
 	bind_text(st, 8, p->author_email);
 	bind_text(st, 9, p->date);
 	if (p->time)
-		sqlite3_bind_int64(st, 10, p->time);
-	sqlite3_bind_int(st, 11, p->tz_minutes);
-	sqlite3_bind_int(st, 12, MAX(version, 1));
-	sqlite3_bind_int(st, 13, MAX(number, 0));
-	sqlite3_bind_int(st, 14, MAX(total, 1));
+		bind_int(st, 10, p->time);
+	bind_int(st, 11, p->tz_minutes);
+	bind_int(st, 12, MAX(version, 1));
+	bind_int(st, 13, MAX(number, 0));
+	bind_int(st, 14, MAX(total, 1));
 	bind_blob(st, 15, raw);
 	if (raw)
-		sqlite3_bind_int64(st, 16, (gint64)raw_size);
+		bind_int(st, 16, (gint64)raw_size);
 	bind_text(st, 17, o->raw_ref);
-	sqlite3_bind_int64(st, 18, unix_now());
-	if (run(s, st, err) < 0)
+	bind_int(st, 18, unix_now());
+	if (run_id(s, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(s->db);
 	return 0;
 }
 
@@ -237,19 +234,19 @@ int pk_store_add_patch(struct pk_store *store, gint64 *out_id, bool *out_existed
 
 int pk_store_patch_raw(struct pk_store *store, gint64 patch_id, char **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT raw FROM patches WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT raw FROM patches WHERE id = ?1", err);
 	char *raw;
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, patch_id);
+	bind_int(st, 1, patch_id);
 	if ((rc = step(store, st, err)) < 0)
 		return -1;
-	if (!rc || sqlite3_column_type(st, 0) == SQLITE_NULL)
+	if (!rc || col_null(st, 0))
 		return pk_error(err, PK_ERROR_INPUT, "%s: patch %" G_GINT64_FORMAT
 				" has no stored raw patch", store->path, patch_id);
-	raw = store_gunzip(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), err);
+	raw = col_gunzip(st, 0, err);
 	if (!raw)
 		return -1;
 	*out = raw;
@@ -260,14 +257,14 @@ int pk_store_patch_raw(struct pk_store *store, gint64 patch_id, char **out, GErr
 static int insert_findings(struct pk_store *s, gint64 patch_id, const struct pk_scan *scan,
 			   GError **err)
 {
-	g_autoptr(sqlite3_stmt) have = prep(s, "SELECT 1 FROM findings WHERE patch_id = ?1 LIMIT 1", err);
-	g_autoptr(sqlite3_stmt) ins = NULL;
-	g_autoptr(sqlite3_stmt) upd = NULL;
+	g_autoptr(store_stmt) have = prep(s, "SELECT 1 FROM findings WHERE patch_id = ?1 LIMIT 1", err);
+	g_autoptr(store_stmt) ins = NULL;
+	g_autoptr(store_stmt) upd = NULL;
 	int rc;
 
 	if (!have)
 		return -1;
-	sqlite3_bind_int64(have, 1, patch_id);
+	bind_int(have, 1, patch_id);
 	if ((rc = step(s, have, err)) < 0)
 		return -1;
 	ins = prep(s, "INSERT INTO findings (patch_id, seq, file, line, kind, old_call, new_call, "
@@ -278,10 +275,10 @@ static int insert_findings(struct pk_store *s, gint64 patch_id, const struct pk_
 	for (guint i = 0; !rc && i < scan->findings->len; i++) {
 		const struct pk_finding *f = scan->findings->pdata[i];
 
-		sqlite3_bind_int64(ins, 1, patch_id);
-		sqlite3_bind_int(ins, 2, (int)i);
+		bind_int(ins, 1, patch_id);
+		bind_int(ins, 2, (int)i);
 		bind_text(ins, 3, f->file);
-		sqlite3_bind_int(ins, 4, f->line);
+		bind_int(ins, 4, f->line);
 		bind_text(ins, 5, pk_finding_kind_name(f->kind));
 		bind_text(ins, 6, f->old_call);
 		bind_text(ins, 7, f->new_call);
@@ -299,12 +296,12 @@ static int insert_findings(struct pk_store *s, gint64 patch_id, const struct pk_
 		   "DESC LIMIT 1), ?2) WHERE id = ?1", err);
 	if (!upd)
 		return -1;
-	sqlite3_bind_int64(upd, 1, patch_id);
+	bind_int(upd, 1, patch_id);
 	bind_text(upd, 2, pk_verdict_name(scan->verdict));
-	sqlite3_bind_int(upd, 3, (int)scan->calls_changed);
+	bind_int(upd, 3, (int)scan->calls_changed);
 	if (run(s, upd, err) < 0)
 		return -1;
-	if (!sqlite3_changes(s->db))
+	if (!store_changes(s))
 		return pk_error(err, PK_ERROR_INPUT, "%s: no patch %" G_GINT64_FORMAT,
 				s->path, patch_id);
 	return 0;

@@ -1,13 +1,9 @@
 /*
  * private.h - what the files of the store share, and nobody else sees:
  * the connection (struct pk_store), the statement helpers and the
- * transaction levels.  Only bot/store/ includes this header, and so only
- * bot/store/ includes sqlite3.h (store.h is the stage's face).
- *
- * The statement helpers are static inline: they are a few lines each,
- * and so they stay out of the library's global names.  Conventions, as in
- * store.h: -1 with err set on failure; a step returns 1 for a row, 0 when
- * done.
+ * transaction levels.  Only bot/store/ includes this header; only the
+ * backends (sql-*.c) include their database's header (store.h is the
+ * stage's face).  Conventions, as in store.h: -1 with err set on failure.
  */
 #ifndef PK_STORE_PRIVATE_H
 #define PK_STORE_PRIVATE_H
@@ -15,21 +11,22 @@
 #include "store/store.h"
 #include "base/util.h"
 
-#include <sqlite3.h>
+#include "store/sql.h"
 
 /* Another process holding the write lock is waited for this long. */
 #define STORE_BUSY_MS 10000
 /* A stored blob that inflates past this is refused (a hostile database). */
 #define STORE_MAX_INFLATE (512u * 1024 * 1024)
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(sqlite3_stmt, sqlite3_finalize)
-
 /* The last base index set read (lab.c). */
 struct store_base_cache;
 
 struct pk_store {
-	sqlite3 *db;
-	char *path;
+	const struct store_backend *be;
+	void *conn;         /* the backend's connection */
+	char *where;        /* a file or a URL, as opened (pk_store_path()) */
+	char *path;         /* the same without a URL's password: for messages */
+	gint64 changes;     /* rows the last statement changed (PostgreSQL's; SQLite counts itself) */
 	int depth;          /* open transaction levels: BEGIN, then SAVEPOINTs */
 	/*
 	 * The last base index set read: every patch on a base is stored
@@ -42,109 +39,7 @@ struct pk_store {
 /* Free a base cache (lab.c); NULL is fine. */
 void store_base_cache_free(struct store_base_cache *c);
 
-/* ---- statements -------------------------------------------------------- */
-
-/* A full disk, an I/O error or a lock held too long passes: PK_ERROR_TRANSIENT, retried by jobs. */
-static inline int db_error(struct pk_store *s, GError **err, const char *what)
-{
-	int rc = sqlite3_errcode(s->db) & 0xff;
-	bool passing = rc == SQLITE_FULL || rc == SQLITE_IOERR || rc == SQLITE_BUSY ||
-		       rc == SQLITE_LOCKED || rc == SQLITE_NOMEM;
-
-	return pk_error(err, passing ? PK_ERROR_TRANSIENT : PK_ERROR_FAILED, "%s: %s: %s", s->path, what,
-			sqlite3_errmsg(s->db));
-}
-
-static inline sqlite3_stmt *prep(struct pk_store *s, const char *sql, GError **err)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_error(s, err, "cannot prepare a statement");
-		return NULL;
-	}
-	return st;
-}
-
-static inline void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* An id, with 0 meaning NULL (no such row). */
-static inline void bind_id(sqlite3_stmt *st, int i, gint64 id)
-{
-	if (id)
-		sqlite3_bind_int64(st, i, id);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static inline void bind_blob(sqlite3_stmt *st, int i, GBytes *b)
-{
-	if (b)
-		sqlite3_bind_blob64(st, i, g_bytes_get_data(b, NULL), g_bytes_get_size(b),
-				    SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* Step: 1 a row, 0 done, -1 error. */
-static inline int step(struct pk_store *s, sqlite3_stmt *st, GError **err)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_error(s, err, "query failed");
-}
-
-/* Step a statement that returns nothing, and reset it for the next use. */
-static inline int run(struct pk_store *s, sqlite3_stmt *st, GError **err)
-{
-	int rc = step(s, st, err);
-
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc < 0 ? -1 : 0;
-}
-
-static inline char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? g_strndup((const char *)t, sqlite3_column_bytes(st, i)) : NULL;
-}
-
-/* One fixed statement (a pragma, BEGIN...): no parameters, no rows wanted. */
-static inline int exec1(struct pk_store *s, const char *sql, GError **err)
-{
-	g_autoptr(sqlite3_stmt) st = prep(s, sql, err);
-
-	if (!st)
-		return -1;
-	return step(s, st, err) < 0 ? -1 : 0;
-}
-
-/* The integer a fixed query returns (PRAGMA user_version, count(*)). */
-static inline int query_int(struct pk_store *s, const char *sql, gint64 *out, GError **err)
-{
-	g_autoptr(sqlite3_stmt) st = prep(s, sql, err);
-	int rc;
-
-	if (!st)
-		return -1;
-	rc = step(s, st, err);
-	if (rc < 0)
-		return -1;
-	*out = rc ? sqlite3_column_int64(st, 0) : 0;
-	return 0;
-}
+/* ---- statements: sql.h ----------------------------------------------- */
 
 /* The time rows are stamped with: Unix seconds. */
 static inline gint64 unix_now(void)
@@ -155,13 +50,13 @@ static inline gint64 unix_now(void)
 /* ---- transactions ------------------------------------------------------ */
 
 /*
- * The outermost level is BEGIN IMMEDIATE (the write lock is taken at once,
- * so a WAL reader never has to upgrade and fail); inner levels, including
- * every pk_store_add_*() inside a caller's transaction, are savepoints.
+ * The outermost level is the backend's BEGIN (SQLite's IMMEDIATE takes the
+ * write lock at once); inner levels, including every pk_store_add_*()
+ * inside a caller's transaction, are savepoints.
  */
 static inline int tx_begin(struct pk_store *s, GError **err)
 {
-	if (exec1(s, s->depth ? "SAVEPOINT pk" : "BEGIN IMMEDIATE", err) < 0)
+	if (exec1(s, s->depth ? "SAVEPOINT pk" : s->be->begin_sql, err) < 0)
 		return -1;
 	s->depth++;
 	return 0;
@@ -211,7 +106,23 @@ static inline int tx_end(struct pk_store *s, int rc, GError **err)
 GBytes *store_gzip(const char *data, size_t len, GError **err);
 /* Inflate a stored gzip blob, refusing more than STORE_MAX_INFLATE bytes; caller frees. */
 char *store_gunzip(const void *data, size_t len, GError **err);
+/* Inflate the stored gzip blob of column i; caller frees. */
+static inline char *col_gunzip(store_stmt *st, int i, GError **err)
+{
+	size_t len;
+	const void *p = col_blob(st, i, &len);
+
+	return store_gunzip(p, len, err);
+}
 /* A Message-ID without its angle brackets and blanks (NULL for NULL); caller frees. */
 char *store_bare_msgid(const char *mid);
+
+/* db check of a SQLite file (sql-sqlite.c): the version read (-1 unreadable) and the problems found. */
+int store_sqlite_check(struct pk_store *s, gint64 *version, GPtrArray *problems, GError **err);
+/* db check of a PostgreSQL database (sql-pg.c), the same way; url may hold a password. */
+int store_pg_check(struct pk_store *s, const char *url, gint64 *version, GPtrArray *problems,
+		   GError **err);
+/* Whether where names a PostgreSQL database (a postgresql:// or postgres:// URL) rather than a file. */
+bool store_is_url(const char *where);
 
 #endif

@@ -12,13 +12,13 @@
 int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const char *key,
 			      char **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT value FROM source_state "
+	g_autoptr(store_stmt) st = prep(store, "SELECT value FROM source_state "
 					  "WHERE source_id = ?1 AND key = ?2", err);
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, source_id);
+	bind_int(st, 1, source_id);
 	bind_text(st, 2, key);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
@@ -29,13 +29,13 @@ int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const ch
 int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const char *key,
 			      const char *value, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO source_state (source_id, key, value) "
+	g_autoptr(store_stmt) st = prep(store, "INSERT INTO source_state (source_id, key, value) "
 					  "VALUES (?1, ?2, ?3) ON CONFLICT (source_id, key) "
 					  "DO UPDATE SET value = excluded.value", err);
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, source_id);
+	bind_int(st, 1, source_id);
 	bind_text(st, 2, key);
 	bind_text(st, 3, value);
 	return run(store, st, err);
@@ -71,28 +71,28 @@ int pk_store_mail_find(struct pk_store *store, const char *message_id, gint64 *o
 		       GError **err)
 {
 	g_autofree char *mid = store_bare_msgid(message_id);
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT id FROM mails WHERE message_id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT id FROM mails WHERE message_id = ?1", err);
 	int rc;
 
 	if (!st)
 		return -1;
 	bind_text(st, 1, mid);
 	if ((rc = step(store, st, err)) > 0)
-		*out_id = sqlite3_column_int64(st, 0);
+		*out_id = col_int(st, 0);
 	return rc;
 }
 
 static int insert_mail(struct pk_store *s, gint64 *out_id, const struct pk_store_mail *m,
 		       const char *mid, const char *raw, size_t len, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(GBytes) blob = NULL;
 
 	if (raw && !(blob = store_gzip(raw, len, err)))
 		return -1;
 	st = prep(s, "INSERT INTO mails (source_id, message_id, in_reply_to, refs, subject, "
 		  "author_email, version, number, total, state, reason, raw, job_id, received, churn) "
-		  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", err);
+		  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id", err);
 	if (!st)
 		return -1;
 	bind_id(st, 1, m->source_id);
@@ -101,18 +101,17 @@ static int insert_mail(struct pk_store *s, gint64 *out_id, const struct pk_store
 	bind_text(st, 4, m->refs);
 	bind_text(st, 5, m->subject);
 	bind_text(st, 6, m->author_email);
-	sqlite3_bind_int(st, 7, MAX(m->version, 1));
-	sqlite3_bind_int(st, 8, MAX(m->number, 0));
-	sqlite3_bind_int(st, 9, MAX(m->total, 1));
+	bind_int(st, 7, MAX(m->version, 1));
+	bind_int(st, 8, MAX(m->number, 0));
+	bind_int(st, 9, MAX(m->total, 1));
 	bind_text(st, 10, m->state);
 	bind_text(st, 11, m->reason);
 	bind_blob(st, 12, blob);
 	bind_id(st, 13, m->job_id);
-	sqlite3_bind_int64(st, 14, m->received ? m->received : unix_now());
-	sqlite3_bind_int(st, 15, m->churn);
-	if (run(s, st, err) < 0)
+	bind_int(st, 14, m->received ? m->received : unix_now());
+	bind_int(st, 15, m->churn);
+	if (run_id(s, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(s->db);
 	return 0;
 }
 
@@ -145,32 +144,32 @@ int pk_store_mail_add(struct pk_store *store, gint64 *out_id, bool *out_existed,
 #define MAIL_COLUMNS "id, source_id, job_id, message_id, in_reply_to, refs, subject, " \
 		     "author_email, version, number, total, state, reason, received, churn"
 
-static struct pk_store_mail *mail_row(sqlite3_stmt *st)
+static struct pk_store_mail *mail_row(store_stmt *st)
 {
 	struct pk_store_mail *m = g_new0(struct pk_store_mail, 1);
 
-	m->id = sqlite3_column_int64(st, 0);
-	m->source_id = sqlite3_column_int64(st, 1);
-	m->job_id = sqlite3_column_int64(st, 2);
+	m->id = col_int(st, 0);
+	m->source_id = col_int(st, 1);
+	m->job_id = col_int(st, 2);
 	m->message_id = col_text(st, 3);
 	m->in_reply_to = col_text(st, 4);
 	m->refs = col_text(st, 5);
 	m->subject = col_text(st, 6);
 	m->author_email = col_text(st, 7);
-	m->version = sqlite3_column_int(st, 8);
-	m->number = sqlite3_column_int(st, 9);
-	m->total = sqlite3_column_int(st, 10);
+	m->version = col_int(st, 8);
+	m->number = col_int(st, 9);
+	m->total = col_int(st, 10);
 	m->state = col_text(st, 11);
 	m->reason = col_text(st, 12);
-	m->received = sqlite3_column_int64(st, 13);
-	m->churn = sqlite3_column_int(st, 14);
+	m->received = col_int(st, 13);
+	m->churn = col_int(st, 14);
 	return m;
 }
 
 int pk_store_mails(struct pk_store *store, const char *state, GPtrArray **out, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE "
-					  "?1 IS NULL OR state = ?1 ORDER BY id", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE "
+					  "state = ?1 OR ?1 IS NULL ORDER BY id", err);
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free);
 	int rc;
 
@@ -188,12 +187,12 @@ int pk_store_mails(struct pk_store *store, const char *state, GPtrArray **out, G
 int pk_store_mail_get(struct pk_store *store, gint64 mail_id, struct pk_store_mail **out,
 		      GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT " MAIL_COLUMNS " FROM mails WHERE id = ?1", err);
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, mail_id);
+	bind_int(st, 1, mail_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
 	*out = mail_row(st);
@@ -203,16 +202,16 @@ int pk_store_mail_get(struct pk_store *store, gint64 mail_id, struct pk_store_ma
 int pk_store_mail_raw(struct pk_store *store, gint64 mail_id, char **out, size_t *out_len,
 		      GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT raw FROM mails WHERE id = ?1 AND raw IS NOT NULL", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT raw FROM mails WHERE id = ?1 AND raw IS NOT NULL", err);
 	char *text;
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, mail_id);
+	bind_int(st, 1, mail_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
-	if (!(text = store_gunzip(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), err)))
+	if (!(text = col_gunzip(st, 0, err)))
 		return -1;
 	*out_len = strlen(text);
 	*out = text;
@@ -222,7 +221,7 @@ int pk_store_mail_raw(struct pk_store *store, gint64 mail_id, char **out, size_t
 int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *state,
 			    const char *reason, gint64 job_id, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 
 	if (!mail_state_known(state))
 		return pk_error(err, PK_ERROR_INPUT, "unknown mail state '%s'", state ? state : "(null)");
@@ -231,13 +230,13 @@ int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *
 		  "raw = CASE WHEN ?2 = 'skipped' THEN NULL ELSE raw END WHERE id = ?1", err);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, mail_id);
+	bind_int(st, 1, mail_id);
 	bind_text(st, 2, state);
 	bind_text(st, 3, reason);
 	bind_id(st, 4, job_id);
 	if (run(store, st, err) < 0)
 		return -1;
-	if (!sqlite3_changes(store->db))
+	if (!store_changes(store))
 		return pk_error(err, PK_ERROR_INPUT, "%s: no mail %" G_GINT64_FORMAT, store->path, mail_id);
 	return 0;
 }
@@ -260,13 +259,13 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 		       GError **err)
 {
 	g_autofree char *mid = store_bare_msgid(r->message_id);
-	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO replies (mail_id, review_id, job_id, "
+	g_autoptr(store_stmt) st = prep(store, "INSERT INTO replies (mail_id, review_id, job_id, "
 					  "after_commit, message_id, sender, recipients, text, sent) "
-					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", err);
+					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id", err);
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, r->mail_id);
+	bind_int(st, 1, r->mail_id);
 	bind_id(st, 2, r->review_id);
 	bind_id(st, 3, r->job_id);
 	bind_text(st, 4, r->after_commit);
@@ -275,10 +274,9 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 	bind_text(st, 7, r->recipients);
 	bind_text(st, 8, r->text);
 	if (r->sent)
-		sqlite3_bind_int64(st, 9, r->sent);
-	if (run(store, st, err) < 0)
+		bind_int(st, 9, r->sent);
+	if (run_id(store, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
@@ -289,29 +287,29 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id, con
 	g_autofree char *sql = g_strdup_printf("SELECT id, mail_id, review_id, job_id, after_commit, "
 					       "message_id, sender, recipients, text, sent FROM "
 					       "replies WHERE %s = ?1", where);
-	g_autoptr(sqlite3_stmt) st = prep(store, sql, err);
+	g_autoptr(store_stmt) st = prep(store, sql, err);
 	struct pk_store_reply *r;
 	int rc;
 
 	if (!st)
 		return -1;
 	if (key)
-		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+		bind_text(st, 1, key);
 	else
-		sqlite3_bind_int64(st, 1, id);
+		bind_int(st, 1, id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
 	r = g_new0(struct pk_store_reply, 1);
-	r->id = sqlite3_column_int64(st, 0);
-	r->mail_id = sqlite3_column_int64(st, 1);
-	r->review_id = sqlite3_column_int64(st, 2);
-	r->job_id = sqlite3_column_int64(st, 3);
+	r->id = col_int(st, 0);
+	r->mail_id = col_int(st, 1);
+	r->review_id = col_int(st, 2);
+	r->job_id = col_int(st, 3);
 	r->after_commit = col_text(st, 4);
 	r->message_id = col_text(st, 5);
 	r->sender = col_text(st, 6);
 	r->recipients = col_text(st, 7);
 	r->text = col_text(st, 8);
-	r->sent = sqlite3_column_int64(st, 9);
+	r->sent = col_int(st, 9);
 	*out = r;
 	return 1;
 }
@@ -336,13 +334,13 @@ int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
 
 static int reply_sent_locked(struct pk_store *s, gint64 reply_id, gint64 when, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "UPDATE replies SET sent = ?2 WHERE id = ?1", err);
-	g_autoptr(sqlite3_stmt) rv = NULL;
+	g_autoptr(store_stmt) st = prep(s, "UPDATE replies SET sent = ?2 WHERE id = ?1", err);
+	g_autoptr(store_stmt) rv = NULL;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, reply_id);
-	sqlite3_bind_int64(st, 2, when);
+	bind_int(st, 1, reply_id);
+	bind_int(st, 2, when);
 	if (run(s, st, err) < 0)
 		return -1;
 	rv = prep(s, "UPDATE reviews SET posted_to = (SELECT recipients FROM replies WHERE id = ?1), "
@@ -350,8 +348,8 @@ static int reply_sent_locked(struct pk_store *s, gint64 reply_id, gint64 when, G
 		  "WHERE id = (SELECT review_id FROM replies WHERE id = ?1)", err);
 	if (!rv)
 		return -1;
-	sqlite3_bind_int64(rv, 1, reply_id);
-	sqlite3_bind_int64(rv, 2, when);
+	bind_int(rv, 1, reply_id);
+	bind_int(rv, 2, when);
 	return run(s, rv, err);
 }
 

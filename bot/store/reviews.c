@@ -9,19 +9,19 @@
 
 /* ---- tests and reviews ------------------------------------------------- */
 
-static void bind_level(sqlite3_stmt *st, int i, int level)
+static void bind_level(store_stmt *st, int i, int level)
 {
 	if (level >= 0)
-		sqlite3_bind_int(st, i, level);
+		bind_int(st, i, level);
 	else
-		sqlite3_bind_null(st, i);
+		bind_null(st, i);
 }
 
-static void bind_origin(sqlite3_stmt *st, int first, const struct pk_origin *o)
+static void bind_origin(store_stmt *st, int first, const struct pk_origin *o)
 {
 	bind_text(st, first, o->file);
 	if (o->file)
-		sqlite3_bind_int(st, first + 1, o->line);
+		bind_int(st, first + 1, o->line);
 	bind_text(st, first + 2, o->func);
 	bind_text(st, first + 3, o->format);
 }
@@ -29,11 +29,11 @@ static void bind_origin(sqlite3_stmt *st, int first, const struct pk_origin *o)
 static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kdiff *d,
 			  GError **err)
 {
-	g_autoptr(sqlite3_stmt) c = prep(s, "INSERT INTO console_changes (test_id, seq, kind, "
+	g_autoptr(store_stmt) c = prep(s, "INSERT INTO console_changes (test_id, seq, kind, "
 					 "old_level, new_level, old_text, new_text, file, line, func, "
 					 "format, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 					 "?10, ?11, ?12)", err);
-	g_autoptr(sqlite3_stmt) x = prep(s, "INSERT INTO index_changes (test_id, seq, kind, "
+	g_autoptr(store_stmt) x = prep(s, "INSERT INTO index_changes (test_id, seq, kind, "
 					 "old_level, new_level, old_format, new_format, file, line, "
 					 "func, format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
 					 "?10, ?11)", err);
@@ -43,8 +43,8 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 	for (guint i = 0; i < d->changes->len; i++) {
 		const struct pk_change *ch = d->changes->pdata[i];
 
-		sqlite3_bind_int64(c, 1, test_id);
-		sqlite3_bind_int(c, 2, (int)i);
+		bind_int(c, 1, test_id);
+		bind_int(c, 2, (int)i);
 		bind_text(c, 3, pk_change_kind_name(ch->kind));
 		bind_level(c, 4, ch->old_level);
 		bind_level(c, 5, ch->new_level);
@@ -58,8 +58,8 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 	for (guint i = 0; i < d->index_changes->len; i++) {
 		const struct pk_index_change *ch = d->index_changes->pdata[i];
 
-		sqlite3_bind_int64(x, 1, test_id);
-		sqlite3_bind_int(x, 2, (int)i);
+		bind_int(x, 1, test_id);
+		bind_int(x, 2, (int)i);
 		bind_text(x, 3, pk_change_kind_name(ch->kind));
 		bind_level(x, 4, ch->old_level);
 		bind_level(x, 5, ch->new_level);
@@ -76,17 +76,17 @@ static int insert_changes(struct pk_store *s, gint64 test_id, const struct pk_kd
 static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct pk_store_test *t,
 				GError **err)
 {
-	g_autoptr(sqlite3_stmt) f = prep(s, "SELECT id FROM findings WHERE patch_id = ?1 ORDER BY seq", err);
-	g_autoptr(sqlite3_stmt) ins = prep(s, "INSERT INTO finding_checks (test_id, finding_id, "
+	g_autoptr(store_stmt) f = prep(s, "SELECT id FROM findings WHERE patch_id = ?1 ORDER BY seq", err);
+	g_autoptr(store_stmt) ins = prep(s, "INSERT INTO finding_checks (test_id, finding_id, "
 					   "confirmation) VALUES (?1, ?2, ?3)", err);
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
 	int rc;
 
 	if (!f || !ins)
 		return -1;
-	sqlite3_bind_int64(f, 1, t->patch_id);
+	bind_int(f, 1, t->patch_id);
 	while ((rc = step(s, f, err)) > 0) {
-		gint64 id = sqlite3_column_int64(f, 0);
+		gint64 id = col_int(f, 0);
 
 		g_array_append_val(ids, id);
 	}
@@ -97,8 +97,8 @@ static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct
 				"findings but the test confirms %u", s->path, t->patch_id,
 				ids->len, t->n_confirmations);
 	for (guint i = 0; i < ids->len; i++) {
-		sqlite3_bind_int64(ins, 1, test_id);
-		sqlite3_bind_int64(ins, 2, g_array_index(ids, gint64, i));
+		bind_int(ins, 1, test_id);
+		bind_int(ins, 2, g_array_index(ids, gint64, i));
 		bind_text(ins, 3, t->confirmations[i]);
 		if (run(s, ins, err) < 0)
 			return -1;
@@ -109,7 +109,7 @@ static int insert_confirmations(struct pk_store *s, gint64 test_id, const struct
 /* What of the patch the kernel held, one row per touched file in the patch's order. */
 static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *coverage, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "INSERT INTO test_coverage (test_id, seq, file, state, reason) "
+	g_autoptr(store_stmt) st = prep(s, "INSERT INTO test_coverage (test_id, seq, file, state, reason) "
 					  "VALUES (?1, ?2, ?3, ?4, ?5)", err);
 
 	if (!st)
@@ -117,8 +117,8 @@ static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *
 	for (guint i = 0; i < coverage->len; i++) {
 		const struct pk_file_coverage *c = coverage->pdata[i];
 
-		sqlite3_bind_int64(st, 1, test_id);
-		sqlite3_bind_int(st, 2, (int)i);
+		bind_int(st, 1, test_id);
+		bind_int(st, 2, (int)i);
 		bind_text(st, 3, c->file);
 		bind_text(st, 4, pk_coverage_state_name(c->state));
 		bind_text(st, 5, c->reason);
@@ -131,39 +131,38 @@ static int insert_coverage(struct pk_store *s, gint64 test_id, const GPtrArray *
 static int insert_test(struct pk_store *s, gint64 *out_id, const struct pk_store_test *t,
 		       GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(s, "INSERT INTO tests (patch_id, before_build, after_build, "
+	g_autoptr(store_stmt) st = prep(s, "INSERT INTO tests (patch_id, before_build, after_build, "
 					  "before_boot, after_boot, verdict, reason, seconds, "
 					  "records_before, records_after, noise_dropped, created) VALUES "
-					  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", err);
-	g_autoptr(sqlite3_stmt) upd = prep(s, "UPDATE patches SET verdict = ?2 WHERE id = ?1", err);
+					  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id", err);
+	g_autoptr(store_stmt) upd = prep(s, "UPDATE patches SET verdict = ?2 WHERE id = ?1", err);
 	gint64 test_id;
 
 	if (!st || !upd)
 		return -1;
-	sqlite3_bind_int64(st, 1, t->patch_id);
+	bind_int(st, 1, t->patch_id);
 	bind_id(st, 2, t->before_build);
 	bind_id(st, 3, t->after_build);
 	bind_id(st, 4, t->before_boot);
 	bind_id(st, 5, t->after_boot);
 	bind_text(st, 6, pk_verdict_name(t->verdict));
 	bind_text(st, 7, t->reason);
-	sqlite3_bind_double(st, 8, t->seconds);
+	bind_double(st, 8, t->seconds);
 	if (t->diff) {
-		sqlite3_bind_int(st, 9, (int)t->diff->records_before);
-		sqlite3_bind_int(st, 10, (int)t->diff->records_after);
-		sqlite3_bind_int(st, 11, (int)t->diff->noise_dropped);
+		bind_int(st, 9, (int)t->diff->records_before);
+		bind_int(st, 10, (int)t->diff->records_after);
+		bind_int(st, 11, (int)t->diff->noise_dropped);
 	}
-	sqlite3_bind_int64(st, 12, unix_now());
-	if (run(s, st, err) < 0)
+	bind_int(st, 12, unix_now());
+	if (run_id(s, st, &test_id, err) < 0)
 		return -1;
-	test_id = sqlite3_last_insert_rowid(s->db);
 	if (t->diff && insert_changes(s, test_id, t->diff, err) < 0)
 		return -1;
 	if (t->confirmations && insert_confirmations(s, test_id, t, err) < 0)
 		return -1;
 	if (t->coverage && insert_coverage(s, test_id, t->coverage, err) < 0)
 		return -1;
-	sqlite3_bind_int64(upd, 1, t->patch_id);
+	bind_int(upd, 1, t->patch_id);
 	bind_text(upd, 2, pk_verdict_name(t->verdict));
 	if (run(s, upd, err) < 0)
 		return -1;
@@ -188,37 +187,36 @@ int pk_store_add_test(struct pk_store *store, gint64 *out_id,
 int pk_store_add_review(struct pk_store *store, gint64 *out_id, gint64 test_id,
 			const char *model_json, const char *body, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "INSERT INTO reviews (test_id, model, body, created) "
-					  "VALUES (?1, ?2, ?3, ?4)", err);
+	g_autoptr(store_stmt) st = prep(store, "INSERT INTO reviews (test_id, model, body, created) "
+					  "VALUES (?1, ?2, ?3, ?4) RETURNING id", err);
 
 	if (!st)
 		return -1;
 	bind_id(st, 1, test_id);
 	bind_text(st, 2, model_json);
 	bind_text(st, 3, body);
-	sqlite3_bind_int64(st, 4, unix_now());
-	if (run(store, st, err) < 0)
+	bind_int(st, 4, unix_now());
+	if (run_id(store, st, out_id, err) < 0)
 		return -1;
-	*out_id = sqlite3_last_insert_rowid(store->db);
 	return 0;
 }
 
 int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char *posted_to,
 			   const char *reply_message_id, gint64 time, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "UPDATE reviews SET posted_to = ?2, "
+	g_autoptr(store_stmt) st = prep(store, "UPDATE reviews SET posted_to = ?2, "
 					  "reply_message_id = ?3, posted_at = ?4 WHERE id = ?1", err);
 	g_autofree char *mid = store_bare_msgid(reply_message_id);
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, review_id);
+	bind_int(st, 1, review_id);
 	bind_text(st, 2, posted_to);
 	bind_text(st, 3, mid);
-	sqlite3_bind_int64(st, 4, time ? time : unix_now());
+	bind_int(st, 4, time ? time : unix_now());
 	if (run(store, st, err) < 0)
 		return -1;
-	if (!sqlite3_changes(store->db))
+	if (!store_changes(store))
 		return pk_error(err, PK_ERROR_INPUT, "%s: no review %" G_GINT64_FORMAT,
 				store->path, review_id);
 	return 0;
@@ -227,12 +225,12 @@ int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char 
 int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
 			char **out_body, GError **err)
 {
-	g_autoptr(sqlite3_stmt) st = prep(store, "SELECT model, body FROM reviews WHERE id = ?1", err);
+	g_autoptr(store_stmt) st = prep(store, "SELECT model, body FROM reviews WHERE id = ?1", err);
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, review_id);
+	bind_int(st, 1, review_id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc < 0 ? -1 : pk_error(err, PK_ERROR_INPUT, "%s: no review %" G_GINT64_FORMAT,
 					      store->path, review_id);
@@ -294,26 +292,26 @@ static const struct history_arm history_arms[] = {
 static gboolean history_has_patch_filter(const struct pk_history_filter *f);
 
 static void history_arm_sql(GString *q, const struct history_arm *a, int order,
-			    const struct pk_history_filter *f)
+			    const struct pk_history_filter *f, const char *instr)
 {
 	g_string_append_printf(q, "SELECT p.id, %s, p.subject, p.message_id, p.commit_id, p.author, "
 			       "p.time, %s, '%s', c.kind, c.file, c.line, %s, %s, %s, s.name, "
 			       "%d AS stage_order, c.seq FROM %s LEFT JOIN sources s ON "
-			       "s.id = p.source_id WHERE 1", a->test_id, a->verdict, a->stage,
+			       "s.id = p.source_id WHERE 1 = 1", a->test_id, a->verdict, a->stage,
 			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->from);
 	if (f->file)
 		g_string_append(q, " AND c.file = :file");
 	if (f->func)
 		g_string_append_printf(q, " AND %s = :func", a->func);
 	if (f->grep)
-		g_string_append_printf(q, " AND (instr(%s, :grep) > 0 OR instr(%s, :grep) > 0)",
-				       a->old_text, a->new_text);
+		g_string_append_printf(q, " AND (%s(%s, :grep) > 0 OR %s(%s, :grep) > 0)",
+				       instr, a->old_text, instr, a->new_text);
 	if (f->kind)
 		g_string_append(q, " AND c.kind = :kind");
 	if (f->verdict)
 		g_string_append_printf(q, " AND %s = :verdict", a->verdict);
 	if (history_has_patch_filter(f))
-		g_string_append(q, " AND p.id IN sel");
+		g_string_append(q, " AND p.id IN (SELECT id FROM sel)");
 }
 
 /*
@@ -326,14 +324,14 @@ static gboolean history_has_patch_filter(const struct pk_history_filter *f)
 	return f->author || f->source || f->commit || f->message_id || f->since || f->until;
 }
 
-static void history_patch_sql(GString *q, const struct pk_history_filter *f)
+static void history_patch_sql(GString *q, const struct pk_history_filter *f, const char *instr)
 {
 	g_string_append(q, "WITH sel(id) AS MATERIALIZED (SELECT p.id FROM patches p LEFT JOIN "
-			"sources s ON s.id = p.source_id WHERE 1");
+			"sources s ON s.id = p.source_id WHERE 1 = 1");
 	if (f->author)
-		g_string_append(q, " AND instr(lower(ifnull(p.author, '') || ' ' || "
-				"ifnull(p.author_name, '') || ' ' || ifnull(p.author_email, '')), "
-				":author) > 0");
+		g_string_append_printf(q, " AND %s(lower(coalesce(p.author, '') || ' ' || "
+				       "coalesce(p.author_name, '') || ' ' || coalesce(p.author_email, '')), "
+				       ":author) > 0", instr);
 	if (f->source)
 		g_string_append(q, " AND (s.name = :source OR s.url = :source OR s.kind = :source)");
 	if (f->commit)
@@ -347,12 +345,12 @@ static void history_patch_sql(GString *q, const struct pk_history_filter *f)
 	g_string_append(q, ") ");
 }
 
-static void bind_named(sqlite3_stmt *st, const char *name, const char *value)
+static void bind_named(store_stmt *st, const char *name, const char *value)
 {
-	int i = sqlite3_bind_parameter_index(st, name);
+	int i = bind_index(st, name);
 
 	if (i && value)
-		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+		bind_text(st, i, value);
 }
 
 static char *history_link(const char *mid, const char *commit)
@@ -366,22 +364,22 @@ static char *history_link(const char *mid, const char *commit)
 	return g_strdup(commit);
 }
 
-static struct pk_history_row *history_row(sqlite3_stmt *st)
+static struct pk_history_row *history_row(store_stmt *st)
 {
 	struct pk_history_row *r = g_new0(struct pk_history_row, 1);
 
-	r->patch_id = sqlite3_column_int64(st, 0);
-	r->test_id = sqlite3_column_int64(st, 1);
+	r->patch_id = col_int(st, 0);
+	r->test_id = col_int(st, 1);
 	r->subject = col_text(st, 2);
 	r->message_id = col_text(st, 3);
 	r->commit = col_text(st, 4);
 	r->author = col_text(st, 5);
-	r->time = sqlite3_column_int64(st, 6);
+	r->time = col_int(st, 6);
 	r->verdict = col_text(st, 7);
 	r->stage = col_text(st, 8);
 	r->kind = col_text(st, 9);
 	r->file = col_text(st, 10);
-	r->line = sqlite3_column_int(st, 11);
+	r->line = col_int(st, 11);
 	r->func = col_text(st, 12);
 	r->old_text = col_text(st, 13);
 	r->new_text = col_text(st, 14);
@@ -394,7 +392,7 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *f, GError **err)
 {
 	g_autoptr(GString) q = g_string_new(NULL);
-	g_autoptr(sqlite3_stmt) st = NULL;
+	g_autoptr(store_stmt) st = NULL;
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_history_row_free);
 	g_autofree char *mid = store_bare_msgid(f->message_id);
 	g_autofree char *author = f->author ? g_ascii_strdown(f->author, -1) : NULL;
@@ -402,7 +400,7 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 	int arms = 0, rc;
 
 	if (history_has_patch_filter(f))
-		history_patch_sql(q, f);
+		history_patch_sql(q, f, store->be->instr);
 	g_string_append(q, "SELECT * FROM (");
 	for (size_t i = 0; i < G_N_ELEMENTS(history_arms); i++) {
 		const struct history_arm *a = &history_arms[i];
@@ -411,7 +409,7 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 			continue;
 		if (arms++)
 			g_string_append(q, " UNION ALL ");
-		history_arm_sql(q, a, (int)i, f);
+		history_arm_sql(q, a, (int)i, f, store->be->instr);
 	}
 	if (!arms) {
 		if (f->stage && strcmp(f->stage, "static") && strcmp(f->stage, "boot") &&
@@ -421,7 +419,8 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 		*out = g_steal_pointer(&rows);
 		return 0;
 	}
-	g_string_append(q, ") ORDER BY 7 DESC, 1 DESC, stage_order, 2, seq");
+	/* NULLS LAST: SQLite's order for a patch without a date, which PostgreSQL puts first */
+	g_string_append(q, ") AS h ORDER BY 7 DESC NULLS LAST, 1 DESC, stage_order, 2, seq");
 	if (f->limit)
 		g_string_append(q, " LIMIT :limit");
 	if (!(st = prep(store, q->str, err)))
@@ -436,11 +435,11 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 	bind_named(st, ":commit", commit);
 	bind_named(st, ":mid", mid);
 	if (f->since)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":since"), f->since);
+		bind_int(st, bind_index(st, ":since"), f->since);
 	if (f->until)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":until"), f->until);
+		bind_int(st, bind_index(st, ":until"), f->until);
 	if (f->limit)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), f->limit);
+		bind_int(st, bind_index(st, ":limit"), f->limit);
 	while ((rc = step(store, st, err)) > 0)
 		g_ptr_array_add(rows, history_row(st));
 	if (rc < 0)

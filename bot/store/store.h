@@ -57,15 +57,16 @@ struct pk_store;
 
 /*
  * Open (creating or migrating) the database at path; NULL means
- * $PRINTKBOT_DB, else <cache dir>/printkbot.db.  *out is freed with
- * pk_store_close().
+ * $PRINTKBOT_DB, else <cache dir>/printkbot.db.  A postgresql:// (or
+ * postgres://) URL opens that PostgreSQL database instead of a SQLite
+ * file ([store] url).  *out is freed with pk_store_close().
  */
 int pk_store_open(struct pk_store **out, const char *path, GError **err);
 void pk_store_close(struct pk_store *store);
 typedef struct pk_store pk_store;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store, pk_store_close)
 
-/* The database file in use (borrowed, valid until close). */
+/* The database file or URL in use, as opened (borrowed, valid until close). */
 const char *pk_store_path(const struct pk_store *store);
 /* The path pk_store_open(NULL) uses; caller frees. */
 char *pk_store_default_path(void);
@@ -77,7 +78,7 @@ void pk_store_rollback(struct pk_store *store);
 
 /* What pk_store_check_file() found. */
 struct pk_store_check {
-	int version;                /* PRAGMA user_version of the file, -1 when unreadable */
+	int version;                /* the schema version (SQLite's PRAGMA user_version), -1 when unreadable */
 	GPtrArray *problems;        /* char*: what is wrong; empty when healthy */
 };
 void pk_store_check_clear(struct pk_store_check *check);
@@ -88,6 +89,8 @@ void pk_store_check_clear(struct pk_store_check *check);
  * when it is newer than PK_STORE_SCHEMA_VERSION or missing).  A file that
  * is not SQLite, or too damaged to read its schema, is a problem too.
  * Returns -1 only when the file does not exist or cannot be opened.
+ * path may be a PostgreSQL URL: its schema version is read, and no
+ * integrity or reference check is run (PostgreSQL keeps both itself).
  */
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err);
 

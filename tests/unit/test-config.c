@@ -40,6 +40,31 @@ static void test_values_and_defaults(void **state)
 	unlink(path);
 }
 
+/* [store] url names a PostgreSQL store (the store picks it by its scheme); never with path. */
+static void test_store_url(void **state)
+{
+	g_autofree char *path = write_tmp("[store]\nurl = postgresql://bot@db.example.org/printkbot\n");
+	g_autofree char *both = write_tmp("[store]\nurl = postgresql://db/p\npath = /var/p.db\n");
+	g_autofree char *other = write_tmp("[store]\nurl = mysql://db/p\n");
+	g_autoptr(GError) err = NULL;
+	g_autofree char *only = NULL;
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_string_equal(c.db, "postgresql://bot@db.example.org/printkbot");
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_store_path(&only, path, NULL), 0);
+	assert_string_equal(only, "postgresql://bot@db.example.org/printkbot");
+	assert_int_equal(pk_config_load(&c, both, &err), -1);
+	assert_non_null(strstr(err->message, "both url and path"));
+	g_clear_error(&err);
+	assert_int_equal(pk_config_load(&c, other, &err), -1);
+	assert_non_null(strstr(err->message, "not a postgresql:// URL"));
+	unlink(path);
+	unlink(both);
+	unlink(other);
+}
+
 /* A source's archive: where its list's mails are on the web (reply.h's patch link), none by default. */
 static void test_source_archive(void **state)
 {
@@ -377,6 +402,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_defaults),
+		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_worker_keys),
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_bases_and_trees),

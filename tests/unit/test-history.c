@@ -483,13 +483,47 @@ static void test_commands(void **state)
 		assert_non_null(strstr(out, "integrity ok, foreign keys ok"));
 	}
 	g_clear_pointer(&out, g_free);
-	{
+	if (!pg_admin) {   /* a file that is not a database */
 		g_autofree char *bad = db_path("bad.db");
 		char *argv[] = { "db", "check", "--db", bad, NULL };
 
 		assert_int_equal(pk_write_file(bad, "SQLite format 3\0garbage", 24, NULL), 0);
 		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 1);
 		assert_non_null(strstr(out, "problem"));
+	}
+}
+
+/* `history --json` of one store, with more arguments; its output. */
+static char *history_json(const char *path, char *more)
+{
+	char *argv[] = { "history", "--db", (char *)path, "--json", more, NULL };
+	char *out = NULL;
+
+	assert_int_equal(run_captured(cmd_history, more ? 5 : 4, argv, &out), 0);
+	return out;
+}
+
+/*
+ * The same data in SQLite and in PostgreSQL: `history --json` gives the
+ * same bytes, whole and filtered (the filters' SQL differs by backend).
+ */
+static void test_json_both_backends(void **state)
+{
+	g_autofree char *admin = g_steal_pointer(&pg_admin);
+	g_autoptr(pk_store) lite = history_fixture("json.db");   /* pg_admin unset: a file */
+	g_autoptr(pk_store) pg = NULL;
+	char *filters[] = { NULL, "--author=jane", "--grep=scheduling while atomic", "--commit=ABCDEF",
+			    "--source=lkml", "--limit=2", "--since=2026-01-01" };
+
+	pg_admin = g_steal_pointer(&admin);
+	pg = history_fixture("json.db");
+	for (size_t i = 0; i < G_N_ELEMENTS(filters); i++) {
+		g_autofree char *a = history_json(pk_store_path(lite), filters[i]);
+		g_autofree char *b = history_json(pk_store_path(pg), filters[i]);
+
+		print_message("history --json %s: %zu bytes\n", filters[i] ? filters[i] : "", strlen(a));
+		assert_true(*a);
+		assert_string_equal(a, b);
 	}
 }
 
@@ -502,6 +536,14 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_commands),
 	};
+	const struct CMUnitTest pg_tests[] = {
+		cmocka_unit_test(test_history_filters),
+		cmocka_unit_test(test_history_rows),
+		cmocka_unit_test(test_confirmation_mismatch),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_json_both_backends),
+	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return run_both(tests, pg_tests, setup, teardown);
 }

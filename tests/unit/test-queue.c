@@ -461,6 +461,74 @@ static void test_killed_worker(void **state)
 	}
 }
 
+/*
+ * The daemon's mail side, on each backend: a mail stored once (raw bytes
+ * kept, a 0xff among them), found, listed by state, moved; its
+ * reply found three ways and sent once; how far a source was read.
+ */
+static void test_mails_and_replies(void **state)
+{
+	g_autofree char *path = db_path("mails.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	static const char raw[] = "From: a@b\r\nSubject: x\r\n\r\nbody \xff tail\r\n";
+	struct pk_store_mail m = { .message_id = "m1@x", .subject = "[PATCH] x", .version = 2,
+				   .number = 1, .total = 1, .churn = 3, .state = "pending" };
+	struct pk_store_reply r = { .message_id = "reply1@bot", .sender = "bot@x",
+				    .recipients = "a@b\nlist@x", .text = "reply text\r\n" };
+	g_autoptr(GPtrArray) pending = NULL;
+	g_autofree char *back = NULL, *value = NULL;
+	struct pk_store_mail *got = NULL;
+	struct pk_store_reply *rep = NULL;
+	gint64 mail, again, found, reply, source;
+	bool existed = true;
+	size_t len = 0;
+
+	assert_int_equal(pk_store_add_source(s, &source, "maildir", "local", NULL, &err), 0);
+	m.source_id = source;
+	assert_int_equal(pk_store_mail_add(s, &mail, &existed, &m, raw, sizeof(raw) - 1, &err), 0);
+	assert_false(existed);
+	assert_int_equal(pk_store_mail_add(s, &again, &existed, &m, NULL, 0, &err), 0);
+	assert_true(existed);
+	assert_int_equal(again, mail);
+	assert_int_equal(pk_store_mail_find(s, "<m1@x>", &found, &err), 1);
+	assert_int_equal(found, mail);
+	assert_int_equal(pk_store_mail_raw(s, mail, &back, &len, &err), 1);
+	assert_int_equal(len, sizeof(raw) - 1);
+	assert_memory_equal(back, raw, len);
+	assert_int_equal(pk_store_mails(s, "pending", &pending, &err), 0);
+	assert_int_equal(pending->len, 1);
+	assert_int_equal(pk_store_mail_set_state(s, mail, "skipped", "not a patch", 0, &err), 0);
+	assert_int_equal(pk_store_mail_get(s, mail, &got, &err), 1);
+	assert_string_equal(got->state, "skipped");
+	assert_string_equal(got->reason, "not a patch");
+	assert_int_equal(got->version, 2);
+	assert_int_equal(got->churn, 3);
+	pk_store_mail_free(got);
+	g_clear_pointer(&back, g_free);
+	assert_int_equal(pk_store_mail_raw(s, mail, &back, &len, &err), 0);   /* skipped: dropped */
+
+	r.mail_id = mail;
+	assert_int_equal(pk_store_reply_add(s, &reply, &r, &err), 0);
+	assert_int_equal(pk_store_reply_add(s, &again, &r, &err), -1);   /* one reply a mail */
+	g_clear_error(&err);
+	assert_int_equal(pk_store_reply_for_mail(s, mail, &rep, &err), 1);
+	assert_int_equal(rep->id, reply);
+	assert_int_equal(rep->sent, 0);
+	pk_store_reply_free(rep);
+	assert_int_equal(pk_store_reply_sent(s, reply, 1234, &err), 0);
+	assert_int_equal(pk_store_reply_by_message_id(s, "reply1@bot", &rep, &err), 1);
+	assert_int_equal(rep->sent, 1234);
+	assert_string_equal(rep->recipients, "a@b\nlist@x");
+	pk_store_reply_free(rep);
+	assert_int_equal(pk_store_reply_get(s, reply + 1, &rep, &err), 0);
+
+	assert_int_equal(pk_store_source_state_set(s, source, "uidnext", "41", &err), 0);
+	assert_int_equal(pk_store_source_state_set(s, source, "uidnext", "42", &err), 0);
+	assert_int_equal(pk_store_source_state_get(s, source, "uidnext", &value, &err), 1);
+	assert_string_equal(value, "42");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,7 +538,9 @@ int main(void)
 		cmocka_unit_test(test_lease),
 		cmocka_unit_test(test_claim_race),
 		cmocka_unit_test(test_killed_worker),
+		cmocka_unit_test(test_mails_and_replies),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* all of it on PostgreSQL too: the claim race is FOR UPDATE SKIP LOCKED's test there */
+	return run_both(tests, tests, setup, teardown);
 }
