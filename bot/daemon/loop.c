@@ -225,6 +225,17 @@ static int daemon_lock(const char *db_path, GError **err)
 	return fd;
 }
 
+/* One intake per store: the database's own lock, else a file lock beside the SQLite file. */
+static int intake_lock(struct pk_daemon *d, GError **err)
+{
+	int rc = pk_store_intake_lock(d->store, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	d->lock_fd = daemon_lock(pk_store_path(d->store), err);
+	return d->lock_fd < 0 ? -1 : 0;
+}
+
 int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GError **err)
 {
 	struct pk_daemon *d = g_new0(struct pk_daemon, 1);
@@ -244,7 +255,7 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 	/* a worker reads no source: it has an empty list, and no intake lock */
 	d->sources = g_ptr_array_new();
 	if (pk_store_open(&d->store, opts->db ? opts->db : d->config.db, err) < 0 ||
-	    (!opts->worker && (d->lock_fd = daemon_lock(pk_store_path(d->store), err)) < 0) ||
+	    (!opts->worker && intake_lock(d, err) < 0) ||
 	    daemon_open_outbox(d, err) < 0 || daemon_reconcile_outbox(d, err) < 0 ||
 	    (!opts->queue_only && daemon_worker_start(d, err) < 0) ||
 	    (!opts->worker && daemon_open_sources(d, err) < 0)) {

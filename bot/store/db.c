@@ -44,6 +44,20 @@ char *pk_store_default_path(void)
 	return g_build_filename(cache, "printkbot.db", NULL);
 }
 
+int pk_store_intake_lock(struct pk_store *store, GError **err)
+{
+	gint64 taken = 0;
+
+	if (!store->be->intake_lock_sql)
+		return 0;
+	if (query_int(store, store->be->intake_lock_sql, &taken, err) < 0)
+		return -1;
+	if (!taken)
+		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon's intake uses %s",
+				pk_store_path(store));
+	return 1;
+}
+
 const char *pk_store_path(const struct pk_store *store)
 {
 	return store->where;

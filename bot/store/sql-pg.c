@@ -575,6 +575,8 @@ const struct store_backend store_pg = {
 		       "WHERE n.nspname = current_schema() AND c.relname <> 'printkbot_schema'",
 	.table_sql = "SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?1",
 	.skip_locked = " FOR UPDATE SKIP LOCKED",
+	/* session-level: held until the connection ends */
+	.intake_lock_sql = "SELECT CASE WHEN pg_try_advisory_lock(1886546788) THEN 1 ELSE 0 END",
 	.instr = "strpos",
 };
 

@@ -260,6 +260,7 @@ const struct store_backend store_sqlite = {
 	.begin_sql = "BEGIN IMMEDIATE",
 	.schema_lock_sql = NULL,   /* BEGIN IMMEDIATE holds the write lock already */
 	.skip_locked = "",         /* and so a claim is alone */
+	.intake_lock_sql = NULL,   /* one machine: the daemon locks a file beside the database */
 	.instr = "instr",
 	.setup_sql = lite_setup,
 	.ready_sql = lite_ready,

@@ -69,6 +69,8 @@ struct store_backend {
 	const char *begin_sql;          /* the outermost BEGIN */
 	const char *schema_lock_sql;    /* first in a migration's transaction, or NULL */
 	const char *skip_locked;        /* after a job claim's SELECT: "" or FOR UPDATE SKIP LOCKED */
+	const char *intake_lock_sql;    /* 1 when this session took the intake's lock, 0 when another
+	                                   holds it; NULL: the database has none (store.h) */
 	const char *instr;              /* the function (haystack, needle) giving a 1-based position */
 	const char *const *setup_sql;   /* run after opening, before migrating */
 	const char *const *ready_sql;   /* run after migrating */

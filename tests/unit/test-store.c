@@ -546,6 +546,30 @@ static void test_pg_lost_connection(void **state)
 }
 
 /*
+ * One intake per database: on PostgreSQL a second store's lock is refused
+ * while the first holds it, and taken once the first is closed; SQLite has
+ * none (the daemon locks a file beside it).
+ */
+static void test_intake_lock(void **state)
+{
+	g_autofree char *path = db_path("intake.db");
+	g_autoptr(GError) err = NULL;
+	struct pk_store *first = open_ok(path);
+	g_autoptr(pk_store) second = open_ok(path);
+	bool pg = g_str_has_prefix(path, "postgresql://");
+
+	assert_int_equal(pk_store_intake_lock(first, NULL), pg ? 1 : 0);
+	if (!pg) {
+		pk_store_close(first);
+		return;
+	}
+	assert_int_equal(pk_store_intake_lock(second, &err), -1);
+	assert_non_null(strstr(err->message, "another printkbot daemon's intake uses"));
+	pk_store_close(first);
+	assert_int_equal(pk_store_intake_lock(second, NULL), 1);
+}
+
+/*
  * Workers starting together on a new PostgreSQL database: each opens it,
  * one makes the schema.  (Not on SQLite: there a second process switching
  * a new file to WAL at the same moment gets "database is locked" at once,
@@ -1004,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(test_negative_version_refused),
 		cmocka_unit_test(test_check_read_only),
 		cmocka_unit_test(test_foreign_refused),
+		cmocka_unit_test(test_intake_lock),
 		cmocka_unit_test(test_random_bytes),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_capture_roundtrip),
@@ -1021,6 +1046,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_pg_encoding_refused),
 		cmocka_unit_test(test_pg_lost_connection),
+		cmocka_unit_test(test_intake_lock),
 		cmocka_unit_test(test_open_together),
 		cmocka_unit_test(test_capture_roundtrip),
 		cmocka_unit_test(test_dedupe),
