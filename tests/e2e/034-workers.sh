@@ -16,7 +16,8 @@
 # and is one file of the outbox).
 source "$(dirname "$0")/lib.sh"
 
-pgdir=$work/pg
+# not under $work: the server runs as nobody (as root), who cannot enter $work
+pgdir=$(mktemp -u "${TMPDIR:-/tmp}/printkbot-pg.XXXXXX")
 url=$(bash tests/unit/pg-fixture.sh start "$pgdir") || {
 	[ $? -eq 77 ] && skip "no PostgreSQL (Debian's postgresql)"
 	fail "PostgreSQL did not start" "$pgdir/server.log"
