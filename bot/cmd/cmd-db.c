@@ -7,13 +7,17 @@
 #include <string.h>
 
 static const char db_usage[] =
-	"usage: printkbot db check [--config FILE] [--db FILE]\n\n"
+	"usage: printkbot db check|migrate [--config FILE] [--db FILE]\n\n"
 	"    check        integrity, foreign keys and schema version of the\n"
-	"                 database, read-only (an older schema is not migrated)\n\n"
-	"    --config FILE  read its [store] path (default $PRINTKBOT_CONFIG, else\n"
-	"                 /etc/printkbot.conf if present)\n"
-	"    --db FILE    the database (default the config's [store] path, else\n"
-	"                 $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n\n"
+	"                 database, read-only (an older schema is not migrated)\n"
+	"    migrate      bring the schema to this printkbot's version now (any\n"
+	"                 command that opens the database does it too), or make\n"
+	"                 a new database\n\n"
+	"    --config FILE  read its [store] path or url (default $PRINTKBOT_CONFIG,\n"
+	"                 else /etc/printkbot.conf if present)\n"
+	"    --db FILE    the database, a SQLite file or a postgresql:// URL (default\n"
+	"                 the config's [store], else $PRINTKBOT_DB, else\n"
+	"                 $PRINTKBOT_CACHE/printkbot.db)\n\n"
 	"exit status: 0 healthy, 1 problems found (a file that is not SQLite, or\n"
 	"is too damaged to read, is one), 2 usage or no such file\n";
 
@@ -43,12 +47,38 @@ static int cmd_db__check(const char *db)
 	return rc;
 }
 
+static int cmd_db__migrate(const char *db)
+{
+	g_autofree char *path = db ? g_strdup(db) : pk_store_default_path();
+	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_store) store = NULL;
+	struct pk_store_check check = { 0 };
+	int before = -1;
+
+	/* the version before, when there is a database to read (a new file has none) */
+	if (pk_store_check_file(&check, path, NULL) == 0)
+		before = check.version;
+	pk_store_check_clear(&check);
+	if (pk_store_open(&store, path, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 1;
+	}
+	if (before > 0 && before < PK_STORE_SCHEMA_VERSION)
+		printf("%s: schema version %d migrated to %d\n", pk_store_path(store), before, PK_STORE_SCHEMA_VERSION);
+	else if (before > 0)
+		printf("%s: schema version %d, nothing to migrate\n", pk_store_path(store), before);
+	else
+		printf("%s: made at schema version %d\n", pk_store_path(store), PK_STORE_SCHEMA_VERSION);
+	return 0;
+}
+
 /* The db commands; each takes the database path (NULL for the default). */
 static const struct {
 	const char *name;
 	int (*fn)(const char *db);
 } db_commands[] = {
 	{ "check", cmd_db__check },
+	{ "migrate", cmd_db__migrate },
 };
 
 /* The file is not opened (PK_NEEDS_STORE would migrate it), only checked: PK_NEEDS_STORE_PATH. */
