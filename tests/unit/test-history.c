@@ -483,6 +483,21 @@ static void test_commands(void **state)
 		assert_non_null(strstr(out, "integrity ok, foreign keys ok"));
 	}
 	g_clear_pointer(&out, g_free);
+	{
+		char *argv[] = { "db", "migrate", "--db", path, NULL };
+
+		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 0);
+		assert_non_null(strstr(out, "schema version 7, nothing to migrate"));
+	}
+	g_clear_pointer(&out, g_free);
+	if (!pg_admin) {   /* a new file is made */
+		g_autofree char *fresh = db_path("fresh.db");
+		char *argv[] = { "db", "migrate", "--db", fresh, NULL };
+
+		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 0);
+		assert_non_null(strstr(out, "made at schema version 7"));
+		g_clear_pointer(&out, g_free);
+	}
 	if (!pg_admin) {   /* a file that is not a database */
 		g_autofree char *bad = db_path("bad.db");
 		char *argv[] = { "db", "check", "--db", bad, NULL };
