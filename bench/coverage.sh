@@ -8,7 +8,7 @@
 #    patches/, tested on the lab's base: per touched file its state
 #    (booted, built, not-built and why) and the patch's verdict, then the
 #    totals.  Target: every touched C file x86_64 can compile is compiled.
-# 2. With COST=1, side by side in one run (the machine's load swings):
+# 2. With COST=1 (TABLE=0 skips the table), side by side in one run (the machine's load swings):
 #    - the first patch that needs a new derived config (its build dir
 #      removed first: copy of the lab's, incremental build, the base boots)
 #      against one cold build of the lab's own config, as setup makes it;
@@ -34,7 +34,8 @@ export PRINTKBOT_CONFIG=$work/bench.conf
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
 
-# --- 1. the table ---
+# --- 1. the table (TABLE=0: the cost alone) ---
+if [ "${TABLE:-1}" = 1 ]; then
 xz -dc "$corpus/linux-serial-1500.mbox.xz" >"$work/serial.mbox"
 mkdir -p "$work/p"
 ./printkbot scan --json "$work/serial.mbox" >"$work/scan.json" 2>/dev/null || true   # 1: findings
@@ -84,6 +85,7 @@ print("C files x86_64 could compile that were not compiled: %d" % len(unbuilt))
 for r in unbuilt:
     print("  %s: %s" % (r[1], r[3]))
 PY
+fi
 
 [ "${COST:-0}" = 1 ] || exit 0
 
@@ -95,10 +97,12 @@ export PRINTKBOT_DB=$work/cost.db
 
 # the derived config of derived-driver.patch, named as the bot names it
 ./printkbot test --json "$data/derived-driver.patch" >/dev/null 2>"$work/first.err" || true
-hash=$(sed -n 's/.*config derived for the patch (\([0-9a-f]*\)).*/\1/p' "$work/first.err" | head -1)
+hash=$(sed -n 's/.*config derived for the patch (\([0-9a-f]*\)).*/\1/p;T;q' "$work/first.err")
 [ -n "$hash" ] || { echo "derived-driver.patch got no derived config"; cat "$work/first.err"; exit 1; }
 # build/<config>-<series>: the series of the base's Makefile (lab.h)
-series=$(git -C "$tree" show printkbot-base:Makefile | awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {print v "." $3; exit}')
+# (awk reads to the end: git show would die of SIGPIPE under pipefail)
+series=$(git -C "$tree" show printkbot-base:Makefile |
+	awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" && !s {s = v "." $3} END {print s}')
 ddir=$cache/build/$hash-$series
 rm -rf "$ddir" "$PRINTKBOT_DB"
 s=$(now)
