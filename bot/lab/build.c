@@ -293,7 +293,10 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 					 .limits = &sc->build };
 		unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), b = 1;
 
-		if (cc.ccache_dir) {
+		if (cc.cc && !strcmp(cc.cc, "CC=ccache gcc") && !cc.ccache_dir) {
+			/* no cache yet to read: gcc alone, under the same CC (a new CC rebuilds everything) */
+			env[e++] = "CCACHE_DISABLE=1";
+		} else if (cc.ccache_dir) {
 			ccache_env = g_strconcat("CCACHE_DIR=", cc.ccache_dir, NULL);
 			env[e++] = "CCACHE_READONLY=1";
 			env[e++] = "CCACHE_NOSTATS=1";
