@@ -221,7 +221,8 @@ static char *icecc_env(const struct pk_lab *lab, GError **err)
 /* How [build] cc runs the compiler; each string is NULL when unused. */
 struct build_cc {
 	const char *cc;          /* make's CC= */
-	const char *ccache_dir;  /* bound read-only, CCACHE_READONLY */
+	bool ccache;             /* ccache runs the compiler */
+	const char *ccache_dir;  /* bound read-only, CCACHE_READONLY; NULL: no cache yet */
 	char *icecc_env;         /* ICECC_VERSION; its directory and iceccd's socket bound */
 };
 
@@ -238,6 +239,7 @@ static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err
 		if (!pk_proc_have("ccache"))
 			return pk_error(err, PK_ERROR_FAILED, "[build] cc = ccache, but ccache is not installed");
 		out->cc = "CC=ccache gcc";
+		out->ccache = true;
 		out->ccache_dir = ccache_dir();
 	} else {
 		if (!pk_proc_have("icecc") || !pk_proc_have("icecc-create-env"))
@@ -293,7 +295,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 					 .limits = &sc->build };
 		unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), b = 1;
 
-		if (cc.cc && !strcmp(cc.cc, "CC=ccache gcc") && !cc.ccache_dir) {
+		if (cc.ccache && !cc.ccache_dir) {
 			/* no cache yet to read: gcc alone, under the same CC (a new CC rebuilds everything) */
 			env[e++] = "CCACHE_DISABLE=1";
 		} else if (cc.ccache_dir) {
