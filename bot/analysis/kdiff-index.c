@@ -221,3 +221,31 @@ void pk_kdiff_index(GPtrArray *out, const GPtrArray *before, const GPtrArray *af
 	index_pair_near(out, olds, news, shifts);
 	g_ptr_array_sort(out, index_change_compare);
 }
+
+/* Whether index change ic explains boot-log change c (kdiff.h). */
+static bool explains(const struct pk_index_change *ic, const struct pk_change *c)
+{
+	bool kind = ic->kind == c->kind ||
+		    (ic->kind == PK_CHANGE_TEXT_CHANGED && c->kind == PK_CHANGE_PREFIX_CHANGED);
+	const char *format = c->kind == PK_CHANGE_MESSAGE_REMOVED ? ic->old_format : ic->new_format;
+
+	return kind && c->origin.file && ic->origin.file && !strcmp(c->origin.file, ic->origin.file) &&
+	       c->origin.line == ic->origin.line && c->origin.format && format &&
+	       !strcmp(c->origin.format, format);
+}
+
+bool pk_kdiff_explained_by_index(const struct pk_kdiff *d)
+{
+	if (!d || !d->changes->len)
+		return false;
+	for (guint i = 0; i < d->changes->len; i++) {
+		const struct pk_change *c = d->changes->pdata[i];
+		bool found = false;
+
+		for (guint j = 0; j < d->index_changes->len && !found; j++)
+			found = explains(d->index_changes->pdata[j], c);
+		if (!found)
+			return false;
+	}
+	return true;
+}

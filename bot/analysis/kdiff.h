@@ -138,6 +138,16 @@ typedef struct pk_kdiff pk_kdiff;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_kdiff, pk_kdiff_free)
 
 /*
+ * Whether every boot-log change of d is one the printk index explains: a
+ * change of the same kind (a text or prefix change for a text-changed
+ * entry) at an entry whose format the patch added, removed or changed,
+ * matched by file, line and format.  Such a record cannot come from the
+ * host's timing: its format is in one kernel only.  False when d has no
+ * boot-log change or one the index does not explain.
+ */
+bool pk_kdiff_explained_by_index(const struct pk_kdiff *d);
+
+/*
  * Which files printed the records of one boot, as the diff attributes a
  * record to its printk index entry: a new table (caller unrefs) from file
  * ("kernel/printk/printk.c") to the number of cap's records attributed to

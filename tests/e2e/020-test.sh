@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End to end: `printkbot test` on fixture patches against the real kernel:
-# each boot-visible change is found with its kind and file:line, a pure
+# each boot-visible change is found with its kind and file:line (a change
+# of format needs no confirmation boots; a number printed under the same
+# format is confirmed by booting both kernels again), a pure
 # conversion is no-visible-change, a printk(KERN_DEBUG -> pr_debug is
 # message-removed, a broken build and a patch that does not apply are
 # verdicts; the base is built and booted once for all of them; two boots of
@@ -14,7 +16,7 @@ lab_setup
 run() {  # name [options] patch: test one fixture, keep its JSON model and exit status
 	keep "$1" json $bot test --json "${@:2}"
 }
-for fix in text-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure boot-panic; do
+for fix in text-change args-change level-change pr_fmt-added pure-conversion debug-compiled-out build-failure boot-panic; do
 	run "$fix" "$data/$fix.patch"
 done
 run comment-only "$data/comment-only.patch"
@@ -44,9 +46,19 @@ check(tc and "available for PCI devices" in tc[0]["old_text"] and "free for PCI 
 check(any(c["kind"] == "text-changed" for c in m["index"]), "text-change: the printk index entry changed too")
 check(m["before"]["commit"] and m["after"]["commit"] and m["before"]["commit"] != m["after"]["commit"],
       "text-change: before and after commits")
-check(m["recheck_rounds"] >= 1 and not any("available for PCI" in u for u in m["unstable"]),
-      "text-change: confirmed by booting both kernels again, the change held (%d rounds, unstable %s)"
-      % (m["recheck_rounds"], m["unstable"]))
+check(m["recheck_rounds"] == 0 and not m["unstable"],
+      "text-change: the index explains the change (its format is in one kernel only): no confirmation "
+      "boots (%d rounds, unstable %s)" % (m["recheck_rounds"], m["unstable"]))
+
+m, rc = load("args-change")
+tc = console(m, "text-changed")
+check(m["verdict"] == "console-changed" and len(tc) == 1 and tc[0]["file"] == "kernel/pid.c"
+      and "minimum: 301" in (tc[0]["old_text"] or "") and "minimum: 302" in (tc[0]["new_text"] or ""),
+      "args-change: the printed number changed under the same format (%s)" % [(c["kind"], c["where"]) for c in m["console"]])
+check(not m["index"], "args-change: the printk index did not change")
+check(m["recheck_rounds"] >= 1 and not any("pid_max" in u for u in m["unstable"]),
+      "args-change: no format explains it, so both kernels were booted again and the change held "
+      "(%d rounds, unstable %s)" % (m["recheck_rounds"], m["unstable"]))
 
 m, rc = load("level-change")
 lc = console(m, "level-changed")

@@ -771,6 +771,20 @@ static void test_real_patched(void **state)
 
 		assert_int_equal(pk_kdiff_confirm(d, &f), PK_SEEN_AT_BOOT);
 	}
+	/* both boot-log changes are of entries the patch changed: no confirmation boots needed */
+	assert_true(pk_kdiff_explained_by_index(d));
+	g_clear_pointer(&d, pk_kdiff_free);
+
+	/* a record whose text changed under an unchanged format (a number, or the host's timing) is not */
+	patch_record(after, "smpboot: Total of 1 processors activated (5192.29 BogoMIPS)",
+		     "smpboot: Total of 2 processors activated (5192.29 BogoMIPS)", 4);
+	d = pk_kdiff_captures(before, after, NULL);
+	assert_true(d->changes->len >= 2);
+	assert_false(pk_kdiff_explained_by_index(d));
+	g_clear_pointer(&d, pk_kdiff_free);
+	/* nor is a diff with no boot-log change */
+	d = pk_kdiff_captures(before, before, NULL);
+	assert_false(pk_kdiff_explained_by_index(d));
 }
 
 int main(void)
