@@ -12,7 +12,8 @@ const struct pk_command pk_commands[] = {
 	/* setup prepares the lab, so it cannot need a set-up one: it opens and locks its own */
 	{ "setup",   0,                                &cmd_setup_spec,
 	  "prepare the kernel tree, config and initramfs (cached, idempotent)" },
-	{ "boot",    PK_NEEDS_LAB,                     &cmd_boot_spec,
+	/* boot builds: the sandbox and [build] of the configuration apply to it too */
+	{ "boot",    PK_NEEDS_LAB | PK_NEEDS_CONFIG,   &cmd_boot_spec,
 	  "build a kernel revision, boot it in QEMU, print its records" },
 	{ "scan",    0,                                &cmd_scan_spec,
 	  "static logging-churn findings of patches (no build)" },

@@ -205,7 +205,8 @@ static void test_needs_have_their_options(void **state)
 	assert_int_equal(pk_command_find("history")->needs, PK_NEEDS_STORE);
 	assert_int_equal(pk_command_find("report")->needs, PK_NEEDS_STORE);
 	assert_int_equal(pk_command_find("queue")->needs, PK_NEEDS_CONFIG | PK_NEEDS_STORE);
-	assert_int_equal(pk_command_find("boot")->needs, PK_NEEDS_LAB);
+	/* boot builds, under the configuration's sandbox and [build] */
+	assert_int_equal(pk_command_find("boot")->needs, PK_NEEDS_LAB | PK_NEEDS_CONFIG);
 	assert_null(pk_command_find("nosuch"));
 }
 
