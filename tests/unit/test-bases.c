@@ -187,6 +187,37 @@ static void test_three_way(void **state)
 	pk_apply_result_clear(&r);
 }
 
+/*
+ * The same, but the pre-image blob is one only the lab's own work wrote
+ * (no base's or tree's tip has it, as when the bot tested an earlier part
+ * of the series): not applied, so a verdict never depends on what the lab
+ * tested before.
+ */
+static void test_three_way_own_blob(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GString) own = g_string_new(NULL);
+	g_autofree char *path = g_build_filename(f->dir, "own-f.c", NULL);
+
+	for (int i = 1; i <= 40; i++)
+		g_string_append_printf(own, i == 35 ? "LINE %d\n" : "line %d\n", i);
+	assert_true(g_file_set_contents(path, own->str, -1, NULL));
+	g_autofree char *blob = run_git(f->dir, (const char *[]){ "hash-object", "-w", "own-f.c", NULL });
+	g_autofree char *diff = g_strdup_printf(
+		"diff --git a/f.c b/f.c\nindex %.12s..1234567 100644\n--- a/f.c\n+++ b/f.c\n"
+		"@@ -29,7 +29,7 @@\n line 29\n line 30\n line 31\n-line 32\n+line thirty-two\n line 33\n line 34\n LINE 35\n",
+		blob);
+	g_autoptr(pk_patch) p = patch_of(diff);
+	const char *bases[] = { "base", NULL };
+	const struct pk_patch *series[] = { p };
+	struct pk_base_choice c;
+
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, series, 1, NULL), 0);
+	assert_false(c.applies);
+	assert_false(c.three_way);
+	pk_base_choice_clear(&c);
+}
+
 /* A [tree]'s branch fetched into the lab, named as git describe names it. */
 static void test_fetch_tree(void **state)
 {
@@ -263,6 +294,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_three_way, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_three_way_own_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_commit_fetched, setup, teardown),
 	};
