@@ -393,6 +393,9 @@ static int probe_ref(const char *name, void *payload)
 	git_object *peeled = NULL;
 	git_tree_entry *entry = NULL;
 
+	/* never stop the walk: a callback's non-zero return is a libgit2 error, left set for the next call */
+	if (p->found)
+		return 0;
 	if (git_reference_lookup(&ref, p->repo, name) == 0 &&
 	    git_reference_peel(&peeled, ref, GIT_OBJECT_TREE) == 0 &&
 	    git_tree_entry_bypath(&entry, (git_tree *)peeled, p->path) == 0)
@@ -400,7 +403,7 @@ static int probe_ref(const char *name, void *payload)
 	git_tree_entry_free(entry);
 	git_object_free(peeled);
 	git_reference_free(ref);
-	return p->found ? 1 : 0;    /* non-zero stops the walk */
+	return 0;
 }
 
 /*
