@@ -15,7 +15,7 @@
 #   ok WHAT / fail WHAT [FILE...] / skip WHY
 #   check WHAT CMD...    ok or FAIL by CMD's status; checks_end [FILE...] fails
 #                        (showing the files) when one check failed
-#   passed               the last line of a test that passed
+#   passed               the last line of a test that passed, with its seconds
 #   keep NAME EXT CMD... CMD's stdout in $work/NAME.EXT, stderr in NAME.err,
 #                        exit status in NAME.rc (what e2elib.py reads)
 #   lab_setup            `printkbot setup`, quietly
@@ -51,7 +51,8 @@ fail() {
 }
 
 skip() { echo "$name: SKIP: $*"; exit 0; }
-passed() { echo "$name: passed"; }
+# with its wall time: the only per-test figure a CI log keeps (bash counts SECONDS from the start)
+passed() { echo "$name: passed ($SECONDS s)"; }
 
 _e2e_failed=0
 check() {
