@@ -11,7 +11,8 @@
 # 2. With COST=1 (TABLE=0 skips the table), side by side in one run (the machine's load swings):
 #    - the first patch that needs a new derived config (its build dir
 #      removed first: copy of the lab's, incremental build, the base boots)
-#      against one cold build of the lab's own config, as setup makes it;
+#      against one cold build of the lab's own config, as setup makes it
+#      on a new machine (ccache off);
 #    - a second patch on that config (the before side from the store)
 #      against bare `git apply` + `make` in the same build dir + one QEMU
 #      boot, alternating bot, bare, bot, bare.  Target: within 1.3x.
@@ -110,9 +111,10 @@ s=$(now)
 first=$(since "$s")
 
 # one cold build of the lab's config, as setup and the first test make it
+# on a new machine: ccache off (a warm cache made the baseline 55 s, not cold)
 cold=$work/cold-build
 s=$(now)
-flock "$cache/lock" sh -c "git -C '$tree' checkout -q -f --detach printkbot-base &&
+CCACHE_DISABLE=1 flock "$cache/lock" sh -c "git -C '$tree' checkout -q -f --detach printkbot-base &&
 	make -s -C '$tree' O='$cold' tinyconfig >/dev/null &&
 	'$tree/scripts/kconfig/merge_config.sh' -m -O '$cold' '$cold/.config' qemu/kernel.config >/dev/null &&
 	make -s -C '$tree' O='$cold' olddefconfig >/dev/null &&
