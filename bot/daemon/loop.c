@@ -415,6 +415,11 @@ static int intake_turn(struct pk_daemon *d, bool first, double now, double *seri
 {
 	if (d->opts->worker)
 		return 0;
+	/* two intakes would queue each series twice: a non-transient error, so the daemon stops */
+	if (pk_store_intake_lost(d->store))
+		return pk_error(err, PK_ERROR_FAILED, "the connection to %s was made again and the intake's "
+				"lock could not be taken again: another intake runs on this store",
+				pk_store_path(d->store));
 	fetch_due(d, first, now);
 	return daemon_assemble(d, series_wait, err);
 }

@@ -55,7 +55,13 @@ int pk_store_intake_lock(struct pk_store *store, GError **err)
 	if (!taken)
 		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon's intake uses %s",
 				pk_store_path(store));
+	store->intake = 1;
 	return 1;
+}
+
+bool pk_store_intake_lost(const struct pk_store *store)
+{
+	return store->intake < 0;
 }
 
 const char *pk_store_path(const struct pk_store *store)

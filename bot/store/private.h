@@ -28,6 +28,9 @@ struct pk_store {
 	char *path;         /* the same without a URL's password: for messages */
 	gint64 changes;     /* rows the last statement changed (PostgreSQL's; SQLite counts itself) */
 	int depth;          /* open transaction levels: BEGIN, then SAVEPOINTs */
+	/* the intake's lock (pk_store_intake_lock): 0 not taken, 1 held, -1 lost
+	   when the connection was made again and another session had taken it */
+	int intake;
 	/*
 	 * The last base index set read: every patch on a base is stored
 	 * against it.  Sets never change once written, but a rollback may undo

@@ -144,9 +144,27 @@ static void pg_revive(struct pk_store *s)
 	if (PQstatus(pg_conn(s)) != CONNECTION_BAD || s->depth)
 		return;
 	PQreset(pg_conn(s));
+	if (PQstatus(pg_conn(s)) != CONNECTION_OK)
+		return;
 	/* a new session: the encoding pg_check_encoding() chose is set again */
-	if (PQstatus(pg_conn(s)) == CONNECTION_OK)
-		PQsetClientEncoding(pg_conn(s), "SQL_ASCII");
+	PQsetClientEncoding(pg_conn(s), "SQL_ASCII");
+	/*
+	 * And the intake's lock, which was the old session's, taken again, or
+	 * lost to another intake.  The old session's backend frees it as it
+	 * exits, which may be a moment after the new session began: 2 s of tries.
+	 */
+	for (int i = 0; s->intake > 0 && i < 20; i++) {
+		PGresult *res = PQexec(pg_conn(s), s->be->intake_lock_sql);
+		bool ok = PQresultStatus(res) == PGRES_TUPLES_OK, taken = ok && !strcmp(PQgetvalue(res, 0, 0), "1");
+
+		PQclear(res);
+		if (taken)
+			return;
+		if (!ok || i == 19)
+			s->intake = -1;
+		else
+			g_usleep(100 * 1000);
+	}
 }
 
 /* ---- placeholders ------------------------------------------------------ */

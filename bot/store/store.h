@@ -71,13 +71,18 @@ const char *pk_store_path(const struct pk_store *store);
 /*
  * One intake per database: on PostgreSQL, a lock of the database session
  * (workers on many machines share the database, so a file lock cannot
- * say it).  1 taken, held until the store is closed (or its connection
- * lost and made again: a second intake may then start, and the queue
- * still hands each job to one worker); 0 when the database has no such
- * lock (SQLite: the caller locks a file beside it); -1 with err when
- * another intake holds it.
+ * say it).  1 taken, held until the store is closed; a connection made
+ * again takes it again at once; 0 when the database has no such lock
+ * (SQLite: the caller locks a file beside it); -1 with err when another
+ * intake holds it.
  */
 int pk_store_intake_lock(struct pk_store *store, GError **err);
+/*
+ * Whether the intake's lock was lost: the connection was made again and
+ * the lock could not be taken again (another intake had taken it in
+ * between, or the connection failed at once).  This intake must stop.
+ */
+bool pk_store_intake_lost(const struct pk_store *store);
 /* The path pk_store_open(NULL) uses; caller frees. */
 char *pk_store_default_path(void);
 

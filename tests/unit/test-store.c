@@ -566,7 +566,53 @@ static void test_intake_lock(void **state)
 	assert_int_equal(pk_store_intake_lock(second, &err), -1);
 	assert_non_null(strstr(err->message, "another printkbot daemon's intake uses"));
 	pk_store_close(first);
+	/* the server frees a closed session's locks as its backend exits, a moment after the close */
+	for (int i = 0; i < 50 && pk_store_intake_lock(second, NULL) != 1; i++)
+		g_usleep(100000);
 	assert_int_equal(pk_store_intake_lock(second, NULL), 1);
+}
+
+/*
+ * PostgreSQL: the intake's lock is its session's, so a connection the
+ * server dropped takes it again when it is made again; when another
+ * intake took it in between, the store says the lock is lost.
+ */
+static void test_pg_intake_lock_reconnect(void **state)
+{
+	g_autofree char *path = db_path("relock.db");
+	g_autoptr(pk_store) intake = open_ok(path);
+	g_autoptr(pk_store) other = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+	/* every session on the database but psql's own: both stores' */
+	const char *kill_all[] = { "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+				   "WHERE datname = 't_relock_db' AND pid <> pg_backend_pid()", NULL };
+
+	assert_int_equal(pk_store_intake_lock(intake, NULL), 1);
+	assert_true(pg_psql(pg_admin, kill_all));
+	assert_int_equal(pk_store_add_source(intake, &id, "mbox", "a", NULL, &err), -1);
+	assert_true(pk_error_transient(err));
+	g_clear_error(&err);
+	if (pk_store_add_source(intake, &id, "mbox", "a", NULL, &err) < 0)
+		fail_msg("after reconnecting: %s", err->message);
+	assert_false(pk_store_intake_lost(intake));
+	/* the lock is held again: the other store, reconnecting itself, is refused it */
+	assert_int_equal(pk_store_add_source(other, &id, "mbox", "b", NULL, &err), -1);
+	g_clear_error(&err);
+	assert_int_equal(pk_store_intake_lock(other, &err), -1);
+	g_clear_error(&err);
+
+	/* dropped again, and the other intake takes the lock before this one is back */
+	assert_true(pg_psql(pg_admin, kill_all));
+	assert_int_equal(pk_store_add_source(other, &id, "mbox", "c", NULL, &err), -1);
+	g_clear_error(&err);
+	for (int i = 0; i < 50 && pk_store_intake_lock(other, NULL) != 1; i++)
+		g_usleep(100000);   /* until the killed session's backend has exited */
+	assert_int_equal(pk_store_intake_lock(other, NULL), 1);
+	assert_int_equal(pk_store_add_source(intake, &id, "mbox", "d", NULL, &err), -1);
+	g_clear_error(&err);
+	assert_int_equal(pk_store_add_source(intake, &id, "mbox", "d", NULL, &err), 0);
+	assert_true(pk_store_intake_lost(intake));
 }
 
 /*
@@ -1047,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_pg_encoding_refused),
 		cmocka_unit_test(test_pg_lost_connection),
 		cmocka_unit_test(test_intake_lock),
+		cmocka_unit_test(test_pg_intake_lock_reconnect),
 		cmocka_unit_test(test_open_together),
 		cmocka_unit_test(test_capture_roundtrip),
 		cmocka_unit_test(test_dedupe),
