@@ -718,6 +718,10 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " The boot log changed, so both kernels were booted %u more time%s, "
 				       "and only what repeated is counted.", res->recheck_rounds,
 				       res->recheck_rounds == 1 ? "" : "s");
+	else if (pk_kdiff_explained_by_index(res->diff))
+		g_string_append(s, " Each boot-log change is of a format the patch added, removed or "
+				"changed (the printk index says so), which one kernel only can print: no "
+				"boot was repeated to confirm it.");
 	else if (res->diff->changes->len)
 		g_string_append(s, " The boot-log changes could not be confirmed by booting both kernels "
 				"again (a side no longer built or booted).");

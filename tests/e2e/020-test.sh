@@ -113,6 +113,9 @@ check(m["verdict"] == "no-visible-change" and m["compared"] and not m["console"]
 
 text = open(os.path.join(work, "text-change.txt")).read()
 check("verdict: console-changed" in text and "e820__setup_pci_gap" in text, "text review names the verdict and function")
+prose = " ".join(text.split())
+check("which one kernel only can print: no boot was repeated to confirm it" in prose,
+      "text review says why no boot was repeated (not that a side failed)")
 long = [l for l in text.splitlines() if len(l) > 72 and not l.startswith("    ")]
 check(not long, "review prose fits 72 columns (%s)" % long[:2])
 done()

@@ -34,6 +34,13 @@ lab_setup
 for fix in derived-driver ahci-probe-line devices-message arm64-message doc-and-code; do
 	keep "$fix" json $bot test --json "$data/$fix.patch"
 done
+# the same question of the solver again: its kept answer is read, the solver
+# does not run (it would write its output file in the lab's build dir anew)
+solve_out=$(ls -t "$PRINTKBOT_CACHE"/build/*/.printkbot-solve | head -1)
+solve_mtime=$(stat -c %Y.%y "$solve_out")
+keep ahci-again json $bot test --json "$data/ahci-probe-line.patch"
+check "a patch asking the solver what an earlier one asked reads the kept answer ($solve_out)" \
+	test "$(stat -c %Y.%y "$solve_out")" = "$solve_mtime"
 keep arm64-text txt $bot test "$data/arm64-message.patch"
 if [ -d "$corpus" ]; then
 	keep corpus-ahci json $bot test --json "$corpus/patches/ata-ahci-printk-to-dev_info.patch"
@@ -101,6 +108,10 @@ check(m["verdict"] == "console-changed" and c and c["state"] == "booted",
       "probe line: console-changed, libahci.c booted (%s, %s)" % (m["verdict"], c))
 check(any(x["file"] == "drivers/ata/libahci.c" and "cmd slots" in x["new_text"] for x in m["console"]),
       "probe line: the boot-log change is attributed to drivers/ata/libahci.c (%s)" % m["console"])
+again = e2elib.model("ahci-again")
+check(again["verdict"] == m["verdict"] and again["config_hash"] == m["config_hash"] and
+      again["config_derived"] == m["config_derived"],
+      "probe line again, from the kept answer: the same config and verdict (%s, %s)" % (again["verdict"], again["config_hash"]))
 
 m = e2elib.model("devices-message")
 c = cov(m, "drivers/tty/serial/8250/8250_pci.c")
