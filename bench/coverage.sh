@@ -91,8 +91,10 @@ fi
 [ "${COST:-0}" = 1 ] || exit 0
 
 # --- 2. the cost ---
+# the bot's build environment (lab/build.c's BUILD_ENV): with another, bare's
+# make and the bot's next one each rebuild what the kernel's release string reaches
 export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=printkbot \
-	KBUILD_BUILD_HOST=printkbot KBUILD_BUILD_VERSION=1
+	KBUILD_BUILD_HOST=printkbot KBUILD_BUILD_VERSION=1 LOCALVERSION= LC_ALL=C
 cc=gcc; command -v ccache >/dev/null && cc="ccache gcc"
 export PRINTKBOT_DB=$work/cost.db
 
