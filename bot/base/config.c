@@ -25,7 +25,7 @@
 static const char *const known_keys[][24] = {
 	{ "store", "path", "url", NULL },
 	{ "test", "base", "bases", "boot_timeout", "derived_builds", NULL },
-	{ "build", "cc", "jobs", NULL },
+	{ "build", "cc", "jobs", "ccache_dir", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
@@ -537,9 +537,10 @@ static int get_mib(GKeyFile *kf, const char *path, const char *group, const char
 	return 0;
 }
 
-/* [build]: the compiler and make's jobs (lab/build.c). */
-static int load_build(GKeyFile *kf, const char *path, struct pk_sandbox_config *sb, GError **err)
+/* [build]: the compiler, its cache and make's jobs (lab/build.c). */
+static int load_build(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
+	struct pk_sandbox_config *sb = &c->sandbox;
 	static const char *const ccs[] = { "auto", "gcc", "ccache", "icecc", NULL };
 	g_autofree char *cc = NULL;
 
@@ -549,6 +550,11 @@ static int load_build(GKeyFile *kf, const char *path, struct pk_sandbox_config *
 	for (unsigned i = 0; ccs[i]; i++)
 		if (!strcmp(cc, ccs[i]))
 			sb->cc = (enum pk_build_cc)i;
+	c->ccache_dir = get_string(kf, "build", "ccache_dir", NULL);
+	if (c->ccache_dir && !g_path_is_absolute(c->ccache_dir))
+		return config_error(err, path, "build", "ccache_dir", "'%s' is not an absolute path",
+				    c->ccache_dir);
+	sb->ccache_dir = c->ccache_dir;
 	return 0;
 }
 
@@ -574,7 +580,7 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	c->policy.max_mail_size = (size_t)mail;
 	c->sandbox_user = get_string(kf, "policy", "sandbox_user", PK_SANDBOX_USER);
 	sb->user = c->sandbox_user;
-	return load_build(kf, path, sb, err);
+	return load_build(kf, path, c, err);
 }
 
 /* The file to read: path, else $PRINTKBOT_CONFIG, else DEFAULT_CONFIG if it exists, else NULL. */
@@ -686,6 +692,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->db);
 	g_free(config->base);
 	g_free(config->sandbox_user);
+	g_free(config->ccache_dir);
 	g_free(config->daemon.from);
 	g_free(config->daemon.reply_on);
 	g_free(config->daemon.outbox);

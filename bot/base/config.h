@@ -117,6 +117,7 @@ struct pk_config {
 	struct pk_policy policy;  /* [policy] */
 	struct pk_sandbox_config sandbox; /* [policy] sandbox and limits (user points into sandbox_user) */
 	char *sandbox_user;
+	char *ccache_dir;                 /* [build] ccache_dir (sandbox.ccache_dir points here) */
 	struct pk_daemon_config daemon; /* [daemon], defaults filled in */
 	struct pk_smtp_config smtp;     /* [smtp], defaults filled in */
 	GPtrArray *sources;       /* struct pk_source_config*, one per [source NAME], in file order */

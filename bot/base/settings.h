@@ -41,6 +41,8 @@ struct pk_sandbox_config {
 	                                capture file (RLIMIT_FSIZE: cut while written) */
 	enum pk_build_cc cc;         /* [build] cc = gcc|ccache|icecc */
 	unsigned jobs;               /* [build] jobs: make -j; 0 = one per CPU online */
+	const char *ccache_dir;      /* [build] ccache_dir: the bot's ccache; NULL = the lab's
+	                                cache/ccache (lab/build.c) */
 };
 
 /*
@@ -54,7 +56,7 @@ struct pk_sandbox_config {
  */
 #define PK_SANDBOX_CONFIG_INIT \
 	{ PK_SANDBOX_ON, PK_SANDBOX_USER, { 1800, 4ull << 30, 2ull << 30, 1024 }, 3600, 1ull << 30, \
-	  4ull << 20, 64ull << 20, PK_BUILD_CC_AUTO, 0 }
+	  4ull << 20, 64ull << 20, PK_BUILD_CC_AUTO, 0, NULL }
 
 struct pk_policy {
 	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */

@@ -16,8 +16,8 @@ static const char boot_usage[] =
 	"--json prints records, the printk index and timings as one JSON object.\n"
 	"--timeout is per boot (default 60 s): SECONDS, or with a unit (90s, 2m).\n"
 	"--cmdline adds ARGS to the kernel's command line.\n"
-	"--config FILE: its [policy] sandbox and limits and [build] cc and jobs\n"
-	"apply (default $PRINTKBOT_CONFIG, else /etc/printkbot.conf if present).\n\n"
+	"--config FILE: its [policy] sandbox and limits and its [build] apply\n"
+	"(default $PRINTKBOT_CONFIG, else /etc/printkbot.conf if present).\n\n"
 	"exit status: 0 booted, 1 build or boot failed (panic, timeout), 2 bad usage.\n";
 
 struct boot_opts {

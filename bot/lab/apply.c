@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lab/repo.h"
 #include "lab/repo-git.h"
 #include "base/util.h"
 
@@ -418,11 +419,14 @@ static int probe_ref(const char *name, void *payload)
  */
 static bool is_published(git_repository *repo, const char *path, const git_oid *blob)
 {
-	static const char *const globs[] = { "refs/tags/*", "refs/heads/*", "refs/printkbot/trees/*" };
+	static const char *const prefixes[] = { PK_REPO_PUBLISHED_PREFIXES };
 	struct published_probe p = { repo, path, blob, false };
 
-	for (size_t i = 0; i < G_N_ELEMENTS(globs) && !p.found; i++)
-		git_reference_foreach_glob(repo, globs[i], probe_ref, &p);
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes) && !p.found; i++) {
+		g_autofree char *glob = g_strconcat(prefixes[i], "*", NULL);
+
+		git_reference_foreach_glob(repo, glob, probe_ref, &p);
+	}
 	return p.found;
 }
 

@@ -1,6 +1,7 @@
 /* build.c - incremental, reproducible kernel builds; see build.h. */
 #include "lab/build.h"
 #include "base/proc.h"
+#include "lab/repo.h"
 #include "lab/sandbox.h"
 #include "base/util.h"
 
@@ -109,32 +110,62 @@ static char *denied_line(const char *log)
 }
 
 /*
- * ccache's directory, for binding it into the sandbox (NULL when ccache
- * is missing or has no cache yet).  Asked once: it is a child process.
+ * The bot's ccache: [build] ccache_dir (workers of one machine may share
+ * one), else the lab's cache/ccache.  Its own, not the user's: base
+ * builds write to it (may_write_ccache()), as the sandbox user.
  */
-static const char *ccache_dir(void)
+static char *ccache_dir(const struct pk_lab *lab)
 {
-	static gsize done;
-	static char *dir;
+	const char *dir = pk_sandbox_settings()->ccache_dir;
 
-	if (g_once_init_enter(&done)) {
-		const char *env = g_getenv("CCACHE_DIR");
-		const char *argv[] = { "ccache", "-k", "cache_dir", NULL };
-		g_autoptr(GString) out = g_string_new(NULL);
-		struct pk_proc_opts o = PK_PROC_OPTS_INIT;
-		struct pk_proc_result r;
+	return dir ? g_strdup(dir) : g_build_filename(lab->cache, "ccache", NULL);
+}
 
-		o.capture = out;
-		o.timeout = 10;
-		if (env && *env)
-			dir = g_strdup(env);
-		else if (pk_proc_have("ccache") && pk_proc_run(&r, argv, &o, NULL) == 0 && pk_proc_ok(&r))
-			dir = g_strdup(g_strstrip(out->str));
-		if (dir && !g_file_test(dir, G_FILE_TEST_IS_DIR))
-			g_clear_pointer(&dir, g_free);
-		g_once_init_leave(&done, 1);
+/* Beside the build dir, out of the sandbox's reach: "only published commits were built here". */
+static char *published_only_marker(const struct pk_lab *lab)
+{
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+
+	return g_strconcat(build_dir, ".published-only", NULL);
+}
+
+int pk_build_dir_make(const struct pk_lab *lab, GError **err)
+{
+	g_autofree char *build_dir = pk_lab_build_dir(lab);
+	g_autofree char *marker = NULL;
+
+	if (g_file_test(build_dir, G_FILE_TEST_IS_DIR))
+		return 0;
+	if (g_mkdir_with_parents(build_dir, 0755) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", build_dir, g_strerror(errno));
+	marker = published_only_marker(lab);
+	return pk_write_file(marker, "", 0, err);
+}
+
+/*
+ * Whether a make may write the bot's ccache: what is checked out is the
+ * tip of a published ref (pk_repo_head_published()) and the build dir
+ * never held a build of anything else.  The second half matters as much:
+ * a patch's build leaves host programs in the build dir that later makes
+ * there run, and one run with the cache writable could plant an object
+ * under another file's hash.  So the first make of an unpublished
+ * checkout in a build dir drops its marker for good (a build dir copied
+ * for a derived config never has one).  -1 when the marker stays.
+ */
+static int may_write_ccache(bool *out, const struct pk_lab *lab, GError **err)
+{
+	g_autofree char *marker = published_only_marker(lab);
+
+	*out = false;
+	if (!g_file_test(marker, G_FILE_TEST_EXISTS))
+		return 0;
+	if (pk_repo_head_published(lab)) {
+		*out = true;
+		return 0;
 	}
-	return dir;
+	if (g_unlink(marker) < 0 && errno != ENOENT)
+		return pk_error(err, PK_ERROR_FAILED, "cannot remove %s: %s", marker, g_strerror(errno));
+	return 0;
 }
 
 int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, const char *const *argv,
@@ -153,6 +184,10 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	struct pk_proc_result res;
 	unsigned n = 1;
 
+	bool unused;
+
+	if (may_write_ccache(&unused, lab, err) < 0)
+		return -1;
 	for (const char *const *p = extra_ro; p && *p && n + 1 < G_N_ELEMENTS(ro); p++)
 		ro[n++] = *p;
 	opts.cwd = cwd ? cwd : lab->tree;
@@ -222,7 +257,6 @@ static char *icecc_env(const struct pk_lab *lab, GError **err)
 struct build_cc {
 	const char *cc;          /* make's CC= */
 	bool ccache;             /* ccache runs the compiler */
-	const char *ccache_dir;  /* bound read-only, CCACHE_READONLY; NULL: no cache yet */
 	char *icecc_env;         /* ICECC_VERSION; its directory and iceccd's socket bound */
 };
 
@@ -240,7 +274,6 @@ static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err
 			return pk_error(err, PK_ERROR_FAILED, "[build] cc = ccache, but ccache is not installed");
 		out->cc = "CC=ccache gcc";
 		out->ccache = true;
-		out->ccache_dir = ccache_dir();
 	} else {
 		if (!pk_proc_have("icecc") || !pk_proc_have("icecc-create-env"))
 			return pk_error(err, PK_ERROR_FAILED, "[build] cc = icecc, but icecc is not installed "
@@ -256,18 +289,68 @@ static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err
 	return 0;
 }
 
+/* What ccache_setup() decided; the strings are for the make's environment and binds. */
+struct ccache_use {
+	char *dir;        /* to bind, or NULL when ccache is off */
+	bool writable;
+	char *dir_env, *base_env;
+};
+
+/*
+ * The bot's ccache for one make, its environment into env (room for five
+ * more at *e): writable for a base build (may_write_ccache()), else
+ * read-only with CCACHE_READONLY, and off before anything wrote it.  The
+ * base builds of every lab share their objects: CCACHE_BASEDIR is the
+ * lab's cache dir, so paths into the tree and the build dir hash the same
+ * from any lab.
+ */
+static int ccache_setup(struct ccache_use *u, const char **env, unsigned *e, const struct pk_lab *lab,
+			GError **err)
+{
+	g_autofree char *dir = ccache_dir(lab);
+
+	memset(u, 0, sizeof *u);
+	if (may_write_ccache(&u->writable, lab, err) < 0)
+		return -1;
+	if (u->writable) {
+		if (g_mkdir_with_parents(dir, 0755) < 0)
+			return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
+		if (pk_sandbox_own(dir, err) < 0)
+			return -1;
+	} else if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+		/* nothing to read yet: gcc alone, under the same CC (a new CC rebuilds everything) */
+		env[(*e)++] = "CCACHE_DISABLE=1";
+		return 0;
+	} else {
+		env[(*e)++] = "CCACHE_READONLY=1";
+		env[(*e)++] = "CCACHE_NOSTATS=1";
+	}
+	u->dir_env = g_strconcat("CCACHE_DIR=", dir, NULL);
+	u->base_env = g_strconcat("CCACHE_BASEDIR=", lab->cache, NULL);
+	env[(*e)++] = u->dir_env;
+	env[(*e)++] = u->base_env;
+	env[(*e)++] = "CCACHE_TEMPDIR=/tmp/ccache";
+	u->dir = g_steal_pointer(&dir);
+	return 0;
+}
+
+static void ccache_use_clear(struct ccache_use *u)
+{
+	g_free(u->dir);
+	g_free(u->dir_env);
+	g_free(u->base_env);
+}
+
 /*
  * Run make vmlinux, wrapped in the sandbox when pk_sandbox_run() finds it
  * active: the tree read-only (with O= kbuild writes only the build dir:
  * a host program cannot change the sources the next patch is applied
- * to), the build dir writable, the compiler's own state read-only:
- * - ccache's directory, with ccache in read-only mode.  Read-only because
- *   a writable ccache is shared with every other build on the machine: a
- *   host program could plant a cached object under the hash of another
- *   file and have the bot's next kernel, or someone else's, link it.  A
- *   read-only cache still serves the hits of unchanged files; results of
- *   patched files are not kept, which costs nothing since the build dir
- *   is incremental anyway.
+ * to), the build dir writable, the compiler's own state:
+ * - the bot's ccache (ccache_setup()): writable only for a base build, so
+ *   no host program of a patch's build can plant a cached object under
+ *   another file's hash; read-only otherwise, where it still serves the
+ *   hits of unchanged files (results of patched files are not kept,
+ *   which costs nothing since the build dir is incremental anyway).
  * - icecream: iceccd's socket directory and the compiler environment.
  *   The network stays closed: the client only talks to the local iceccd,
  *   which sends the preprocessed sources on to its scheduler's nodes.
@@ -281,40 +364,37 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	g_autofree char *jobs = g_strdup_printf("-j%ld", sc->jobs ? (long)sc->jobs
 							   : MAX(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 	struct build_cc cc;
-	g_autofree char *ccache_env = NULL, *icecc_version = NULL, *icecc_dir = NULL;
-	int rc;
+	struct ccache_use ccache = { 0 };
+	g_autofree char *icecc_version = NULL, *icecc_dir = NULL;
+	const char *argv[] = { "make", "-s", jobs, odir, NULL, "vmlinux", NULL };
+	const char *env[16] = { BUILD_ENV };   /* BUILD_ENV, 5 of the compiler's, NULL */
+	const char *ro[4] = { lab->tree }, *rw[3] = { build_dir };
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
+				 .limits = &sc->build };
+	unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), r = 1;
+	int rc = -1;
 
 	if (build_cc(&cc, lab, err) < 0)
 		return -1;
-	{
-		const char *argv[] = { "make", "-s", jobs, odir, cc.cc, "vmlinux", NULL };
-		const char *env[16] = { BUILD_ENV };   /* BUILD_ENV, 4 of the compiler's, NULL */
-		const char *ro[4] = { lab->tree };
-		const char *rw[] = { build_dir, NULL };
-		struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
-					 .limits = &sc->build };
-		unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), b = 1;
-
-		if (cc.ccache && !cc.ccache_dir) {
-			/* no cache yet to read: gcc alone, under the same CC (a new CC rebuilds everything) */
-			env[e++] = "CCACHE_DISABLE=1";
-		} else if (cc.ccache_dir) {
-			ccache_env = g_strconcat("CCACHE_DIR=", cc.ccache_dir, NULL);
-			env[e++] = "CCACHE_READONLY=1";
-			env[e++] = "CCACHE_NOSTATS=1";
-			env[e++] = "CCACHE_TEMPDIR=/tmp/ccache";
-			env[e++] = ccache_env;
-			ro[b++] = cc.ccache_dir;
-		} else if (cc.icecc_env) {
-			icecc_version = g_strconcat("ICECC_VERSION=", cc.icecc_env, NULL);
-			icecc_dir = g_path_get_dirname(cc.icecc_env);
-			env[e++] = icecc_version;
-			ro[b++] = icecc_dir;
-			if (g_file_test(ICECC_SOCKET_DIR, G_FILE_TEST_IS_DIR))
-				ro[b++] = ICECC_SOCKET_DIR;
-		}
-		rc = pk_sandbox_run(out, out_sandboxed, &sb, argv, opts, err);
+	argv[4] = cc.cc;
+	if (cc.ccache) {
+		if (ccache_setup(&ccache, env, &e, lab, err) < 0)
+			goto out;
+		if (ccache.dir && ccache.writable)
+			rw[1] = ccache.dir;
+		else if (ccache.dir)
+			ro[r++] = ccache.dir;
+	} else if (cc.icecc_env) {
+		icecc_version = g_strconcat("ICECC_VERSION=", cc.icecc_env, NULL);
+		icecc_dir = g_path_get_dirname(cc.icecc_env);
+		env[e++] = icecc_version;
+		ro[r++] = icecc_dir;
+		if (g_file_test(ICECC_SOCKET_DIR, G_FILE_TEST_IS_DIR))
+			ro[r++] = ICECC_SOCKET_DIR;
 	}
+	rc = pk_sandbox_run(out, out_sandboxed, &sb, argv, opts, err);
+out:
+	ccache_use_clear(&ccache);
 	g_free(cc.icecc_env);
 	return rc;
 }

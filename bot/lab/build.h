@@ -30,6 +30,14 @@ struct pk_build_result {
 	char *vmlinux;   /* the kernel to boot when ok */
 };
 
+/*
+ * Make the lab's build dir if it is not there.  A new one is marked as
+ * having built only published commits, which lets its builds write the
+ * bot's ccache until a build of anything else runs there (build.c's
+ * may_write_ccache()).
+ */
+int pk_build_dir_make(const struct pk_lab *lab, GError **err);
+
 /* Build the kernel; returns -1 only when make could not be run at all. */
 int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err);
 void pk_build_result_clear(struct pk_build_result *res);

@@ -48,7 +48,8 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 	size_t len;
 
 	/* merge_config.sh writes its temporary files where it runs, so it runs in the build dir */
-	g_mkdir_with_parents(build_dir, 0755);
+	if (pk_build_dir_make(lab, err) < 0)
+		return -1;
 	if (lab->extra_config &&
 	    pk_write_file(derived, lab->extra_config, strlen(lab->extra_config), err) < 0)
 		return -1;

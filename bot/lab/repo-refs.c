@@ -79,6 +79,19 @@ cleanup:
 	return out;
 }
 
+bool pk_repo_head_published(const struct pk_lab *lab)
+{
+	static const char *const prefixes[] = { PK_REPO_PUBLISHED_PREFIXES };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+		g_autofree char *ref = pk_repo_ref_at(lab, "HEAD", prefixes[i]);
+
+		if (ref)
+			return true;
+	}
+	return false;
+}
+
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 {
 	git_repository *repo = NULL;

@@ -21,6 +21,7 @@
 #define PK_REPO_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 #include "lab/lab.h"
 #include "base/patch.h"
@@ -127,6 +128,15 @@ char *pk_repo_describe(const struct pk_lab *lab, const char *rev);
  * rev's commit, without the prefix ("net-next/main"), or NULL.
  */
 char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *prefix);
+
+/*
+ * The refs of what the lab was given, not made: its base tags, branches
+ * and fetched [tree]s; never refs/printkbot/run/, the bot's own commits.
+ */
+#define PK_REPO_PUBLISHED_PREFIXES "refs/tags/", "refs/heads/", "refs/printkbot/trees/"
+
+/* Whether HEAD (what is checked out) is the tip of a published ref (above). */
+bool pk_repo_head_published(const struct pk_lab *lab);
 
 /* The names of the refs under prefix, without it (none: an empty array). */
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static struct pk_sandbox_config settings = PK_SANDBOX_CONFIG_INIT;
-static char *settings_user;
+static char *settings_user, *settings_ccache_dir;
 
 /*
  * The files of /etc a build or QEMU reads: the dynamic loader's cache,
@@ -34,13 +34,17 @@ static const char *const usr_links[] = { "bin", "sbin", "lib", "lib32", "lib64",
 
 void pk_sandbox_configure(const struct pk_sandbox_config *config)
 {
-	/* copy first: config->user may be the string we hold */
+	/* copy first: config's strings may be the ones we hold */
 	char *user = g_strdup(config->user ? config->user : PK_SANDBOX_USER);
+	char *ccache_dir = g_strdup(config->ccache_dir);
 
 	g_free(settings_user);
+	g_free(settings_ccache_dir);
 	settings = *config;
 	settings_user = user;
 	settings.user = settings_user;
+	settings_ccache_dir = ccache_dir;
+	settings.ccache_dir = settings_ccache_dir;
 }
 
 const struct pk_sandbox_config *pk_sandbox_settings(void)

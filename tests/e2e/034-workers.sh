@@ -4,9 +4,10 @@
 # the test (tests/unit/pg-fixture.sh: its own data dir, a Unix socket in
 # it, no TCP).  Three single-patch series are delivered into a Maildir
 # that `printkbot daemon --queue-only` reads ([store] url); three
-# `printkbot worker`s, each on its own $PRINTKBOT_CACHE (set up here; the
-# base builds come from ccache), claim the jobs with FOR UPDATE SKIP
-# LOCKED.  The worker building first is killed (kill -9) with its make;
+# `printkbot worker`s, each on its own $PRINTKBOT_CACHE (set up here),
+# claim the jobs with FOR UPDATE SKIP LOCKED.  They share one [build]
+# ccache_dir: lab 0's base is built first, cold, and the other two labs
+# build theirs from its objects when their worker takes a job.  The worker building first is killed (kill -9) with its make;
 # another worker building is stopped (SIGSTOP): it stalls without dying.
 # Both jobs stay running under their leases (15 s), the live worker takes
 # them over only once the leases ended; the stalled worker, let go on
@@ -42,6 +43,9 @@ worker_poll = 1
 [smtp]
 url = smtp://127.0.0.1:9
 
+[build]
+ccache_dir = $work/ccache
+
 [source local]
 type = maildir
 start = all
@@ -64,12 +68,23 @@ for fix in level-change text-change pure-conversion; do
 	mv "$md/tmp/$n.mail" "$md/new/100$n.mail"
 done
 
-# three labs: each its own tree (set up from Debian's source) and build dir
+# three labs: each its own tree (set up from Debian's source) and build dir, at once
+setups=()
 for i in 0 1 2; do
-	PRINTKBOT_CACHE=$work/lab$i "$bot" setup >"$work/setup$i.log" 2>&1 ||
-		fail "setting up lab $i" "$work/setup$i.log"
+	PRINTKBOT_CACHE=$work/lab$i "$bot" setup >"$work/setup$i.log" 2>&1 &
+	setups[i]=$!
+done
+for i in 0 1 2; do
+	wait "${setups[i]}" || fail "setting up lab $i" "$work/setup$i.log"
 done
 ok "three labs set up"
+
+cstat() { CCACHE_DIR=$work/ccache ccache --print-stats | awk -v k="$1" '$1 == k { print $2 }'; }
+PRINTKBOT_CACHE=$work/lab0 "$bot" boot --config "$work/printkbot.conf" >"$work/base0.log" 2>&1 ||
+	fail "building and booting lab 0's base" "$work/base0.log"
+misses0=$(cstat cache_miss)
+[ "${misses0:-0}" -ge 500 ] || fail "lab 0's cold base build wrote ${misses0:-no} objects into the shared ccache" "$work/base0.log"
+ok "lab 0's base built cold: $misses0 objects into the shared ccache"
 
 q() { psql -X -q -t -A -d "$url" -c "$1"; }
 descendants() {  # pid: every process below it
@@ -147,5 +162,9 @@ check "exactly one reply per patch" \
 check "each reply waits in the queue (SMTP is down), one job each" \
 	test "$(q "select count(*) from jobs where kind = 'reply' and state = 'queued'")" = 3
 check "and is one file in the outbox's new/" test "$(ls "$work/outbox/new" | wc -l)" = 3
+hits=$(( $(cstat direct_cache_hit) + $(cstat preprocessed_cache_hit) ))
+again=$(( $(cstat cache_miss) - misses0 ))
+check "the other labs' bases came from lab 0's objects ($hits from the ccache, $again compiled again)" \
+	test "$hits" -ge $((misses0 / 2)) -a "$again" -le $((misses0 / 20))
 checks_end "$work/intake.log" "$work/workers.log"
 passed

@@ -2,8 +2,9 @@
  * test-repo.c - the lab's repository (lab/repo.h) on a small tree made
  * here: setup's import past an ignore-everything .gitignore, revisions
  * resolved, checkouts that write only what differs, a commit read as a
- * patch, the paths two commits differ in, and the kernel version of a
- * Makefile.
+ * patch, the paths two commits differ in, the kernel version of a
+ * Makefile, and which checkouts count as published (the build dir's
+ * right to write the bot's ccache).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,9 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 
+#include "lab/build.h"
 #include "lab/repo.h"
+#include "lab/sandbox.h"
 #include "base/gitutil.h"
 #include "base/util.h"
 
@@ -339,6 +342,69 @@ static void test_repo_makefile_version(void **state)
 	}
 }
 
+/* HEAD is published at the tip of a tag or branch, not at a commit of the bot's own. */
+static void test_repo_head_published(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	git_repository *repo;
+	git_reference *ref;
+	git_oid a;
+
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_true(pk_repo_head_published(&f->lab));
+	assert_int_equal(pk_repo_checkout(&f->lab, f->a, &err), 0);
+	assert_false(pk_repo_head_published(&f->lab));
+	assert_int_equal(git_repository_open(&repo, f->dir), 0);
+	assert_int_equal(git_oid_fromstr(&a, f->a), 0);
+	assert_int_equal(git_reference_create(&ref, repo, "refs/heads/topic", &a, 0, NULL), 0);
+	assert_true(pk_repo_head_published(&f->lab));
+	assert_int_equal(git_reference_delete(ref), 0);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	assert_false(pk_repo_head_published(&f->lab));
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+}
+
+/*
+ * A new build dir is marked as having built only published commits; the
+ * first make step of anything else there drops the mark for good, and a
+ * dir that already existed never gets one.
+ */
+static void test_build_dir_published_only(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	struct pk_sandbox_config off = PK_SANDBOX_CONFIG_INIT;
+	const char *noop[] = { "true", NULL };
+	g_autofree char *build_dir = NULL, *marker = NULL;
+	struct pk_lab lab = f->lab;
+
+	off.mode = PK_SANDBOX_OFF;   /* what is tested is the mark, not the sandbox around "true" */
+	pk_sandbox_configure(&off);
+	lab.cache = f->dir;
+	lab.build_stem = g_build_filename(f->dir, "build", "cfg", NULL);
+	build_dir = pk_lab_build_dir(&lab);
+	marker = g_strconcat(build_dir, ".published-only", NULL);
+
+	assert_int_equal(pk_repo_checkout(&lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_int_equal(pk_build_dir_make(&lab, &err), 0);
+	assert_true(g_file_test(build_dir, G_FILE_TEST_IS_DIR));
+	assert_true(g_file_test(marker, G_FILE_TEST_EXISTS));
+	assert_int_equal(pk_build_step(&lab, "a base step", NULL, noop, NULL, &err), 0);
+	assert_true(g_file_test(marker, G_FILE_TEST_EXISTS));
+
+	assert_int_equal(pk_repo_checkout(&lab, f->a, &err), 0);
+	assert_int_equal(pk_build_step(&lab, "a patch's step", NULL, noop, NULL, &err), 0);
+	assert_false(g_file_test(marker, G_FILE_TEST_EXISTS));
+
+	assert_int_equal(pk_repo_checkout(&lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_int_equal(pk_build_step(&lab, "a base step again", NULL, noop, NULL, &err), 0);
+	assert_int_equal(pk_build_dir_make(&lab, &err), 0);
+	assert_false(g_file_test(marker, G_FILE_TEST_EXISTS));
+	g_free(lab.build_stem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +416,8 @@ int main(void)
 		cmocka_unit_test(test_repo_diff_patch),
 		cmocka_unit_test(test_repo_makefile_series),
 		cmocka_unit_test(test_repo_makefile_version),
+		cmocka_unit_test(test_repo_head_published),
+		cmocka_unit_test(test_build_dir_published_only),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
