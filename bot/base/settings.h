@@ -41,8 +41,8 @@ struct pk_sandbox_config {
 	                                capture file (RLIMIT_FSIZE: cut while written) */
 	enum pk_build_cc cc;         /* [build] cc = gcc|ccache|icecc */
 	unsigned jobs;               /* [build] jobs: make -j; 0 = one per CPU online */
-	const char *ccache_dir;      /* [build] ccache_dir: the bot's ccache; NULL = the lab's
-	                                cache/ccache (lab/build.c) */
+	const char *ccache_dir;      /* [build] ccache_dir: the bot's own ccache; NULL = the
+	                                user's, read-only (lab/build.c) */
 };
 
 /*

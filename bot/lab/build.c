@@ -110,15 +110,33 @@ static char *denied_line(const char *log)
 }
 
 /*
- * The bot's ccache: [build] ccache_dir (workers of one machine may share
- * one), else the lab's cache/ccache.  Its own, not the user's: base
- * builds write to it (may_write_ccache()), as the sandbox user.
+ * The user's ccache directory (NULL when ccache is missing or has no
+ * cache yet), used read-only when [build] ccache_dir is not set.  Asked
+ * once: it is a child process.
  */
-static char *ccache_dir(const struct pk_lab *lab)
+static const char *user_ccache_dir(void)
 {
-	const char *dir = pk_sandbox_settings()->ccache_dir;
+	static gsize done;
+	static char *dir;
 
-	return dir ? g_strdup(dir) : g_build_filename(lab->cache, "ccache", NULL);
+	if (g_once_init_enter(&done)) {
+		const char *env = g_getenv("CCACHE_DIR");
+		const char *argv[] = { "ccache", "-k", "cache_dir", NULL };
+		g_autoptr(GString) out = g_string_new(NULL);
+		struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+		struct pk_proc_result r;
+
+		o.capture = out;
+		o.timeout = 10;
+		if (env && *env)
+			dir = g_strdup(env);
+		else if (pk_proc_have("ccache") && pk_proc_run(&r, argv, &o, NULL) == 0 && pk_proc_ok(&r))
+			dir = g_strdup(g_strstrip(out->str));
+		if (dir && !g_file_test(dir, G_FILE_TEST_IS_DIR))
+			g_clear_pointer(&dir, g_free);
+		g_once_init_leave(&done, 1);
+	}
+	return dir;
 }
 
 /* Beside the build dir, out of the sandbox's reach: "only published commits were built here". */
@@ -143,9 +161,9 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
 }
 
 /*
- * Whether a make may write the bot's ccache: what is checked out is the
- * tip of a published ref (pk_repo_head_published()) and the build dir
- * never held a build of anything else.  The second half matters as much:
+ * Whether a make may write the bot's ccache ([build] ccache_dir): what
+ * is checked out is the tip of a published ref (pk_repo_head_published())
+ * and the build dir never held a build of anything else.  The second half matters as much:
  * a patch's build leaves host programs in the build dir that later makes
  * there run, and one run with the cache writable could plant an object
  * under another file's hash.  So the first make of an unpublished
@@ -297,27 +315,31 @@ struct ccache_use {
 };
 
 /*
- * The bot's ccache for one make, its environment into env (room for five
- * more at *e): writable for a base build (may_write_ccache()), else
- * read-only with CCACHE_READONLY, and off before anything wrote it.  The
- * base builds of every lab share their objects: CCACHE_BASEDIR is the
- * lab's cache dir, so paths into the tree and the build dir hash the same
- * from any lab.
+ * The ccache of one make, its environment into env (room for five more
+ * at *e).  [build] ccache_dir is the bot's own, which a machine's workers
+ * may share: a base build writes it (may_write_ccache(), as the sandbox
+ * user), every other build reads it only, with CCACHE_READONLY.  Unset,
+ * the user's ccache is read only, by every build.  No cache yet: ccache
+ * is off.  CCACHE_BASEDIR is the lab's cache dir, so paths into the tree
+ * and the build dir hash the same from any lab.
  */
 static int ccache_setup(struct ccache_use *u, const char **env, unsigned *e, const struct pk_lab *lab,
 			GError **err)
 {
-	g_autofree char *dir = ccache_dir(lab);
+	const char *own = pk_sandbox_settings()->ccache_dir;
+	g_autofree char *dir = g_strdup(own ? own : user_ccache_dir());
+	bool base_build;
 
 	memset(u, 0, sizeof *u);
-	if (may_write_ccache(&u->writable, lab, err) < 0)
+	if (may_write_ccache(&base_build, lab, err) < 0)
 		return -1;
+	u->writable = own && base_build;
 	if (u->writable) {
 		if (g_mkdir_with_parents(dir, 0755) < 0)
 			return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
 		if (pk_sandbox_own(dir, err) < 0)
 			return -1;
-	} else if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+	} else if (!dir || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
 		/* nothing to read yet: gcc alone, under the same CC (a new CC rebuilds everything) */
 		env[(*e)++] = "CCACHE_DISABLE=1";
 		return 0;

@@ -33,8 +33,8 @@ struct pk_build_result {
 /*
  * Make the lab's build dir if it is not there.  A new one is marked as
  * having built only published commits, which lets its builds write the
- * bot's ccache until a build of anything else runs there (build.c's
- * may_write_ccache()).
+ * bot's ccache ([build] ccache_dir) until a build of anything else runs
+ * there (build.c's may_write_ccache()).
  */
 int pk_build_dir_make(const struct pk_lab *lab, GError **err);
 
