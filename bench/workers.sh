@@ -108,8 +108,11 @@ EOC
 	done
 	./printkbot daemon --config "$work/bench.conf" --queue-only 2>"$work/intake.log" &
 	local intake=$!
-	until [ "$(q "$db" "select count(*) from jobs where kind = 'series'" 2>/dev/null)" = "$k" ]; do sleep 0.5; done
+	# every mail queued or skipped; a round's patches are its queued ones
+	until [ "$(q "$db" "select count(*) from mails where state != 'pending'" 2>/dev/null)" = "$k" ]; do sleep 0.5; done
 	kill "$intake"; wait "$intake" 2>/dev/null || true
+	k=$(q "$db" "select count(*) from jobs where kind = 'series'")
+	[ "$k" = "${#fixtures[@]}" ] || echo "  (round of $n: $k of ${#fixtures[@]} patches queued; see $work/intake.log)" >&2
 	s=$(date +%s.%N)
 	for ((i = 0; i < n; i++)); do
 		PRINTKBOT_CACHE=$labs/lab$i ./printkbot worker --config "$work/bench.conf" 2>"$work/worker$i.log" &

@@ -110,9 +110,14 @@ static int on_mail(void *data, const char *raw, size_t len, GError **err)
 	row.number = sm.number;
 	row.total = sm.total;
 	if (kind == PK_SERIES_PATCH) {
-		/* the static scan, in milliseconds: a series without churn is never built */
+		/*
+		 * The static scan, in milliseconds: a series without churn is
+		 * never built.  Its verdict, not only its count of calls: a
+		 * pr_fmt() added or changed touches no call and changes every
+		 * message of the file.
+		 */
 		g_autoptr(pk_scan_result) scan = pk_scan(mail->patch);
-		row.churn = (int)scan->calls_changed;
+		row.churn = scan->verdict == PK_VERDICT_NO_CHURN ? 0 : (int)MAX(1u, scan->calls_changed);
 	}
 	row.state = kind == PK_SERIES_SKIP ? "skipped" : "pending";
 	row.reason = (char *)reason;

@@ -163,12 +163,13 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
 /*
  * Whether a make may write the bot's ccache ([build] ccache_dir): what
  * is checked out is the tip of a published ref (pk_repo_head_published())
- * and the build dir never held a build of anything else.  The second half matters as much:
- * a patch's build leaves host programs in the build dir that later makes
- * there run, and one run with the cache writable could plant an object
- * under another file's hash.  So the first make of an unpublished
- * checkout in a build dir drops its marker for good (a build dir copied
- * for a derived config never has one).  -1 when the marker stays.
+ * and the build dir never held a build of anything else.  The second half
+ * matters as much: a patch's build leaves host programs in the build dir
+ * that later makes there run, and one run with the cache writable could
+ * plant an object under another file's hash.  So the first make (or
+ * config step) of an unpublished checkout in a build dir drops its
+ * marker for good; a build dir copied for a derived config never has one.
+ * -1 when the marker could not be dropped.
  */
 static int may_write_ccache(bool *out, const struct pk_lab *lab, GError **err)
 {
@@ -201,9 +202,9 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	bool sandboxed = false;
 	struct pk_proc_result res;
 	unsigned n = 1;
-
 	bool unused;
 
+	/* no ccache here, but a step of a patch's tree ends the build dir's right to write it */
 	if (may_write_ccache(&unused, lab, err) < 0)
 		return -1;
 	for (const char *const *p = extra_ro; p && *p && n + 1 < G_N_ELEMENTS(ro); p++)

@@ -493,7 +493,8 @@ struct pk_store_mail {
 	char *refs;               /* References without <>, space-separated, or NULL */
 	char *subject, *author_email;
 	int version, number, total;
-	int churn;                /* printk-family calls its patch changes (the scan's count) */
+	int churn;                /* printk-family calls its patch changes (the scan's count; at
+	                             least 1 when the scan finds churn without a call: pr_fmt) */
 	char *state, *reason;
 	gint64 received;          /* Unix time it was read; 0 = now when added */
 };

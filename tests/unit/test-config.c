@@ -123,7 +123,7 @@ struct bad_case {
  */
 static void test_sandbox_and_limits(void **state)
 {
-	g_autofree char *path = write_tmp("[build]\ncc = icecc\njobs = 12\n[policy]\nsandbox = off\nsandbox_user = builder\n"
+	g_autofree char *path = write_tmp("[build]\ncc = icecc\njobs = 12\nccache_dir = /var/cache/pk-ccache\n[policy]\nsandbox = off\nsandbox_user = builder\n"
 					  "build_timeout = 600\nbuild_cpu_seconds = 120\n"
 					  "build_memory_mb = 1024\nbuild_file_mb = 100\nbuild_processes = 64\n"
 					  "max_console_mb = 1\nmax_capture_mb = 2\nmax_mail_mb = 3\n");
@@ -142,12 +142,14 @@ static void test_sandbox_and_limits(void **state)
 	assert_true(c.sandbox.console_cap == 1u << 20 && c.sandbox.capture_cap == 2u << 20);
 	assert_int_equal(c.policy.max_mail_size, 3u << 20);
 	assert_true(c.sandbox.cc == PK_BUILD_CC_ICECC && c.sandbox.jobs == 12);
+	assert_string_equal(c.sandbox.ccache_dir, "/var/cache/pk-ccache");
 	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_ON);   /* loading installs nothing */
 	pk_sandbox_configure(&c.sandbox);
 	pk_config_clear(&c);
 	now = pk_sandbox_settings();
 	assert_int_equal(now->mode, PK_SANDBOX_OFF);
 	assert_string_equal(now->user, "builder");   /* a copy: the config is cleared */
+	assert_string_equal(now->ccache_dir, "/var/cache/pk-ccache");
 
 	assert_int_equal(pk_config_load(&c, defaults, NULL), 0);
 	assert_int_equal(c.sandbox.mode, PK_SANDBOX_ON);
@@ -155,6 +157,7 @@ static void test_sandbox_and_limits(void **state)
 	assert_string_equal(c.sandbox.user, PK_SANDBOX_USER);
 	assert_true(c.sandbox.build.memory == 4ull << 30);
 	assert_true(c.sandbox.cc == PK_BUILD_CC_AUTO && c.sandbox.jobs == 0);
+	assert_null(c.sandbox.ccache_dir);
 	assert_int_equal(c.policy.max_mail_size, 64u << 20);
 	assert_int_equal(pk_sandbox_settings()->mode, PK_SANDBOX_OFF);
 	pk_sandbox_configure(&c.sandbox);
@@ -168,6 +171,7 @@ static const struct bad_case bad[] = {
 	{ "[policy]\nsandbox = maybe\n", "[policy] sandbox: 'maybe' is not one of on, off" },
 	{ "[build]\ncc = clang\n", ":2: [build] cc: 'clang' is not one of auto, gcc, ccache, icecc" },
 	{ "[build]\njobs = many\n", "[build] jobs" },
+	{ "[build]\nccache_dir = ccache\n", ":2: [build] ccache_dir: 'ccache' is not an absolute path" },
 	{ "[policy]\nbuild_memory_mb = lots\n", "[policy] build_memory_mb" },
 	{ "[policy]\nallow_build_sytem = true\n", "[policy]: unknown key 'allow_build_sytem'" },
 	{ "[policy]\nallow_build_system = maybe\n", "[policy] allow_build_system" },

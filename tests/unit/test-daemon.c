@@ -5,7 +5,8 @@
  * source that cannot be opened) keeps the old limits in force.  A newer
  * version of a series cancels the older one still in the queue.  And the
  * daemon does not start (nor reload) when it would reply From an address
- * at localhost.  [policy] max_mail_mb holds for the sources.
+ * at localhost.  [policy] max_mail_mb holds for the sources.  A patch
+ * that only adds a pr_fmt() is churn and queued; one without churn is not.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -187,6 +188,52 @@ static void test_newer_series_cancels_older(void **state)
 	assert_int_equal(v2->series_version, 2);
 	assert_int_equal(v2->state, PK_JOB_QUEUED);
 	assert_string_equal(v1->series_key, v2->series_key);
+}
+
+/* One single-patch series into the Maildir: subject and diff (after the "---"). */
+static void deliver_diff(struct fixture *f, const char *name, const char *subject, const char *diff)
+{
+	g_autofree char *path = g_strdup_printf("%s/maildir/new/%s", f->dir, name);
+	g_autofree char *mail = g_strdup_printf(
+		"From: Jane Dev <jane@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n"
+		"Subject: [PATCH] %s\nMessage-ID: <%s@example.org>\n\nx\n---\n%s", subject, name, diff);
+
+	assert_true(g_file_set_contents(path, mail, -1, NULL));
+}
+
+/*
+ * The intake's scan gate: a pr_fmt() added touches no printk call and
+ * changes every message of its file, so its series is queued; a comment
+ * is skipped.
+ */
+static void test_pr_fmt_only_is_churn(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autoptr(GPtrArray) jobs = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	const struct pk_store_job *job;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	deliver_diff(f, "prfmt", "init: prefix messages with init:",
+		     "diff --git a/init/main.c b/init/main.c\n--- a/init/main.c\n+++ b/init/main.c\n"
+		     "@@ -12,6 +12,8 @@\n \n #define DEBUG\n \n+#define pr_fmt(fmt) \"init: \" fmt\n+\n"
+		     " #include <linux/types.h>\n #include <linux/extable.h>\n #include <linux/module.h>\n");
+	deliver_diff(f, "comment", "init: say why",
+		     "diff --git a/init/main.c b/init/main.c\n--- a/init/main.c\n+++ b/init/main.c\n"
+		     "@@ -12,3 +12,4 @@\n \n #define DEBUG\n+/* why */\n \n");
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, &err), 0);
+	assert_int_equal(jobs->len, 1);
+	job = jobs->pdata[0];
+	assert_int_equal(job->kind, PK_JOB_SERIES);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_non_null(strstr(job->series_key, "prefix messages with init:"));
 }
 
 /* Whether the store at db holds a mail with this Message-ID, waiting up to seconds for it. */
@@ -755,6 +802,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_bad_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pr_fmt_only_is_churn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
