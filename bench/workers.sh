@@ -11,6 +11,8 @@
 #    run 1, 2, 3 workers, PASSES times over, side by side.  With 2 CPUs
 #    expect at most 2x: two builds at once already fill them.
 # STORE=pg runs both on a PostgreSQL the bench starts (tests/unit/pg-fixture.sh).
+# WORKERS="1 2" runs only those rounds; KEEP=DIR keeps the last round's
+# store and the logs there.
 # The labs are kept in $PRINTKBOT_BENCH_LABS (default
 # ~/.cache/printkbot-bench-labs, ~2.7 GB each) and warmed on the first run:
 # lab 0's base is built cold, the other two from its objects in the labs'
@@ -25,6 +27,7 @@ pgdir=
 cleanup() {
 	[ -z "$(jobs -pr)" ] || { kill $(jobs -pr) 2>/dev/null; wait 2>/dev/null; }
 	[ -z "$pgdir" ] || bash tests/unit/pg-fixture.sh stop "$pgdir"
+	[ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp -r "$work"/*.log "$work"/round.db* "$KEEP"/ 2>/dev/null; }
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -129,13 +132,14 @@ EOC
 echo "throughput, ${#fixtures[@]} patches a round, store ${STORE:-sqlite}, load $(cut -d' ' -f1-3 /proc/loadavg):"
 declare -A total
 for ((p = 1; p <= passes; p++)); do
-	for n in 1 2 3; do
+	for n in ${WORKERS:-1 2 3}; do
 		t=$(run_round "$n")
 		total[$n]=$(echo "${total[$n]:-0} + $t" | bc)
 		printf '  pass %d, %d worker%s: %.0f s, %.1f patches a minute\n' "$p" "$n" "$([ "$n" = 1 ] || echo s)" \
 			"$t" "$(echo "${#fixtures[@]} * 60 / $t" | bc -l)"
 	done
 done
-for n in 2 3; do
+for n in ${WORKERS:-1 2 3}; do
+	[ "$n" != 1 ] && [ -n "${total[1]:-}" ] || continue
 	printf '%d workers against 1: %.2fx\n' "$n" "$(echo "${total[1]} / ${total[$n]}" | bc -l)"
 done

@@ -4,9 +4,11 @@
 #include "lab/sandbox.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -171,6 +173,44 @@ static void judge_boot(struct pk_boot_result *res, const struct pk_proc_result *
 	}
 }
 
+/* The guest's vCPUs (-smp below): a boot slot is that many of the machine's CPUs. */
+#define GUEST_CPUS 2
+
+/*
+ * Take one of the machine's boot slots (one per GUEST_CPUS online CPUs,
+ * at least one), waiting for it: the fd that holds it, -1 when no slot
+ * file could be opened (the boot then runs unslotted).  Machine-wide, not
+ * per lab: the workers of one machine each have their own lab.  Without
+ * it two workers on 2 CPUs ran two 2-vCPU guests at once beside their
+ * builds; a descheduled vCPU stalls the other one waiting on it, and boots
+ * of 3 s took 27-53 s, one past its 60 s timeout (a false boot-failed).
+ */
+static int boot_slot_take(void)
+{
+	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : g_get_tmp_dir();
+	long slots = MAX(1L, sysconf(_SC_NPROCESSORS_ONLN) / GUEST_CPUS);
+	int fd = -1;
+
+	for (long i = 0; i < slots; i++) {
+		g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, i);
+
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		close(fd);
+	}
+	{
+		g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, (long)getpid() % slots);
+
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		while (fd >= 0 && flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	}
+	return fd;
+}
+
 int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		   const struct pk_boot_opts *opts, GError **err)
 {
@@ -203,7 +243,7 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		bool kvm = strcmp(res.accel, "kvm") == 0;
 		const char *base[] = {
 			QEMU, "-accel", res.accel, "-cpu", kvm ? "host" : "qemu64",
-			"-machine", "q35", "-m", "256", "-smp", "2", "-sandbox", QEMU_SECCOMP,
+			"-machine", "q35", "-m", "256", "-smp", G_STRINGIFY(GUEST_CPUS), "-sandbox", QEMU_SECCOMP,
 			"-nodefaults", "-no-user-config", "-display", "none",
 			"-no-reboot", "-nic", "none",
 			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
@@ -225,7 +265,12 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		popts.output_cap = sc->console_cap;
 		popts.timeout = opts->timeout > 0 ? opts->timeout : 60;
 		popts.limits = &limits;
-		if (run_qemu(&pr, argv, ro, tmpdir, kvm, &popts, err) < 0) {
+		int slot = boot_slot_take();
+		int rc = run_qemu(&pr, argv, ro, tmpdir, kvm, &popts, err);
+
+		if (slot >= 0)
+			close(slot);
+		if (rc < 0) {
 			g_unlink(cap_path);
 			g_rmdir(tmpdir);
 			return -1;
