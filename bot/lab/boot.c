@@ -4,7 +4,6 @@
 #include "lab/sandbox.h"
 #include "base/util.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -178,37 +177,36 @@ static void judge_boot(struct pk_boot_result *res, const struct pk_proc_result *
 
 /*
  * Take one of the machine's boot slots (one per GUEST_CPUS online CPUs,
- * at least one), waiting for it: the fd that holds it, -1 when no slot
- * file could be opened (the boot then runs unslotted).  Machine-wide, not
- * per lab: the workers of one machine each have their own lab.  Without
- * it two workers on 2 CPUs ran two 2-vCPU guests at once beside their
- * builds; a descheduled vCPU stalls the other one waiting on it, and boots
- * of 3 s took 27-53 s, one past its 60 s timeout (a false boot-failed).
+ * at least one), waiting up to wait seconds for one: the fd that holds
+ * it, or -1 and the boot runs unslotted (no slot file, or every slot held
+ * that long: a stopped process may hold one).  Machine-wide, not per lab:
+ * the workers of one machine each have their own lab.  Without slots two
+ * workers on 2 CPUs ran two 2-vCPU guests at once beside their builds; a
+ * descheduled vCPU stalls the other one waiting on it, and boots of 3 s
+ * took 27-53 s, one past its 60 s timeout (a false boot-failed).
  */
-static int boot_slot_take(void)
+static int boot_slot_take(double wait)
 {
 	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : g_get_tmp_dir();
 	long slots = MAX(1L, sysconf(_SC_NPROCESSORS_ONLN) / GUEST_CPUS);
-	int fd = -1;
+	double until = pk_now() + wait;
 
-	for (long i = 0; i < slots; i++) {
-		g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, i);
+	do {
+		for (long i = 0; i < slots; i++) {
+			g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, i);
+			int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
 
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-		if (fd < 0)
-			return -1;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return fd;
-		close(fd);
-	}
-	{
-		g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, (long)getpid() % slots);
-
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-		while (fd >= 0 && flock(fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-	}
-	return fd;
+			if (fd < 0)
+				return -1;
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				return fd;
+			close(fd);
+		}
+		g_usleep(100000);
+	} while (pk_now() < until);
+	pk_info("every boot slot of this machine (%s/printkbot-boot-slot.*) was held for %.0f s: "
+		"booting without one", dir, wait);
+	return -1;
 }
 
 int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
@@ -265,7 +263,8 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		popts.output_cap = sc->console_cap;
 		popts.timeout = opts->timeout > 0 ? opts->timeout : 60;
 		popts.limits = &limits;
-		int slot = boot_slot_take();
+		/* as long as a boot may take, and twice that: a boot ahead, and another */
+		int slot = boot_slot_take(3 * popts.timeout);
 		int rc = run_qemu(&pr, argv, ro, tmpdir, kvm, &popts, err);
 
 		if (slot >= 0)
