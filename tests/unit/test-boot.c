@@ -5,6 +5,8 @@
  * The capture file never grows past max_capture (RLIMIT_FSIZE on QEMU),
  * the console kept never past max_console, and both cuts are reported in
  * the detail and at the console's end; the boot ends at its timeout.
+ * And the boots of one machine take turns: never more at once than its
+ * boot slots (one per two CPUs).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 #include <glib/gstdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lab/boot.h"
 #include "lab/sandbox.h"
@@ -24,6 +30,8 @@ static const char fake_qemu[] =
 	"case $FAKE_QEMU in\n"
 	"capture) yes 0123456789abcdef > \"$cap\"; stat -c %s \"$cap\" > \"$FAKE_QEMU_SIZE\";;\n"
 	"console) yes 'a console that never ends';;\n"
+	"slot) echo \"start $(date +%s.%N)\" >> \"$FAKE_QEMU_LOG\"; sleep 1;\n"
+	"      echo \"end $(date +%s.%N)\" >> \"$FAKE_QEMU_LOG\"; exit 0;;\n"
 	"esac\n"
 	"exec sleep 60\n";
 
@@ -122,11 +130,71 @@ static void test_console_cut(void **state)
 	pk_boot_result_clear(&r);
 }
 
+/* Events of test_boots_take_turns() by time (+t a start, -t an end); at a tie an end first. */
+static gint by_time(gconstpointer pa, gconstpointer pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	if (fabs(a) != fabs(b))
+		return fabs(a) < fabs(b) ? -1 : 1;
+	return (a > 0) - (b > 0);
+}
+
+/* One more boot than the machine has slots, all at once: at most that many run together. */
+static void test_boots_take_turns(void **state)
+{
+	struct fixture *f = *state;
+	long slots = MAX(1L, sysconf(_SC_NPROCESSORS_ONLN) / 2);
+	g_autofree char *log = g_build_filename(f->dir, "qemu-runs", NULL);
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	g_autoptr(GArray) events = g_array_new(FALSE, FALSE, sizeof(double));   /* +t start, -t end */
+	int running = 0, most = 0;
+
+	g_setenv("FAKE_QEMU", "slot", TRUE);
+	g_setenv("FAKE_QEMU_LOG", log, TRUE);
+	for (long i = 0; i <= slots; i++) {
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct pk_boot_opts o = PK_BOOT_OPTS_INIT;
+			struct pk_boot_result r = { 0 };
+
+			o.vmlinux = f->lab.initrd;
+			o.timeout = 20;
+			_exit(pk_boot_kernel(&r, &f->lab, &o, NULL) == 0 ? 0 : 1);
+		}
+	}
+	for (long i = 0; i <= slots; i++) {
+		int status;
+
+		assert_true(wait(&status) > 0);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	assert_true(g_file_get_contents(log, &text, NULL, NULL));
+	lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l && **l; l++) {
+		double t = g_ascii_strtod(strchr(*l, ' ') + 1, NULL);
+		double signed_t = g_str_has_prefix(*l, "start") ? t : -t;
+
+		g_array_append_val(events, signed_t);
+	}
+	assert_int_equal(events->len, 2 * (slots + 1));
+	g_array_sort(events, by_time);
+	for (guint i = 0; i < events->len; i++) {
+		running += g_array_index(events, double, i) > 0 ? 1 : -1;
+		most = MAX(most, running);
+	}
+	assert_true(most >= 1 && most <= slots);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_capture_cut_while_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_cut, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boots_take_turns, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("boot", tests, NULL, NULL);
