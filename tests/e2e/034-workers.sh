@@ -7,8 +7,9 @@
 # `printkbot worker`s, each on its own $PRINTKBOT_CACHE (set up here),
 # claim the jobs with FOR UPDATE SKIP LOCKED.  They share one [build]
 # ccache_dir: lab 0's base is built first, cold, and the other two labs
-# build theirs from its objects when their worker takes a job.  The worker building first is killed (kill -9) with its make;
-# another worker building is stopped (SIGSTOP): it stalls without dying.
+# build theirs from its objects when their worker takes a job.  The
+# worker building first is killed (kill -9) with its make; another
+# worker building is stopped (SIGSTOP): it stalls without dying.
 # Both jobs stay running under their leases (15 s), the live worker takes
 # them over only once the leases ended; the stalled worker, let go on
 # again, finds its lease lost and its late result is refused.  At the end

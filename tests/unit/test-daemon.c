@@ -190,13 +190,13 @@ static void test_newer_series_cancels_older(void **state)
 	assert_string_equal(v1->series_key, v2->series_key);
 }
 
-/* One single-patch series into the Maildir: subject and diff (after the "---"). */
-static void deliver_diff(struct fixture *f, const char *name, const char *subject, const char *diff)
+/* A mail into a Maildir's new/: its subject, and its diff after the "---". */
+static void deliver_mail(const char *maildir, const char *id, const char *subject, const char *diff)
 {
-	g_autofree char *path = g_strdup_printf("%s/maildir/new/%s", f->dir, name);
+	g_autofree char *path = g_strdup_printf("%s/new/%s", maildir, id);
 	g_autofree char *mail = g_strdup_printf(
 		"From: Jane Dev <jane@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n"
-		"Subject: [PATCH] %s\nMessage-ID: <%s@example.org>\n\nx\n---\n%s", subject, name, diff);
+		"Subject: %s\nMessage-ID: <%s@example.org>\n\nx\n---\n%s", subject, id, diff);
 
 	assert_true(g_file_set_contents(path, mail, -1, NULL));
 }
@@ -211,6 +211,7 @@ static void test_pr_fmt_only_is_churn(void **state)
 	struct fixture *f = *state;
 	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
 	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
 	g_autoptr(GPtrArray) jobs = NULL;
 	g_autoptr(pk_store) store = NULL;
 	g_autoptr(GError) err = NULL;
@@ -218,11 +219,11 @@ static void test_pr_fmt_only_is_churn(void **state)
 
 	pk_daemon_close(f->daemon);
 	f->daemon = NULL;
-	deliver_diff(f, "prfmt", "init: prefix messages with init:",
+	deliver_mail(maildir, "prfmt", "[PATCH] init: prefix messages with init:",
 		     "diff --git a/init/main.c b/init/main.c\n--- a/init/main.c\n+++ b/init/main.c\n"
 		     "@@ -12,6 +12,8 @@\n \n #define DEBUG\n \n+#define pr_fmt(fmt) \"init: \" fmt\n+\n"
 		     " #include <linux/types.h>\n #include <linux/extable.h>\n #include <linux/module.h>\n");
-	deliver_diff(f, "comment", "init: say why",
+	deliver_mail(maildir, "comment", "[PATCH] init: say why",
 		     "diff --git a/init/main.c b/init/main.c\n--- a/init/main.c\n+++ b/init/main.c\n"
 		     "@@ -12,3 +12,4 @@\n \n #define DEBUG\n+/* why */\n \n");
 	if (pk_daemon_run(&once, &err) < 0)
@@ -256,14 +257,9 @@ static bool mail_arrives(const char *db, const char *message_id, double seconds)
 /* A patch 1/2 (its series waits for 2/2: no job runs) into a Maildir's new/. */
 static void deliver_half_series(const char *maildir, const char *id)
 {
-	g_autofree char *path = g_strdup_printf("%s/new/%s", maildir, id);
-	g_autofree char *mail = g_strdup_printf(
-		"From: Jane Dev <jane@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n"
-		"Subject: [PATCH 1/2] x: y\nMessage-ID: <%s@example.org>\n\nx\n---\n"
-		"diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n"
-		"@@ -1,3 +1,3 @@\n a\n-\tpr_info(\"old\\n\");\n+\tpr_info(\"new\\n\");\n b\n", id);
-
-	assert_true(g_file_set_contents(path, mail, -1, NULL));
+	deliver_mail(maildir, id, "[PATCH 1/2] x: y",
+		     "diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n"
+		     "@@ -1,3 +1,3 @@\n a\n-\tpr_info(\"old\\n\");\n+\tpr_info(\"new\\n\");\n b\n");
 }
 
 /*
