@@ -1,5 +1,6 @@
 /* main.c - printkbot's entry point: the global options, then a command of pk_commands[]. */
 #include "cmd/commands.h"
+#include "lab/layer.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
 {
 	/* GOptionContext would name the program after the command's argv[0] */
 	g_set_prgname("printkbot");
+	/* before any thread: the whole process, not one thread, in the namespace of its layers (not root: none) */
+	pk_layer_namespace(NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

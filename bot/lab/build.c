@@ -1,6 +1,7 @@
 /* build.c - incremental, reproducible kernel builds; see build.h. */
 #include "lab/build.h"
 #include "base/proc.h"
+#include "lab/layer.h"
 #include "lab/repo.h"
 #include "lab/sandbox.h"
 #include "base/util.h"
@@ -166,17 +167,19 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
  * and the build dir never held a build of anything else.  The second half
  * matters as much: a patch's build leaves host programs in the build dir
  * that later makes there run, and one run with the cache writable could
- * plant an object under another file's hash.  So the first make (or
- * config step) of an unpublished checkout in a build dir drops its
- * marker for good; a build dir copied for a derived config never has one.
- * -1 when the marker could not be dropped.
+ * plant an object under another file's hash.  A build in a layer
+ * (layered) leaves nothing behind, so it keeps the mark and only reads
+ * the cache; without layers (not root) the first make (or config step)
+ * of an unpublished checkout in a build dir drops the marker for good; a
+ * build dir copied for a derived config never has one.  -1 when the
+ * marker could not be dropped.
  */
-static int may_write_ccache(bool *out, const struct pk_lab *lab, GError **err)
+static int may_write_ccache(bool *out, const struct pk_lab *lab, bool layered, GError **err)
 {
 	g_autofree char *marker = published_only_marker(lab);
 
 	*out = false;
-	if (!g_file_test(marker, G_FILE_TEST_EXISTS))
+	if (layered || !g_file_test(marker, G_FILE_TEST_EXISTS))
 		return 0;
 	if (pk_repo_head_published(lab)) {
 		*out = true;
@@ -184,6 +187,24 @@ static int may_write_ccache(bool *out, const struct pk_lab *lab, GError **err)
 	}
 	if (g_unlink(marker) < 0 && errno != ENOENT)
 		return pk_error(err, PK_ERROR_FAILED, "cannot remove %s: %s", marker, g_strerror(errno));
+	return 0;
+}
+
+int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err)
+{
+	g_autofree char *head = NULL, *build_dir = NULL;
+
+	*out_layered = false;
+	if (pk_build_dir_make(lab, err) < 0)
+		return -1;
+	build_dir = pk_lab_build_dir(lab);
+	if (pk_repo_head_published(lab))
+		return pk_layer_drop(build_dir, err);
+	if (!pk_layer_usable(lab->cache, NULL))
+		return 0;   /* as before layers: the policy refused what only a layer makes safe */
+	if (!(head = pk_repo_resolve(lab, "HEAD", err)) || pk_layer_enter(lab, head, err) < 0)
+		return -1;
+	*out_layered = true;
 	return 0;
 }
 
@@ -202,10 +223,10 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	bool sandboxed = false;
 	struct pk_proc_result res;
 	unsigned n = 1;
-	bool unused;
+	bool unused, layered;
 
 	/* no ccache here, but a step of a patch's tree ends the build dir's right to write it */
-	if (may_write_ccache(&unused, lab, err) < 0)
+	if (pk_build_dir_enter(lab, &layered, err) < 0 || may_write_ccache(&unused, lab, layered, err) < 0)
 		return -1;
 	for (const char *const *p = extra_ro; p && *p && n + 1 < G_N_ELEMENTS(ro); p++)
 		ro[n++] = *p;
@@ -325,14 +346,14 @@ struct ccache_use {
  * and the build dir hash the same from any lab.
  */
 static int ccache_setup(struct ccache_use *u, const char **env, unsigned *e, const struct pk_lab *lab,
-			GError **err)
+			bool layered, GError **err)
 {
 	const char *own = pk_sandbox_settings()->ccache_dir;
 	g_autofree char *dir = g_strdup(own ? own : user_ccache_dir());
 	bool base_build;
 
 	memset(u, 0, sizeof *u);
-	if (may_write_ccache(&base_build, lab, err) < 0)
+	if (may_write_ccache(&base_build, lab, layered, err) < 0)
 		return -1;
 	u->writable = own && base_build;
 	if (u->writable) {
@@ -379,7 +400,7 @@ static void ccache_use_clear(struct ccache_use *u)
  *   which sends the preprocessed sources on to its scheduler's nodes.
  */
 static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_lab *lab,
-		    const struct pk_proc_opts *opts, GError **err)
+		    bool layered, const struct pk_proc_opts *opts, GError **err)
 {
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
@@ -401,7 +422,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 		return -1;
 	argv[4] = cc.cc;
 	if (cc.ccache) {
-		if (ccache_setup(&ccache, env, &e, lab, err) < 0)
+		if (ccache_setup(&ccache, env, &e, lab, layered, err) < 0)
 			goto out;
 		if (ccache.dir && ccache.writable)
 			rw[1] = ccache.dir;
@@ -462,18 +483,22 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	struct pk_build_result res = { 0 };
 	g_autoptr(GString) log = g_string_new(NULL);
 	struct pk_proc_result pr;
-	bool sandboxed = false;
+	bool sandboxed = false, layered;
 
+	/* before the log is opened: it is the build's, in the layer when there is one */
+	if (pk_build_dir_enter(lab, &layered, err) < 0)
+		return -1;
 	opts.cwd = lab->tree;
 	opts.env = build_env;
 	opts.log_path = log_path;
 	opts.capture = log;
 	opts.output_cap = BUILD_LOG_CAP;
 	opts.timeout = sc->build_timeout > 0 ? sc->build_timeout : 3600;
-	if (run_make(&pr, &sandboxed, lab, &opts, err) < 0)
+	if (run_make(&pr, &sandboxed, lab, layered, &opts, err) < 0)
 		return -1;
 	res.ok = pk_proc_ok(&pr);
 	res.sandboxed = sandboxed;
+	res.layered = layered;
 	res.seconds = pr.seconds;
 	res.log_path = g_steal_pointer(&log_path);
 	res.vmlinux = g_build_filename(build_dir, "vmlinux", NULL);

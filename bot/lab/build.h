@@ -24,6 +24,7 @@
 struct pk_build_result {
 	bool ok;
 	bool sandboxed;  /* make ran in the sandbox */
+	bool layered;    /* ...writing a throwaway layer over the build dir (layer.h) */
 	double seconds;
 	char *errors;    /* first error lines (file:line: error: ...), or NULL */
 	char *log_path;  /* the full (capped) make log */
@@ -37,6 +38,18 @@ struct pk_build_result {
  * there (build.c's may_write_ccache()).
  */
 int pk_build_dir_make(const struct pk_lab *lab, GError **err);
+
+/*
+ * Where the tree as checked out may be built: the build dir itself when
+ * HEAD is published (pk_repo_head_published(); a layer over it is dropped
+ * first), else a throwaway layer over it made for HEAD (layer.h), which
+ * stays until another commit is built there or the lab is let go.
+ * Without layers (pk_layer_usable() false: not root) an unpublished
+ * checkout builds in the build dir as it is; the policy has refused what
+ * only a layer makes safe.  Every step and make of the build dir starts
+ * here (the new dir made first); *out_layered says which it was.
+ */
+int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err);
 
 /* Build the kernel; returns -1 only when make could not be run at all. */
 int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GError **err);

@@ -10,6 +10,7 @@
 #include "lab/build.h"
 #include "lab/coverage.h"
 #include "lab/kconfig.h"
+#include "lab/layer.h"
 #include "lab/repo.h"
 #include "base/proc.h"
 #include "base/util.h"
@@ -27,6 +28,8 @@ void pk_derived_clear(struct pk_derived *d)
 		g_ptr_array_unref(d->asked);
 	if (d->cannot)
 		g_ptr_array_unref(d->cannot);
+	if (d->added)
+		g_ptr_array_unref(d->added);
 	memset(d, 0, sizeof *d);
 }
 
@@ -61,8 +64,8 @@ static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct 
 		const struct pk_diff_file *f = patch->files->pdata[i];
 		g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
 
-		/* a new file's makefile line is new too, and the policy refuses makefile changes */
-		if (!f->old_path || !f->new_path || other_arch(f->new_path))
+		/* a new file counts: on the patched tree its makefile line is there */
+		if (!f->new_path || other_arch(f->new_path))
 			continue;
 		if (pk_coverage_kbuild_groups(lab->tree, f->new_path, groups, err) < 0)
 			return -1;
@@ -78,6 +81,100 @@ static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct 
 		}
 	}
 	return 0;
+}
+
+static bool is_kconfig_file(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return path && g_str_has_prefix(slash ? slash + 1 : path, "Kconfig");
+}
+
+/* Whether a line of the patch outside its Kconfig files names CONFIG_<symbol> (a whole word). */
+static bool patch_uses_option(const struct pk_patch *patch, const char *symbol)
+{
+	g_autofree char *pattern = g_strdup_printf("\\bCONFIG_%s\\b", symbol);
+	g_autoptr(GRegex) re = g_regex_new(pattern, 0, 0, NULL);
+
+	for (guint i = 0; re && i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		if (is_kconfig_file(f->new_path ? f->new_path : f->old_path))
+			continue;
+		for (guint h = 0; h < f->hunks->len; h++) {
+			const struct pk_hunk *hunk = f->hunks->pdata[h];
+
+			for (guint l = 0; l < hunk->lines->len; l++) {
+				const struct pk_diff_line *line = hunk->lines->pdata[l];
+
+				if (line->kind != '-' && g_regex_match(re, line->text, 0, NULL))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * The options the patch adds (a `config FOO` or `menuconfig FOO` line
+ * added to a Kconfig file) that another of its files uses: each said in
+ * found->added with its type and default as the patch writes them
+ * ("CONFIG_FOO (tristate, default n)"), and wanted on unless config (made
+ * for the patched tree) has it built in already.
+ */
+static void added_options(GPtrArray *want, struct pk_derived *found, const struct pk_patch *patch,
+			  GHashTable *config)
+{
+	g_autoptr(GRegex) config_re = g_regex_new("^\\s*(?:menu)?config\\s+([A-Za-z0-9_]+)\\s*$", 0, 0, NULL);
+	g_autoptr(GRegex) type_re = g_regex_new("^\\s*(bool|tristate|int|hex|string)\\b", 0, 0, NULL);
+	g_autoptr(GRegex) default_re = g_regex_new("^\\s*(?:default|def_bool|def_tristate)\\s+(.*?)\\s*$", 0, 0,
+						   NULL);
+	g_autoptr(GRegex) end_re = g_regex_new("^\\s*(?:menu|endmenu|choice|endchoice|if|endif|source|comment)\\b",
+					       0, 0, NULL);
+
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		if (!f->new_path || !is_kconfig_file(f->new_path))
+			continue;
+		for (guint h = 0; h < f->hunks->len; h++) {
+			const struct pk_hunk *hunk = f->hunks->pdata[h];
+
+			for (guint l = 0; l < hunk->lines->len; l++) {
+				const struct pk_diff_line *line = hunk->lines->pdata[l];
+				g_autoptr(GMatchInfo) m = NULL;
+				g_autofree char *symbol = NULL, *type = NULL, *def = NULL;
+
+				if (line->kind != '+' || !g_regex_match(config_re, line->text, 0, &m))
+					continue;
+				symbol = g_match_info_fetch(m, 1);
+				/* its attributes: the added lines up to the next entry */
+				for (guint k = l + 1; k < hunk->lines->len; k++) {
+					const struct pk_diff_line *attr = hunk->lines->pdata[k];
+					g_autoptr(GMatchInfo) am = NULL;
+
+					if (attr->kind != '+' || g_regex_match(config_re, attr->text, 0, NULL) ||
+					    g_regex_match(end_re, attr->text, 0, NULL))
+						break;
+					if (!type && g_regex_match(type_re, attr->text, 0, &am))
+						type = g_match_info_fetch(am, 1);
+					g_clear_pointer(&am, g_match_info_unref);
+					if (!def && g_regex_match(default_re, attr->text, 0, &am))
+						def = g_match_info_fetch(am, 1);
+				}
+				if (!patch_uses_option(patch, symbol))
+					continue;
+				if (!group_met(config, symbol) &&
+				    !g_ptr_array_find_with_equal_func(want, symbol, g_str_equal, NULL))
+					g_ptr_array_add(want, g_strdup(symbol));
+				g_ptr_array_add(found->added, g_strdup_printf("CONFIG_%s (%s, default %s)", symbol,
+									      type ? type : "no type",
+									      def ? def : "n"));
+				g_ptr_array_add(found->asked, g_strdup_printf("%s: CONFIG_%s, which the patch adds",
+									      f->new_path, symbol));
+			}
+		}
+	}
 }
 
 /* Whether the patch touches a file under prefix. */
@@ -283,7 +380,8 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		const char *cp[] = { "cp", "-a", "--reflink=auto", lab_build, NULL, NULL };
 		tmp = g_strconcat(build_dir, ".new", NULL);
 		cp[4] = tmp;
-		if (pk_remove_tree(tmp, err) < 0 ||
+		/* the copy is of what published builds made, never of a patch's layer */
+		if (pk_layer_drop(lab_build, err) < 0 || pk_remove_tree(tmp, err) < 0 ||
 		    pk_proc_step("copying the lab's build dir", cp, NULL, NULL, err) < 0 ||
 		    pk_kconfig_forget(tmp, err) < 0) {
 			pk_lab_clear(&d);
@@ -309,7 +407,7 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 		     const struct pk_patch *patch, GError **err)
 {
 	struct pk_derived d = { NULL, g_ptr_array_new_with_free_func(g_free), g_ptr_array_new_with_free_func(g_free),
-				NULL };
+				NULL, g_ptr_array_new_with_free_func(g_free) };
 	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GHashTable) config = NULL;
@@ -322,6 +420,7 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	    unmet_groups(want, &d, lab, patch, config, err) < 0 ||
 	    pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
 		goto out;
+	added_options(want, &d, patch, config);
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
 	for (char **l = answer; l && *l; l++) {
@@ -430,7 +529,7 @@ int pk_derive_prune(const struct pk_lab *lab, const struct pk_lab *in_use, unsig
 
 		pk_info("removing the derived build dir %s (the least recently used of %u, [test] derived_builds = %u)",
 			u->path, found->len, keep);
-		if (pk_remove_tree(u->path, err) < 0)
+		if (pk_layer_drop(u->path, err) < 0 || pk_remove_tree(u->path, err) < 0)
 			return -1;
 	}
 	return 0;

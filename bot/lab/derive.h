@@ -7,7 +7,14 @@
  * another architecture's (as 0-day builds them on x86).
  *
  * The symbols come from the Kbuild makefiles (coverage.h's
- * pk_coverage_kbuild_groups()); the dependencies are solved by
+ * pk_coverage_kbuild_groups()) of the tree as checked out, new files
+ * included (their Makefile line is the patch's when the tree is the
+ * patched one), and from the options the patch itself adds: a `config
+ * FOO` of a Kconfig hunk whose CONFIG_FOO another file of the patch uses
+ * (`obj-$(CONFIG_FOO)`, `#ifdef CONFIG_FOO`, `IS_ENABLED(CONFIG_FOO)`) is
+ * wanted on, so that the after kernel builds what the patch gates with
+ * it; the before tree has no such symbol, and its kernel is built
+ * without it (kconfig.h says so).  The dependencies are solved by
  * qemu/kconfig-enable.py (Debian's python3-kconfiglib, in the sandbox);
  * the tree's merge_config.sh and olddefconfig make the .config and
  * kconfig.h checks that every line took.  A derived config is named like
@@ -38,6 +45,8 @@ struct pk_derived {
 	GPtrArray *asked;   /* char*: "drivers/ata/ahci.c: CONFIG_SATA_AHCI" per symbol group wanted */
 	GPtrArray *cannot;  /* char*: "CONFIG_ARM64: CONFIG_ARM64 depends on n" per group no config gave */
 	char *devices;      /* the QEMU devices attached ("e1000e, pci-serial"), NULL when none */
+	GPtrArray *added;   /* char*: "CONFIG_FOO (tristate, default n)" per option the patch adds
+	                       that gates what it changes (wanted on), NULL when none */
 };
 
 /*

@@ -117,8 +117,11 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *made_for = NULL;
 	g_autoptr(GString) missing = g_string_new(NULL);
-	bool differs = false;
+	bool differs = false, layered;
 
+	/* the config and its stamp as the build of this checkout sees them: in its layer, if it has one */
+	if (pk_build_dir_enter(lab, &layered, err) < 0)
+		return -1;
 	if (!g_file_test(dotconfig, G_FILE_TEST_EXISTS)) {
 		/* a series' build dir this lab never built in (a 6.1 base beside setup's 6.12) */
 		made_for = g_strdup("");

@@ -1,5 +1,6 @@
 /* lab.c - the lab's paths and lock; see lab.h. */
 #include "lab/lab.h"
+#include "lab/layer.h"
 #include "lab/repo.h"
 #include "base/util.h"
 
@@ -61,8 +62,11 @@ void pk_lab_clear(struct pk_lab *lab)
 	g_free(lab->extra_config);
 	g_strfreev(lab->qemu_args);
 	/* tree is set only by a successful pk_lab_open(): a zeroed lab holds no fd 0 */
-	if (lab->tree && lab->lock_fd >= 0)
+	if (lab->tree && lab->lock_fd >= 0) {
+		/* the next holder of the lock builds on the build dirs as published builds left them */
+		pk_layer_drop_all();
 		close(lab->lock_fd);
+	}
 	g_free(lab->tree);
 	memset(lab, 0, sizeof(*lab));
 	lab->lock_fd = -1;
@@ -92,7 +96,8 @@ int pk_lab_lock(struct pk_lab *lab, GError **err)
 		}
 	}
 	lab->lock_fd = fd;
-	return 0;
+	/* what a process that died left of its layers (their mounts died with it) */
+	return pk_layer_sweep(lab->cache, err);
 }
 
 int pk_lab_take(struct pk_lab *out, GError **err)

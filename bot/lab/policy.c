@@ -5,7 +5,9 @@
 
 #include <string.h>
 
+#include "base/util.h"
 #include "lab/apply.h"
+#include "lab/layer.h"
 
 /*
  * A path that could leave the tree or reach into its git directory:
@@ -87,6 +89,24 @@ static const char *special_change(const char *diff)
 	return NULL;
 }
 
+/*
+ * Whether what only a throwaway layer makes safe to build (the build
+ * system, other files the build reads) is built: the sandbox keeps the
+ * build away from the host, the layer keeps what it writes from the
+ * next build (layer.h).  Without either, *why says which is missing.
+ */
+static bool layered_builds(const struct pk_policy *policy, char **why)
+{
+	g_autofree char *cache = NULL;
+
+	if (policy->sandbox != PK_SANDBOX_ON) {
+		*why = g_strdup("sandbox = off");
+		return false;
+	}
+	cache = pk_cache_dir();
+	return pk_layer_usable(cache, why);
+}
+
 static bool refuse(char **reason, char *why)
 {
 	*reason = why;
@@ -98,6 +118,8 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 	const char *special;
 	unsigned lines = 0;
 	char *why = NULL;
+	g_autofree char *no_layer = NULL;
+	bool layered;
 
 	if (policy->sandbox == PK_SANDBOX_ON && !pk_sandbox_usable(&why)) {
 		char *r = g_strdup_printf("the bot builds patches only in its sandbox, which cannot run here (%s); "
@@ -105,6 +127,7 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 		g_free(why);
 		return refuse(reason, r);
 	}
+	layered = layered_builds(policy, &no_layer);
 	if (patch->diff && (special = special_change(patch->diff)))
 		return refuse(reason, g_strdup_printf("the patch carries %s, which the bot never applies", special));
 	if (policy->max_files && patch->files->len > policy->max_files)
@@ -123,16 +146,17 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 								      "(or reaches into its .git)", p));
 			switch (pk_policy_path_kind(p)) {
 			case PK_PATH_BUILD_SYSTEM:
-				if (policy->allow_build_system)
+				if (policy->allow_build_system || layered)
 					break;
 				return refuse(reason, g_strdup_printf("%s: the patch changes the build system, "
-								      "which the policy does not allow", p));
+								      "which is built only in a throwaway layer "
+								      "(%s)", p, no_layer));
 			case PK_PATH_OTHER:
-				if (policy->allow_other_files)
+				if (policy->allow_other_files || layered)
 					break;
-				return refuse(reason, g_strdup_printf("%s: the build may read this file, and only "
-								      "C sources and headers are built by this "
-								      "policy", p));
+				return refuse(reason, g_strdup_printf("%s: the build may read this file, which is "
+								      "built only in a throwaway layer (%s)",
+								      p, no_layer));
 			case PK_PATH_C:
 			case PK_PATH_INERT:
 				break;

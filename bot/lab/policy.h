@@ -1,11 +1,15 @@
 /*
  * policy.h - what the bot agrees to build.  A patch is code from a stranger
  * and the kernel build runs programs from the tree, so before anything is
- * applied a patch is checked here: unsafe paths (absolute, "..", symlinks)
- * and binary diffs are always refused; the build system (Makefile, Kbuild,
- * Kconfig, scripts/, tools/) and other files the build reads (assembly,
- * linker scripts, tables, firmware...) are refused unless the
- * configuration allows them; size limits apply.  Files the build neither
+ * applied a patch is checked here: unsafe paths (absolute, "..", ".git",
+ * symlinks) and binary diffs are always refused, and size limits apply.
+ * The build system (Makefile, Kbuild, Kconfig, scripts/, tools/) and
+ * other files the build reads (assembly, linker scripts, tables...) are
+ * built when the sandbox is on and a throwaway layer (layer.h) can take
+ * the build's writes, so that nothing the patch's build leaves behind
+ * reaches a later build; without a layer (not root) or with sandbox =
+ * off they are refused unless the configuration allows them
+ * (allow_build_system, allow_other_files).  Files the build neither
  * reads nor runs (Documentation/, MAINTAINERS...: PK_PATH_INERT) are
  * applied and not built, so a patch that documents what it changes is
  * tested like one that does not.  The paths judged are the parser's

@@ -354,7 +354,7 @@ static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, str
 	return 0;
 }
 
-/* Everything after the scan and the policy: apply, both sides, diff. */
+/* Everything after the scan and the policy: apply (unless on_config_for() did), both sides, diff. */
 static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 		       const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
 {
@@ -380,17 +380,22 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 		rc = 0;
 		goto out;
 	}
-	pk_progress("applying...");
-	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
-		goto out;
-	if (!applied.applied) {
-		set_verdict(res, applied.refused ? PK_VERDICT_REFUSED : PK_VERDICT_DOES_NOT_APPLY,
-			    g_steal_pointer(&applied.failure));
-		rc = 0;
-		goto out;
+	if (res->after.commit) {
+		if (pk_repo_checkout(lab, res->after.commit, err) < 0)
+			goto out;
+	} else {
+		pk_progress("applying...");
+		if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
+			goto out;
+		if (!applied.applied) {
+			set_verdict(res, applied.refused ? PK_VERDICT_REFUSED : PK_VERDICT_DOES_NOT_APPLY,
+				    g_steal_pointer(&applied.failure));
+			rc = 0;
+			goto out;
+		}
+		res->after.commit = g_steal_pointer(&applied.commit);
+		res->three_way = applied.three_way;
 	}
-	res->after.commit = g_steal_pointer(&applied.commit);
-	res->three_way = applied.three_way;
 	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, patch, &noise, true, err) < 0)
 		goto out;
 	rc = 0;
@@ -400,21 +405,74 @@ out:
 	return rc;
 }
 
+/*
+ * Whether the patch changes what Kbuild and Kconfig make of the tree: a
+ * Makefile, Kbuild or Kconfig file, scripts/, or a file it adds or
+ * removes.  Its config is then derived from the patched tree, where its
+ * new files have their makefile lines and its new options exist.
+ */
+static bool reshapes_build(const struct pk_patch *patch)
+{
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		if (!f->old_path || !f->new_path || pk_policy_path_kind(f->new_path) == PK_PATH_BUILD_SYSTEM)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Apply patch on parent now, before either side is built, for a config
+ * derived from the patched tree: 1 applied (res->after.commit), 0 not
+ * (the verdict is set), -1 error.
+ */
+static int apply_first(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
+		       const char *parent, GError **err)
+{
+	struct pk_apply_result applied = { 0 };
+	int rc = -1;
+
+	pk_progress("applying...");
+	if (pk_apply_patch(&applied, lab, parent, patch, err) < 0)
+		goto out;
+	rc = applied.applied;
+	if (applied.applied) {
+		res->after.commit = g_steal_pointer(&applied.commit);
+		res->three_way = applied.three_way;
+	} else {
+		set_verdict(res, applied.refused ? PK_VERDICT_REFUSED : PK_VERDICT_DOES_NOT_APPLY,
+			    g_steal_pointer(&applied.failure));
+	}
+out:
+	pk_apply_result_clear(&applied);
+	return rc;
+}
+
 typedef int (*dynamic_fn)(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 			  const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err);
 
 /*
  * Run dynamic (both sides and the diff) on the config patch needs: the
- * lab's, or one derived for it (derive.h) from the tree at parent.
+ * lab's, or one derived for it (derive.h) from the tree at parent, or,
+ * when the patch reshapes the build (reshapes_build()), from the patched
+ * tree: applied first (a patch's; a commit's is res->after.commit
+ * already), so that its new files and the options it adds are found.
  */
 static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
 			 const char *parent, struct pk_store *store, const struct pk_test_opts *opts,
 			 dynamic_fn dynamic, GError **err)
 {
 	struct pk_lab derived = { .lock_fd = -1 };
+	const char *derive_at = parent;
 	int found, rc;
 
-	if ((found = pk_derive_for(&derived, &res->derived, lab, patch, parent, "the patch", opts->derived_builds,
+	if (reshapes_build(patch)) {
+		if (!res->after.commit && (rc = apply_first(res, lab, patch, parent, err)) <= 0)
+			return rc;
+		derive_at = res->after.commit;
+	}
+	if ((found = pk_derive_for(&derived, &res->derived, lab, patch, derive_at, "the patch", opts->derived_builds,
 				   err)) < 0)
 		return -1;
 	res->config_hash = g_strdup(found ? derived.config_hash : lab->config_hash);

@@ -655,6 +655,7 @@ static void add_side(JsonBuilder *b, const char *name, const struct pk_test_side
 	add_str(b, "short", id);
 	add_bool(b, "cached", s->cached);
 	add_bool(b, "built", s->build.ok);
+	add_bool(b, "layered", s->build.layered);
 	add_seconds(b, "build_seconds", s->build_tried && !s->cached, s->build.seconds);
 	g_autofree char *errors = s->build.errors ? g_strchomp(g_strdup(s->build.errors)) : NULL;
 	g_autofree char *tail = s->console_tail ? g_strchomp(g_strdup(s->console_tail)) : NULL;
@@ -697,6 +698,16 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " The lab's config does not build all the patch needs (%s), "
 				       "so both kernels were built with a config derived for it: the lab's "
 				       "and %s (dependencies included).", asked->str, lines);
+	}
+	if (res->derived.added && res->derived.added->len) {
+		g_autoptr(GString) added = g_string_new(NULL);
+
+		for (guint i = 0; i < res->derived.added->len; i++)
+			g_string_append_printf(added, "%s%s", i ? ", " : "", (char *)res->derived.added->pdata[i]);
+		g_string_append_printf(s, " The patch adds the option%s %s, which gate%s what it changes: the "
+				       "patched kernel was built with %s on (the kernel before it has no such "
+				       "option).", res->derived.added->len == 1 ? "" : "s", added->str,
+				       res->derived.added->len == 1 ? "s" : "", res->derived.added->len == 1 ? "it" : "them");
 	}
 	if (res->derived.devices)
 		g_string_append_printf(s, " Both kernels booted with the QEMU devices its drivers bind to "
@@ -766,6 +777,11 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
 	add_str(b, "config_derived", res->derived.lines);
 	add_str(b, "devices", res->derived.devices);
+	json_builder_set_member_name(b, "options_added");
+	json_builder_begin_array(b);
+	for (guint i = 0; res->derived.added && i < res->derived.added->len; i++)
+		json_builder_add_string_value(b, res->derived.added->pdata[i]);
+	json_builder_end_array(b);
 	add_int(b, "calls_changed", res->scan->calls_changed);
 	add_int(b, "noise_boots", res->noise_boots);
 	add_int(b, "noise_dropped", d ? d->noise_dropped : 0);
