@@ -2,9 +2,14 @@
 # End to end: patches whose host programs attack the machine that builds
 # them (tests/data/hostile/).  scripts/basic/fixdep changed to write files
 # outside the tree, or to connect to a listener on the host's loopback:
-# refused by the default policy; with --allow-build-system, built in the
-# sandbox, which stops both (the files are not written, nothing connects),
-# and the review says so.  usr/gen_init_cpio.c (a host program in a plain
+# built by the default policy in the sandbox and a throwaway layer, which
+# stop both (the files are not written, nothing connects), and the review
+# says so; with sandbox = off, refused before anything is built.  A
+# Makefile that plants things in the build dir for the next build (a
+# stamp, scripts/basic/fixdep appended to, init/main.o dated 2035): the
+# build dir is as it was once the test ends, and the next patch, to
+# init/main.c, is built from its source (a surviving plant would link
+# the old object: no console change).  usr/gen_init_cpio.c (a host program in a plain
 # .c file, which the default policy builds) does both too: stopped the
 # same way, and `setup` afterwards does not run it outside the sandbox.
 # The same patch with sandbox = off really writes and connects, which
@@ -43,9 +48,16 @@ run() {  # name [options] patch: keep the JSON model and the exit status
 }
 run write-default "$data/scripts-write-outside.patch"
 run network-default "$data/scripts-network.patch"
-run write-relaxed --allow-build-system "$data/scripts-write-outside.patch"
-run network-relaxed --allow-build-system "$data/scripts-network.patch"
 run hostprog-default "$data/hostprog-c-file.patch"
+
+# the lab's build dir as the base's build left it, then a plant and the patch after it
+build=$(ls -d "$PRINTKBOT_CACHE"/build/*-6.12 | grep -v '\.new$' | head -1)
+lab_locked sha256sum "$build/scripts/basic/fixdep" >"$work/fixdep.sum"
+run plant "$data/plant-next-build.patch"
+lab_locked sha256sum "$build/scripts/basic/fixdep" >"$work/fixdep-after.sum"
+{ lab_locked find "$build" -newermt '+1 day' -print; ls "$build/printkbot-planted" 2>/dev/null;
+  ls "$PRINTKBOT_CACHE/layers" 2>/dev/null; } >"$work/plant.left" || true
+run after-plant "$data/after-plant.patch"
 
 # setup must not run the tree's (patched) gen_init_cpio outside the sandbox.
 # An initramfs older than qemu/init.c is made again by setup; it is aged,
@@ -57,6 +69,7 @@ $bot setup >"$work/setup.out" 2>&1 || fail "setup after the hostile patches" "$w
 for f in "${outside[@]}"; do [ -e "$f" ] && echo "$f"; done >"$work/setup.outside" || true
 
 printf '[policy]\nsandbox = off\n' >"$work/off.conf"
+run write-off --config "$work/off.conf" "$data/scripts-write-outside.patch"
 run hostprog-off --config "$work/off.conf" "$data/hostprog-c-file.patch"
 rm -f "${outside[@]}"
 
@@ -81,30 +94,45 @@ def load(name):
     conns = open(os.path.join(work, name + ".connections")).read().splitlines()
     return m, out, conns
 
-for name in ("write-default", "network-default"):
-    m, out, conns = load(name)
-    check(m["verdict"] == "refused" and "scripts/basic/fixdep.c" in m["reason"] and "build system" in m["reason"],
-          "%s: refused by policy, naming scripts/basic/fixdep.c (%s: %s)" % (name, m["verdict"], m["reason"]))
-    check(m["after"]["build_seconds"] is None, "%s: nothing was built" % name)
-
-m, out, conns = load("write-relaxed")
+m, out, conns = load("write-default")
 errors = flat(m["after"]["build_errors"])
-check(m["verdict"] == "build-failed", "write-relaxed: build-failed (%s)" % m["verdict"])
-check(not out, "write-relaxed: no file written outside the tree (%s)" % out)
+check(m["verdict"] == "build-failed" and m["after"]["layered"],
+      "write-default: built in a layer, build-failed (%s)" % m["verdict"])
+check(not out, "write-default: no file written outside the tree (%s)" % out)
 check("sandbox" in errors and "cannot write ../../hostile-was-here" in errors,
-      "write-relaxed: the review says the sandbox denied the write (%r)" % errors)
+      "write-default: the review says the sandbox denied the write (%r)" % errors)
 
-m, out, conns = load("network-relaxed")
+m, out, conns = load("network-default")
 errors = flat(m["after"]["build_errors"])
-check(m["verdict"] == "build-failed", "network-relaxed: build-failed (%s)" % m["verdict"])
-check(not conns, "network-relaxed: nothing connected to the host's listener (%s)" % conns)
+check(m["verdict"] == "build-failed", "network-default: build-failed (%s)" % m["verdict"])
+check(not conns, "network-default: nothing connected to the host's listener (%s)" % conns)
 check("sandbox" in errors and "cannot connect to 127.0.0.1:47123" in errors,
-      "network-relaxed: the review says the connection failed in the sandbox (%r)" % errors)
+      "network-default: the review says the connection failed in the sandbox (%r)" % errors)
+
+m, out, conns = load("write-off")
+check(m["verdict"] == "refused" and "scripts/basic/fixdep.c" in m["reason"] and "sandbox = off" in m["reason"],
+      "write-off: with sandbox = off the build system is refused, naming why (%s: %s)" % (m["verdict"], m["reason"]))
+check(m["after"]["build_seconds"] is None, "write-off: nothing was built")
+
+m, out, conns = load("plant")
+check(m["verdict"] == "console-changed" and m["after"]["layered"],
+      "plant: the Makefile patch is built in a layer and booted (%s)" % m["verdict"])
+before_sum = open(os.path.join(work, "fixdep.sum")).read()
+after_sum = open(os.path.join(work, "fixdep-after.sum")).read()
+check(before_sum == after_sum, "plant: scripts/basic/fixdep of the build dir is unchanged (%s / %s)"
+      % (before_sum.split()[:1], after_sum.split()[:1]))
+left = open(os.path.join(work, "plant.left")).read().split()
+check(not left, "plant: no stamp, no file dated in the future, no layer left (%s)" % left[:5])
+m, out, conns = load("after-plant")
+msgs = [c for c in m.get("console", []) if "as the init process" in (c.get("new_text") or "")]
+check(m["verdict"] == "console-changed" and msgs,
+      "after-plant: init/main.c was built from its source, its new message seen (%s, %s)"
+      % (m["verdict"], [c.get("kind") for c in m.get("console", [])]))
 text = open(os.path.join(work, "network-review.txt")).read() if os.path.exists(os.path.join(work, "network-review.txt")) else ""
 check("verdict: build-failed" in text and "sandbox" in text and "cannot connect to 127.0.0.1:47123" in flat(text),
-      "network-relaxed: the text review shows the verdict and the denied connection")
+      "network-default: the text review shows the verdict and the denied connection")
 long = [l for l in text.splitlines()[1:] if len(l) > 72 and not l.startswith("    ") and "make[" not in l]
-check(not long, "network-relaxed: the sandbox note fits 72 columns (%s)" % long[:2])
+check(not long, "network-default: the sandbox note fits 72 columns (%s)" % long[:2])
 
 m, out, conns = load("hostprog-default")
 errors = flat(m["after"]["build_errors"])
