@@ -21,6 +21,6 @@ if [ "$rc" = 99 ]; then
 	grep -A25 -E "definitely lost in|Invalid (read|write)|uninitialised" "$work/valgrind.log" | head -80 >"$work/errors"
 	fail "valgrind found errors or definite leaks" "$work/errors"
 fi
-grep -q "verdict: no-visible-change" "$work/review.txt" || fail "the test itself went wrong (exit $rc)" "$work/err"
+grep -q "verdict: no-visible-change" "$work/review.txt" || fail "the test itself went wrong (exit $rc): its review and stderr" "$work/review.txt" "$work/err"
 ok "no definite leak, no memory error in a whole test of a patch (exit $rc)"
 passed

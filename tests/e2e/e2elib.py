@@ -2,7 +2,9 @@
 this directory on PYTHONPATH and exports E2E_WORK, the test's $work.
 
     check(cond, what)  one "ok   what" or "FAIL what" line; done() exits 1
-                       when one failed, else 0
+                       when one failed (first printing digest(): what every
+                       review the test kept says, and the end of its stderr),
+                       else 0
     path, text, rc, model  $work/NAME, its text, NAME.rc as an int, NAME.json
                        parsed (what lib.sh's keep NAME ... wrote)
     flat(text)         whitespace runs as one space (reviews wrap at 72)
@@ -26,7 +28,59 @@ def check(cond, what):
         fails.append(what)
 
 
+def models_in(name):
+    """Every JSON object of $work/NAME (test --json prints one per patch)."""
+    dec, s, out, i = json.JSONDecoder(), text(name), [], 0
+    while i < len(s):
+        if s[i].isspace():
+            i += 1
+            continue
+        try:
+            m, i = dec.raw_decode(s, i)
+        except ValueError:
+            break
+        out.append(m)
+    return out
+
+
+def _side(m, name):
+    s = m.get(name) or {}
+    return "%s %s: build %s s, boot %s s (%s)" % (name, (s.get("short") or "?"), s.get("build_seconds"),
+                                                  s.get("boot_seconds"), s.get("boot_status"))
+
+
+def digest():
+    """What a person needs to see why a check failed: each kept review's
+    verdict, reason, changed records, unstable records, confirmation
+    rounds and each side's times; and the last lines of each NAME.err."""
+    if not work or not os.path.isdir(work):
+        return
+    for name in sorted(os.listdir(work)):
+        if name.endswith(".json"):
+            for m in models_in(name):
+                if not isinstance(m, dict) or "verdict" not in m:
+                    continue
+                print("--- %s: %s: %s%s" % (name, m.get("subject"), m.get("verdict"),
+                                           " (%s)" % flat(m.get("reason")) if m.get("reason") else ""))
+                print("    " + _side(m, "before") + "; " + _side(m, "after"))
+                print("    confirmation rounds %s, noise boots %s, %s records masked" % (
+                    m.get("recheck_rounds"), m.get("noise_boots"), m.get("noise_dropped")))
+                for c in m.get("console", []) or []:
+                    print("    changed %s at %s: %r -> %r" % (c.get("kind"), c.get("where"), c.get("old_text"),
+                                                           c.get("new_text")))
+                for u in m.get("unstable", []) or []:
+                    print("    unstable, not counted: %r" % (u,))
+        elif name.endswith(".err"):
+            lines = text(name).splitlines()
+            if lines:
+                print("--- %s (last %d lines)" % (name, min(len(lines), 15)))
+                for line in lines[-15:]:
+                    print("    " + line)
+
+
 def done():
+    if fails:
+        digest()
     sys.exit(1 if fails else 0)
 
 
