@@ -92,6 +92,59 @@ bool pk_repo_head_published(const struct pk_lab *lab)
 	return false;
 }
 
+/* The commits published refs point at, as hex ids, into set. */
+static void published_tips(GHashTable *set, git_repository *repo)
+{
+	static const char *const prefixes[] = { PK_REPO_PUBLISHED_PREFIXES };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+		g_autofree char *glob = g_strconcat(prefixes[i], "*", NULL);
+		git_reference_iterator *it = NULL;
+		git_reference *ref = NULL;
+
+		if (git_reference_iterator_glob_new(&it, repo, glob) < 0)
+			continue;
+		while (git_reference_next(&ref, it) == 0) {
+			git_object *target = NULL;
+
+			if (git_reference_peel(&target, ref, GIT_OBJECT_COMMIT) == 0)
+				g_hash_table_add(set, g_strdup(git_oid_tostr_s(git_object_id(target))));
+			git_object_free(target);
+			git_reference_free(ref);
+		}
+		git_reference_iterator_free(it);
+	}
+}
+
+char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth)
+{
+	g_autoptr(GHashTable) tips = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	char *out = NULL;
+
+	if (pk_repo_open(&repo, lab, NULL) < 0)
+		return NULL;
+	published_tips(tips, repo);
+	if (pk_repo_lookup(&commit, repo, rev, NULL) < 0)
+		goto cleanup;
+	for (unsigned depth = 0; commit && depth <= max_depth && !out; depth++) {
+		git_commit *parent = NULL;
+		const char *id = git_oid_tostr_s(git_commit_id(commit));
+
+		if (g_hash_table_contains(tips, id))
+			out = g_strdup(id);
+		else if (git_commit_parentcount(commit) > 0)
+			git_commit_parent(&parent, commit, 0);
+		git_commit_free(commit);
+		commit = parent;
+	}
+cleanup:
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return out;
+}
+
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 {
 	git_repository *repo = NULL;

@@ -138,6 +138,13 @@ char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *pref
 /* Whether HEAD (what is checked out) is the tip of a published ref (above). */
 bool pk_repo_head_published(const struct pk_lab *lab);
 
+/*
+ * The nearest commit along rev's first parents (rev itself included, at
+ * most max_depth parents up) that is the tip of a published ref, as a hex
+ * id (caller frees), or NULL: the base a series' commits stand on.
+ */
+char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth);
+
 /* The names of the refs under prefix, without it (none: an empty array). */
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
 

@@ -9,6 +9,7 @@
 #include "lab/build.h"
 #include "lab/coverage.h"
 #include "lab/kconfig.h"
+#include "lab/layer.h"
 #include "lab/repo.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -85,11 +86,51 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 		pk_progress("%s...", what);
 }
 
+/*
+ * Before an unpublished commit is built in a layer (lab/layer.h) over a
+ * build dir no published build has filled yet (a base never built, or a
+ * derived config first used for a series whose first patch was not
+ * built: a dt-bindings patch), the published commit it stands on is
+ * built there: else the whole kernel would be built in the layer and
+ * thrown away with it, for each side.  commit is checked out again after.
+ */
+static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *opts, const char *commit,
+			  GError **err)
+{
+	g_autofree char *build_dir = NULL, *vmlinux = NULL, *base = NULL;
+	struct pk_build_result built = { 0 };
+	const char *layer_for = NULL;
+	int rc = -1;
+
+	if (pk_repo_head_published(lab) || !pk_layer_usable(lab->cache, NULL))
+		return 0;
+	build_dir = pk_lab_build_dir(lab);
+	if (pk_layer_over(build_dir, &layer_for) && !g_strcmp0(layer_for, commit))
+		return 0;   /* at work in its layer already: the build dir under it was looked at then */
+	vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
+	if (pk_layer_drop(build_dir, err) < 0)
+		return -1;
+	if (g_file_test(vmlinux, G_FILE_TEST_EXISTS) || !(base = pk_repo_published_ancestor(lab, commit, 256)))
+		return 0;
+	pk_info("building %.12s, which %.12s stands on, in %s first: a layer then holds only what differs",
+		base, commit, build_dir);
+	if (opts->progress)
+		opts->progress(opts->progress_data, "building the base");
+	if (pk_repo_checkout(lab, base, err) < 0 || pk_kconfig_sync(lab, base, NULL, err) < 0 ||
+	    pk_build_kernel(&built, lab, err) < 0)
+		goto out;
+	/* a base that does not build: the side's own build will say so */
+	rc = pk_repo_checkout(lab, commit, err);
+out:
+	pk_build_result_clear(&built);
+	return rc;
+}
+
 /* Build whatever is checked out in the lab, for side s, its config made to fit the tree. */
 int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		      GError **err)
 {
-	if (pk_kconfig_sync(lab, s->commit, NULL, err) < 0)
+	if (fill_build_dir(lab, opts, s->commit, err) < 0 || pk_kconfig_sync(lab, s->commit, NULL, err) < 0)
 		return -1;
 	pk_pipeline_stage(opts, "building", s);
 	if (pk_build_kernel(&s->build, lab, err) < 0)
