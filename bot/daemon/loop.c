@@ -419,7 +419,7 @@ static int intake_turn(struct pk_daemon *d, bool first, double now, double *seri
 	if (pk_store_intake_lost(d->store))
 		return pk_error(err, PK_ERROR_FAILED, "the connection to %s was made again and the intake's "
 				"lock could not be taken again: another intake runs on this store",
-				pk_store_path(d->store));
+				pk_store_name(d->store));
 	fetch_due(d, first, now);
 	return daemon_assemble(d, series_wait, err);
 }
@@ -476,6 +476,7 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 {
 	struct pk_daemon *d = NULL;
+	g_autofree char *exposed = NULL;
 	int pipefd[2] = { -1, -1 }, rc = -1;
 
 	if (pk_daemon_open(&d, opts, err) < 0)
@@ -488,8 +489,10 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 	install_signals();
 	daemon_log(0, NULL, "started%s%s: %u source(s), database %s, outbox %s%s",
 		   opts->worker ? " as worker " : opts->queue_only ? " (intake only)" : "",
-		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_path(d->store),
+		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_name(d->store),
 		   d->outbox->dir, opts->once ? ", once" : "");
+	if ((exposed = pk_config_secret_exposed(&d->config)))
+		daemon_log(0, NULL, "warning: %s", exposed);
 	if (daemon_loop(d, pipefd[0], err) < 0)
 		goto out;
 	daemon_log(0, NULL, stop_flag ? "stopped by a signal" : "nothing more to do");

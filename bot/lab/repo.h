@@ -144,7 +144,8 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
 /*
  * Fetch from url (a repository's path or URL, as libgit2 takes it; only
  * read) with refspecs ("+refs/heads/main:refs/printkbot/trees/net/main"),
- * and the tags that point into what came.
+ * and the tags that point into what came.  An error names url with its
+ * password or token as *** (pk_url_redact()).
  */
 int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err);
 

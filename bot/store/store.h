@@ -69,6 +69,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store, pk_store_close)
 /* The database file or URL in use, as opened (borrowed, valid until close). */
 const char *pk_store_path(const struct pk_store *store);
 /*
+ * The same as logs and messages show it: a URL's password as ***
+ * (pk_url_redact()).  Borrowed, valid until close.  Every message of the
+ * store names the database this way.
+ */
+const char *pk_store_name(const struct pk_store *store);
+/*
  * One intake per database: on PostgreSQL, a lock of the database session
  * (workers on many machines share the database, so a file lock cannot
  * say it).  1 taken, held until the store is closed; a connection made
