@@ -151,7 +151,7 @@ static int claim_next(struct pk_daemon *d, struct pk_store_job **out, gint64 *ou
 	gint64 wait_reply = -1, wait_any = -1;
 	int rc;
 
-	if (pk_store_jobs_requeue_expired(d->store, daemon_now(), &expired, err) < 0)
+	if (pk_store_jobs_requeue_expired(d->store, &expired, err) < 0)
 		return -1;
 	for (guint i = 0; i < expired->len; i++)
 		daemon_log(g_array_index(expired, gint64, i), NULL,

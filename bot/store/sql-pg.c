@@ -597,6 +597,8 @@ const struct store_backend store_pg = {
 	/* session-level: held until the connection ends */
 	.intake_lock_sql = "SELECT CASE WHEN pg_try_advisory_lock(1886546788) THEN 1 ELSE 0 END",
 	.instr = "strpos",
+	/* the server's clock at the statement, not the transaction's start (now()) */
+	.now_sql = "CAST(floor(extract(epoch FROM clock_timestamp())) AS BIGINT)",
 };
 
 /* ---- db check ---------------------------------------------------------- */

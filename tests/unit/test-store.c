@@ -382,7 +382,7 @@ static void test_migrate_v6_leases(void **state)
 	{
 		g_autoptr(pk_store) s = open_ok(old);
 
-		assert_int_equal(pk_store_jobs_requeue_expired(s, 1000, &ids, &err), 0);
+		assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
 		assert_int_equal(ids->len, 1);
 		assert_int_equal(g_array_index(ids, gint64, 0), 3);
 		assert_int_equal(pk_store_jobs(s, PK_JOB_QUEUED, &jobs, &err), 0);
