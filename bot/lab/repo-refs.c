@@ -125,8 +125,12 @@ int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *
 
 	if (pk_repo_open(&repo, lab, err) < 0)
 		return -1;
-	/* the tags that come with the branches, so that git describe can name their commits */
-	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_AUTO;
+	/*
+	 * The refspecs' refs alone, no tag: a followed tag is written under
+	 * refs/tags/, the lab's own names (printkbot-base, printkbot-debian-*),
+	 * so a pushed tag would become a base or stop setup's import of one.
+	 */
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_create_anonymous(&remote, repo, url) < 0 ||
 	    git_remote_fetch(remote, &specs, &opts, NULL) < 0) {
 		/* libgit2 may quote the URL it was given (a malformed one), a token and all */
