@@ -686,6 +686,37 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 	return 0;
 }
 
+/* The first key of kf that holds a secret, as "[group] key", or NULL. */
+static char *secret_key(GKeyFile *kf)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+
+	for (char **g = groups; g && *g; g++) {
+		g_auto(GStrv) keys = g_key_file_get_keys(kf, *g, NULL, NULL);
+
+		for (char **k = keys; k && *k; k++) {
+			g_autofree char *v = g_key_file_get_string(kf, *g, *k, NULL);
+
+			if (!strcmp(*k, "password") || (!strcmp(*k, "url") && pk_url_has_secret(v)))
+				return g_strdup_printf("[%s] %s", *g, *k);
+		}
+	}
+	return NULL;
+}
+
+char *pk_config_secret_exposed(const struct pk_config *config)
+{
+	g_autofree char *key = NULL;
+	struct stat st;
+
+	if (!config->path || !config->keys || stat(config->path, &st) < 0 ||
+	    !(st.st_mode & (S_IRGRP | S_IROTH)) || !(key = secret_key(config->keys)))
+		return NULL;
+	return g_strdup_printf("%s holds a secret (%s) and is readable by %s (mode %04o): chmod 600 it",
+			       config->path, key,
+			       st.st_mode & S_IROTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+}
+
 void pk_config_clear(struct pk_config *config)
 {
 	g_free(config->path);

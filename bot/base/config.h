@@ -153,6 +153,16 @@ int pk_config_store_path(char **out, const char *path, GError **err);
  * file and [daemon] from.
  */
 int pk_config_check_daemon(const struct pk_config *config, GError **err);
+
+/*
+ * A warning when the file read holds a secret (a password key, or a url
+ * with a password or token: pk_url_has_secret()) and group or others may
+ * read it, or NULL.  It names the file, the first such key and the mode,
+ * never the secret.  Not an error: a file of root's that the daemon's
+ * group reads is a setup some want, but it should be one on purpose.
+ * The daemon logs it once at start.  Caller frees.
+ */
+char *pk_config_secret_exposed(const struct pk_config *config);
 void pk_config_clear(struct pk_config *config);
 
 #endif

@@ -238,3 +238,191 @@ char *pk_wrap(const char *text, unsigned width, const char *indent)
 	}
 	return g_string_free(out, FALSE);
 }
+
+/* Whether the parameter name key (len bytes, maybe percent-encoded) holds a secret. */
+static bool redact_key(const char *key, size_t len)
+{
+	g_autofree char *raw = g_strndup(key, len);
+	g_autofree char *name = g_uri_unescape_string(raw, NULL);
+	const char *k = name ? name : raw;
+
+	return !g_ascii_strcasecmp(k, "password") || !g_ascii_strcasecmp(k, "sslpassword");
+}
+
+/* Append *** in place of the secret at s (len bytes), which secrets (if any) keeps. */
+static void redact_span(GString *out, GPtrArray *secrets, const char *s, size_t len)
+{
+	g_string_append(out, "***");
+	if (secrets && len)
+		g_ptr_array_add(secrets, g_strndup(s, len));
+}
+
+/* Copy a URL's query (from after '?' to the end) with each password parameter's value as ***. */
+static void redact_query(GString *out, GPtrArray *secrets, const char *q)
+{
+	while (*q && *q != '#') {
+		size_t len = strcspn(q, "&#");
+		const char *eq = memchr(q, '=', len);
+
+		if (eq && redact_key(q, eq - q)) {
+			g_string_append_len(out, q, eq + 1 - q);
+			redact_span(out, secrets, eq + 1, q + len - (eq + 1));
+		} else {
+			g_string_append_len(out, q, len);
+		}
+		q += len;
+		if (*q == '&')
+			g_string_append_c(out, *q++);
+	}
+	g_string_append(out, q);
+}
+
+/*
+ * A URL: the userinfo ends at the last '@' before the first '/' (libpq
+ * takes the first '@', RFC 3986 parsers the last before '/', '?' or '#':
+ * the widest of them is hidden, so that no parser's password shows).
+ */
+static void redact_url(GString *out, GPtrArray *secrets, const char *url, const char *sep)
+{
+	const char *auth = sep + 3, *end = auth + strcspn(auth, "/"), *at = NULL, *colon, *q;
+	bool http = !g_ascii_strncasecmp(url, "http", 4);
+
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	g_string_append_len(out, url, auth - url);
+	if (at) {
+		colon = memchr(auth, ':', at - auth);
+		if (colon) {
+			g_string_append_len(out, auth, colon + 1 - auth);
+			redact_span(out, secrets, colon + 1, at - (colon + 1));
+		} else if (http) {
+			/* a forge takes a token as the user alone (https://TOKEN@host/x.git) */
+			redact_span(out, secrets, auth, at - auth);
+		} else {
+			g_string_append_len(out, auth, at - auth);
+		}
+		auth = at;
+	}
+	if (!(q = strchr(auth, '?'))) {
+		g_string_append(out, auth);
+		return;
+	}
+	g_string_append_len(out, auth, q + 1 - auth);
+	redact_query(out, secrets, q + 1);
+}
+
+/* A libpq "key=value ..." string: values are words, or quoted with ' and \ escapes. */
+static void redact_conninfo(GString *out, GPtrArray *secrets, const char *s)
+{
+	while (*s) {
+		const char *key, *val, *p;
+		size_t klen;
+
+		while (g_ascii_isspace(*s))
+			g_string_append_c(out, *s++);
+		key = s;
+		while (*s && *s != '=' && !g_ascii_isspace(*s))
+			s++;
+		klen = s - key;
+		while (g_ascii_isspace(*s))
+			s++;
+		if (*s != '=') {
+			/* not key=value: the rest as it is */
+			g_string_append(out, key);
+			return;
+		}
+		s++;
+		while (g_ascii_isspace(*s))
+			s++;
+		val = p = s;
+		if (*p == '\'') {
+			for (p++; *p && *p != '\''; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (*p)
+				p++;
+		} else {
+			for (; *p && !g_ascii_isspace(*p); p++)
+				if (*p == '\\' && p[1])
+					p++;
+		}
+		g_string_append_len(out, key, val - key);
+		if (klen && redact_key(key, klen)) {
+			bool quoted = *val == '\'' && p - val >= 2 && p[-1] == '\'';
+
+			redact_span(out, secrets, val + quoted, p - val - 2 * quoted);
+		} else {
+			g_string_append_len(out, val, p - val);
+		}
+		s = p;
+	}
+}
+
+/* pk_url_redact(), and the secrets it hid (raw, as url has them) into secrets when not NULL. */
+static char *url_redact(const char *url, GPtrArray *secrets)
+{
+	GString *out = g_string_new(NULL);
+	const char *sep = strstr(url, "://");
+
+	/* a scheme is letters, digits, '+', '-' and '.' (RFC 3986): else "://" is inside a value */
+	if (sep && sep > url &&
+	    strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") == (size_t)(sep - url))
+		redact_url(out, secrets, url, sep);
+	else if (strchr(url, '='))
+		redact_conninfo(out, secrets, url);
+	else
+		g_string_append(out, url);
+	return g_string_free(out, FALSE);
+}
+
+char *pk_url_redact(const char *url)
+{
+	return url ? url_redact(url, NULL) : NULL;
+}
+
+bool pk_url_has_secret(const char *url)
+{
+	g_autofree char *shown = pk_url_redact(url);
+
+	return url && strcmp(shown, url);
+}
+
+/* Replace every occurrence of what in s by with (a new string; s is freed). */
+static char *replace_all(char *s, const char *what, const char *with)
+{
+	g_auto(GStrv) parts = NULL;
+	char *out;
+
+	if (!*what || !strstr(s, what))
+		return s;
+	parts = g_strsplit(s, what, -1);
+	out = g_strjoinv(with, parts);
+	g_free(s);
+	return out;
+}
+
+char *pk_url_scrub(const char *text, const char *url)
+{
+	g_autoptr(GPtrArray) secrets = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *shown = NULL;
+	char *out;
+
+	if (!text)
+		return NULL;
+	out = g_strdup(text);
+	if (!url)
+		return out;
+	shown = url_redact(url, secrets);
+	out = replace_all(out, url, shown);
+	/* a secret quoted alone (libpq: invalid percent-encoded token: "..."), raw or decoded */
+	for (guint i = 0; i < secrets->len; i++) {
+		g_autofree char *decoded = g_uri_unescape_string(secrets->pdata[i], NULL);
+
+		if (strlen(secrets->pdata[i]) >= PK_URL_SCRUB_MIN)
+			out = replace_all(out, secrets->pdata[i], "***");
+		if (decoded && strlen(decoded) >= PK_URL_SCRUB_MIN)
+			out = replace_all(out, decoded, "***");
+	}
+	return out;
+}

@@ -100,6 +100,29 @@ void pk_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 void pk_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
 /*
+ * A URL or libpq connection string as logs, messages and the database may
+ * show it: the password of a URL's userinfo ("user:***@"), a lone user of
+ * an http(s) URL (a token, as forges take it: "***@"), and the value of
+ * every password= or sslpassword= parameter (a URL's query or a libpq
+ * "key=value" string) as "***".  Anything else comes back as it was.
+ * NULL gives NULL.  Caller frees.
+ */
+char *pk_url_redact(const char *url);
+/* Whether pk_url_redact() would hide something of url (false for NULL). */
+bool pk_url_has_secret(const char *url);
+
+/*
+ * text (an error of a library that was handed url: libpq, libgit2) as a
+ * log may show it: every copy of url redacted as above, and every secret
+ * of url that stands alone in it, as url has it or percent-decoded, as
+ * "***" (one shorter than PK_URL_SCRUB_MIN is left: it would mangle
+ * every word that holds it, and the whole URL is redacted anyway).  NULL
+ * text gives NULL; NULL url a copy.  Caller frees.
+ */
+#define PK_URL_SCRUB_MIN 4
+char *pk_url_scrub(const char *text, const char *url);
+
+/*
  * Fill text into lines of at most width columns (counting UTF-8
  * characters), breaking at spaces; each line after the first starts with
  * indent.  A word longer than a line stays whole.  Caller frees.

@@ -23,12 +23,14 @@ static const char db_usage[] =
 
 static int cmd_db__check(const char *db)
 {
-	g_autofree char *path = db ? g_strdup(db) : pk_store_default_path();
+	g_autofree char *where = db ? g_strdup(db) : pk_store_default_path();
+	/* what is printed: a URL's password is nobody's business on a terminal or in a log */
+	g_autofree char *path = pk_url_redact(where);
 	g_autoptr(GError) err = NULL;
 	struct pk_store_check check = { 0 };
 	int rc;
 
-	if (pk_store_check_file(&check, path, &err) < 0) {
+	if (pk_store_check_file(&check, where, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;
 	}
@@ -64,11 +66,11 @@ static int cmd_db__migrate(const char *db)
 		return 1;
 	}
 	if (before > 0 && before < PK_STORE_SCHEMA_VERSION)
-		printf("%s: schema version %d migrated to %d\n", pk_store_path(store), before, PK_STORE_SCHEMA_VERSION);
+		printf("%s: schema version %d migrated to %d\n", pk_store_name(store), before, PK_STORE_SCHEMA_VERSION);
 	else if (before > 0)
-		printf("%s: schema version %d, nothing to migrate\n", pk_store_path(store), before);
+		printf("%s: schema version %d, nothing to migrate\n", pk_store_name(store), before);
 	else
-		printf("%s: made at schema version %d\n", pk_store_path(store), PK_STORE_SCHEMA_VERSION);
+		printf("%s: made at schema version %d\n", pk_store_name(store), PK_STORE_SCHEMA_VERSION);
 	return 0;
 }
 

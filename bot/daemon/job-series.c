@@ -355,6 +355,13 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	return rc;
 }
 
+/*
+ * A series the bot failed on (not the patch: its results are verdicts) is
+ * queued again until it was tried this many times, then failed for good:
+ * a series that breaks every worker must not take their time for ever.
+ */
+#define SERIES_MAX_ATTEMPTS 5
+
 enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
 			       JsonObject *payload, char **detail, gint64 *out_retry)
 {
@@ -377,16 +384,26 @@ enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *j
 		rc = series_test_one(&r, i, &err);
 	if (rc > 0) {
 		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && !daemon_stopping() && pk_error_transient(err)) {
-		/* a full disk while the result was stored: the patches stored before are not tested again */
+	} else if (rc < 0 && daemon_stopping()) {
+		*detail = g_strdup(err ? err->message : "failed");
+		end = JOB_INTERRUPTED;
+	} else if (rc < 0 && (pk_error_transient(err) || job->attempts < SERIES_MAX_ATTEMPTS)) {
+		/*
+		 * An error of the bot (its lab, its store, a full disk), not a
+		 * result of the patch (those are verdicts, stored): the series
+		 * goes back to the queue, for this worker or another, and the
+		 * patches stored before are not tested again.
+		 */
 		double wait = daemon_retry_wait(d, job->attempts);
 
 		*out_retry = daemon_now() + (gint64)wait;
-		*detail = g_strdup_printf("%s; next try in %.0f s", err->message, wait);
+		*detail = g_strdup_printf("%s; the worker failed, not the series: next try in %.0f s",
+					  err ? err->message : "failed", wait);
 		end = JOB_RETRY;
 	} else if (rc < 0) {
-		*detail = g_strdup(err ? err->message : "failed");
-		end = daemon_stopping() ? JOB_INTERRUPTED : JOB_FAILED;
+		*detail = g_strdup_printf("%s (the worker failed %d times on it)", err ? err->message : "failed",
+					  job->attempts);
+		end = JOB_FAILED;
 	} else {
 		*detail = g_strdup_printf("%u patch%s: %s", r.mails->len, r.mails->len == 1 ? "" : "es",
 					  r.verdicts->len ? r.verdicts->str : "tested before");

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "daemon/private.h"
 #include "intake/intake.h"
+#include "lab/lab.h"
 #include "lab/sandbox.h"
 #include "report/outbox.h"
 #include "base/proc.h"
@@ -140,24 +141,60 @@ static int job_finish(struct pk_daemon *d, gint64 id, enum job_end end, const ch
 	return 1;
 }
 
+/* Whether this worker's lab can test a series: 0, or -1 with err saying what is missing. */
+static int lab_usable(GError **err)
+{
+	struct pk_lab lab = { .lock_fd = -1 };
+	int rc;
+
+	if (pk_lab_open(&lab, err) < 0)
+		return -1;
+	rc = pk_lab_check(&lab, err);
+	pk_lab_clear(&lab);
+	return rc;
+}
+
+/*
+ * Without a lab, a worker sends replies (they need none) but claims no
+ * series: it would fail each at once, for good, and empty the queue of
+ * the workers that can test.  When a series is due, it stops with the
+ * reason and leaves the series queued.  0 (*out_wait: seconds until a
+ * series is due, -1 none queued), or -1 with err.
+ */
+static int claim_no_series(struct pk_daemon *d, const GError *why, gint64 *out_wait, GError **err)
+{
+	g_autoptr(pk_store_job) due = NULL;
+	int rc = pk_store_job_next_due(d->store, PK_JOB_SERIES, daemon_now(), &due, out_wait, err);
+
+	if (rc <= 0)
+		return rc;
+	return pk_error(err, PK_ERROR_FAILED, "series job %" G_GINT64_FORMAT " is due and this worker "
+			"cannot test it: the kernel lab is not set up (%s): run 'printkbot setup'; the job "
+			"stays queued for a worker that can", due->id, why->message);
+}
+
 /*
  * Claim the next due job (replies first: they are quick and people wait
  * for them), after the jobs whose lease ended went back to the queue.
+ * A series only when the lab can test it (claim_no_series()).
  * 1 claimed, 0 none (*out_wait: seconds until one may be, -1 never).
  */
 static int claim_next(struct pk_daemon *d, struct pk_store_job **out, gint64 *out_wait, GError **err)
 {
 	g_autoptr(GArray) expired = NULL;
+	g_autoptr(GError) no_lab = NULL;
 	gint64 wait_reply = -1, wait_any = -1;
 	int rc;
 
-	if (pk_store_jobs_requeue_expired(d->store, daemon_now(), &expired, err) < 0)
+	if (pk_store_jobs_requeue_expired(d->store, &expired, err) < 0)
 		return -1;
 	for (guint i = 0; i < expired->len; i++)
 		daemon_log(g_array_index(expired, gint64, i), NULL,
 			   "its worker's lease ended: queued again");
 	rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_REPLY, daemon_now(), out, &wait_reply, err);
-	if (rc == 0)
+	if (rc == 0 && lab_usable(&no_lab) < 0)
+		rc = claim_no_series(d, no_lab, &wait_any, err);
+	else if (rc == 0)
 		rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_ANY_KIND, daemon_now(), out,
 					&wait_any, err);
 	if (rc == 0)
@@ -419,7 +456,7 @@ static int intake_turn(struct pk_daemon *d, bool first, double now, double *seri
 	if (pk_store_intake_lost(d->store))
 		return pk_error(err, PK_ERROR_FAILED, "the connection to %s was made again and the intake's "
 				"lock could not be taken again: another intake runs on this store",
-				pk_store_path(d->store));
+				pk_store_name(d->store));
 	fetch_due(d, first, now);
 	return daemon_assemble(d, series_wait, err);
 }
@@ -476,6 +513,7 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 {
 	struct pk_daemon *d = NULL;
+	g_autofree char *exposed = NULL;
 	int pipefd[2] = { -1, -1 }, rc = -1;
 
 	if (pk_daemon_open(&d, opts, err) < 0)
@@ -488,8 +526,10 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 	install_signals();
 	daemon_log(0, NULL, "started%s%s: %u source(s), database %s, outbox %s%s",
 		   opts->worker ? " as worker " : opts->queue_only ? " (intake only)" : "",
-		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_path(d->store),
+		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_name(d->store),
 		   d->outbox->dir, opts->once ? ", once" : "");
+	if ((exposed = pk_config_secret_exposed(&d->config)))
+		daemon_log(0, NULL, "warning: %s", exposed);
 	if (daemon_loop(d, pipefd[0], err) < 0)
 		goto out;
 	daemon_log(0, NULL, stop_flag ? "stopped by a signal" : "nothing more to do");

@@ -109,9 +109,10 @@ int daemon_assemble(struct pk_daemon *d, double *out_wait, GError **err);
 /*
  * Run a series job (job->attempts counts this run; payload: its JSON
  * object, NULL when it has none): test each patch on the previous one.
- * *detail (new) says what came of it; a transient error (a full disk
- * while storing a result) is JOB_RETRY with *out_retry set, the patches
- * tested before it kept.
+ * *detail (new) says what came of it.  An error of the bot (its lab,
+ * its store, a full disk: not a result of a patch) is JOB_RETRY with
+ * *out_retry set, the patches tested before it kept, until the job was
+ * tried SERIES_MAX_ATTEMPTS times (a transient error: always).
  */
 enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
 			       JsonObject *payload, char **detail, gint64 *out_retry);

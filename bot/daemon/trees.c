@@ -42,6 +42,7 @@ void daemon_fetch_trees(struct pk_daemon *d, double now)
 	for (guint i = 0; i < d->config.trees->len; i++) {
 		const struct pk_tree_config *t = d->config.trees->pdata[i];
 		g_autofree char *before = tree_heads(&lab, t), *after = NULL;
+		g_autofree char *shown = pk_url_redact(t->url);
 		double t0 = pk_now();
 
 		if (pk_bases_fetch_tree(&lab, t, &err) < 0) {
@@ -49,7 +50,7 @@ void daemon_fetch_trees(struct pk_daemon *d, double now)
 			g_clear_error(&err);
 		} else if (strcmp(before, (after = tree_heads(&lab, t)))) {
 			/* only what moved is news: a fetch every fetch_interval would fill the log */
-			daemon_log(0, NULL, "tree %s fetched from %s in %.1f s: %s", t->name, t->url, pk_now() - t0,
+			daemon_log(0, NULL, "tree %s fetched from %s in %.1f s: %s", t->name, shown, pk_now() - t0,
 				   after);
 		}
 	}

@@ -57,7 +57,7 @@ static gpointer heartbeat_main(gpointer data)
 		    g_atomic_int_get(&h->lost))
 			continue;
 		g_mutex_unlock(&h->lock);
-		rc = pk_store_job_renew(h->store, job, &h->worker, daemon_now(), &err);
+		rc = pk_store_job_renew(h->store, job, &h->worker, &err);
 		g_mutex_lock(&h->lock);
 		if (rc < 0)
 			daemon_log(job, NULL, "the lease is not renewed now: %s", err->message);
@@ -160,7 +160,7 @@ bool daemon_lease_lost(struct pk_daemon *d)
 
 int daemon_lease_check(struct pk_daemon *d, gint64 job_id, GError **err)
 {
-	int rc = pk_store_job_renew(d->store, job_id, &d->worker, daemon_now(), err);
+	int rc = pk_store_job_renew(d->store, job_id, &d->worker, err);
 
 	if (rc == 0)
 		return pk_error(err, PK_ERROR_FAILED, "job %" G_GINT64_FORMAT ": the lease was lost "

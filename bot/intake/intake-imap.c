@@ -149,6 +149,7 @@ static void session_close(struct session *s)
 static int request(struct session *s, const char *url, const char *command, GError **err)
 {
 	const struct pk_source_config *c = s->m->ctx->cfg;
+	g_autofree char *server = NULL, *shown = NULL;
 	CURLcode rc;
 
 	g_string_truncate(s->b.buf, 0);
@@ -158,11 +159,14 @@ static int request(struct session *s, const char *url, const char *command, GErr
 	curl_easy_setopt(s->h, CURLOPT_CUSTOMREQUEST, command);
 	if ((rc = curl_easy_perform(s->h)) == CURLE_OK)
 		return 0;
+	/* the url may carry a login (imaps://user:secret@host/): never in a message */
+	server = pk_url_redact(s->m->server);
+	shown = pk_url_redact(url);
 	if (rc == CURLE_USE_SSL_FAILED)
 		return pk_error(err, PK_ERROR_FAILED, "source %s: no TLS: %s offers no STARTTLS and tls = %s%s, "
-				"so no login was sent in clear (tls = off allows that)", c->name, s->m->server,
+				"so no login was sent in clear (tls = off allows that)", c->name, server,
 				pk_tls_name(c->tls), c->tls == PK_TLS_TRY ? " with a login" : "");
-	return pk_error(err, PK_ERROR_FAILED, "source %s: %s: %s", c->name, command ? command : url,
+	return pk_error(err, PK_ERROR_FAILED, "source %s: %s: %s", c->name, command ? command : shown,
 			s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
 }
 

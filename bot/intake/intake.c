@@ -23,6 +23,8 @@ int pk_intake_open(struct pk_intake **out, struct pk_store *store,
 {
 	const struct pk_intake_ops *ops = pk_intake_find(cfg->type);
 	struct pk_intake *in;
+	/* the database keeps where mail came from, never a login written into the url */
+	g_autofree char *where = pk_url_redact(cfg->url ? cfg->url : cfg->path);
 
 	if (!ops)
 		return pk_error(err, PK_ERROR_INPUT, "source %s: unknown type '%s'", cfg->name,
@@ -32,8 +34,7 @@ int pk_intake_open(struct pk_intake **out, struct pk_store *store,
 	in->ctx.store = store;
 	in->ctx.cfg = cfg;
 	in->ctx.max_mail = PK_INTAKE_MAX_MAIL;
-	if (pk_store_add_source(store, &in->ctx.source_id, ops->kind, cfg->name,
-				cfg->url ? cfg->url : cfg->path, err) < 0 ||
+	if (pk_store_add_source(store, &in->ctx.source_id, ops->kind, cfg->name, where, err) < 0 ||
 	    ops->open(&in->state, &in->ctx, err) < 0) {
 		g_free(in);
 		return -1;

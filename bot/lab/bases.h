@@ -95,7 +95,9 @@ void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c);
 /*
  * Fetch the branches of [tree NAME] into the lab (with libgit2; the
  * tree's repository is only read): each branch B becomes
- * refs/printkbot/trees/NAME/B, the base "NAME/B".
+ * refs/printkbot/trees/NAME/B, the base "NAME/B", and nothing else is
+ * written: none of the tree's tags (a tag printkbot-debian-99.0 pushed
+ * there would be a Debian base, printkbot-base the default one).
  */
 int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err);
 

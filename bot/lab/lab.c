@@ -102,13 +102,15 @@ int pk_lab_lock(struct pk_lab *lab, GError **err)
 
 int pk_lab_take(struct pk_lab *out, GError **err)
 {
+	g_autoptr(GError) why = NULL;
 	struct pk_lab lab;
 
 	if (pk_lab_open(&lab, err) < 0)
 		return -1;
-	if (!pk_lab_ready(&lab)) {
+	if (pk_lab_check(&lab, &why) < 0) {
 		pk_lab_clear(&lab);
-		return pk_error(err, PK_ERROR_FAILED, "the kernel lab is not set up: run 'printkbot setup'");
+		return pk_error(err, PK_ERROR_FAILED, "the kernel lab is not set up (%s): run 'printkbot setup'",
+				why->message);
 	}
 	if (pk_lab_lock(&lab, err) < 0) {
 		pk_lab_clear(&lab);
@@ -139,10 +141,23 @@ char *pk_lab_ready_stamp(const struct pk_lab *lab)
 	return g_strconcat(lab->build_stem, ".ready", NULL);
 }
 
-gboolean pk_lab_ready(struct pk_lab *lab)
+int pk_lab_check(const struct pk_lab *lab, GError **err)
 {
 	g_autofree char *stamp = pk_lab_ready_stamp(lab);
+	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
 
-	return g_file_test(stamp, G_FILE_TEST_EXISTS) &&
-	       g_file_test(lab->initrd, G_FILE_TEST_EXISTS);
+	/* the tree first: a stamp outlives a kernel tree someone removed */
+	if (!g_file_test(makefile, G_FILE_TEST_IS_REGULAR))
+		return pk_error(err, PK_ERROR_FAILED, "no kernel tree at %s", lab->tree);
+	if (!g_file_test(stamp, G_FILE_TEST_EXISTS))
+		return pk_error(err, PK_ERROR_FAILED, "setup did not finish for config %s (no %s)",
+				lab->config_hash, stamp);
+	if (!g_file_test(lab->initrd, G_FILE_TEST_EXISTS))
+		return pk_error(err, PK_ERROR_FAILED, "no guest initramfs at %s", lab->initrd);
+	return 0;
+}
+
+gboolean pk_lab_ready(struct pk_lab *lab)
+{
+	return pk_lab_check(lab, NULL) == 0;
 }

@@ -82,7 +82,16 @@ int pk_lab_lock(struct pk_lab *lab, GError **err);
  */
 int pk_lab_take(struct pk_lab *out, GError **err);
 
-/* True when setup has been completed (tree, base commit, config, initrd): its stamp and the initrd are there. */
+/*
+ * Whether the lab can test (an opened lab: pk_lab_open()): the kernel
+ * tree is there (its Makefile), setup was completed for the lab's config
+ * (its stamp) and the guest initramfs is there.  0, or -1 with err
+ * saying which is missing (lower case, without "run setup": the caller
+ * says what to do).
+ */
+int pk_lab_check(const struct pk_lab *lab, GError **err);
+
+/* True when setup has been completed (tree, base commit, config, initrd): pk_lab_check() passes. */
 gboolean pk_lab_ready(struct pk_lab *lab);
 
 /* Where setup's last step notes that it was completed for the lab's config.  Caller frees. */

@@ -171,18 +171,30 @@ int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *
 	git_remote *remote = NULL;
 	git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
 	git_strarray specs = { (char **)refspecs, g_strv_length((char **)refspecs) };
-	g_autofree char *what = g_strdup_printf("fetching %s", url);
+	g_autofree char *shown = pk_url_redact(url);
+	g_autofree char *what = g_strdup_printf("fetching %s", shown);
+	g_autoptr(GError) local = NULL;
 	int rc = -1;
 
 	if (pk_repo_open(&repo, lab, err) < 0)
 		return -1;
-	/* the tags that come with the branches, so that git describe can name their commits */
-	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_AUTO;
+	/*
+	 * The refspecs' refs alone, no tag: a followed tag is written under
+	 * refs/tags/, the lab's own names (printkbot-base, printkbot-debian-*),
+	 * so a pushed tag would become a base or stop setup's import of one.
+	 */
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_create_anonymous(&remote, repo, url) < 0 ||
-	    git_remote_fetch(remote, &specs, &opts, NULL) < 0)
-		pk_git_fail(err, what);
-	else
+	    git_remote_fetch(remote, &specs, &opts, NULL) < 0) {
+		/* libgit2 may quote the URL it was given (a malformed one), a token and all */
+		g_autofree char *msg = NULL;
+
+		pk_git_fail(&local, what);
+		msg = pk_url_scrub(local->message, url);
+		pk_error(err, local->code, "%s", msg);
+	} else {
 		rc = 0;
+	}
 	git_remote_free(remote);
 	git_repository_free(repo);
 	return rc;

@@ -117,9 +117,10 @@ int pk_repo_import_commits(unsigned *out_copied, const struct pk_lab *lab, const
 char *pk_repo_commit_message(const struct pk_lab *lab, const char *rev, GError **err);
 
 /*
- * rev as `git describe` names it from the lab's annotated tags (a
- * fetched tree's: "v6.13-rc1-57-g1a2b3c4d5e6f", 12 hex), or NULL when no
- * such tag is behind it (Debian's imports have none).
+ * rev as `git describe` names it from the lab's annotated tags under
+ * refs/tags/ ("v6.13-rc1-57-g1a2b3c4d5e6f", 12 hex), or NULL when no
+ * such tag is behind it (Debian's imports have none, and a fetched
+ * tree's tags are not fetched: pk_repo_fetch()).
  */
 char *pk_repo_describe(const struct pk_lab *lab, const char *rev);
 
@@ -151,7 +152,9 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
 /*
  * Fetch from url (a repository's path or URL, as libgit2 takes it; only
  * read) with refspecs ("+refs/heads/main:refs/printkbot/trees/net/main"),
- * and the tags that point into what came.
+ * and nothing else: no tag is followed, so a fetch writes only the refs
+ * its refspecs name (never refs/tags/, where the lab's own names are).
+ * An error names url with its password or token as *** (pk_url_redact()).
  */
 int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err);
 

@@ -181,7 +181,8 @@ char *pk_reply_reproduce(const char *message_id, const char *subject, const char
 		g_string_append_printf(cmd, " -P 1-%d", s.number);
 	else if (s.total > 1)
 		g_string_append(cmd, " -P 1");
-	g_string_append_printf(cmd, " %s | printkbot test", id);
+	/* "--": the Message-ID is the sender's, and one that starts with '-' would be an option of b4 */
+	g_string_append_printf(cmd, " -- %s | printkbot test", id);
 	if (base && strcmp(base, PK_LAB_BASE_TAG)) {
 		g_autofree char *rev = shell_word(base);
 		g_string_append_printf(cmd, " --base %s", rev);

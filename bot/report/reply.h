@@ -76,7 +76,9 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *patch_mail, JsonN
  * ones before it in its series (-P 1-N, -v for a later version) as an
  * mbox on its standard output, which `printkbot test -` reads; base is
  * the revision the series went on (NULL or printkbot-base: the default,
- * not named).  Caller frees.
+ * not named).  The Message-ID follows "--" and is quoted for the shell
+ * when it needs to be, so no Message-ID is read as an option of b4 or as
+ * shell.  Caller frees.
  */
 char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base);
 

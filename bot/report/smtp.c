@@ -64,6 +64,7 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	struct upload up = { text, strlen(text), 0 };
 	g_autofree char *from = g_strdup_printf("<%s>", sender);
 	struct curl_slist *rcpt = NULL;
+	g_autofree char *shown = NULL;
 	long code = 0;
 	CURLcode rc;
 	CURL *h;
@@ -121,15 +122,17 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	g_free(watch.pending);
 	if (rc == CURLE_OK)
 		return 0;
+	/* a login written into the url (smtp://user:secret@host) stays out of the message */
+	shown = pk_url_redact(cfg->url);
 	if (rc == CURLE_USE_SSL_FAILED)
 		return pk_error(err, PK_ERROR_FAILED, "smtp %s: no TLS: the server offers no STARTTLS and "
 				"tls = %s%s, so nothing was sent, no AUTH in clear (tls = off allows that)",
-				cfg->url, pk_tls_name(cfg->tls), cfg->tls == PK_TLS_TRY ? " with a login" : "");
+				shown, pk_tls_name(cfg->tls), cfg->tls == PK_TLS_TRY ? " with a login" : "");
 	if (out_permanent)
 		*out_permanent = code >= 500 && code < 600;
 	if (code)
-		return pk_error(err, PK_ERROR_FAILED, "smtp %s: %s (server said %ld)", cfg->url,
+		return pk_error(err, PK_ERROR_FAILED, "smtp %s: %s (server said %ld)", shown,
 				errbuf[0] ? errbuf : curl_easy_strerror(rc), code);
-	return pk_error(err, PK_ERROR_FAILED, "smtp %s: %s", cfg->url,
+	return pk_error(err, PK_ERROR_FAILED, "smtp %s: %s", shown,
 			errbuf[0] ? errbuf : curl_easy_strerror(rc));
 }

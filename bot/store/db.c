@@ -54,7 +54,7 @@ int pk_store_intake_lock(struct pk_store *store, GError **err)
 		return -1;
 	if (!taken)
 		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon's intake uses %s",
-				pk_store_path(store));
+				pk_store_name(store));
 	store->intake = 1;
 	return 1;
 }
@@ -74,15 +74,9 @@ bool store_is_url(const char *where)
 	return g_str_has_prefix(where, "postgresql://") || g_str_has_prefix(where, "postgres://");
 }
 
-/* A URL as messages show it: without its password. */
-static char *store_display(const char *where)
+const char *pk_store_name(const struct pk_store *store)
 {
-	g_autoptr(GUri) uri = NULL;
-
-	if (!store_is_url(where) ||
-	    !(uri = g_uri_parse(where, G_URI_FLAGS_HAS_PASSWORD | G_URI_FLAGS_ENCODED, NULL)))
-		return g_strdup(where);
-	return g_uri_to_string_partial(uri, G_URI_HIDE_PASSWORD);
+	return store->path;
 }
 
 static int refuse_newer(struct pk_store *s, gint64 version, GError **err)
@@ -224,7 +218,7 @@ int pk_store_open(struct pk_store **out, const char *path, GError **err)
 	struct pk_store *s = g_new0(struct pk_store, 1);
 
 	s->where = path ? g_strdup(path) : pk_store_default_path();
-	s->path = store_display(s->where);
+	s->path = pk_url_redact(s->where);
 	s->be = store_is_url(s->where) ? &store_pg : &store_sqlite;
 	if (s->be->open(s, s->where, err) < 0 || store_setup(s, err) < 0) {
 		pk_store_close(s);
@@ -320,7 +314,7 @@ void pk_store_check_clear(struct pk_store_check *check)
 
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err)
 {
-	g_autofree char *shown = store_display(path);
+	g_autofree char *shown = pk_url_redact(path);
 	bool url = store_is_url(path);
 	struct pk_store s = { .be = url ? &store_pg : &store_sqlite, .where = (char *)path, .path = shown };
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);

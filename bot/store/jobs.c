@@ -297,7 +297,8 @@ int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *
 
 /*
  * The one place a job's state is written.  A move to running takes
- * holder (its lease ends at now + holder->lease) and gives the claimed row
+ * holder (its lease ends holder->lease seconds after the database's
+ * clock says now: the caller's now is only the row's updated) and gives the claimed row
  * in *out_row (may be NULL); any other move drops the holder.  The UPDATE
  * is conditional on the state just read, so that a backend without
  * SQLite's write lock (PostgreSQL) still never moves a job twice.
@@ -307,6 +308,7 @@ static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_s
 				struct pk_store_job **out_row, GError **err)
 {
 	g_autoptr(store_stmt) st = NULL;
+	g_autofree char *sql = NULL;
 	enum pk_job_state from;
 	bool claim = to == PK_JOB_RUNNING;
 	int rc;
@@ -318,11 +320,12 @@ static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_s
 		return pk_error(err, PK_ERROR_INPUT, "job %" G_GINT64_FORMAT ": cannot go from %s to %s%s",
 				job_id, pk_job_state_name(from), pk_job_state_name(to),
 				claim && !holder ? " without a worker to hold it" : "");
-	st = prep(s, "UPDATE jobs SET state = ?2, detail = ?3, updated = ?4, "
-		  "attempts = attempts + CASE WHEN ?2 = 'running' THEN 1 ELSE 0 END, "
-		  "worker = ?5, worker_machine = ?6, worker_pid = ?7, lease_until = ?8 "
-		  "WHERE id = ?1 AND state = ?9 RETURNING " JOB_COLUMNS, err);
-	if (!st)
+	/* ?8, the lease's length, is NULL unless claimed: then lease_until is too */
+	sql = g_strconcat("UPDATE jobs SET state = ?2, detail = ?3, updated = ?4, "
+			  "attempts = attempts + CASE WHEN ?2 = 'running' THEN 1 ELSE 0 END, "
+			  "worker = ?5, worker_machine = ?6, worker_pid = ?7, lease_until = ",
+			  s->be->now_sql, " + ?8 WHERE id = ?1 AND state = ?9 RETURNING " JOB_COLUMNS, NULL);
+	if (!(st = prep(s, sql, err)))
 		return -1;
 	bind_int(st, 1, job_id);
 	bind_text(st, 2, pk_job_state_name(to));
@@ -332,7 +335,7 @@ static int job_set_state_locked(struct pk_store *s, gint64 job_id, enum pk_job_s
 	bind_text(st, 6, claim ? holder->machine : NULL);
 	if (claim) {
 		bind_int(st, 7, holder->pid);
-		bind_int(st, 8, now + holder->lease);
+		bind_int(st, 8, holder->lease);
 	}
 	bind_text(st, 9, pk_job_state_name(from));
 	if ((rc = step(s, st, err)) < 0)
@@ -379,16 +382,17 @@ int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_befo
 
 /* ---- workers and leases ------------------------------------------------- */
 
-/* Seconds until the first running job's lease ends, -1 when none runs. */
-static int lease_wait(struct pk_store *s, gint64 now, gint64 *out, GError **err)
+/* Seconds until the first running job's lease ends (by the database's clock), -1 when none runs. */
+static int lease_wait(struct pk_store *s, gint64 *out, GError **err)
 {
-	g_autoptr(store_stmt) st = prep(s, "SELECT min(lease_until) FROM jobs WHERE state = "
-					  "'running'", err);
+	g_autofree char *sql = g_strconcat("SELECT min(lease_until) - ", s->be->now_sql,
+					   " FROM jobs WHERE state = 'running'", NULL);
+	g_autoptr(store_stmt) st = prep(s, sql, err);
 
 	if (!st || step(s, st, err) < 0)
 		return -1;
 	*out = col_null(st, 0) ? -1
-	     : MAX(col_int(st, 0) + 1 - now, 0);
+	     : MAX(col_int(st, 0) + 1, 0);
 	return 0;
 }
 
@@ -436,7 +440,7 @@ int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *wor
 		return -1;
 	rc = job_claim_locked(store, worker, name, now, &job, err);
 	if (rc == 0 && out_wait &&
-	    (job_wait(store, name, now, &wait, err) < 0 || lease_wait(store, now, &lease, err) < 0))
+	    (job_wait(store, name, now, &wait, err) < 0 || lease_wait(store, &lease, err) < 0))
 		rc = -1;
 	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
 		return -1;
@@ -447,13 +451,15 @@ int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *wor
 	return rc;
 }
 
-/* Renew worker's lease on a job it holds: 1 held, 0 lost. */
+/* Renew worker's lease on a job it holds, by the database's clock: 1 held, 0 lost. */
 static int job_renew_locked(struct pk_store *s, gint64 job_id, const struct pk_store_worker *w,
-			    gint64 now, GError **err)
+			    GError **err)
 {
-	g_autoptr(store_stmt) st = prep(s, "UPDATE jobs SET lease_until = ?5 WHERE id = ?1 AND "
-					  "state = 'running' AND worker = ?2 AND worker_machine = ?3 "
-					  "AND worker_pid = ?4 AND lease_until >= ?6 RETURNING id", err);
+	const char *now = s->be->now_sql;
+	g_autofree char *sql = g_strconcat("UPDATE jobs SET lease_until = ", now, " + ?5 WHERE id = ?1 AND "
+					   "state = 'running' AND worker = ?2 AND worker_machine = ?3 "
+					   "AND worker_pid = ?4 AND lease_until >= ", now, " RETURNING id", NULL);
+	g_autoptr(store_stmt) st = prep(s, sql, err);
 
 	if (!st)
 		return -1;
@@ -461,19 +467,18 @@ static int job_renew_locked(struct pk_store *s, gint64 job_id, const struct pk_s
 	bind_text(st, 2, w->name);
 	bind_text(st, 3, w->machine);
 	bind_int(st, 4, w->pid);
-	bind_int(st, 5, now + w->lease);
-	bind_int(st, 6, now);
+	bind_int(st, 5, w->lease);
 	return step(s, st, err);
 }
 
 int pk_store_job_renew(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
-		       gint64 now, GError **err)
+		       GError **err)
 {
 	int rc;
 
 	if (tx_begin(store, err) < 0)
 		return -1;
-	rc = job_renew_locked(store, job_id, worker, now, err);
+	rc = job_renew_locked(store, job_id, worker, err);
 	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
 		return -1;
 	return rc;
@@ -486,7 +491,7 @@ static int job_end_locked(struct pk_store *s, gint64 job_id, const struct pk_sto
 	g_autoptr(store_stmt) st = NULL;
 	int rc;
 
-	if ((rc = job_renew_locked(s, job_id, w, now, err)) <= 0)
+	if ((rc = job_renew_locked(s, job_id, w, err)) <= 0)
 		return rc;
 	if (job_set_state_locked(s, job_id, to, detail, NULL, now, NULL, err) < 0)
 		return -1;
@@ -593,16 +598,15 @@ static int jobs_requeue(struct pk_store *s, store_stmt *sel,
 	return 0;
 }
 
-int pk_store_jobs_requeue_expired(struct pk_store *store, gint64 now, GArray **out_ids,
-				  GError **err)
+int pk_store_jobs_requeue_expired(struct pk_store *store, GArray **out_ids, GError **err)
 {
-	g_autoptr(store_stmt) sel = prep(store, "SELECT id, worker, worker_pid FROM jobs WHERE "
+	g_autofree char *sql = g_strconcat("SELECT id, worker, worker_pid FROM jobs WHERE "
 					   "state = 'running' AND (lease_until IS NULL OR "
-					   "lease_until < ?1) ORDER BY id", err);
+					   "lease_until < ", store->be->now_sql, ") ORDER BY id", NULL);
+	g_autoptr(store_stmt) sel = prep(store, sql, err);
 
 	if (!sel)
 		return -1;
-	bind_int(sel, 1, now);
 	return jobs_requeue(store, sel, NULL, NULL, "requeued, the lease ended", out_ids, err);
 }
 

@@ -117,7 +117,8 @@ static int pg_open(struct pk_store *s, const char *url, GError **err)
 	PGconn *c = PQconnectdb(url);
 
 	if (!c || PQstatus(c) != CONNECTION_OK) {
-		g_autofree char *msg = g_strstrip(g_strdup(c ? PQerrorMessage(c) : "out of memory"));
+		/* libpq quotes what it cannot parse of the URL, a password too */
+		g_autofree char *msg = g_strstrip(pk_url_scrub(c ? PQerrorMessage(c) : "out of memory", url));
 
 		pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", s->path, msg);
 		PQfinish(c);
@@ -596,6 +597,8 @@ const struct store_backend store_pg = {
 	/* session-level: held until the connection ends */
 	.intake_lock_sql = "SELECT CASE WHEN pg_try_advisory_lock(1886546788) THEN 1 ELSE 0 END",
 	.instr = "strpos",
+	/* the server's clock at the statement, not the transaction's start (now()) */
+	.now_sql = "CAST(floor(extract(epoch FROM clock_timestamp())) AS BIGINT)",
 };
 
 /* ---- db check ---------------------------------------------------------- */

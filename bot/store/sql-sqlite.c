@@ -262,6 +262,8 @@ const struct store_backend store_sqlite = {
 	.skip_locked = "",         /* and so a claim is alone */
 	.intake_lock_sql = NULL,   /* one machine: the daemon locks a file beside the database */
 	.instr = "instr",
+	/* SQLite's own clock; strftime('%s') rather than unixepoch(), which needs SQLite 3.38 */
+	.now_sql = "CAST(strftime('%s', 'now') AS INTEGER)",
 	.setup_sql = lite_setup,
 	.ready_sql = lite_ready,
 	.objects_sql = "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",

@@ -72,6 +72,12 @@ struct store_backend {
 	const char *intake_lock_sql;    /* 1 when this session took the intake's lock, 0 when another
 	                                   holds it; NULL: the database has none (store.h) */
 	const char *instr;              /* the function (haystack, needle) giving a 1-based position */
+	/*
+	 * The database's clock as whole Unix seconds, an SQL expression: every
+	 * lease is written and compared with it, never with a worker's own
+	 * clock, so a worker whose clock runs ahead cannot end live leases.
+	 */
+	const char *now_sql;
 	const char *const *setup_sql;   /* run after opening, before migrating */
 	const char *const *ready_sql;   /* run after migrating */
 	const char *objects_sql;        /* how many tables, views... the database holds */

@@ -69,6 +69,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store, pk_store_close)
 /* The database file or URL in use, as opened (borrowed, valid until close). */
 const char *pk_store_path(const struct pk_store *store);
 /*
+ * The same as logs and messages show it: a URL's password as ***
+ * (pk_url_redact()).  Borrowed, valid until close.  Every message of the
+ * store names the database this way.
+ */
+const char *pk_store_name(const struct pk_store *store);
+/*
  * One intake per database: on PostgreSQL, a lock of the database session
  * (workers on many machines share the database, so a file lock cannot
  * say it).  1 taken, held until the store is closed; a connection made
@@ -342,7 +348,7 @@ struct pk_store_job {
 	gint64 created, updated;  /* Unix times */
 	gint64 not_before;        /* a queued job does not run before (Unix time; 0 = at once) */
 	char *worker;             /* a running job's holder ("host:pid"), else NULL */
-	gint64 lease_until;       /* and when its lease ends (Unix time), else 0 */
+	gint64 lease_until;       /* and when its lease ends (Unix time, the database's clock), else 0 */
 };
 void pk_store_job_free(struct pk_store_job *job);
 typedef struct pk_store_job pk_store_job;
@@ -378,7 +384,9 @@ struct pk_store_worker {
 /*
  * Claim the oldest queued job of kind (PK_JOB_ANY_KIND: any) whose
  * not_before has come (<= now), atomically: it moves to running, held
- * by worker until now + worker->lease, one attempt counted.  Two workers
+ * by worker for worker->lease seconds, one attempt counted.  Every lease
+ * is written and compared by the database's clock, never by now (the
+ * caller's clock, which may run ahead of the other workers').  Two workers
  * never claim the same job (one write transaction, and the move is
  * conditional on the job still being queued).  1 claimed (*out new, its
  * state running), 0 none.  *out_wait (may be NULL): seconds until a job
@@ -389,20 +397,22 @@ int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *wor
 		       enum pk_job_kind kind, gint64 now, struct pk_store_job **out,
 		       gint64 *out_wait, GError **err);
 /*
- * The worker still holds the job: its lease is extended to now +
- * worker->lease.  1 held, 0 lost (the lease ended before now, or the job
+ * The worker still holds the job: its lease is extended to
+ * worker->lease seconds from the database's now.  1 held, 0 lost (the
+ * lease ended by the database's clock, or the job
  * is no longer running under this worker): the worker must drop the job
  * and write nothing of it.  Inside a caller's transaction, a 1 keeps the
  * job this worker's until the commit (no other worker writes meanwhile).
  */
 int pk_store_job_renew(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
-		       gint64 now, GError **err);
+		       GError **err);
 /*
  * How a worker's job ended: state PK_JOB_DONE, PK_JOB_FAILED or
  * PK_JOB_QUEUED (run again, not before not_before), with detail.  Written
  * only while the worker holds the job (as pk_store_job_renew() checks, in
  * the same transaction): 1 written, 0 refused, the lease lost — the late
- * result of a worker whose job another one has or will run.
+ * result of a worker whose job another one has or will run.  now is the
+ * row's updated time only.
  */
 int pk_store_job_end(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
 		     enum pk_job_state state, const char *detail, gint64 not_before, gint64 now,
@@ -455,13 +465,12 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
 int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
 				    const char *detail, GArray **out_ids, GError **err);
 /*
- * Running jobs whose lease ended before now go back to the queue (their
+ * Running jobs whose lease ended (by the database's clock) go back to the queue (their
  * worker died, stalled or lost the store), each with a detail naming the
  * worker, in one transaction; *out_ids (may be NULL) as above.  Only
  * these: a job under a live lease is never taken from its worker.
  */
-int pk_store_jobs_requeue_expired(struct pk_store *store, gint64 now, GArray **out_ids,
-				  GError **err);
+int pk_store_jobs_requeue_expired(struct pk_store *store, GArray **out_ids, GError **err);
 /*
  * Running jobs held on worker's machine by a process that is gone (or by
  * worker itself, which holds none between jobs: a job whose end could not

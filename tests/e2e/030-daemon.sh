@@ -191,7 +191,7 @@ for mid, p in patches.items():
             break
         steps.append(l.strip())
     n = 1 if "PCI gap" in subj else 2
-    want = "b4 am -o - %s %s | printkbot test -" % ("-P 1" if n == 1 else "-P 1-2", mid.strip("<>"))
+    want = "b4 am -o - %s -- %s | printkbot test -" % ("-P 1" if n == 1 else "-P 1-2", mid.strip("<>"))
     check(steps == ["printkbot setup", want], "reproduce: printkbot setup, then %s (%s)" % (want, steps))
     with open(os.path.join(work, "reproduce-%d.sh" % n), "w") as f:
         f.write("\n".join(steps) + "\n")

@@ -1,7 +1,8 @@
 /*
  * test-bases.c - the lab's bases: another tree imported as a base, the
  * base a series goes on (as it stands, then by a 3-way merge), a
- * [tree]'s branch fetched and named as git describe names it.
+ * [tree]'s branch fetched and named by its version, its tags left out
+ * (a tag pushed to a tree never becomes one of the lab's names).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -218,7 +219,7 @@ static void test_three_way_own_blob(void **state)
 	pk_base_choice_clear(&c);
 }
 
-/* A [tree]'s branch fetched into the lab, named as git describe names it. */
+/* A [tree]'s branch fetched into the lab, named by its version: its tags are not fetched. */
 static void test_fetch_tree(void **state)
 {
 	struct fixture *f = *state;
@@ -240,8 +241,57 @@ static void test_fetch_tree(void **state)
 	got = pk_repo_resolve(&f->lab, ref, NULL);
 	assert_string_equal(got, tip);
 	name = pk_describe_base(&f->lab, ref, NULL);
-	g_autofree char *want = g_strdup_printf("net/main %.12s (v6.13-rc1-1-g%.12s)", tip, tip);
+	g_autofree char *want = g_strdup_printf("net/main %.12s (6.13-rc1)", tip);
 	assert_string_equal(name, want);
+	assert_null(pk_repo_resolve(&f->lab, "refs/tags/v6.13-rc1", NULL));
+	rm_rf(remote);
+}
+
+/*
+ * A [tree] anyone may push to, with tags of the lab's own names at its
+ * branch: printkbot-debian-99.0 (annotated, as a Debian base would be)
+ * and printkbot-base.  The fetch writes the branch's ref alone: no new
+ * Debian base, the default base where it was, no tag of the tree.
+ */
+static void test_fetch_tree_tags_stay_out(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *remote = g_dir_make_tmp("printkbot-bases-evil-XXXXXX", NULL);
+	g_autofree char *mk = g_build_filename(remote, "Makefile", NULL);
+	g_autofree char *tip = NULL, *got = NULL, *base_before = NULL, *base_after = NULL;
+	g_autofree char *deb_before = NULL, *deb_after = NULL;
+	g_auto(GStrv) bases = NULL;
+	g_autoptr(GPtrArray) tags = NULL;
+	char *branches[] = { "main", NULL };
+	struct pk_tree_config t = { "evil", remote, branches };
+
+	g_free(run_git(f->dir, (const char *[]){ "tag", PK_LAB_BASE_TAG, "base", NULL }));
+	base_before = pk_repo_resolve(&f->lab, "refs/tags/" PK_LAB_BASE_TAG, NULL);
+	deb_before = pk_repo_resolve(&f->lab, "refs/tags/printkbot-debian-9.9", NULL);
+	assert_true(g_file_set_contents(mk, "VERSION = 6\nPATCHLEVEL = 99\n", -1, NULL));
+	g_free(run_git(remote, (const char *[]){ "init", "-q", "-b", "main", NULL }));
+	g_free(run_git(remote, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "a base of mine", NULL }));
+	g_free(run_git(remote, (const char *[]){ "tag", "-a", "-m", "x", "printkbot-debian-99.0", NULL }));
+	g_free(run_git(remote, (const char *[]){ "tag", "-a", "-m", "x", "printkbot-debian-9.9", NULL }));
+	g_free(run_git(remote, (const char *[]){ "tag", PK_LAB_BASE_TAG, NULL }));
+	tip = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+
+	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, NULL), 0);
+	got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/evil/main", NULL);
+	assert_string_equal(got, tip);
+	assert_null(pk_repo_resolve(&f->lab, "refs/tags/printkbot-debian-99.0", NULL));
+	tags = pk_repo_refs(&f->lab, "refs/tags/printkbot-debian-");
+	assert_int_equal(tags->len, 1);
+	assert_string_equal(tags->pdata[0], "9.9");
+	deb_after = pk_repo_resolve(&f->lab, "refs/tags/printkbot-debian-9.9", NULL);
+	assert_string_equal(deb_after, deb_before);
+	base_after = pk_repo_resolve(&f->lab, "refs/tags/" PK_LAB_BASE_TAG, NULL);
+	assert_string_equal(base_after, base_before);
+	/* the default bases: the base, then Debian's the lab imported; none of the tree's */
+	bases = pk_bases_default(&f->lab, PK_LAB_BASE_TAG);
+	for (char **b = bases; *b; b++)
+		assert_null(strstr(*b, "99"));
 	rm_rf(remote);
 }
 
@@ -296,6 +346,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_three_way, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_three_way_own_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fetch_tree_tags_stay_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_commit_fetched, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -354,6 +354,48 @@ static void test_password_file_mode(void **state)
 	unlink(path);
 }
 
+/*
+ * A file that holds a secret (a password key, a url with a password or a
+ * token) and that group or others may read gets a warning naming the
+ * file, the key and the mode, never the secret; one without a secret,
+ * or readable by its owner alone, none.
+ */
+static void test_secret_exposed(void **state)
+{
+	static const struct { const char *text; mode_t mode; const char *warning_has; } cases[] = {
+		{ "[store]\nurl = postgresql://bot:s3cret@db/p\n", 0644,
+		  "holds a secret ([store] url) and is readable by others (mode 0644): chmod 600 it" },
+		{ "[store]\nurl = postgresql://bot@db/p?password=s3cret\n", 0640,
+		  "([store] url) and is readable by its group (mode 0640)" },
+		{ "[tree net]\nurl = https://ghp_s3cret@github.com/x/net.git\n", 0604, "([tree net] url)" },
+		{ "[smtp]\nuser = bot\npassword = s3cret\n", 0640, "([smtp] password)" },
+		{ "[store]\nurl = postgresql://bot:s3cret@db/p\n", 0600, NULL },
+		{ "[store]\nurl = postgresql://bot@db/p\n[tree net]\nurl = https://git.example.org/net.git\n",
+		  0644, NULL },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = write_tmp(cases[i].text);
+		g_autofree char *warning = NULL;
+		struct pk_config c;
+
+		assert_int_equal(chmod(path, cases[i].mode), 0);
+		assert_int_equal(pk_config_load(&c, path, NULL), 0);
+		warning = pk_config_secret_exposed(&c);
+		if (!cases[i].warning_has) {
+			assert_null(warning);
+		} else {
+			assert_non_null(warning);
+			print_message("%s\n", warning);
+			assert_non_null(strstr(warning, cases[i].warning_has));
+			assert_non_null(strstr(warning, path));
+			assert_null(strstr(warning, "s3cret"));
+		}
+		pk_config_clear(&c);
+		unlink(path);
+	}
+}
+
 /* The daemon's own check: From at localhost is refused only when it replies. */
 static void test_check_daemon(void **state)
 {
@@ -418,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),
 		cmocka_unit_test(test_example_loads),
+		cmocka_unit_test(test_secret_exposed),
 		cmocka_unit_test(test_loopback),
 		cmocka_unit_test(test_tls_defaults),
 		cmocka_unit_test(test_start),

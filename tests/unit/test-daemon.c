@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
+#include "lab/lab.h"
 #include "lab/sandbox.h"
 #include "report/outbox.h"
 #include "store/store.h"
@@ -727,6 +728,108 @@ static void test_workers_send_once(void **state)
 }
 
 /*
+ * A series job queued for the worker of f's config: one patch mail
+ * stored, the payload naming it as the intake writes it.  Its id.
+ */
+static gint64 queue_series(struct fixture *f)
+{
+	static const char raw[] =
+		"From: Jane Dev <jane@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n"
+		"Subject: [PATCH] x: say it\nMessage-ID: <lab-1@example.org>\n\nx\n---\n"
+		"--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n a\n-\tpr_info(\"old\\n\");\n"
+		"+\tpr_info(\"new\\n\");\n b\n";
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *payload = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_store_mail m = { .message_id = "lab-1@example.org", .subject = "[PATCH] x: say it",
+				   .state = "queued" };
+	gint64 mail_id, job_id;
+
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_mail_add(store, &mail_id, NULL, &m, raw, strlen(raw), &err), 0);
+	payload = g_strdup_printf("{\"mails\":[%" G_GINT64_FORMAT "],\"total\":1}", mail_id);
+	assert_int_equal(pk_store_job_add_series(store, &job_id, "lab-1", 1, payload, &err), 0);
+	return job_id;
+}
+
+/*
+ * A worker whose lab is not set up (an empty $PRINTKBOT_CACHE) claims no
+ * series job: it stops with the reason, and the job stays queued, not
+ * tried, for a worker that can test it.  Before, it claimed the job and
+ * failed it for good within the second.
+ */
+static void test_worker_without_lab(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *cache = g_build_filename(f->dir, "empty-cache", NULL);
+	struct pk_daemon_opts opts = { .config_path = f->config, .worker = true, .once = true };
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 job_id;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	g_setenv("PRINTKBOT_CACHE", cache, TRUE);
+	job_id = queue_series(f);
+	assert_int_equal(pk_daemon_run(&opts, &err), -1);
+	g_unsetenv("PRINTKBOT_CACHE");
+	print_message("%s\n", err->message);
+	assert_non_null(strstr(err->message, "the kernel lab is not set up (no kernel tree at"));
+	assert_non_null(strstr(err->message, "run 'printkbot setup'"));
+	job = job_now(f, job_id);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_int_equal(job->attempts, 0);
+}
+
+/*
+ * A series the worker fails on for a reason of its own (here a lab that
+ * passes the check but whose tree is no git repository: the base cannot
+ * be chosen) goes back to the queue with a retry time, not failed for
+ * good: it is no result of the patch.
+ */
+static void test_worker_error_requeues(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *cache = g_build_filename(f->dir, "broken-cache", NULL);
+	struct pk_daemon_opts opts = { .config_path = f->config, .worker = true, .once = true };
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_lab lab = { .lock_fd = -1 };
+	gint64 job_id, now = g_get_real_time() / G_USEC_PER_SEC;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	g_setenv("PRINTKBOT_CACHE", cache, TRUE);
+	assert_int_equal(pk_lab_open(&lab, &err), 0);
+	{
+		g_autofree char *makefile = g_build_filename(lab.tree, "Makefile", NULL);
+		g_autofree char *stamp = pk_lab_ready_stamp(&lab);
+		g_autofree char *guest = g_path_get_dirname(lab.initrd);
+		g_autofree char *builds = g_path_get_dirname(stamp);
+
+		assert_int_equal(g_mkdir_with_parents(lab.tree, 0755), 0);
+		assert_int_equal(g_mkdir_with_parents(guest, 0755), 0);
+		assert_int_equal(g_mkdir_with_parents(builds, 0755), 0);
+		assert_true(g_file_set_contents(makefile, "VERSION = 6\nPATCHLEVEL = 12\n", -1, NULL));
+		assert_true(g_file_set_contents(stamp, lab.config_hash, -1, NULL));
+		assert_true(g_file_set_contents(lab.initrd, "", 0, NULL));
+	}
+	assert_int_equal(pk_lab_check(&lab, NULL), 0);
+	pk_lab_clear(&lab);
+	job_id = queue_series(f);
+	if (pk_daemon_run(&opts, &err) < 0)
+		fail_msg("worker: %s", err->message);
+	g_unsetenv("PRINTKBOT_CACHE");
+	job = job_now(f, job_id);
+	print_message("%s: %s\n", pk_job_state_name(job->state), job->detail);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_int_equal(job->attempts, 1);
+	assert_non_null(strstr(job->detail, "the worker failed, not the series: next try in"));
+	assert_true(job->not_before > now);
+}
+
+/*
  * A job that outlives its lease (an SMTP server that greets after 5 s, a
  * lease of 3 s): the worker's heartbeat renews it, so it is never taken
  * back while the worker lives, and the reply goes out once, in one attempt.
@@ -770,10 +873,9 @@ static void test_lease_renewed(void **state)
 	{
 		g_autoptr(pk_store) store = NULL;
 		g_autoptr(GArray) ids = NULL;
-		gint64 now = g_get_real_time() / G_USEC_PER_SEC;
 
 		assert_int_equal(pk_store_open(&store, db, NULL), 0);
-		assert_int_equal(pk_store_jobs_requeue_expired(store, now, &ids, NULL), 0);
+		assert_int_equal(pk_store_jobs_requeue_expired(store, &ids, NULL), 0);
 		assert_int_equal(ids->len, 0);
 	}
 	job = job_now(f, job_id);
@@ -808,6 +910,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_roles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_send_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_renewed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_without_lab, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_error_requeues, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

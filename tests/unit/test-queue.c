@@ -19,9 +19,55 @@
 
 #include "store-fixture.h"
 
-/* Workers of the tests: two machines; the lease is a minute, times are made up. */
+/*
+ * Workers of the tests: two machines; the lease is a minute.  The times
+ * they pass are made up (when a job is due, its updated); their leases
+ * run on the database's clock, and a test moves a lease's end there
+ * (lease_ends_in()) for the time that passes.
+ */
 static const struct pk_store_worker worker_a = { "host-a:100", "machine-a", 100, 60 };
 static const struct pk_store_worker worker_b = { "host-b:200", "machine-b", 200, 60 };
+
+/* The database's clock as SQL, for the run at hand (as sql-sqlite.c and sql-pg.c write it). */
+static const char *db_now_sql(void)
+{
+	return pg_admin ? "CAST(floor(extract(epoch FROM clock_timestamp())) AS BIGINT)"
+			: "CAST(strftime('%s', 'now') AS INTEGER)";
+}
+
+/* Time passes for job_id's lease: it ends seconds from the database's now (negative: ended). */
+static void lease_ends_in(const char *path, gint64 job_id, int seconds)
+{
+	g_autofree char *sql = g_strdup_printf("UPDATE jobs SET lease_until = %s + (%d) WHERE id = %"
+					       G_GINT64_FORMAT, db_now_sql(), seconds, job_id);
+
+	raw_exec(path, sql);
+}
+
+/* Unix seconds by this machine's clock (the database's too, in these tests). */
+static gint64 real_now(void)
+{
+	return g_get_real_time() / G_USEC_PER_SEC;
+}
+
+/* A renewed lease of a minute has at least this many seconds left (a slow machine's margin). */
+#define LEASE_LEFT_MIN 58
+
+/* Seconds left of the lease of running job id. */
+static gint64 job_lease_left(struct pk_store *s, gint64 id)
+{
+	g_autoptr(GPtrArray) jobs = NULL;
+
+	assert_int_equal(pk_store_jobs(s, PK_JOB_RUNNING, &jobs, NULL), 0);
+	for (guint i = 0; i < jobs->len; i++) {
+		const struct pk_store_job *j = jobs->pdata[i];
+
+		if (j->id == id)
+			return j->lease_until - real_now();
+	}
+	fail_msg("job %" G_GINT64_FORMAT " is not running", id);
+	return 0;
+}
 
 /* Claim job_id as w at now (it must be the one due); the job stays with the caller's store. */
 static void claim_ok(struct pk_store *s, const struct pk_store_worker *w, gint64 now, gint64 job_id)
@@ -34,7 +80,8 @@ static void claim_ok(struct pk_store *s, const struct pk_store_worker *w, gint64
 	assert_int_equal(job->id, job_id);
 	assert_int_equal(job->state, PK_JOB_RUNNING);
 	assert_string_equal(job->worker, w->name);
-	assert_int_equal(job->lease_until, now + w->lease);
+	/* a lease from the database's clock (the same as ours here), whatever now the worker said */
+	assert_in_range(job->lease_until, real_now() + w->lease - 2, real_now() + w->lease);
 }
 
 /* ---- the job queue ------------------------------------------------------ */
@@ -231,31 +278,37 @@ static void test_lease(void **state)
 	assert_int_equal(wait, -1);   /* nothing queued, nothing running */
 	assert_int_equal(pk_store_job_add(s, &id, PK_JOB_SERIES, "{}", &err), 0);
 	claim_ok(s, &worker_a, 1000, id);
-	/* held: B finds nothing, and is told when A's lease ends */
+	/* held: B finds nothing, and is told when A's lease ends (a minute, and one second past it) */
+	lease_ends_in(path, id, 30);
 	assert_int_equal(pk_store_job_claim(s, &worker_b, PK_JOB_ANY_KIND, 1030, &none, &wait, &err), 0);
-	assert_int_equal(wait, 31);
-	assert_int_equal(pk_store_jobs_requeue_expired(s, 1060, &ids, &err), 0);
-	assert_int_equal(ids->len, 0);   /* ends at 1060: still held then */
+	assert_in_range(wait, 30, 31);
+	lease_ends_in(path, id, 2);
+	assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
+	assert_int_equal(ids->len, 0);   /* ends in 2 s: still held */
 	g_clear_pointer(&ids, g_array_unref);
-	/* A renews at 1050: held until 1110 */
-	assert_int_equal(pk_store_job_renew(s, id, &worker_a, 1050, &err), 1);
-	assert_int_equal(pk_store_job_renew(s, id, &worker_b, 1050, &err), 0);   /* not B's */
-	assert_int_equal(pk_store_jobs_requeue_expired(s, 1100, &ids, &err), 0);
+	/* A renews: held for a minute again */
+	assert_int_equal(pk_store_job_renew(s, id, &worker_a, &err), 1);
+	assert_int_equal(pk_store_job_renew(s, id, &worker_b, &err), 0);   /* not B's */
+	assert_true(job_lease_left(s, id) >= LEASE_LEFT_MIN);
+	assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
 	assert_int_equal(ids->len, 0);
 	g_clear_pointer(&ids, g_array_unref);
-	/* A stalls: at 1111 its lease has ended, the job is queued again and B claims it */
-	assert_int_equal(pk_store_jobs_requeue_expired(s, 1111, &ids, &err), 0);
+	/* A stalls: its lease has ended, the job is queued again and B claims it */
+	lease_ends_in(path, id, -2);
+	assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
 	assert_int_equal(ids->len, 1);
 	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
 	assert_int_equal(st, PK_JOB_QUEUED);
 	claim_ok(s, &worker_b, 1112, id);
 	/* A wakes up: its renewal and its result are refused, B's stands */
-	assert_int_equal(pk_store_job_renew(s, id, &worker_a, 1113, &err), 0);
+	assert_int_equal(pk_store_job_renew(s, id, &worker_a, &err), 0);
 	assert_int_equal(pk_store_job_end(s, id, &worker_a, PK_JOB_DONE, "late", 0, 1113, &err), 0);
 	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
 	assert_int_equal(st, PK_JOB_RUNNING);
 	/* a result after the lease, nobody else holding it yet, is refused too */
+	lease_ends_in(path, id, -2);
 	assert_int_equal(pk_store_job_end(s, id, &worker_b, PK_JOB_DONE, "too late", 0, 1200, &err), 0);
+	lease_ends_in(path, id, 30);
 	assert_int_equal(pk_store_job_end(s, id, &worker_b, PK_JOB_DONE, "tested", 0, 1150, &err), 1);
 	assert_int_equal(pk_store_job_next_due(s, PK_JOB_ANY_KIND, 1150, &job, NULL, &err), 0);
 	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
@@ -271,7 +324,7 @@ static void test_lease(void **state)
 		assert_string_equal(j->detail, "tested");
 		assert_null(j->worker);
 	}
-	/* an end back to the queue keeps its retry time */
+	/* an end back to the queue keeps its retry time (the workers' clock: when a job is due) */
 	assert_int_equal(pk_store_job_add(s, &id, PK_JOB_REPLY, "{}", &err), 0);
 	claim_ok(s, &worker_a, 2000, id);
 	assert_int_equal(pk_store_job_end(s, id, &worker_a, PK_JOB_QUEUED, "server down", 2500, 2001,
@@ -281,6 +334,37 @@ static void test_lease(void **state)
 	claim_ok(s, &worker_b, 2500, id);
 	assert_int_equal(pk_store_job_end(s, id, &worker_b, PK_JOB_CANCELLED, NULL, 0, 2501, &err), -1);
 	g_clear_error(&err);
+}
+
+/*
+ * A worker whose clock runs an hour ahead (or behind) of the others and
+ * of the database cannot take a live job: leases are written and ended
+ * by the database's clock, whatever time a worker passes.  A's clock is
+ * an hour behind when it claims (its lease still runs a minute from the
+ * database's now), B's an hour ahead when it looks for expired leases
+ * and claims: the job stays A's, and A's renewal and result stand.
+ */
+static void test_lease_skewed_clock(void **state)
+{
+	g_autofree char *path = db_path("skew.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(pk_store_job) none = NULL;
+	gint64 id, wait = -2, now = real_now();
+	enum pk_job_state st;
+
+	assert_int_equal(pk_store_job_add(s, &id, PK_JOB_SERIES, "{}", &err), 0);
+	claim_ok(s, &worker_a, now - 3600, id);
+	assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
+	assert_int_equal(ids->len, 0);
+	g_clear_pointer(&ids, g_array_unref);
+	assert_int_equal(pk_store_job_claim(s, &worker_b, PK_JOB_ANY_KIND, now + 3600, &none, &wait, &err), 0);
+	assert_in_range(wait, 59, 61);   /* the lease as the database counts it, not B's hour */
+	assert_int_equal(pk_store_job_renew(s, id, &worker_a, &err), 1);
+	assert_int_equal(pk_store_job_end(s, id, &worker_a, PK_JOB_DONE, "tested", 0, now - 3599, &err), 1);
+	assert_int_equal(pk_store_job_state(s, id, &st, &err), 1);
+	assert_int_equal(st, PK_JOB_DONE);
 }
 
 /* In a child: claim and end jobs as worker w until none is left, each claimed id on fd. */
@@ -430,12 +514,13 @@ static void test_killed_worker(void **state)
 		assert_int_equal(waitpid(kid, &status, 0), kid);
 		assert_true(WIFSIGNALED(status));
 		if (round == 0) {
-			/* another machine: held until 1060, then B takes it over */
+			/* another machine: held for its lease, then B takes it over */
 			assert_int_equal(pk_store_job_claim(s, &worker_b, PK_JOB_SERIES, 1059, &none, NULL, &err), 0);
-			assert_int_equal(pk_store_jobs_requeue_expired(s, 1060, &ids, &err), 0);
+			assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
 			assert_int_equal(ids->len, 0);
 			g_clear_pointer(&ids, g_array_unref);
-			assert_int_equal(pk_store_jobs_requeue_expired(s, 1061, &ids, &err), 0);
+			lease_ends_in(path, job_id, -1);   /* a minute later */
+			assert_int_equal(pk_store_jobs_requeue_expired(s, &ids, &err), 0);
 			assert_int_equal(ids->len, 1);
 			g_clear_pointer(&ids, g_array_unref);
 			claim_ok(s, &worker_b, 1061, job_id);
@@ -536,6 +621,7 @@ int main(void)
 		cmocka_unit_test(test_job_names),
 		cmocka_unit_test(test_job_questions),
 		cmocka_unit_test(test_lease),
+		cmocka_unit_test(test_lease_skewed_clock),
 		cmocka_unit_test(test_claim_race),
 		cmocka_unit_test(test_killed_worker),
 		cmocka_unit_test(test_mails_and_replies),

@@ -56,7 +56,7 @@ static char *reply_text_to(const char *mail, const char *verdict, const struct p
 {
 	static const struct pk_review_info rinfo = {
 		"x.mbx", 2, 3, "printkbot-base", "3f2a1b4c5d6e",
-		"b4 am -o - -v 2 -P 1-2 20261201.2.jane@example.org | printkbot test -",
+		"b4 am -o - -v 2 -P 1-2 -- 20261201.2.jane@example.org | printkbot test -",
 	};
 	g_autoptr(pk_mail) m = NULL;
 	g_autoptr(JsonNode) model = NULL;
@@ -109,7 +109,7 @@ static void test_head(void **state)
 	assert_true(has_line(text, "config: x86_64 tinyconfig + qemu/kernel.config 3f2a1b4c5d6e (below)"));
 	assert_true(has_line(text, "compiler: gcc (Debian 12.2.0-14+deb12u1) 12.2.0"));
 	assert_true(has_line(text, "reproduce:"));
-	assert_true(has_line(text, "        b4 am -o - -v 2 -P 1-2 20261201.2.jane@example.org | printkbot test -"));
+	assert_true(has_line(text, "        b4 am -o - -v 2 -P 1-2 -- 20261201.2.jane@example.org | printkbot test -"));
 	assert_true(has_line(text, "        CONFIG_PRINTK_INDEX=y"));
 	/* a console change is no bug: no tags asked for, the review inside without its own footer */
 	assert_null(strstr(text, "Reported-by:"));
@@ -241,15 +241,19 @@ static void test_caps(void **state)
 static void test_reproduce(void **state)
 {
 	static const struct { const char *mid, *subject, *base, *want; } cases[] = {
-		{ "a@b", "[PATCH] x: y", NULL, "b4 am -o - a@b | printkbot test -" },
-		{ "a@b", "[PATCH] x: y", "printkbot-base", "b4 am -o - a@b | printkbot test -" },
-		{ "a@b", "[PATCH 1/3] x: y", NULL, "b4 am -o - -P 1 a@b | printkbot test -" },
-		{ "a@b", "[PATCH v3 3/3] x: y", NULL, "b4 am -o - -v 3 -P 1-3 a@b | printkbot test -" },
+		{ "a@b", "[PATCH] x: y", NULL, "b4 am -o - -- a@b | printkbot test -" },
+		{ "a@b", "[PATCH] x: y", "printkbot-base", "b4 am -o - -- a@b | printkbot test -" },
+		{ "a@b", "[PATCH 1/3] x: y", NULL, "b4 am -o - -P 1 -- a@b | printkbot test -" },
+		{ "a@b", "[PATCH v3 3/3] x: y", NULL, "b4 am -o - -v 3 -P 1-3 -- a@b | printkbot test -" },
 		{ "a@b", "[PATCH v2] x: y", "514c34ece50e09cf18cccbac90ea7a7c6dfa812f",
-		  "b4 am -o - -v 2 a@b | printkbot test --base 514c34ece50e09cf18cccbac90ea7a7c6dfa812f -" },
+		  "b4 am -o - -v 2 -- a@b | printkbot test --base 514c34ece50e09cf18cccbac90ea7a7c6dfa812f -" },
 		/* a Message-ID is the sender's choice: what a shell would act on is quoted */
-		{ "$(rm -rf ~)'x@evil", "[PATCH] x", NULL, "b4 am -o - '$(rm -rf ~)'\\''x@evil' | printkbot test -" },
-		{ "x+y=z%2F@host.example", "[PATCH] x", NULL, "b4 am -o - x+y=z%2F@host.example | printkbot test -" },
+		{ "$(rm -rf ~)'x@evil", "[PATCH] x", NULL, "b4 am -o - -- '$(rm -rf ~)'\\''x@evil' | printkbot test -" },
+		/* a Message-ID that starts with '-' would be an option of b4 (-m reads a local mbox) */
+		{ "-m/tmp/evil.mbox@x", "[PATCH] x", NULL, "b4 am -o - -- -m/tmp/evil.mbox@x | printkbot test -" },
+		{ "--use-local-mbox=/tmp/e@x", "[PATCH v2] x", "printkbot-base",
+		  "b4 am -o - -v 2 -- --use-local-mbox=/tmp/e@x | printkbot test -" },
+		{ "x+y=z%2F@host.example", "[PATCH] x", NULL, "b4 am -o - -- x+y=z%2F@host.example | printkbot test -" },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {

@@ -366,6 +366,26 @@ static void test_repo_head_published(void **state)
 	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
 }
 
+/* A fetch that fails names its URL without the password or token in it ([tree] url). */
+static void test_repo_fetch_hides_token(void **state)
+{
+	static const char *const urls[] = {
+		"https://user:tok3nvalue@127.0.0.1:1/x.git",
+		"https://tok3nvalue@127.0.0.1:1/x.git",
+	};
+	const char *specs[] = { "+refs/heads/main:refs/printkbot/trees/t/main", NULL };
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(urls); i++) {
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_repo_fetch(&f->lab, urls[i], specs, &err), -1);
+		print_message("%s\n", err->message);
+		assert_null(strstr(err->message, "tok3n"));
+		assert_non_null(strstr(err->message, "***@127.0.0.1:1/x.git"));
+	}
+}
+
 /*
  * A new build dir is marked as having built only published commits; the
  * first make step of anything else there drops the mark for good, and a
@@ -418,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_repo_makefile_version),
 		cmocka_unit_test(test_repo_head_published),
 		cmocka_unit_test(test_build_dir_published_only),
+		cmocka_unit_test(test_repo_fetch_hides_token),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
