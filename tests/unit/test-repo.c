@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 
 #include "lab/build.h"
+#include "lab/layer.h"
 #include "lab/repo.h"
 #include "lab/sandbox.h"
 #include "base/gitutil.h"
@@ -387,9 +388,11 @@ static void test_repo_fetch_hides_token(void **state)
 }
 
 /*
- * A new build dir is marked as having built only published commits; the
- * first make step of anything else there drops the mark for good, and a
- * dir that already existed never gets one.
+ * A new build dir is marked as having built only published commits.  As
+ * root (kernel overlayfs), anything else is built in a throwaway layer
+ * (lab/layer.h), which keeps the mark: the build dir itself saw only
+ * published builds.  Without layers, the first make step of anything else
+ * drops the mark for good, and a dir that already existed never gets one.
  */
 static void test_build_dir_published_only(void **state)
 {
@@ -399,6 +402,7 @@ static void test_build_dir_published_only(void **state)
 	const char *noop[] = { "true", NULL };
 	g_autofree char *build_dir = NULL, *marker = NULL;
 	struct pk_lab lab = f->lab;
+	bool layers;
 
 	off.mode = PK_SANDBOX_OFF;   /* what is tested is the mark, not the sandbox around "true" */
 	pk_sandbox_configure(&off);
@@ -406,6 +410,7 @@ static void test_build_dir_published_only(void **state)
 	lab.build_stem = g_build_filename(f->dir, "build", "cfg", NULL);
 	build_dir = pk_lab_build_dir(&lab);
 	marker = g_strconcat(build_dir, ".published-only", NULL);
+	layers = pk_layer_usable(lab.cache, NULL);
 
 	assert_int_equal(pk_repo_checkout(&lab, PK_LAB_BASE_TAG, &err), 0);
 	assert_int_equal(pk_build_dir_make(&lab, &err), 0);
@@ -413,15 +418,19 @@ static void test_build_dir_published_only(void **state)
 	assert_true(g_file_test(marker, G_FILE_TEST_EXISTS));
 	assert_int_equal(pk_build_step(&lab, "a base step", NULL, noop, NULL, &err), 0);
 	assert_true(g_file_test(marker, G_FILE_TEST_EXISTS));
+	assert_false(pk_layer_over(build_dir, NULL));
 
 	assert_int_equal(pk_repo_checkout(&lab, f->a, &err), 0);
 	assert_int_equal(pk_build_step(&lab, "a patch's step", NULL, noop, NULL, &err), 0);
-	assert_false(g_file_test(marker, G_FILE_TEST_EXISTS));
+	assert_int_equal(g_file_test(marker, G_FILE_TEST_EXISTS), layers);
+	assert_int_equal(pk_layer_over(build_dir, NULL), layers);
 
 	assert_int_equal(pk_repo_checkout(&lab, PK_LAB_BASE_TAG, &err), 0);
 	assert_int_equal(pk_build_step(&lab, "a base step again", NULL, noop, NULL, &err), 0);
+	assert_false(pk_layer_over(build_dir, NULL));   /* a published build drops the layer */
 	assert_int_equal(pk_build_dir_make(&lab, &err), 0);
-	assert_false(g_file_test(marker, G_FILE_TEST_EXISTS));
+	assert_int_equal(g_file_test(marker, G_FILE_TEST_EXISTS), layers);
+	pk_layer_drop_all();
 	g_free(lab.build_stem);
 }
 
