@@ -7,6 +7,8 @@
 #include <string.h>
 
 #define NEEDS_ALL (PK_NEEDS_CONFIG | PK_NEEDS_LAB | PK_NEEDS_STORE)
+/* the commands that only read the store open it read-only */
+#define NEEDS_READ (PK_NEEDS_STORE | PK_NEEDS_STORE_READONLY)
 
 const struct pk_command pk_commands[] = {
 	/* setup prepares the lab, so it cannot need a set-up one: it opens and locks its own */
@@ -19,9 +21,9 @@ const struct pk_command pk_commands[] = {
 	  "static logging-churn findings of patches (no build)" },
 	{ "test",    NEEDS_ALL,                        &cmd_test_spec,
 	  "apply, build and boot before/after, diff what the kernel prints, review" },
-	{ "history", PK_NEEDS_STORE,                   &cmd_history_spec,
+	{ "history", NEEDS_READ,                       &cmd_history_spec,
 	  "stored changes to kernel messages: by file, text, author, date..." },
-	{ "report",  PK_NEEDS_STORE,                   &cmd_report_spec,
+	{ "report",  NEEDS_READ,                       &cmd_report_spec,
 	  "render a stored review again" },
 	/* db checks the file read-only: opening it would migrate it */
 	{ "db",      PK_NEEDS_STORE_PATH,              &cmd_db_spec,
@@ -37,7 +39,7 @@ const struct pk_command pk_commands[] = {
 	  "read patch mail, test each series, reply in the thread" },
 	{ "worker",  0,                                &cmd_worker_spec,
 	  "run the daemon's queued jobs, beside other workers on one store" },
-	{ "queue",   PK_NEEDS_CONFIG | PK_NEEDS_STORE, &cmd_queue_spec,
+	{ "queue",   PK_NEEDS_CONFIG | NEEDS_READ,     &cmd_queue_spec,
 	  "the daemon's jobs: waiting, running, done, failed" },
 	{ NULL },
 };
@@ -67,7 +69,8 @@ int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GErro
 	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
 		return -1;
 	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&
-	    pk_store_open(&ctx->store, common->db ? common->db : ctx->config.db, err) < 0)
+	    pk_store_open_ext(&ctx->store, common->db ? common->db : ctx->config.db,
+			      cmd->needs & PK_NEEDS_STORE_READONLY ? PK_STORE_OPEN_READONLY : 0, err) < 0)
 		return -1;
 	return 0;
 }

@@ -38,6 +38,12 @@ enum pk_cmd_needs {
 	 * file without opening it.
 	 */
 	PK_NEEDS_STORE_PATH = 1 << 3,
+	/*
+	 * With PK_NEEDS_STORE: opened read-only (PK_STORE_OPEN_READONLY), for
+	 * the commands that only read, so another user's file or a read-only
+	 * mount serves them; an older schema is refused, not migrated.
+	 */
+	PK_NEEDS_STORE_READONLY = 1 << 4,
 };
 
 /* What a command is given: its command line, and what it needs, set up. */

@@ -192,6 +192,25 @@ static int check_empty(struct pk_store *s, gint64 *version, GError **err)
 	return -1;
 }
 
+/*
+ * A read-only store is read as it is: a database without our schema, or
+ * with an older one, would need a write first, so it is refused saying so.
+ */
+static int readonly_setup(struct pk_store *s, gint64 version, GError **err)
+{
+	if (version == 0 && refuse_foreign(s, err) < 0)
+		return -1;
+	if (version == 0)
+		return pk_error(err, PK_ERROR_INPUT, "%s: an empty database, opened read-only: nothing "
+				"is stored in it yet", s->path);
+	if (version < PK_STORE_SCHEMA_VERSION)
+		return pk_error(err, PK_ERROR_INPUT, "%s: database schema version %" G_GINT64_FORMAT
+				" needs migrating to %d, and it is opened read-only: run `printkbot db "
+				"migrate` as a user who may write it", s->path, version,
+				PK_STORE_SCHEMA_VERSION);
+	return exec1(s, s->be->readonly_sql, err) < 0 || exec_all(s, s->be->ready_sql, err) < 0 ? -1 : 0;
+}
+
 /* Connection settings and the schema; the store is usable after it. */
 static int store_setup(struct pk_store *s, GError **err)
 {
@@ -204,6 +223,8 @@ static int store_setup(struct pk_store *s, GError **err)
 		return refuse_newer(s, version, err);
 	if (version < 0)
 		return refuse_negative(s, version, err);
+	if (s->readonly)
+		return readonly_setup(s, version, err);
 	if (version == 0 && check_empty(s, &version, err) < 0)
 		return -1;
 	if (exec_all(s, s->be->setup_sql, err) < 0 ||
@@ -215,10 +236,16 @@ static int store_setup(struct pk_store *s, GError **err)
 
 int pk_store_open(struct pk_store **out, const char *path, GError **err)
 {
+	return pk_store_open_ext(out, path, 0, err);
+}
+
+int pk_store_open_ext(struct pk_store **out, const char *path, unsigned flags, GError **err)
+{
 	struct pk_store *s = g_new0(struct pk_store, 1);
 
 	s->where = path ? g_strdup(path) : pk_store_default_path();
 	s->path = pk_url_redact(s->where);
+	s->readonly = flags & PK_STORE_OPEN_READONLY;
 	s->be = store_is_url(s->where) ? &store_pg : &store_sqlite;
 	if (s->be->open(s, s->where, err) < 0 || store_setup(s, err) < 0) {
 		pk_store_close(s);

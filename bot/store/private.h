@@ -26,6 +26,7 @@ struct pk_store {
 	void *conn;         /* the backend's connection */
 	char *where;        /* a file or a URL, as opened (pk_store_path()) */
 	char *path;         /* the same without a URL's password: for messages */
+	bool readonly;      /* PK_STORE_OPEN_READONLY: no migration, no write */
 	gint64 changes;     /* rows the last statement changed (PostgreSQL's; SQLite counts itself) */
 	int depth;          /* open transaction levels: BEGIN, then SAVEPOINTs */
 	/* the intake's lock (pk_store_intake_lock): 0 not taken, 1 held, -1 lost

@@ -149,6 +149,9 @@ static void pg_revive(struct pk_store *s)
 		return;
 	/* a new session: the encoding pg_check_encoding() chose is set again */
 	PQsetClientEncoding(pg_conn(s), "SQL_ASCII");
+	/* and a read-only store's session stays read-only */
+	if (s->readonly)
+		PQclear(PQexec(pg_conn(s), s->be->readonly_sql));
 	/*
 	 * And the intake's lock, which was the old session's, taken again, or
 	 * lost to another intake.  The old session's backend frees it as it
@@ -586,6 +589,7 @@ const struct store_backend store_pg = {
 	.set_version = pg_set_version,
 	.dangling = pg_dangling,
 	.begin_sql = "BEGIN",
+	.readonly_sql = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
 	.setup_sql = pg_setup,
 	.ready_sql = pg_setup,
 	/* workers starting together on a new database: one makes the schema, the others wait */

@@ -34,12 +34,40 @@ static int lite_error(struct pk_store *s, GError **err, const char *what)
 			sqlite3_errmsg(lite_db(s)));
 }
 
+static int open_immutable(struct pk_store *s);
+
+/*
+ * Whether a read-only connection cannot read the file as it is: a WAL
+ * database without a -shm it may make fails its first read (SQLite says
+ * "attempt to write a readonly database" or "unable to open").
+ */
+static bool lite_needs_immutable(struct pk_store *s)
+{
+	gint64 version;
+	int rc;
+
+	if (query_int(s, "PRAGMA user_version", &version, NULL) == 0)
+		return false;
+	rc = sqlite3_errcode(lite_db(s)) & 0xff;
+	return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN;
+}
+
+/*
+ * Read-only (PK_STORE_OPEN_READONLY): the file must exist (SQLite would
+ * make it), and WAL mode, which a read-only opening cannot set, is the
+ * writer's business.  A WAL database whose -shm cannot be made (another
+ * user's directory, a read-only mount) is read as an immutable file: no
+ * process has it open then, or its -shm would be there.
+ */
 static int lite_open(struct pk_store *s, const char *path, GError **err)
 {
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				 SQLITE_OPEN_NOMUTEX, NULL);
+	int flags = s->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int rc;
 
+	if (s->readonly && !g_file_test(path, G_FILE_TEST_EXISTS))
+		return pk_error(err, PK_ERROR_INPUT, "no database at %s (nothing is stored yet)", path);
+	rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		pk_error(err, PK_ERROR_INPUT, "cannot open database %s: %s", path,
 			 db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -49,6 +77,11 @@ static int lite_open(struct pk_store *s, const char *path, GError **err)
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, STORE_BUSY_MS);
 	s->conn = db;
+	if (s->readonly && lite_needs_immutable(s) && open_immutable(s) < 0) {
+		pk_error(err, PK_ERROR_INPUT, "cannot open database %s read-only: %s", path,
+			 s->conn ? sqlite3_errmsg(s->conn) : "out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -257,6 +290,7 @@ const struct store_backend store_sqlite = {
 	.set_version = lite_set_version,
 	.dangling = lite_dangling,
 	/* the write lock at once, so a WAL reader never has to upgrade and fail */
+	.readonly_sql = "PRAGMA query_only = ON",
 	.begin_sql = "BEGIN IMMEDIATE",
 	.schema_lock_sql = NULL,   /* BEGIN IMMEDIATE holds the write lock already */
 	.skip_locked = "",         /* and so a claim is alone */
@@ -308,7 +342,7 @@ static void check_pragma(sqlite3 *db, const char *sql, GPtrArray *problems)
  */
 static int open_immutable(struct pk_store *s)
 {
-	g_autofree char *abs = g_canonicalize_filename(s->path, NULL);
+	g_autofree char *abs = g_canonicalize_filename(s->where, NULL);
 	g_autofree char *uri = g_filename_to_uri(abs, NULL, NULL);
 	g_autofree char *immutable = uri ? g_strconcat(uri, "?immutable=1", NULL) : NULL;
 	sqlite3 *db = NULL;
@@ -321,6 +355,7 @@ static int open_immutable(struct pk_store *s)
 		s->conn = db;
 		return -1;
 	}
+	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, STORE_BUSY_MS);
 	s->conn = db;
 	return 0;
@@ -339,8 +374,8 @@ int store_sqlite_check(struct pk_store *s, gint64 *version, GPtrArray *problems,
 	}
 	sqlite3_busy_timeout(db, STORE_BUSY_MS);
 	s->conn = db;
-	rc = query_int(s, "PRAGMA user_version", version, NULL);
-	if (rc < 0 && (sqlite3_errcode(s->conn) & 0xff) == SQLITE_CANTOPEN && open_immutable(s) == 0)
+	rc = lite_needs_immutable(s) ? open_immutable(s) : 0;
+	if (rc == 0)
 		rc = query_int(s, "PRAGMA user_version", version, NULL);
 	if (rc < 0) {
 		/* not a database, or one too damaged to read its schema: the answer */

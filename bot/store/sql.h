@@ -66,6 +66,8 @@ struct store_backend {
 	int (*set_version)(struct pk_store *s, int version, GError **err);
 	/* a problem a migration left in the references, as a string; NULL when none */
 	char *(*dangling)(struct pk_store *s, GError **err);
+	/* run on a read-only store's connection: any write after it fails */
+	const char *readonly_sql;
 	const char *begin_sql;          /* the outermost BEGIN */
 	const char *schema_lock_sql;    /* first in a migration's transaction, or NULL */
 	const char *skip_locked;        /* after a job claim's SELECT: "" or FOR UPDATE SKIP LOCKED */

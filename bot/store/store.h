@@ -62,6 +62,21 @@ struct pk_store;
  * file ([store] url).  *out is freed with pk_store_close().
  */
 int pk_store_open(struct pk_store **out, const char *path, GError **err);
+
+/* How pk_store_open_ext() opens the database. */
+enum pk_store_open_flags {
+	/*
+	 * Read only, for the commands that only read (history, report,
+	 * queue): another user's file or a read-only mount opens.  Nothing
+	 * is written, not even WAL mode (SQLite opens the file read-only and
+	 * sets query_only; PostgreSQL makes the session's transactions read
+	 * only).  A missing file, an empty database or an older schema is
+	 * refused with what to run instead: a migration is a write.
+	 */
+	PK_STORE_OPEN_READONLY = 1 << 0,
+};
+/* pk_store_open() with flags (enum pk_store_open_flags, or'd; 0 is pk_store_open()). */
+int pk_store_open_ext(struct pk_store **out, const char *path, unsigned flags, GError **err);
 void pk_store_close(struct pk_store *store);
 typedef struct pk_store pk_store;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store, pk_store_close)

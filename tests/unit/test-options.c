@@ -202,9 +202,10 @@ static void test_needs_have_their_options(void **state)
 	assert_int_equal(pk_command_find("scan")->needs, 0);
 	assert_int_equal(pk_command_find("daemon")->needs, 0);
 	assert_int_equal(pk_command_find("db")->needs, PK_NEEDS_STORE_PATH);
-	assert_int_equal(pk_command_find("history")->needs, PK_NEEDS_STORE);
-	assert_int_equal(pk_command_find("report")->needs, PK_NEEDS_STORE);
-	assert_int_equal(pk_command_find("queue")->needs, PK_NEEDS_CONFIG | PK_NEEDS_STORE);
+	assert_int_equal(pk_command_find("history")->needs, PK_NEEDS_STORE | PK_NEEDS_STORE_READONLY);
+	assert_int_equal(pk_command_find("report")->needs, PK_NEEDS_STORE | PK_NEEDS_STORE_READONLY);
+	assert_int_equal(pk_command_find("queue")->needs,
+			 PK_NEEDS_CONFIG | PK_NEEDS_STORE | PK_NEEDS_STORE_READONLY);
 	/* boot builds, under the configuration's sandbox and [build] */
 	assert_int_equal(pk_command_find("boot")->needs, PK_NEEDS_LAB | PK_NEEDS_CONFIG);
 	assert_null(pk_command_find("nosuch"));
@@ -442,7 +443,19 @@ static void remove_dir(const char *dir)
 	g_rmdir(dir);
 }
 
-/* A store-only command gets the store at --db, else the config's [store] path; no lab. */
+/* Make an empty store at path, as the daemon or `db migrate` would. */
+static void make_store(const char *path)
+{
+	struct pk_store *s = NULL;
+
+	assert_int_equal(pk_store_open(&s, path, NULL), 0);
+	pk_store_close(s);
+}
+
+/*
+ * A store-only command gets the store at --db, else the config's [store]
+ * path; no lab.  They only read: a store that is not there is not made.
+ */
 static void test_setup_store(void **state)
 {
 	g_autofree char *dir = g_dir_make_tmp("printkbot-options-XXXXXX", NULL);
@@ -453,7 +466,17 @@ static void test_setup_store(void **state)
 	const struct pk_command *history = pk_command_find("history"), *queue = pk_command_find("queue");
 	struct pk_cmd_ctx ctx;
 
+	g_autoptr(GError) err = NULL;
+
 	assert_true(g_file_set_contents(conf, conf_text, -1, NULL));
+	assert_int_equal(parse(&ctx, ARGV("history", "--db", db), NULL), 0);
+	assert_int_equal(pk_command_setup(&ctx, history, &err), -1);
+	assert_non_null(strstr(err->message, "no database"));
+	assert_false(g_file_test(db, G_FILE_TEST_EXISTS));
+	pk_cmd_ctx_clear(&ctx);
+
+	make_store(db);
+	make_store(conf_db);
 	assert_int_equal(parse(&ctx, ARGV("history", "--db", db), NULL), 0);
 	assert_int_equal(pk_command_setup(&ctx, history, NULL), 0);
 	assert_non_null(ctx.store);
@@ -490,6 +513,8 @@ static void test_store_readers_take_config(void **state)
 	struct pk_cmd_ctx ctx;
 
 	assert_true(g_file_set_contents(conf, conf_text, -1, NULL));
+	make_store(db);
+	make_store(conf_db);
 	for (size_t i = 0; i < G_N_ELEMENTS(readers); i++) {
 		const struct pk_command *cmd = pk_command_find(readers[i][0]);
 

@@ -16,6 +16,8 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -477,6 +479,128 @@ static void test_check_read_only(void **state)
 	assert_int_equal(system(rm), 0);
 	if (rc < 0)
 		skip();   /* no mount namespace here */
+	assert_int_equal(rc, 0);
+}
+
+/* In the child: the store read-only opens, reads, and refuses a write (exit status 0). */
+static int read_read_only(const char *dir, void *data)
+{
+	g_autoptr(GError) err = NULL;
+	struct pk_store *s = NULL;
+	gint64 id = 0, n = -1;
+	int rc = 0;
+
+	if (pk_store_open_ext(&s, data, PK_STORE_OPEN_READONLY, &err) < 0) {
+		fprintf(stderr, "open: %s\n", err->message);
+		return 2;
+	}
+	if (pk_store_count(s, "sources", &n, &err) < 0 || n != 1)
+		rc = 3;
+	else if (pk_store_add_source(s, &id, "mbox", "other", NULL, NULL) == 0)
+		rc = 4;
+	pk_store_close(s);
+	return rc;
+}
+
+/* Run check as another user (nobody when root, else with the directory read-only): its status. */
+static int as_stranger(const char *dir, int (*check)(const char *, void *), void *data)
+{
+	bool root = geteuid() == 0;
+	int status = 0;
+	pid_t pid;
+
+	if (!root)
+		chmod(dir, 0555);
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		if (root && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+			     setresuid(65534, 65534, 65534) < 0))
+			_exit(90);
+		_exit(check(dir, data));
+	}
+	if (!root)
+		chmod(dir, 0755);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 1000;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A store the reader may not write (another user's file, a read-only
+ * mount) serves the commands that only read; a read-only store writes
+ * nothing, and one that needs migrating says so rather than migrating.
+ */
+static void test_open_read_only(void **state)
+{
+	g_autofree char *path = db_path("readonly.db");
+	g_autoptr(GError) err = NULL;
+	struct pk_store *s = open_ok(path);
+	gint64 id = 0, version = 0;
+
+	assert_int_equal(pk_store_add_source(s, &id, "mbox", "list", NULL, NULL), 0);
+	pk_store_close(s);
+	assert_int_equal(read_read_only(NULL, path), 0);
+	if (pg_admin)
+		return;
+	{
+		g_autofree char *dir = g_dir_make_tmp("pk-store-ro-XXXXXX", NULL);
+		g_autofree char *theirs = g_build_filename(dir, "theirs.db", NULL);
+		g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+		int rc;
+
+		s = open_ok(theirs);
+		assert_int_equal(pk_store_add_source(s, &id, "mbox", "list", NULL, NULL), 0);
+		pk_store_close(s);
+		chmod(dir, 0755);
+		/* another user's file in their directory: no -shm can be made */
+		assert_int_equal(as_stranger(dir, read_read_only, theirs), 0);
+		/* and a read-only mount */
+		rc = tinyfs_run(dir, NULL, read_read_only, theirs);
+		assert_int_equal(system(rm), 0);
+		assert_true(rc == 0 || rc == -1);
+	}
+	/* an older schema: refused, saying why, and left as it was */
+	raw_exec(path, "PRAGMA user_version = 6");
+	s = NULL;
+	assert_int_equal(pk_store_open_ext(&s, path, PK_STORE_OPEN_READONLY, &err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err->message, "needs migrating"));
+	assert_non_null(strstr(err->message, "read-only"));
+	{
+		sqlite3 *db = NULL;
+		sqlite3_stmt *st = NULL;
+
+		assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		version = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	assert_int_equal(version, 6);
+	/* no file: not made */
+	g_clear_error(&err);
+	{
+		g_autofree char *none = db_path("none.db");
+
+		assert_int_equal(pk_store_open_ext(&s, none, PK_STORE_OPEN_READONLY, &err), -1);
+		assert_non_null(strstr(err->message, "no database"));
+		assert_false(g_file_test(none, G_FILE_TEST_EXISTS));
+	}
+}
+
+/* `db check` of another user's store in their directory: sound, not "attempt to write". */
+static void test_check_strangers(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("pk-store-ro-XXXXXX", NULL);
+	g_autofree char *path = g_build_filename(dir, "theirs.db", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	int rc;
+
+	pk_store_close(open_ok(path));
+	chmod(dir, 0755);
+	rc = as_stranger(dir, check_read_only, path);
+	assert_int_equal(system(rm), 0);
 	assert_int_equal(rc, 0);
 }
 
@@ -1109,6 +1233,8 @@ int main(void)
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_negative_version_refused),
 		cmocka_unit_test(test_check_read_only),
+		cmocka_unit_test(test_open_read_only),
+		cmocka_unit_test(test_check_strangers),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_intake_lock),
 		cmocka_unit_test(test_url_password_hidden),
@@ -1126,6 +1252,7 @@ int main(void)
 	const struct CMUnitTest pg_tests[] = {
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_newer_refused),
+		cmocka_unit_test(test_open_read_only),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_pg_encoding_refused),
 		cmocka_unit_test(test_pg_lost_connection),
