@@ -334,3 +334,9 @@ CREATE TABLE replies (
 	text         TEXT,                  -- the whole mail; NULL when none is sent
 	sent         INTEGER                -- when it was sent, NULL while not
 );
+
+-- The store's secrets (008-secrets.sql): made once at random, kept.
+CREATE TABLE secrets (
+	name  TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);

@@ -320,6 +320,7 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,
 		.compiler = r->compiler, .config_lines = (const char *const *)r->config_lines,
 	};
+	g_autofree char *id_secret = NULL;
 	int rc;
 
 	if (daemon_lease_lost(d))   /* a stalled worker that woke: the job is another's now */
@@ -344,8 +345,11 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 		pk_bases_tried_reason(&res.reason, &r->base);
 	if (rc == 0 && daemon_stopping())
 		rc = 1;   /* a canceled build or boot is no verdict: the patch is tested again */
-	if (rc == 0)
+	/* the store's: a reply built again, by any worker, keeps its Message-ID */
+	if (rc == 0 && (rc = pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err)) == 0) {
+		rinfo.id_secret = id_secret;
 		rc = store_tested(d, r->job_id, row, m, &res, &r->lab, &info, &rinfo, err);
+	}
 	if (rc == 0) {
 		g_string_append_printf(r->verdicts, "%s%s", r->verdicts->len ? ", " : "",
 				       pk_verdict_name(res.verdict));

@@ -34,11 +34,12 @@ bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict)
 	return pk_verdict_is_bad(verdict);
 }
 
-char *pk_reply_message_id(const char *patch_message_id, const char *from)
+char *pk_reply_message_id(const char *patch_message_id, const char *from, const char *secret)
 {
 	g_autofree char *addr = pk_mail_addr(from);
 	const char *at = addr ? strchr(addr, '@') : NULL;
-	g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, patch_message_id, -1);
+	g_autofree char *sum = g_compute_hmac_for_string(G_CHECKSUM_SHA256, (const guchar *)secret,
+							 strlen(secret), patch_message_id, -1);
 
 	return g_strdup_printf("printkbot-%.24s@%s", sum, at && at[1] ? at + 1 : "printkbot.invalid");
 }
@@ -275,7 +276,10 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 		return pk_error(err, PK_ERROR_INPUT, "%s: the patch's From cannot be replied to", pm->message_id);
 	if (!bot_addr)
 		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
-	mid = pk_reply_message_id(pm->message_id, cfg->from);
+	if (!info->id_secret || !*info->id_secret)
+		return pk_error(err, PK_ERROR_FAILED, "%s: no secret to key the reply's Message-ID with",
+				pm->message_id);
+	mid = pk_reply_message_id(pm->message_id, cfg->from, info->id_secret);
 	if (!(body = render_body(model, pm, cfg, info, mid, err)))
 		return -1;
 

@@ -5,8 +5,9 @@
  * expect from the kernel test robot.
  *
  * The reply is built once, when the patch's test is stored: its
- * Message-ID is derived from the patch's own (one reply per patch, the
- * same id however often it is rendered or sent), and the whole mail is
+ * Message-ID is derived from the patch's own and the store's secret (one
+ * reply per patch, the same id however often it is rendered or sent, and
+ * one nobody who only read the patch can compute), and the whole mail is
  * what the store keeps and the outbox sends.  Headers taken from the
  * patch mail are checked by mail.h; a patch whose From cannot be answered
  * gets no reply (an error, which the caller records).
@@ -36,7 +37,13 @@ struct pk_reply_info {
 	const char *archive;       /* the source's archive = (a URL a Message-ID is appended to), or NULL */
 	const char *compiler;      /* `gcc --version`'s first line, or NULL */
 	const char *const *config_lines; /* qemu/kernel.config's options (describe.h), or NULL */
+	/* what the reply's Message-ID is keyed with: the store's secret (pk_store_secret()); required */
+	const char *id_secret;
 };
+
+/* The name of that secret in the store. */
+#define PK_REPLY_ID_SECRET "reply-message-id"
+
 
 /*
  * The most a reply carries, whatever the patch mail had: envelope
@@ -90,7 +97,13 @@ char *pk_reply_reproduce(const char *message_id, const char *subject, const char
  */
 char *pk_reply_archive_link(const char *archive, const char *message_id);
 
-/* The Message-ID of the reply to a mail: "printkbot-<hash>@<domain of from>"; caller frees. */
-char *pk_reply_message_id(const char *patch_message_id, const char *from);
+/*
+ * The Message-ID of the reply to a mail: "printkbot-<hash>@<domain of
+ * from>", hash an HMAC-SHA256 of the patch's Message-ID keyed with secret
+ * (a plain hash of the patch's id anyone could compute and send a mail
+ * under first, so that the reply would be dropped as a duplicate or thread
+ * under the stranger's mail).  Caller frees.
+ */
+char *pk_reply_message_id(const char *patch_message_id, const char *from, const char *secret);
 
 #endif

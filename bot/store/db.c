@@ -5,8 +5,10 @@
  */
 #include "store/private.h"
 
+#include <errno.h>
 #include <gio/gio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "store-sql.inc"
 
@@ -360,6 +362,46 @@ int pk_store_check_file(struct pk_store_check *out, const char *path, GError **e
 							  version, PK_STORE_SCHEMA_VERSION));
 	out->version = (int)version;
 	out->problems = g_steal_pointer(&problems);
+	return 0;
+}
+
+/* 32 bytes from the kernel's random source, as hex; caller frees. */
+static char *random_hex(GError **err)
+{
+	guint8 bytes[32];
+	GString *hex;
+
+	if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes)) {
+		pk_error(err, PK_ERROR_FAILED, "cannot read random bytes for a secret: %s", g_strerror(errno));
+		return NULL;
+	}
+	hex = g_string_sized_new(2 * sizeof(bytes) + 1);
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		g_string_append_printf(hex, "%02x", bytes[i]);
+	return g_string_free(hex, FALSE);
+}
+
+int pk_store_secret(struct pk_store *store, const char *name, char **out, GError **err)
+{
+	g_autofree char *made = NULL;
+	g_autoptr(store_stmt) ins = NULL, sel = NULL;
+	int rc;
+
+	/* made and kept only if no process kept one first: then that one is everybody's */
+	if (!(made = random_hex(err)) ||
+	    !(ins = prep(store, "INSERT INTO secrets (name, value) VALUES (?1, ?2) "
+			 "ON CONFLICT (name) DO NOTHING", err)) ||
+	    !(sel = prep(store, "SELECT value FROM secrets WHERE name = ?1", err)))
+		return -1;
+	bind_text(ins, 1, name);
+	bind_text(ins, 2, made);
+	if (run(store, ins, err) < 0)
+		return -1;
+	bind_text(sel, 1, name);
+	if ((rc = step(store, sel, err)) <= 0)
+		return rc < 0 ? -1 : pk_error(err, PK_ERROR_FAILED, "%s: secret %s was not kept",
+					      store->path, name);
+	*out = col_text(sel, 0);
 	return 0;
 }
 

@@ -49,7 +49,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 7
+#define PK_STORE_SCHEMA_VERSION 8
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -129,6 +129,14 @@ void pk_store_check_clear(struct pk_store_check *check);
  * integrity or reference check is run (PostgreSQL keeps both itself).
  */
 int pk_store_check_file(struct pk_store_check *out, const char *path, GError **err);
+
+/*
+ * The store's secret called name: 32 random bytes as 64 hex digits, made
+ * the first time it is asked for and the same ever after, for every
+ * process on the store.  *out new.  Made with a write: not on a read-only
+ * store.
+ */
+int pk_store_secret(struct pk_store *store, const char *name, char **out, GError **err);
 
 /* Row counts per table, for tests and the bench: "table" -> count. */
 int pk_store_count(struct pk_store *store, const char *table, gint64 *out, GError **err);

@@ -487,7 +487,7 @@ static void test_commands(void **state)
 		char *argv[] = { "db", "migrate", "--db", path, NULL };
 
 		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 0);
-		assert_non_null(strstr(out, "schema version 7, nothing to migrate"));
+		assert_non_null(strstr(out, "schema version 8, nothing to migrate"));
 	}
 	g_clear_pointer(&out, g_free);
 	if (!pg_admin) {   /* a new file is made */
@@ -495,7 +495,7 @@ static void test_commands(void **state)
 		char *argv[] = { "db", "migrate", "--db", fresh, NULL };
 
 		assert_int_equal(run_captured(cmd_db, 4, argv, &out), 0);
-		assert_non_null(strstr(out, "made at schema version 7"));
+		assert_non_null(strstr(out, "made at schema version 8"));
 		g_clear_pointer(&out, g_free);
 	}
 	if (!pg_admin) {   /* a file that is not a database */

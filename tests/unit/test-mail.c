@@ -42,6 +42,7 @@ static JsonNode *model_for(const struct pk_mail *m, const char *verdict)
 
 static const struct pk_reply_info reply_info = {
 	.base = "printkbot-base", .list = "linux-serial@vger.kernel.org", .date = 1767225600,
+	.id_secret = "the store's secret",
 };
 
 /* The header block of a composed mail, unfolded: one "Name: value" per element. */
@@ -94,7 +95,7 @@ static void check_reply(const struct pk_mail *m)
 	/* rendered twice, one Message-ID and the same bytes: a resend is the same mail */
 	assert_string_equal(r.message_id, again.message_id);
 	assert_string_equal(r.text, again.text);
-	want_id = pk_reply_message_id(m->message_id, daemon_cfg.from);
+	want_id = pk_reply_message_id(m->message_id, daemon_cfg.from, reply_info.id_secret);
 	assert_string_equal(r.message_id, want_id);
 	assert_string_equal(r.sender, "bot@printkbot.example");
 

@@ -46,6 +46,7 @@ static const struct pk_reply_info with_archive = {
 	.archive = "https://lore.kernel.org/linux-serial",
 	.compiler = "gcc (Debian 12.2.0-14+deb12u1) 12.2.0",
 	.config_lines = config_lines,
+	.id_secret = "the store's secret",
 };
 
 /* The reply to a patch mail with the given verdict; its whole text (caller frees). */
@@ -138,13 +139,56 @@ static void test_derived_config(void **state)
 static void test_tags_when_something_to_fix(void **state)
 {
 	g_autofree char *text = reply_text("build-failed", &with_archive);
-	g_autofree char *mid = pk_reply_message_id("20261201.2.jane@example.org", daemon_cfg.from);
+	g_autofree char *mid = pk_reply_message_id("20261201.2.jane@example.org", daemon_cfg.from,
+							 with_archive.id_secret);
 	g_autofree char *closes = g_strdup_printf("| Closes: https://lore.kernel.org/linux-serial/%s/", mid);
 
 	assert_non_null(strstr(text, "If you fix the issue in a separate patch/commit (i.e. not just a new\r\n"
 				     "version of the same patch/commit), kindly add following tags\r\n"
 				     "| Reported-by: printkbot <bot@example.org>\r\n"));
 	assert_true(has_line(text, closes));
+}
+
+/*
+ * The reply's Message-ID cannot be computed from the patch alone (a
+ * stranger would send a mail under it first): keyed with the store's
+ * secret, the same for the same secret, and none without one.
+ */
+static void test_message_id_keyed(void **state)
+{
+	const char *patch = "20261201.2.jane@example.org";
+	g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, patch, -1);
+	g_autofree char *guessed = g_strdup_printf("printkbot-%.24s@example.org", sum);
+	g_autofree char *mid = pk_reply_message_id(patch, daemon_cfg.from, "secret one");
+	g_autofree char *again = pk_reply_message_id(patch, daemon_cfg.from, "secret one");
+	g_autofree char *other = pk_reply_message_id(patch, daemon_cfg.from, "secret two");
+	g_autofree char *text = reply_text("build-failed", &with_archive);
+	g_autofree char *want = pk_reply_message_id(patch, daemon_cfg.from, with_archive.id_secret);
+	g_autofree char *header = g_strdup_printf("Message-Id: <%s>", want);
+	struct pk_reply_info none = with_archive;
+	g_autoptr(pk_mail) m = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_reply r = { 0 };
+	struct pk_test_result res = { .verdict = PK_VERDICT_NO_CHURN };
+	g_autoptr(JsonNode) model = NULL;
+
+	assert_true(g_str_has_prefix(mid, "printkbot-"));
+	assert_true(g_str_has_suffix(mid, "@example.org"));
+	assert_string_not_equal(mid, guessed);
+	assert_string_equal(mid, again);
+	assert_string_not_equal(mid, other);
+	assert_true(has_line(text, header));
+	assert_null(strstr(text, guessed));
+	/* without a secret no reply is built, rather than one with a guessable id */
+	none.id_secret = NULL;
+	assert_int_equal(pk_mail_parse(&m, patch_mail, strlen(patch_mail), &err), 0);
+	res.scan = pk_scan(m->patch);
+	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
+	model = pk_review_model(m->patch, &res, &(struct pk_review_info){ "x.mbx", 1, 1, "printkbot-base",
+									  "3f2a1b4c5d6e", "b4 am" });
+	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &none, &err), -1);
+	assert_non_null(strstr(err->message, "secret"));
+	pk_test_result_clear(&res);
 }
 
 /* No archive configured: no link is made up, the Message-ID is named instead. */
@@ -280,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_derived_config),
 		cmocka_unit_test(test_tags_when_something_to_fix),
+		cmocka_unit_test(test_message_id_keyed),
 		cmocka_unit_test(test_no_archive),
 		cmocka_unit_test(test_non_ascii_names),
 		cmocka_unit_test(test_caps),

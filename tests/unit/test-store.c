@@ -604,6 +604,33 @@ static void test_check_strangers(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/* A secret is made once, kept, the same for every process on the store; another store has its own. */
+static void test_secret(void **state)
+{
+	g_autofree char *path = db_path("secret.db"), *other_path = db_path("secret2.db");
+	g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+	g_autoptr(GError) err = NULL;
+
+	{
+		g_autoptr(pk_store) s = open_ok(path);
+
+		assert_int_equal(pk_store_secret(s, "reply-message-id", &a, &err), 0);
+		assert_int_equal(strlen(a), 64);
+		assert_true(strspn(a, "0123456789abcdef") == 64);
+		assert_int_equal(pk_store_secret(s, "reply-message-id", &b, &err), 0);
+		assert_string_equal(a, b);
+	}
+	{
+		g_autoptr(pk_store) s = open_ok(path);
+		g_autoptr(pk_store) other = open_ok(other_path);
+
+		assert_int_equal(pk_store_secret(s, "reply-message-id", &c, &err), 0);
+		assert_string_equal(a, c);
+		assert_int_equal(pk_store_secret(other, "reply-message-id", &d, &err), 0);
+		assert_string_not_equal(a, d);
+	}
+}
+
 static void test_foreign_refused(void **state)
 {
 	g_autofree char *path = db_path("foreign.db");
@@ -1235,6 +1262,7 @@ int main(void)
 		cmocka_unit_test(test_check_read_only),
 		cmocka_unit_test(test_open_read_only),
 		cmocka_unit_test(test_check_strangers),
+		cmocka_unit_test(test_secret),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_intake_lock),
 		cmocka_unit_test(test_url_password_hidden),
@@ -1253,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_create),
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_open_read_only),
+		cmocka_unit_test(test_secret),
 		cmocka_unit_test(test_foreign_refused),
 		cmocka_unit_test(test_pg_encoding_refused),
 		cmocka_unit_test(test_pg_lost_connection),
