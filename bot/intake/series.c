@@ -1,6 +1,7 @@
 /* series.c - subjects, the loop guard, series grouping; see series.h. */
 #include "intake/series.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* Reply and forward prefixes as mail clients write them, in a few languages. */
@@ -15,6 +16,24 @@ static size_t reply_prefix(const char *s)
 			return n;
 	}
 	return 0;
+}
+
+/* The most a version or a total may be: a real series is far below. */
+#define SUBJECT_MAX 9999
+
+/*
+ * A number of a tag word at p, sign and all: a negative one (-1/-5) is
+ * no number and no series, not a word to skip.  *end after it.
+ */
+static bool tag_number(const char *p, gint64 *out, char **end)
+{
+	if (!g_ascii_isdigit(*p) && !((*p == '-' || *p == '+') && g_ascii_isdigit(p[1])))
+		return false;
+	errno = 0;
+	*out = g_ascii_strtoll(p, end, 10);
+	if (errno == ERANGE)
+		*out = *out < 0 ? G_MININT64 : G_MAXINT64;
+	return true;
 }
 
 /* Read the words of one [tag] into s. */
@@ -34,18 +53,18 @@ static void parse_tag(struct pk_subject *s, const char *tag)
 			s->patch = true;
 		else if (!g_ascii_strcasecmp(w, "PULL") || !g_ascii_strcasecmp(w, "GIT"))
 			s->pull |= !g_ascii_strcasecmp(w, "PULL");
-		if ((w[0] == 'v' || w[0] == 'V') && g_ascii_isdigit(w[1])) {
-			a = g_ascii_strtoll(w + 1, &end, 10);
-			if (!*end && a > 0 && a < 1000)
-				s->version = (int)a;
-		} else if (g_ascii_isdigit(w[0])) {
-			a = g_ascii_strtoll(w, &end, 10);
-			if (*end != '/')
-				continue;
-			b = g_ascii_strtoll(end + 1, &end, 10);
+		if ((w[0] == 'v' || w[0] == 'V') && tag_number(w + 1, &a, &end)) {
 			if (*end)
+				continue;   /* "v2-fixed" and the like: no version word */
+			/* v0, v-1 or v1000000: no version; read as 1 it would be tested as another series */
+			if (a > 0 && a <= SUBJECT_MAX)
+				s->version = (int)a;
+			else
+				s->malformed = true;
+		} else if (tag_number(w, &a, &end)) {
+			if (*end != '/' || !tag_number(end + 1, &b, &end) || *end)
 				continue;
-			if (a >= 0 && b > 0 && a <= b && b < 10000) {
+			if (a >= 0 && b > 0 && a <= b && b <= SUBJECT_MAX) {
 				s->number = (int)a;
 				s->total = (int)b;
 			} else {
@@ -140,7 +159,8 @@ enum pk_series_kind pk_series_classify(struct pk_series_mail *m, const struct pk
 	else if (s.pull)
 		why = "a pull request";
 	else if (s.malformed && s.patch)
-		why = "a malformed series number (n/m with n over m, m 0, or m over 9999)";
+		why = "a malformed series number or version (n/m with n over m, m 0, a sign, or m "
+		      "over 9999; a version 0, signed or over 9999)";
 	else if (s.number == 0 && s.total > 1 && s.patch)
 		kind = PK_SERIES_COVER;
 	else if (!m->has_patch)

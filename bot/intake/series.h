@@ -16,12 +16,14 @@
 
 /* What a subject says about the mail. */
 struct pk_subject {
-	int version;        /* vN, 1 without */
+	int version;        /* vN (1 to 9999), 1 without */
 	int number, total;  /* n/m; 1/1 without; number 0 is a cover letter */
 	bool patch;         /* a [PATCH...] or [RFC...] tag */
 	bool reply;         /* starts with Re:, Aw:, Fwd:... */
 	bool pull;          /* a [GIT PULL] */
-	bool malformed;     /* an n/m no series has (3/2, 0/0, 2/10000): number and total stay 1/1 */
+	/* an n/m no series has (3/2, 0/0, 2/10000, -1/-5), or such a vN (v0, v-1,
+	   v10000): number and total stay 1/1, version 1 */
+	bool malformed;
 	char *title;        /* without reply prefixes and tags, lower case: matches versions */
 };
 void pk_subject_parse(struct pk_subject *out, const char *subject);

@@ -110,7 +110,7 @@ static void subject_numbers(const char *subject, int *version, int *number, int 
 
 		if ((w[0] == 'v' || w[0] == 'V') && g_ascii_isdigit(w[1])) {
 			a = g_ascii_strtoll(w + 1, &end, 10);
-			if (!*end && a > 0 && a < 1000)
+			if (!*end && a > 0 && a < 10000)
 				*version = (int)a;
 		} else if (g_ascii_isdigit(w[0])) {
 			a = g_ascii_strtoll(w, &end, 10);

@@ -98,6 +98,16 @@ static void test_malformed_numbers(void **state)
 		{ "[PATCH 1/1] x: y", PK_SERIES_PATCH, false },
 		{ "[PATCH 0/1] x: y", PK_SERIES_SKIP, false },   /* a cover of one patch: nothing to test */
 		{ "[PATCH 2/3] x: y", PK_SERIES_PATCH, false },
+		/* signed numbers are no series (not a lone 1/1), nor are versions out of range (not v1) */
+		{ "[PATCH -1/-5] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH -1/5] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH 1/-5] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH +1/5] x: y", PK_SERIES_PATCH, false },
+		{ "[PATCH v0 1/2] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH v-3 1/2] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH v10000 1/2] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH v99999999999999999999 1/2] x: y", PK_SERIES_SKIP, true },
+		{ "[PATCH v1000 1/2] x: y", PK_SERIES_PATCH, false },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -108,6 +118,28 @@ static void test_malformed_numbers(void **state)
 		assert_int_equal(pk_series_classify(&m, NULL, &why), cases[i].kind);
 		print_message("%s: %s\n", cases[i].subject, why ? why : "a patch");
 		assert_int_equal(why && strstr(why, "malformed series number"), cases[i].malformed);
+	}
+}
+
+/* A version is read as written, not as v1 when it has four digits. */
+static void test_version_numbers(void **state)
+{
+	static const struct { const char *subject; int version, number, total; } cases[] = {
+		{ "[PATCH v1000 2/3] x: y", 1000, 2, 3 },
+		{ "[PATCH v9999] x: y", 9999, 1, 1 },
+		{ "[PATCHv12 1/2] x: y", 12, 1, 2 },
+		{ "[PATCH v2-fixed 1/2] x: y", 1, 1, 2 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_subject s;
+
+		pk_subject_parse(&s, cases[i].subject);
+		assert_false(s.malformed);
+		assert_int_equal(s.version, cases[i].version);
+		assert_int_equal(s.number, cases[i].number);
+		assert_int_equal(s.total, cases[i].total);
+		pk_subject_clear(&s);
 	}
 }
 
@@ -360,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_subjects),
 		cmocka_unit_test(test_loop_guard),
 		cmocka_unit_test(test_malformed_numbers),
+		cmocka_unit_test(test_version_numbers),
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test_setup_teardown(test_corpus_grouping, corpus_setup, corpus_teardown),
 		cmocka_unit_test_setup_teardown(test_corpus_loop_guard, corpus_setup, corpus_teardown),
