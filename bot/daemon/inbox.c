@@ -81,7 +81,11 @@ static int on_mail(void *data, const char *raw, size_t len, GError **err)
 	gint64 id;
 	bool existed;
 
-	if (pk_mail_parse(&mail, raw, len, &perr) < 0 || !mail->message_id) {
+	if (pk_mail_parse(&mail, raw, len, &perr) < 0) {
+		daemon_log(0, NULL, "source %s: a mail skipped: %s", dl->in->ctx.cfg->name, perr->message);
+		return 0;
+	}
+	if (!mail->message_id) {
 		daemon_log(0, NULL, "source %s: a mail without a Message-ID skipped", dl->in->ctx.cfg->name);
 		return 0;
 	}

@@ -126,6 +126,29 @@ static char *lf_only(const char *buf, size_t len, size_t *out_len)
 	return out;
 }
 
+/*
+ * A NUL in the header block would cut a header short where GMime hands it
+ * on as a C string: <victim@x\0.evil> read as victim@x, another mail's
+ * Message-ID.  No header may hold one (RFC 5322); the line of the first, 0
+ * when there is none.
+ */
+static unsigned header_nul_line(const char *buf, size_t len)
+{
+	const char *end = buf + len;
+	unsigned line = 1;
+
+	for (const char *p = buf; p < end; p++) {
+		if (!*p)
+			return line;
+		if (*p == '\n') {
+			if ((p + 1 < end && p[1] == '\n') || (p + 2 < end && p[1] == '\r' && p[2] == '\n'))
+				return 0;   /* the blank line: the body begins */
+			line++;
+		}
+	}
+	return 0;
+}
+
 int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **err)
 {
 	g_autofree char *lf = NULL;
@@ -138,8 +161,11 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 	InternetAddressList *from;
 	GDateTime *date;
 	const char *v;
+	unsigned nul;
 
 	gmime_init_once();
+	if ((nul = header_nul_line(buf, len)))
+		return pk_error(err, PK_ERROR_INPUT, "refused: a NUL byte in the headers, line %u", nul);
 	/* a diff read with CR line ends would match no line of the tree */
 	if (memchr(buf, '\r', len)) {
 		lf = lf_only(buf, len, &len);

@@ -208,6 +208,33 @@ static void test_hostile_patch(void **state)
 	pk_reply_clear(&r);
 }
 
+/*
+ * A NUL in a Message-ID (or In-Reply-To, References) would cut it short:
+ * <a@b\0evil> read as a@b, another mail's id.  The mail is refused.
+ */
+static void test_nul_in_message_id(void **state)
+{
+	static const char *const headers[] = {
+		"Message-ID: <victim@example.org\0.evil>\n",
+		"Message-ID: <x@example.org>\nIn-Reply-To: <victim@example.org\0.evil>\n",
+		"Message-ID: <x@example.org>\nReferences: <a@example.org> <victim@example.org\0.evil>\n",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(headers); i++) {
+		g_autoptr(GString) mail = g_string_new("From: Eve <eve@example.org>\nSubject: [PATCH] x\n");
+		g_autoptr(pk_mail) m = NULL;
+		g_autoptr(GError) err = NULL;
+
+		/* the headers hold a NUL: appended with their length, not as a C string */
+		g_string_append_len(mail, headers[i], (gssize)strlen(headers[i]) + 1 +
+				    (gssize)strlen(headers[i] + strlen(headers[i]) + 1));
+		g_string_append(mail, "\ntext\n---\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n a\n+b\n");
+		assert_int_equal(pk_mail_parse(&m, mail->str, mail->len, &err), -1);
+		assert_null(m);
+		assert_non_null(strstr(err->message, "NUL"));
+	}
+}
+
 /* pk_mail_compose refuses, never cleans, a value with a line break. */
 static void test_compose_refuses(void **state)
 {
@@ -265,6 +292,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compose_refuses),
 		cmocka_unit_test(test_hostile_patch),
+		cmocka_unit_test(test_nul_in_message_id),
 		cmocka_unit_test(test_reply_on),
 		cmocka_unit_test(test_corpus_replies),
 	};
