@@ -64,7 +64,7 @@ static char *join_refs(GPtrArray *refs)
  * seen before is dropped here, which is what makes every backend's
  * "deliver again rather than skip" safe.
  */
-static int on_mail(void *data, const char *raw, size_t len, GError **err)
+static int on_mail(void *data, const char *raw, size_t len, const char *where, GError **err)
 {
 	struct delivery *dl = data;
 	struct pk_daemon *d = dl->d;
@@ -82,18 +82,27 @@ static int on_mail(void *data, const char *raw, size_t len, GError **err)
 	bool existed;
 
 	if (pk_mail_parse(&mail, raw, len, &perr) < 0) {
-		daemon_log(0, NULL, "source %s: a mail skipped: %s", dl->in->ctx.cfg->name, perr->message);
+		daemon_log(0, NULL, "source %s, %s: a mail skipped: %s", dl->in->ctx.cfg->name, where,
+			   perr->message);
 		return 0;
 	}
 	if (!mail->message_id) {
-		daemon_log(0, NULL, "source %s: a mail without a Message-ID skipped", dl->in->ctx.cfg->name);
+		daemon_log(0, NULL, "source %s, %s: a mail without a Message-ID skipped", dl->in->ctx.cfg->name,
+			   where);
 		return 0;
 	}
 	switch (pk_store_mail_find(d->store, mail->message_id, &id, err)) {
 	case -1:
 		return -1;
 	case 1:
-		return 0;   /* seen before: never handled twice */
+		/*
+		 * Seen before: never handled twice.  The same mail delivered again
+		 * (after a crash) or another mail reusing its id, which would
+		 * otherwise vanish without a word: named, with where it was.
+		 */
+		daemon_log(0, mail->message_id, "source %s, %s: this Message-ID was read before (mail %"
+			   G_GINT64_FORMAT "): this mail dropped", dl->in->ctx.cfg->name, where, id);
+		return 0;
 	}
 	sm.message_id = mail->message_id;
 	sm.in_reply_to = mail->in_reply_to;

@@ -303,9 +303,10 @@ static int fetch_uid(struct session *s, gint64 validity, gint64 uid, pk_intake_d
 	g_autofree char *url = g_strdup_printf("%s%s;UIDVALIDITY=%" G_GINT64_FORMAT "/;UID=%" G_GINT64_FORMAT,
 					       s->m->server, s->m->mailbox_url, validity, uid);
 	g_autoptr(GError) one = NULL;
+	g_autofree char *where = g_strdup_printf("UID %" G_GINT64_FORMAT " of %s", uid, s->m->mailbox);
 
 	if (request(s, url, NULL, &one) == 0)
-		return deliver(data, s->b.buf->str, s->b.buf->len, err);
+		return deliver(data, s->b.buf->str, s->b.buf->len, where, err);
 	if (!s->b.too_big) {
 		g_propagate_error(err, g_steal_pointer(&one));
 		return -1;

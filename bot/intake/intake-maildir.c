@@ -192,8 +192,12 @@ static int maildir_fetch(void *state, pk_intake_deliver_fn deliver, void *data, 
 		default:
 			continue;
 		}
-		if (deliver(data, raw, len, err) < 0)
-			return -1;
+		{
+			g_autofree char *where = g_build_filename(m->new_dir, names->pdata[i], NULL);
+
+			if (deliver(data, raw, len, where, err) < 0)
+				return -1;
+		}
 		move_to_cur(m, names->pdata[i], "S");
 		(*out_count)++;
 	}

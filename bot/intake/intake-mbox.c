@@ -275,8 +275,9 @@ static int deliver_one(struct mbox *m, int fd, const struct pk_mbox_mail *mail,
 		sum = fingerprint_at(fd, end);
 	} else {
 		size_t n = MIN(mail->len, FINGERPRINT_BYTES);
+		g_autofree char *where = g_strdup_printf("byte %" G_GINT64_FORMAT " of %s", mail->offset, m->path);
 
-		if (deliver(data, mail->raw, mail->len, err) < 0)
+		if (deliver(data, mail->raw, mail->len, where, err) < 0)
 			return -1;
 		/* the bytes handed over, not the file's now: it may be rewritten meanwhile */
 		sum = fingerprint(mail->raw + mail->len - n, n);

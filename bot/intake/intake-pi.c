@@ -115,7 +115,13 @@ static int deliver_commit(const struct pk_intake_ctx *ctx, git_repository *repo,
 		goto cleanup;
 	}
 	*out_had = true;
-	rc = deliver(data, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), err);
+	{
+		char hex[GIT_OID_HEXSZ + 1];
+		g_autofree char *where = g_strdup_printf("commit %s of %s", git_oid_tostr(hex, sizeof hex, oid),
+							 path);
+
+		rc = deliver(data, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), where, err);
+	}
 cleanup:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);

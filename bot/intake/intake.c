@@ -100,14 +100,14 @@ struct start_filter {
 };
 
 /* A mail dated before ctx->since, or without a Date it can be judged by, is dropped. */
-static int filter_deliver(void *data, const char *raw, size_t len, GError **err)
+static int filter_deliver(void *data, const char *raw, size_t len, const char *where, GError **err)
 {
 	struct start_filter *f = data;
 
 	if (f->ctx->since && pk_mail_date(raw, len) < f->ctx->since)
 		return 0;
 	f->passed++;
-	return f->deliver(f->data, raw, len, err);
+	return f->deliver(f->data, raw, len, where, err);
 }
 
 int pk_intake_fetch(struct pk_intake *in, pk_intake_deliver_fn deliver, void *data,

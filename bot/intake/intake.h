@@ -36,8 +36,14 @@
 
 struct pk_store;
 
-/* Called for each new mail; raw is borrowed for the call.  0, or -1 with err set. */
-typedef int (*pk_intake_deliver_fn)(void *data, const char *raw, size_t len, GError **err);
+/*
+ * Called for each new mail; raw is borrowed for the call.  where says
+ * where the mail is in the source, for log lines ("byte 4096 of
+ * /var/mail/x", a Maildir file, an IMAP UID, a public-inbox commit),
+ * borrowed too.  0, or -1 with err set.
+ */
+typedef int (*pk_intake_deliver_fn)(void *data, const char *raw, size_t len, const char *where,
+				    GError **err);
 
 /* What every backend is opened with. */
 struct pk_intake_ctx {

@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -515,6 +516,51 @@ static void test_max_mail_mb(void **state)
 	assert_true(g_file_test(moved, G_FILE_TEST_EXISTS));
 }
 
+/* Run the daemon once over its Maildir, its stderr (the log) into *out_log. */
+static void run_once_logged(struct fixture *f, char **out_log)
+{
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *log = g_build_filename(f->dir, "daemon.log", NULL);
+	g_autoptr(GError) err = NULL;
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600), saved = dup(STDERR_FILENO);
+	int rc;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+	rc = pk_daemon_run(&once, &err);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	if (rc < 0)
+		fail_msg("run: %s", err->message);
+	assert_true(g_file_get_contents(log, out_log, NULL, NULL));
+}
+
+/*
+ * A second mail with a Message-ID read before is dropped with a line
+ * naming the source, where the mail is and the id, not in silence.
+ */
+static void test_reused_message_id_logged(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *first = g_strdup_printf("%s/maildir/new/patch-v1", f->dir);
+	g_autofree char *second = g_strdup_printf("%s/maildir/new/patch-again", f->dir);
+	g_autofree char *text = NULL, *log = NULL;
+
+	pk_daemon_close(f->daemon);   /* one daemon per database: the run takes the lock */
+	f->daemon = NULL;
+	deliver_patch(f, 1);
+	assert_true(g_file_get_contents(first, &text, NULL, NULL));
+	/* names sort: patch-again is read first, patch-v1 is the second mail */
+	assert_true(g_file_set_contents(second, text, -1, NULL));
+	run_once_logged(f, &log);
+	print_message("%s", log);
+	assert_non_null(strstr(log, "<v1@printkbot.invalid>: source list, "));
+	assert_non_null(strstr(log, "/maildir/new/patch-v1: this Message-ID was read before"));
+}
+
 /*
  * Replies on and From at localhost (the default, or said): the daemon
  * refuses to start, naming the key; with reply_on = never it starts.  A
@@ -903,6 +949,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pr_fmt_only_is_churn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reused_message_id_logged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),

@@ -72,7 +72,7 @@ struct got {
 	int fail_at;          /* deliver fails on this mail (1-based), 0 never */
 };
 
-static int collect(void *data, const char *raw, size_t len, GError **err)
+static int collect(void *data, const char *raw, size_t len, const char *where, GError **err)
 {
 	struct got *g = data;
 
