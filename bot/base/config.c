@@ -73,6 +73,67 @@ static int line_of(const char *path, const char *group, const char *key)
 	return 0;
 }
 
+/*
+ * What GKeyFile lets pass in silence, refused here with the file and line:
+ * a group given twice (GKeyFile merges them), a key given twice in one
+ * group (the last would win), and a value holding " #" (GKeyFile has no
+ * trailing comments: "max_files = 5 # few" would be the value "5 # few",
+ * a password with the comment in it).  And a line GKeyFile cannot parse,
+ * found here so that its error says where it is (GKeyFile's does not).
+ * A file that cannot be read is left to GKeyFile to report.
+ */
+static int config_scan(const char *path, GError **err)
+{
+	g_autofree char *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) keys = NULL;
+	g_autofree char *group = NULL;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return 0;
+	lines = g_strsplit(text, "\n", -1);
+	for (int i = 0; lines[i]; i++) {
+		char *l = g_strstrip(lines[i]);
+		int n = i + 1, first;
+		char *eq;
+
+		if (!*l || *l == '#')
+			continue;
+		if (*l == '[') {
+			if (l[strlen(l) - 1] != ']')
+				return pk_error(err, PK_ERROR_INPUT, "%s:%d: '%s' is not a [group] line "
+						"(no closing ])", path, n, l);
+			g_free(group);
+			group = g_strndup(l + 1, strlen(l) - 2);
+			if ((first = GPOINTER_TO_INT(g_hash_table_lookup(groups, group))))
+				return pk_error(err, PK_ERROR_INPUT, "%s:%d: [%s]: given again (first at line "
+						"%d): one group, one place", path, n, group, first);
+			g_hash_table_insert(groups, g_strdup(group), GINT_TO_POINTER(n));
+			g_clear_pointer(&keys, g_hash_table_unref);
+			keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+			continue;
+		}
+		if (!(eq = strchr(l, '=')))
+			return pk_error(err, PK_ERROR_INPUT, "%s:%d: '%s' is not a [group], a key = value "
+					"or a # comment", path, n, l);
+		if (!group)
+			return pk_error(err, PK_ERROR_INPUT, "%s:%d: a key before any [group]", path, n);
+		*eq = '\0';
+		g_strchomp(l);
+		if ((first = GPOINTER_TO_INT(g_hash_table_lookup(keys, l))))
+			return pk_error(err, PK_ERROR_INPUT, "%s:%d: [%s] %s: given again (first at line %d): "
+					"keep one", path, n, group, l, first);
+		g_hash_table_insert(keys, g_strdup(l), GINT_TO_POINTER(n));
+		if (strstr(eq + 1, " #") || strstr(eq + 1, "\t#"))
+			return pk_error(err, PK_ERROR_INPUT, "%s:%d: [%s] %s: a # after the value would be "
+					"part of it (comments are lines of their own): move the comment to a "
+					"line above (a password with \" #\" in it: password_file or "
+					"password_env)", path, n, group, l);
+	}
+	return 0;
+}
+
 /* "file:line: [group] key: what" — the one shape of every config error. */
 static int config_error(GError **err, const char *path, const char *group, const char *key,
 			const char *fmt, ...) G_GNUC_PRINTF(5, 6);
@@ -81,7 +142,8 @@ static int config_error(GError **err, const char *path, const char *group, const
 {
 	g_autofree char *what = NULL;
 	va_list ap;
-	int line = line_of(path, group, key);
+	/* a key that is missing is said at its group's line */
+	int line = line_of(path, group, key) ?: (key ? line_of(path, group, NULL) : 0);
 
 	va_start(ap, fmt);
 	what = g_strdup_vprintf(fmt, ap);
@@ -145,10 +207,15 @@ static int get_bool(GKeyFile *kf, const char *path, const char *group, const cha
 static int get_uint(GKeyFile *kf, const char *path, const char *group, const char *key, unsigned *out, GError **err)
 {
 	g_autoptr(GError) e = NULL;
+	g_autofree char *raw = NULL;
 	guint64 v;
 
 	if (!g_key_file_has_key(kf, group, key, NULL))
 		return 0;
+	/* g_ascii_strtoull() takes "-1" as 2^64 - 1: said as what it is, not "too large" */
+	raw = g_key_file_get_value(kf, group, key, NULL);
+	if (raw && *g_strchug(raw) == '-')
+		return config_error(err, path, group, key, "must not be negative");
 	v = g_key_file_get_uint64(kf, group, key, &e);
 	if (e || v > G_MAXUINT)
 		return config_error(err, path, group, key, "%s", e ? e->message : "too large");
@@ -620,6 +687,8 @@ int pk_config_store_path(char **out, const char *path, GError **err)
 	*out = NULL;
 	if (!(path = config_file(path)))
 		return 0;
+	if (config_scan(path, err) < 0)
+		return -1;
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
 	return store_where(kf, path, out, err);
@@ -640,6 +709,8 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		*out = c;
 		return 0;
 	}
+	if (config_scan(path, err) < 0)
+		return -1;
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
 	if (check_known_keys(kf, path, err) < 0 ||

@@ -201,6 +201,21 @@ static const struct bad_case bad[] = {
 	{ "[source l]\ntype = mbox\npath = /x\nstart = yesterday\n",
 	  "[source l] start: 'yesterday' is not now, all or a date (YYYY-MM-DD)" },
 	{ "[source l]\ntype = mbox\npath = /x\nstart = 2024-02-30\n", "[source l] start: '2024-02-30'" },
+	/* a negative count is said to be one, not "too large" (strtoull wraps it) */
+	{ "[policy]\nmax_files = -1\n", ":2: [policy] max_files: must not be negative" },
+	{ "[build]\njobs = -4\n", ":2: [build] jobs: must not be negative" },
+	/* a key that is missing: at its group's line, not line 0 */
+	{ "[smtp]\ntimeout = 5\n\n[source l]\ntype = imap\n", ":4: [source l] url: an imap source needs url" },
+	/* GKeyFile keeps a trailing comment in the value: refused, not a value "5 # few" */
+	{ "[policy]\nmax_files = 5 # few\n", ":2: [policy] max_files: a # after the value would be part of it" },
+	{ "[smtp]\npassword = s3cret\t# the old one\n", ":2: [smtp] password: a # after the value" },
+	/* a group or a key given twice merged in silence, the last winning */
+	{ "[policy]\nmax_files = 5\n[test]\nbase = v6.1\n[policy]\nmax_lines = 9\n",
+	  ":5: [policy]: given again (first at line 1)" },
+	{ "[policy]\nmax_files = 5\nmax_lines = 9\n  max_files=6\n", ":4: [policy] max_files: given again (first at line 2)" },
+	/* a line GKeyFile cannot parse: where it is */
+	{ "[policy]\nmax_files = 5\n[test\n", ":3: '[test' is not a [group] line" },
+	{ "[policy]\nmax_files = 5\nsandbox\n", ":3: 'sandbox' is not a [group], a key = value or a # comment" },
 };
 
 static void test_bad_values_name_the_key(void **state)
