@@ -279,11 +279,14 @@ static int get_word(GKeyFile *kf, const char *path, const char *group, const cha
  * The contents of a password file, refused when group or others may read
  * it: a secret anyone on the host can read is no longer one (ssh refuses
  * such a key for the same reason).  The mode is checked on the descriptor
- * read, so a file swapped in between is not read unchecked.
+ * read, so a file swapped in between is not read unchecked.  Only a
+ * regular file is read: opening a FIFO waits for a writer, and every
+ * command that loads the configuration hung on it (O_NONBLOCK opens it
+ * at once, and then it is refused).
  */
 static int read_secret_file(const char *file, char **out, GError **err)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	int rc;
 
@@ -291,6 +294,9 @@ static int read_secret_file(const char *file, char **out, GError **err)
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", file, g_strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		rc = pk_error(err, PK_ERROR_INPUT, "%s: %s", file, g_strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = pk_error(err, PK_ERROR_INPUT, "%s is not a regular file (a FIFO, a device or a "
+			      "directory): a password file must be one", file);
 	} else if (st.st_mode & (S_IRGRP | S_IROTH)) {
 		rc = pk_error(err, PK_ERROR_INPUT, "%s is readable by %s (mode %04o): chmod 600 it",
 			      file, st.st_mode & S_IROTH ? "others" : "its group",

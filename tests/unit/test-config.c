@@ -3,7 +3,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -370,6 +372,46 @@ static void test_password_file_mode(void **state)
 }
 
 /*
+ * A FIFO (or a device, a directory) as password_file is refused at once:
+ * opening a FIFO waited for a writer, and every command hung.  The load
+ * runs in a child that an alarm ends, so a hang fails the test.
+ */
+static void test_password_file_not_regular(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("printkbot-config-XXXXXX", NULL);
+	g_autofree char *fifo = g_build_filename(dir, "pw", NULL);
+	const char *const files[] = { fifo, "/dev/null", dir };
+
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
+		g_autofree char *text = g_strdup_printf("[smtp]\nuser = bot\npassword_file = %s\n", files[i]);
+		g_autofree char *path = write_tmp(text);
+		int status = 0;
+		pid_t pid;
+
+		fflush(NULL);
+		if ((pid = fork()) == 0) {
+			g_autoptr(GError) err = NULL;
+			struct pk_config c;
+
+			alarm(5);
+			if (pk_config_load(&c, path, &err) == 0)
+				_exit(1);
+			fprintf(stderr, "%s\n", err->message);
+			_exit(strstr(err->message, "is not a regular file") &&
+			      strstr(err->message, "[smtp] password_file") ? 0 : 2);
+		}
+		assert_true(pid > 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));   /* not ended by the alarm */
+		assert_int_equal(WEXITSTATUS(status), 0);
+		unlink(path);
+	}
+	unlink(fifo);
+	rmdir(dir);
+}
+
+/*
  * A file that holds a secret (a password key, a url with a password or a
  * token) and that group or others may read gets a warning naming the
  * file, the key and the mode, never the secret; one without a secret,
@@ -480,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_tls_defaults),
 		cmocka_unit_test(test_start),
 		cmocka_unit_test(test_password_file_mode),
+		cmocka_unit_test(test_password_file_not_regular),
 		cmocka_unit_test(test_check_daemon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
