@@ -59,11 +59,30 @@ static char *commit_subject(const struct pk_patch *patch)
 	return g_strdup(*s ? s : "printkbot: patch under test");
 }
 
+/*
+ * A name or address as libgit2 takes it into a signature: it refuses '<'
+ * and '>' (they delimit the address), which a quoted From display name
+ * may hold ("Dev <Team>" <dev@x.org>), and an empty one.  The brackets
+ * become parentheses, line breaks blanks; caller frees.
+ */
+static char *signature_part(const char *s, const char *fallback)
+{
+	char *out = g_strdup(s ? s : "");
+
+	for (char *p = out; *p; p++)
+		*p = *p == '<' ? '(' : *p == '>' ? ')' : *p == '\n' || *p == '\r' ? ' ' : *p;
+	if (!*g_strstrip(out)) {
+		g_free(out);
+		return g_strdup(fallback);
+	}
+	return out;
+}
+
 static int make_signature(git_signature **out, const struct pk_patch *patch)
 {
-	const char *name = patch->author_name ? patch->author_name
-			 : patch->author ? patch->author : "unknown";
-	const char *email = patch->author_email ? patch->author_email : "unknown@invalid";
+	g_autofree char *name = signature_part(patch->author_name ? patch->author_name : patch->author,
+					       "unknown");
+	g_autofree char *email = signature_part(patch->author_email, "unknown@invalid");
 
 	if (patch->time)
 		return git_signature_new(out, name, email, patch->time, patch->tz_minutes);

@@ -135,6 +135,39 @@ static void test_offset_and_authorship(void **state)
 	pk_apply_result_clear(&r);
 }
 
+/*
+ * A quoted display name may hold < and > ("Dev <Team>" <dev@x.org>),
+ * which libgit2 refuses in a signature: the patch still applies, the
+ * brackets made parentheses.
+ */
+static void test_author_name_with_brackets(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GString) src = g_string_new(offset_mail);
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GString) log = g_string_new(NULL);
+	g_autoptr(GError) err = NULL;
+	struct pk_apply_result r;
+	unsigned skipped;
+
+	g_string_replace(src, "From: Jane Doe <jane@example.org>", "From: \"Dev <Team>\" <dev@example.org>", 1);
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, src->str, src->len, NULL), 0);
+	if (pk_apply_patch(&r, &f->lab, "base", patches->pdata[0], &err) < 0)
+		fail_msg("apply: %s", err->message);
+	assert_true(r.applied);
+	{
+		const char *argv[] = { "git", "-C", f->dir, "log", "-1", "--format=%an <%ae>", "HEAD", NULL };
+		struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+		struct pk_proc_result pr;
+
+		o.capture = log;
+		assert_int_equal(pk_proc_run(&pr, argv, &o, NULL), 0);
+	}
+	assert_non_null(strstr(log->str, "Dev (Team) <dev@example.org>"));
+	pk_apply_result_clear(&r);
+	assert_int_equal(pk_repo_checkout(&f->lab, "base", NULL), 0);
+}
+
 static const char bad_second_hunk[] =
 	"--- a/f.c\n"
 	"+++ b/f.c\n"
@@ -251,6 +284,7 @@ static void test_refuses_corrupt_mail(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_author_name_with_brackets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offset_and_authorship, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_names_file_and_hunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unparsable_diff, setup, teardown),
