@@ -327,12 +327,18 @@ int pk_coverage_kbuild_groups(const char *tree, const char *file, GPtrArray *gro
 	g_autofree char *dir = g_path_get_dirname(file);
 	g_autofree char *word = NULL;
 
-	if (!g_str_has_suffix(file, ".c") || !strcmp(dir, "."))
+	/*
+	 * A path outside the tree adds nothing: an absolute one never climbed
+	 * to "." ("/"'s dirname is "/", a loop for ever), and one through ".."
+	 * would read makefiles beside the tree.
+	 */
+	if (!g_str_has_suffix(file, ".c") || !strcmp(dir, ".") || g_path_is_absolute(file) ||
+	    !strcmp(dir, "..") || g_str_has_prefix(file, "../") || strstr(file, "/../"))
 		return 0;
 	/* "drivers/ata/ahci.c" is "ahci.o" to drivers/ata's makefile */
 	word = g_strdup_printf("%.*s.o", (int)(strlen(file) - strlen(dir) - 3), file + strlen(dir) + 1);
 	/* the object in its directory's makefile, then each directory in its parent's */
-	while (strcmp(dir, ".")) {
+	while (strcmp(dir, ".") && strcmp(dir, "/")) {
 		g_autofree char *text = NULL, *name = NULL, *parent = NULL;
 		int rc = read_makefile(&v, dir, &text, &name, err);
 

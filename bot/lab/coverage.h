@@ -83,8 +83,9 @@ int pk_coverage_read(GPtrArray **out, const struct pk_coverage_input *in, GError
  * directory above it (obj-$(CONFIG_X) += name.o, obj-$(CONFIG_X) += dir/,
  * composite objects one level deep; coverage-why.c's reading): appended
  * to groups as char* "A|B", one per makefile line that adds it, any one
- * alternative of which is enough.  Lines without a symbol (obj-y) and
- * what is not a .c file add nothing.  -1 with err only when a makefile
+ * alternative of which is enough.  Lines without a symbol (obj-y), what
+ * is not a .c file and a path that is not inside the tree (absolute, or
+ * through "..") add nothing.  -1 with err only when a makefile
  * that is there cannot be read.
  */
 int pk_coverage_kbuild_groups(const char *tree, const char *file, GPtrArray *groups, GError **err);
