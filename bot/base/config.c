@@ -670,7 +670,10 @@ static const char *config_file(const char *path)
 
 /*
  * The store: [store] url (a postgresql:// URL) or [store] path (a SQLite
- * file), never both; the store picks its backend by the URL's scheme.
+ * file), never both; the store picks its backend by the URL's scheme.  A
+ * relative path is the config file's neighbour, wherever the command runs
+ * (from the working directory, a daemon started elsewhere, or a cron job,
+ * would open another, empty store).
  */
 static int store_where(GKeyFile *kf, const char *path, char **out, GError **err)
 {
@@ -681,6 +684,14 @@ static int store_where(GKeyFile *kf, const char *path, char **out, GError **err)
 		return pk_error(err, PK_ERROR_INPUT, "%s: [store] has both url and path: keep one", path);
 	if (url && !g_str_has_prefix(url, "postgresql://") && !g_str_has_prefix(url, "postgres://"))
 		return pk_error(err, PK_ERROR_INPUT, "%s: [store] url: not a postgresql:// URL", path);
+	if (file && *file && !g_path_is_absolute(file)) {
+		g_autofree char *dir = g_path_get_dirname(path);
+		g_autofree char *abs_dir = g_canonicalize_filename(dir, NULL);
+		char *beside = g_canonicalize_filename(file, abs_dir);
+
+		g_free(file);
+		file = beside;
+	}
 	*out = url ? g_steal_pointer(&url) : g_steal_pointer(&file);
 	return 0;
 }

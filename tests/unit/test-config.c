@@ -42,6 +42,27 @@ static void test_values_and_defaults(void **state)
 	unlink(path);
 }
 
+/* A relative [store] path is beside the config file, not in the working directory. */
+static void test_store_path_relative(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("printkbot-config-XXXXXX", NULL);
+	g_autofree char *conf = g_build_filename(dir, "printkbot.conf", NULL);
+	g_autofree char *want = g_build_filename(dir, "db", "printkbot.db", NULL);
+	g_autofree char *only = NULL;
+	struct pk_config c;
+
+	assert_true(g_file_set_contents(conf, "[store]\npath = db/printkbot.db\n", -1, NULL));
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(pk_config_load(&c, conf, NULL), 0);
+	assert_string_equal(c.db, want);
+	pk_config_clear(&c);
+	/* what history, report and db read */
+	assert_int_equal(pk_config_store_path(&only, conf, NULL), 0);
+	assert_string_equal(only, want);
+	unlink(conf);
+	rmdir(dir);
+}
+
 /* [store] url names a PostgreSQL store (the store picks it by its scheme); never with path. */
 static void test_store_url(void **state)
 {
@@ -510,6 +531,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_defaults),
 		cmocka_unit_test(test_store_url),
+		cmocka_unit_test(test_store_path_relative),
 		cmocka_unit_test(test_worker_keys),
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_bases_and_trees),
