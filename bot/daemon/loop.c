@@ -330,11 +330,24 @@ static void reload_undo(struct pk_daemon *d, struct pk_config *old)
 		daemon_log(0, NULL, "and the old sources fail too: %s", err->message);
 }
 
+/*
+ * Whether config names another store than the one open: the store is
+ * opened once (its lock, the jobs this process holds), so a changed
+ * [store] waits for a restart.  --db fixes the store whatever the file says.
+ */
+static bool store_moved(const struct pk_daemon *d, const struct pk_config *config)
+{
+	g_autofree char *where = config->db ? g_strdup(config->db) : pk_store_default_path();
+
+	return !d->opts->db && strcmp(where, pk_store_path(d->store)) != 0;
+}
+
 int pk_daemon_reload(struct pk_daemon *d)
 {
 	struct pk_config fresh = { 0 };
 	struct pk_config old = d->config;
 	g_autoptr(GError) err = NULL;
+	bool moved;
 
 	reload_flag = 0;
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
@@ -342,6 +355,13 @@ int pk_daemon_reload(struct pk_daemon *d)
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
 		pk_config_clear(&fresh);
 		return -1;
+	}
+	if ((moved = store_moved(d, &fresh))) {
+		g_autofree char *where = fresh.db ? g_strdup(fresh.db) : pk_store_default_path();
+		g_autofree char *shown = pk_url_redact(where);
+
+		daemon_log(0, NULL, "SIGHUP: [store] now names %s: not applied, %s stays in use until "
+			   "printkbot is restarted", shown, pk_store_name(d->store));
 	}
 	daemon_close_sources(d);
 	d->config = fresh;
@@ -358,7 +378,8 @@ int pk_daemon_reload(struct pk_daemon *d)
 		daemon_log(0, NULL, "SIGHUP: %s; the outbox %s is kept", err->message, d->outbox->dir);
 		g_clear_error(&err);
 	}
-	daemon_log(0, NULL, "SIGHUP: configuration reloaded (%u source(s))", d->sources->len);
+	daemon_log(0, NULL, "SIGHUP: configuration reloaded (%u source(s))%s", d->sources->len,
+		   moved ? ", but for [store]: that needs a restart" : "");
 	return 0;
 }
 

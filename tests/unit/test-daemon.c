@@ -516,26 +516,91 @@ static void test_max_mail_mb(void **state)
 	assert_true(g_file_test(moved, G_FILE_TEST_EXISTS));
 }
 
-/* Run the daemon once over its Maildir, its stderr (the log) into *out_log. */
-static void run_once_logged(struct fixture *f, char **out_log)
+/* stderr (the daemon's log) into f's daemon.log from now; the saved stderr back. */
+static int log_start(struct fixture *f)
 {
-	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
 	g_autofree char *log = g_build_filename(f->dir, "daemon.log", NULL);
-	g_autoptr(GError) err = NULL;
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600), saved = dup(STDERR_FILENO);
-	int rc;
 
 	assert_true(fd >= 0 && saved >= 0);
 	fflush(stderr);
 	dup2(fd, STDERR_FILENO);
 	close(fd);
-	rc = pk_daemon_run(&once, &err);
+	return saved;
+}
+
+/* stderr back from log_start(); what was logged since (caller frees). */
+static char *log_end(struct fixture *f, int saved)
+{
+	g_autofree char *log = g_build_filename(f->dir, "daemon.log", NULL);
+	char *text = NULL;
+
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
+	assert_true(g_file_get_contents(log, &text, NULL, NULL));
+	return text;
+}
+
+/* Run the daemon once over its Maildir, its stderr (the log) into *out_log. */
+static void run_once_logged(struct fixture *f, char **out_log)
+{
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autoptr(GError) err = NULL;
+	int saved = log_start(f);
+	int rc = pk_daemon_run(&once, &err);
+
+	*out_log = log_end(f, saved);
 	if (rc < 0)
 		fail_msg("run: %s", err->message);
-	assert_true(g_file_get_contents(log, out_log, NULL, NULL));
+}
+
+/* A syntax error on SIGHUP is logged with its line; the old configuration stays. */
+static void test_reload_syntax_error_line(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *text = g_strdup_printf("[store]\npath = %s/daemon.db\n[policy\nbuild_cpu_seconds = 200\n",
+						f->dir);
+	g_autofree char *log = NULL;
+	int saved;
+
+	assert_true(g_file_set_contents(f->config, text, -1, NULL));
+	saved = log_start(f);
+	assert_int_equal(pk_daemon_reload(f->daemon), -1);
+	log = log_end(f, saved);
+	print_message("%s", log);
+	assert_non_null(strstr(log, "printkbot.conf:3: '[policy' is not a [group] line"));
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 100);
+}
+
+/*
+ * A [store] changed on SIGHUP is not applied (the store is opened once):
+ * the log says so, and that it needs a restart, rather than "reloaded".
+ */
+static void test_reload_store_needs_restart(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *text = g_strdup_printf(
+		"[store]\npath = %s/other.db\n"
+		"[daemon]\noutbox = %s/outbox\nfrom = printkbot <bot@example.org>\n"
+		"[source list]\ntype = maildir\nstart = all\npath = %s/maildir\n", f->dir, f->dir, f->dir);
+	g_autofree char *log = NULL, *log2 = NULL;
+	int saved;
+
+	assert_true(g_file_set_contents(f->config, text, -1, NULL));
+	saved = log_start(f);
+	assert_int_equal(pk_daemon_reload(f->daemon), 0);
+	log = log_end(f, saved);
+	print_message("%s", log);
+	assert_non_null(strstr(log, "[store] now names "));
+	assert_non_null(strstr(log, "other.db: not applied"));
+	assert_non_null(strstr(log, "reloaded (1 source(s)), but for [store]: that needs a restart"));
+	/* the same store again: a plain reload */
+	write_config(f, "build_cpu_seconds = 100", "maildir");
+	saved = log_start(f);
+	assert_int_equal(pk_daemon_reload(f->daemon), 0);
+	log2 = log_end(f, saved);
+	assert_null(strstr(log2, "[store]"));
 }
 
 /*
@@ -950,6 +1015,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_message_id_logged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_syntax_error_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reload_store_needs_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_reads_new_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),
