@@ -134,8 +134,22 @@ static int reply_settled(struct pk_daemon *d, const struct pk_store_job *job,
 static char *reply_record_sent(struct pk_daemon *d, gint64 job_id, const struct pk_store_reply *r,
 			       char **rcpts, GPtrArray *refused)
 {
-	g_autofree char *to = g_strjoinv(", ", rcpts);
+	g_autoptr(GPtrArray) took = g_ptr_array_new();
+	g_autofree char *to = NULL;
 	g_autoptr(GError) err = NULL;
+
+	/* "sent to" names those the server took: a refused one is "<addr> (answer)" (smtp.h) */
+	for (char **a = rcpts; *a; a++) {
+		g_autofree char *mark = g_strdup_printf("<%s> ", *a);
+		bool gone = false;
+
+		for (guint i = 0; i < refused->len && !gone; i++)
+			gone = g_str_has_prefix(refused->pdata[i], mark);
+		if (!gone && **a)
+			g_ptr_array_add(took, *a);
+	}
+	g_ptr_array_add(took, NULL);
+	to = g_strjoinv(", ", (char **)took->pdata);
 
 	/* the others have it: a refused one (a stale Cc) is told in the log, not retried */
 	for (guint i = 0; i < refused->len; i++)

@@ -30,6 +30,13 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *userdata)
 struct rcpt_watch {
 	char *pending;       /* the address of the RCPT TO awaiting its answer */
 	GPtrArray *refused;  /* "addr (the server's answer)" */
+	/*
+	 * And STARTTLS: curl fails alike whether the server does not offer it
+	 * or answers it with a refusal (454 TLS not available), and the two
+	 * need different words: the answer to a STARTTLS sent, else NULL.
+	 */
+	bool starttls_sent;
+	char *starttls_answer;
 };
 
 static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *userp)
@@ -44,6 +51,11 @@ static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *
 	if (type == CURLINFO_HEADER_OUT) {
 		g_free(w->pending);
 		w->pending = g_ascii_strncasecmp(line, "RCPT TO:", 8) ? NULL : g_strdup(line + 8);
+		w->starttls_sent = !g_ascii_strcasecmp(line, "STARTTLS");
+	} else if (w->starttls_sent && strlen(line) >= 3 && line[3] != '-') {
+		g_free(w->starttls_answer);
+		w->starttls_answer = g_strdup(line);
+		w->starttls_sent = false;
 	} else if (w->pending && strlen(line) >= 3 && line[3] != '-') {
 		/* the last line of the answer: 2xx took it */
 		if (line[0] != '2' && w->refused)
@@ -57,7 +69,7 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 		 const char *const *recipients, const char *text, GPtrArray *refused,
 		 bool *out_permanent, GError **err)
 {
-	struct rcpt_watch watch = { NULL, refused };
+	struct rcpt_watch watch = { NULL, refused, false, NULL };
 	long timeout = cfg->timeout > 0 ? MAX(1L, (long)cfg->timeout) : 60;
 	static gsize once;
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -120,10 +132,21 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
 	g_free(watch.pending);
-	if (rc == CURLE_OK)
+	if (rc == CURLE_OK) {
+		g_free(watch.starttls_answer);
 		return 0;
+	}
 	/* a login written into the url (smtp://user:secret@host) stays out of the message */
 	shown = pk_url_redact(cfg->url);
+	if (rc == CURLE_USE_SSL_FAILED && watch.starttls_answer) {
+		g_autofree char *answer = pk_text_for_terminal(watch.starttls_answer);
+
+		g_free(watch.starttls_answer);
+		return pk_error(err, PK_ERROR_FAILED, "smtp %s: no TLS: the server refused STARTTLS (it "
+				"said \"%s\") and tls = %s%s, so nothing was sent, no AUTH in clear", shown,
+				answer, pk_tls_name(cfg->tls), cfg->tls == PK_TLS_TRY ? " with a login" : "");
+	}
+	g_free(watch.starttls_answer);
 	if (rc == CURLE_USE_SSL_FAILED)
 		return pk_error(err, PK_ERROR_FAILED, "smtp %s: no TLS: the server offers no STARTTLS and "
 				"tls = %s%s, so nothing was sent, no AUTH in clear (tls = off allows that)",

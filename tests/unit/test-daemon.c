@@ -364,7 +364,7 @@ static int run_on_full_outbox(const char *dir, void *data)
  * A reply waiting to be sent: a mail read by a queue-only run, its reply
  * stored (not in the outbox) and a reply job for it.  The job's id.
  */
-static gint64 queue_reply(struct fixture *f)
+static gint64 queue_reply_to(struct fixture *f, const char *recipients)
 {
 	struct pk_daemon_opts queue = { .config_path = f->config, .once = true, .queue_only = true };
 	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
@@ -373,7 +373,7 @@ static gint64 queue_reply(struct fixture *f)
 	g_autoptr(pk_store) store = NULL;
 	g_autoptr(GError) err = NULL;
 	struct pk_store_reply r = { .message_id = "printkbot-full@example.org", .sender = "bot@example.org",
-				    .recipients = "jane@example.org",
+				    .recipients = (char *)recipients,
 				    .text = "From: bot@example.org\r\nSubject: x\r\n\r\nhi\r\n" };
 	gint64 reply_id, job_id;
 
@@ -388,6 +388,11 @@ static gint64 queue_reply(struct fixture *f)
 	payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
 	assert_int_equal(pk_store_job_add(store, &job_id, PK_JOB_REPLY, payload, &err), 0);
 	return job_id;
+}
+
+static gint64 queue_reply(struct fixture *f)
+{
+	return queue_reply_to(f, "jane@example.org");
 }
 
 /* The job job_id as the store has it now (caller frees). */
@@ -719,6 +724,8 @@ static int smtp_session(int c, GString *heard)
 			}
 		} else if (!g_ascii_strncasecmp(l, "EHLO", 4) || !g_ascii_strncasecmp(l, "HELO", 4)) {
 			SAY("250 fake\r\n");
+		} else if (!g_ascii_strncasecmp(l, "RCPT TO:<gone", 13)) {
+			SAY("550 5.1.1 no such user\r\n");
 		} else if (!g_ascii_strncasecmp(l, "DATA", 4)) {
 			data = true;
 			SAY("354 go on\r\n");
@@ -731,6 +738,50 @@ static int smtp_session(int c, GString *heard)
 	}
 #undef SAY
 	return taken;
+}
+
+/* One session of smtp_session() on the listening fd given. */
+static gpointer one_smtp_session(gpointer data)
+{
+	int fd = GPOINTER_TO_INT(data), c = accept(fd, NULL, NULL);
+	g_autoptr(GString) heard = g_string_new(NULL);
+
+	if (c >= 0)
+		smtp_session(c, heard);
+	return NULL;
+}
+
+/* A recipient the server refused is logged, and not named among those the reply was sent to. */
+static void test_refused_recipient_not_sent_to(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true };
+	g_autofree char *text = NULL, *more = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 job_id = queue_reply_to(f, "jane@example.org\ngone@example.org\njoe@example.org");
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	GThread *server;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
+	more = g_strdup_printf("%s[smtp]\nurl = smtp://127.0.0.1:%d\n", text, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(f->config, more, -1, NULL));
+	server = g_thread_new("smtp", one_smtp_session, GINT_TO_POINTER(fd));
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	g_thread_join(server);
+	close(fd);
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
+	assert_int_equal(job->state, PK_JOB_DONE);
+	assert_non_null(strstr(job->detail, "sent to jane@example.org, joe@example.org but 1 refused"));
+	assert_null(strstr(job->detail, "gone@"));
 }
 
 /*
@@ -1021,6 +1072,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_daemon_through_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_outbox_retries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_reply_leaves_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_recipient_not_sent_to, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_roles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_send_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_renewed, setup, teardown),

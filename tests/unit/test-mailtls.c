@@ -212,6 +212,41 @@ static void test_smtp_no_starttls(void **state)
 }
 
 /*
+ * A server that offers STARTTLS and then refuses it (454): said as a
+ * refusal, with its answer, not as a server that offers no STARTTLS.
+ */
+static void test_smtp_starttls_refused(void **state)
+{
+	static const struct rule rules[] = {
+		{ "EHLO", "250-fake.example.org\r\n250-STARTTLS\r\n250 AUTH PLAIN\r\n" },
+		{ "STARTTLS", "454 4.7.0 TLS not available due to temporary reason\r\n" },
+		{ "QUIT", "221 bye\r\n" },
+		{ NULL, "502 what\r\n" },
+	};
+	const char *const rcpt[] = { "jane@example.org", NULL };
+	struct pk_smtp_config cfg = { .tls = PK_TLS_REQUIRED, .user = "bot", .password = "pw", .timeout = 10 };
+	g_autoptr(GError) err = NULL;
+	g_autofree char *url = NULL;
+	struct fake f;
+	int rc;
+
+	fake_start(&f, false, rules);
+	url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
+	cfg.url = url;
+	rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, NULL, &err);
+	fake_stop(&f);
+	print_message("%s\n%s", err ? err->message : "sent", f.heard->str);
+	assert_int_equal(rc, -1);
+	assert_true(heard(&f, "STARTTLS"));
+	assert_false(heard(&f, "AUTH"));
+	assert_false(heard(&f, "MAIL FROM"));
+	assert_non_null(strstr(err->message, "refused STARTTLS"));
+	assert_non_null(strstr(err->message, "454 4.7.0 TLS not available"));
+	assert_null(strstr(err->message, "offers no STARTTLS"));
+	g_string_free(f.heard, TRUE);
+}
+
+/*
  * A server that refuses some recipients (a stale Cc): the mail goes to
  * those it took and the refused are named; refused by all, nothing goes
  * and the refusal is for good.
@@ -455,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_smtp_no_starttls),
 		cmocka_unit_test(test_imap_no_starttls),
 		cmocka_unit_test(test_smtp_refused_recipient),
+		cmocka_unit_test(test_smtp_starttls_refused),
 		cmocka_unit_test(test_smtp_quiet_server),
 		cmocka_unit_test(test_imap_absurd_uid),
 	};
