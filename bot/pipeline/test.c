@@ -4,6 +4,7 @@
 #include "pipeline/private.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lab/apply.h"
 #include "lab/build.h"
@@ -86,18 +87,45 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 		pk_progress("%s...", what);
 }
 
+/* In a build dir, written once fill_build_dir() brought it up to the tree. */
+#define CAUGHT_UP_STAMP ".printkbot-caught-up"
+
+/*
+ * Whether what a published build left in build_dir is behind the tree:
+ * never built (a base never built, or a derived config first used for a
+ * series whose first patch was not built: a dt-bindings patch), or built
+ * before the tree's top Makefile was last written, which a switch to
+ * another base (6.1 and 6.12 share the tree) rewrites with every file
+ * that differs, so that make would compile nearly all of it again.
+ */
+static bool build_dir_behind(const struct pk_lab *lab, const char *build_dir)
+{
+	g_autofree char *vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
+	g_autofree char *stamp = g_build_filename(build_dir, CAUGHT_UP_STAMP, NULL);
+	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
+	struct stat built, caught_up, tree;
+
+	if (stat(vmlinux, &built) < 0)
+		return true;
+	/* a make that found nothing to do leaves vmlinux as it was: the stamp says when it ran */
+	if (stat(stamp, &caught_up) == 0 && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
+		built = caught_up;
+	return stat(makefile, &tree) == 0 && (tree.st_mtim.tv_sec > built.st_mtim.tv_sec ||
+					      (tree.st_mtim.tv_sec == built.st_mtim.tv_sec &&
+					       tree.st_mtim.tv_nsec > built.st_mtim.tv_nsec));
+}
+
 /*
  * Before an unpublished commit is built in a layer (lab/layer.h) over a
- * build dir no published build has filled yet (a base never built, or a
- * derived config first used for a series whose first patch was not
- * built: a dt-bindings patch), the published commit it stands on is
- * built there: else the whole kernel would be built in the layer and
- * thrown away with it, for each side.  commit is checked out again after.
+ * build dir whose published build is behind the tree (build_dir_behind()),
+ * the published commit it stands on is built there: else the layer would
+ * compile the whole kernel, and throw it away, for each side of each
+ * patch.  commit is checked out again after.
  */
 static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *opts, const char *commit,
 			  GError **err)
 {
-	g_autofree char *build_dir = NULL, *vmlinux = NULL, *base = NULL;
+	g_autofree char *build_dir = NULL, *base = NULL;
 	struct pk_build_result built = { 0 };
 	const char *layer_for = NULL;
 	int rc = -1;
@@ -107,10 +135,9 @@ static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *o
 	build_dir = pk_lab_build_dir(lab);
 	if (pk_layer_over(build_dir, &layer_for) && !g_strcmp0(layer_for, commit))
 		return 0;   /* at work in its layer already: the build dir under it was looked at then */
-	vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
 	if (pk_layer_drop(build_dir, err) < 0)
 		return -1;
-	if (g_file_test(vmlinux, G_FILE_TEST_EXISTS) || !(base = pk_repo_published_ancestor(lab, commit, 256)))
+	if (!build_dir_behind(lab, build_dir) || !(base = pk_repo_published_ancestor(lab, commit, 256)))
 		return 0;
 	pk_info("building %.12s, which %.12s stands on, in %s first: a layer then holds only what differs",
 		base, commit, build_dir);
@@ -120,6 +147,12 @@ static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *o
 	    pk_build_kernel(&built, lab, err) < 0)
 		goto out;
 	/* a base that does not build: the side's own build will say so */
+	if (built.ok) {
+		g_autofree char *stamp = g_build_filename(build_dir, CAUGHT_UP_STAMP, NULL);
+
+		if (pk_write_file(stamp, base, strlen(base), err) < 0)
+			goto out;
+	}
 	rc = pk_repo_checkout(lab, commit, err);
 out:
 	pk_build_result_clear(&built);

@@ -5,7 +5,17 @@
 # there whatever the configured order; one that applies to neither says
 # so, naming both.  index-diff between 6.1 and 6.12 gives an attributed
 # list, and a pattern file with a rule for a message 6.12 removed reports
-# that rule.  The corpus figure (churn patches per base) is bench material.
+# that rule.  A real series of the linux-serial corpus on 6.1, the NI UART
+# driver ("[PATCH tty-next 0-2/2] serial: 8250: add driver for NI UARTs",
+# 2023: a dt-bindings patch, then the driver with its Kconfig entry and
+# Makefile line), with a third patch made here on the new driver (one
+# message reworded, the subjects made n/3): built by the default policy
+# with CONFIG_SERIAL_8250_NI on in the patched kernel, the driver's
+# messages in the printk index diff, 8250_ni.c in the coverage, and the
+# third patch tested on the driver patch with the option on both sides.
+# It runs here, where the 6.1 base is built: a switch of bases rewrites
+# most of the tree.  The corpus figure (churn patches per base) is bench
+# material (bench/series.sh).
 source "$(dirname "$0")/lib.sh"
 data=tests/data/test
 
@@ -22,11 +32,64 @@ EOF
 keep which txt $bot test --config "$work/bases.conf" --no-store --which-base \
 	$data/base-6.1-only.patch "$work/on-6.12.patch" $data/base-none.patch
 keep on61 json $bot test --config "$work/bases.conf" --json $data/base-6.1-only.patch
+if [ -d ../shared/corpus ]; then
+	python3 - ../shared/corpus "$work" <<'PY'
+import lzma, mailbox, os, sys
+corpus, work = sys.argv[1:]
+def pick(name, out, want):
+    path = os.path.join(work, name + ".mbox")
+    with lzma.open(os.path.join(corpus, name + ".mbox.xz")) as src, open(path, "wb") as dst:
+        dst.write(src.read())
+    o = mailbox.mbox(os.path.join(work, out))
+    for m in mailbox.mbox(path):
+        if want(str(m.get("Message-ID", ""))):
+            o.add(m)
+    o.flush()
+    os.unlink(path)
+pick("linux-serial-2023q1", "ni.mbox", lambda i: "20230329154235.615349" in i)
+
+# patch 3/3, a change of the driver patch 2 adds: its new file rebuilt from
+# patch 2's lines, one message reworded, diffed with difflib
+import difflib, email.message, re
+box = mailbox.mbox(os.path.join(work, "ni.mbox"))
+msgs = list(box)
+driver = next(m for m in msgs if "2/2" in m["Subject"])
+body = driver.get_payload(decode=True).decode()
+start = body.index("+++ b/drivers/tty/serial/8250/8250_ni.c")
+lines = []
+for l in body[start:].split("\n")[2:]:
+    if not l.startswith("+"):
+        break
+    lines.append(l[1:] + "\n")
+new = [l.replace("unable to determine clock frequency!", "cannot determine the clock frequency") for l in lines]
+assert new != lines, "the message to reword is not in 8250_ni.c"
+diff = "".join(difflib.unified_diff(lines, new, "a/drivers/tty/serial/8250/8250_ni.c",
+                                    "b/drivers/tty/serial/8250/8250_ni.c"))
+third = email.message.Message()
+third["From"] = "Printk Bot Fixture <fixture@printkbot.invalid>"
+third["Date"] = driver["Date"]
+third["Subject"] = "[PATCH tty-next 3/3] serial: 8250_ni: reword the clock frequency error"
+third["Message-ID"] = "<ni-third@printkbot.invalid>"
+third["In-Reply-To"] = driver["In-Reply-To"]
+third.set_payload("A printkbot fixture on top of the corpus' NI UART series.\n\n"
+                  "Signed-off-by: Printk Bot Fixture <fixture@printkbot.invalid>\n---\n"
+                  "diff --git a/drivers/tty/serial/8250/8250_ni.c b/drivers/tty/serial/8250/8250_ni.c\n" + diff)
+out = mailbox.mbox(os.path.join(work, "ni3.mbox"))
+for m in msgs:
+    subject = re.sub(r"(\d)/2\]", r"\1/3]", m["Subject"])
+    del m["Subject"]
+    m["Subject"] = subject
+    out.add(m)
+out.add(third)
+out.flush()
+PY
+	keep ni json $bot test --config "$work/bases.conf" --json "$work/ni3.mbox"
+fi
 keep none json $bot test --config "$work/bases.conf" --json $data/base-none.patch
 keep idiff json $bot index-diff --json debian:6.1 debian:6.12
 
 python3 - <<'PY'
-import json, re
+import json, os, re
 import e2elib
 from e2elib import check, done, text
 w = text("which.txt").splitlines()
@@ -57,6 +120,35 @@ lits = [l for l in lits if len(l) >= 10 and "\n" not in l][:5]
 open(e2elib.path("rules.txt"), "w").write("# log-monitor rules\n%s\nLinux version\n"
                                          % "\n".join(re.escape(l) for l in lits))
 check(bool(lits), "some messages of 6.1 are gone in 6.12 (%s)" % lits)
+
+if os.path.exists(e2elib.path("ni.json")):
+    n = e2elib.models_in("ni.json")
+    check(len(n) == 3, "ni: three patches, three reviews (%d)" % len(n))
+    driver = [m for m in n if "driver for NI UARTs" in (m.get("subject") or "")]
+    check(driver, "ni: the driver patch was tested")
+    m = driver[0] if driver else {}
+    check(m.get("verdict") == "console-changed" and m.get("base") == "debian:6.1",
+          "ni: console-changed on 6.1, not refused (%s on %s: %s)" % (m.get("verdict"), m.get("base"), m.get("reason")))
+    check("CONFIG_SERIAL_8250_NI=y" in (m.get("config_derived") or ""),
+          "ni: built with CONFIG_SERIAL_8250_NI on (%s)" % m.get("config_derived"))
+    cov = {c.get("file"): c.get("state") for c in m.get("coverage", [])}
+    check(cov.get("drivers/tty/serial/8250/8250_ni.c") in ("built", "booted"),
+          "ni: the new driver is in the coverage, compiled in (%s)" % cov)
+    added = [c for c in m.get("index", []) if c.get("kind") == "message-added" and "8250_ni.c" in (c.get("where") or "")]
+    check(added, "ni: the driver's messages are in the printk index diff (%d)" % len(added))
+    check(not [x for x in n if x.get("verdict") == "refused"], "ni: no patch refused (%s)" % [x.get("verdict") for x in n])
+    third = [m for m in n if "reword the clock frequency" in (m.get("subject") or json.dumps(m)[:2000])]
+    m = third[0] if third else {}
+    check(m.get("verdict") == "console-changed", "ni 3/3: console-changed (%s: %s)" % (m.get("verdict"), m.get("reason")))
+    check("CONFIG_SERIAL_8250_NI=y" in (m.get("config_derived") or ""),
+          "ni 3/3: tested with the option patch 2 added on (%s)" % m.get("config_derived"))
+    check(driver and m.get("before", {}).get("commit") == driver[0].get("after", {}).get("commit"),
+          "ni 3/3: on top of the driver patch")
+    changed = [c for c in m.get("index", []) if "cannot determine the clock frequency" in json.dumps(c)]
+    check(changed and changed[0].get("kind") == "text-changed",
+          "ni 3/3: the reworded message is a text change in the printk index (%s)" % [c.get("kind") for c in changed])
+else:
+    print("the NI UART series: skipped, no ../shared/corpus beside the checkout")
 done()
 PY
 keep patterns json $bot index-diff --json --patterns "$work/rules.txt" debian:6.1 debian:6.12
