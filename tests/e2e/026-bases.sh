@@ -34,19 +34,10 @@ keep which txt $bot test --config "$work/bases.conf" --no-store --which-base \
 keep on61 json $bot test --config "$work/bases.conf" --json $data/base-6.1-only.patch
 if [ -d ../shared/corpus ]; then
 	python3 - ../shared/corpus "$work" <<'PY'
-import lzma, mailbox, os, sys
+import mailbox, os, sys
+from e2elib import corpus_pick
 corpus, work = sys.argv[1:]
-def pick(name, out, want):
-    path = os.path.join(work, name + ".mbox")
-    with lzma.open(os.path.join(corpus, name + ".mbox.xz")) as src, open(path, "wb") as dst:
-        dst.write(src.read())
-    o = mailbox.mbox(os.path.join(work, out))
-    for m in mailbox.mbox(path):
-        if want(str(m.get("Message-ID", ""))):
-            o.add(m)
-    o.flush()
-    os.unlink(path)
-pick("linux-serial-2023q1", "ni.mbox", lambda i: "20230329154235.615349" in i)
+corpus_pick(corpus, "linux-serial-2023q1", "ni.mbox", lambda i: "20230329154235.615349" in i)
 
 # patch 3/3, a change of the driver patch 2 adds: its new file rebuilt from
 # patch 2's lines, one message reworded, diffed with difflib

@@ -12,20 +12,11 @@ corpus=../shared/corpus
 [ -d "$corpus" ] || skip "no ../shared/corpus beside the checkout"
 
 lab_setup
-python3 - "$corpus" "$work" <<'PY'
-import lzma, mailbox, os, sys
-corpus, work = sys.argv[1:]
-def pick(name, out, want):
-    path = os.path.join(work, name + ".mbox")
-    with lzma.open(os.path.join(corpus, name + ".mbox.xz")) as src, open(path, "wb") as dst:
-        dst.write(src.read())
-    o = mailbox.mbox(os.path.join(work, out))
-    for m in mailbox.mbox(path):
-        if want(str(m.get("Message-ID", ""))):
-            o.add(m)
-    o.flush()
-    os.unlink(path)
-pick("linux-serial-1500", "probe-baud.mbox", lambda i: i == "<20260201043615.524435-1-yushenglive@gmail.com>")
+python3 - "$corpus" <<'PY'
+import sys
+from e2elib import corpus_pick
+corpus_pick(sys.argv[1], "linux-serial-1500", "probe-baud.mbox",
+            lambda i: i == "<20260201043615.524435-1-yushenglive@gmail.com>")
 PY
 keep probe json $bot test --json "$work/probe-baud.mbox"
 

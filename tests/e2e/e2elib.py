@@ -8,6 +8,8 @@ this directory on PYTHONPATH and exports E2E_WORK, the test's $work.
     path, text, rc, model  $work/NAME, its text, NAME.rc as an int, NAME.json
                        parsed (what lib.sh's keep NAME ... wrote)
     flat(text)         whitespace runs as one space (reviews wrap at 72)
+    corpus_pick(corpus, name, out, want)  the mails of ../shared/corpus's
+                       NAME.mbox.xz whose Message-ID want() takes, into $work/OUT
     mbox_messages(p)   the messages of an mboxrd file, From_ line gone and
                        quoted From lines unquoted
     inbox_commit(repo, blobs, time0, append)  public-inbox v2 commits
@@ -104,6 +106,22 @@ def model(name):
 
 def flat(s):
     return " ".join((s or "").split())
+
+
+def corpus_pick(corpus, name, out, want):
+    import lzma
+    import mailbox
+    src = os.path.join(corpus, name + ".mbox.xz")
+    whole = path(name + ".mbox")
+    with lzma.open(src) as f, open(whole, "wb") as dst:
+        dst.write(f.read())
+    box = mailbox.mbox(path(out))
+    for m in mailbox.mbox(whole):
+        if want(str(m.get("Message-ID", ""))):
+            box.add(m)
+    box.flush()
+    os.unlink(whole)
+    return box
 
 
 def mbox_messages(mbox):
