@@ -140,8 +140,9 @@ def raw(i):
     if not r:   # the store drops a skipped mail's bytes; a job's are kept
         sys.exit("mail %d of a series job has no stored bytes" % i)
     return gzip.decompress(r)
-# the build system, as the policy names it (lab/policy.c): a patch touching
-# it is refused when it has churn, left unapplied when it has none
+# the build system, as the policy names it (lab/policy.c): built in a
+# throwaway layer when the bot runs as root with the sandbox on, else
+# refused when it has churn and left unapplied when it has none
 bs = re.compile(r"(^|/)(Makefile|Makefile\..*|Kbuild|Kconfig[^/]*)$|^(scripts|tools)/")
 with open(run + "/series.jsonl", "w") as idx:
     for n, (job, state, payload) in enumerate(db.execute(
@@ -301,7 +302,7 @@ print("  churn series: %d (churn patches in series the intake skipped: %d)" % (l
 print("  placed: %d (%s); no base: %d%s" % (sum(v for k, v in placed.items() if k not in ("none", "unanswered")),
       ", ".join("%s %d" % kv for kv in sorted(placed.items()) if kv[0] not in ("none", "unanswered")) or "-",
       placed["none"], "; --which-base gave no answer: %d" % placed["unanswered"] if placed["unanswered"] else ""))
-print("  of the placed, with a churn patch that touches the build system (refused unless [policy] allow_build_system): %d;"
+print("  of the placed, with a churn patch that touches the build system (built in a layer; refused without one): %d;"
       " with only no-churn ones (left unapplied): %d" % (bs_churn, bs_quiet))
 if not place_only:
     tested = len(times)
