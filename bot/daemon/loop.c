@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Set by the signal handlers; the loop and proc.h read them. */
@@ -236,40 +237,58 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 /* ---- start, reload, stop -------------------------------------------------- */
 
 /*
- * One daemon per database: a lock beside the database's real path (every
- * symlink resolved), so that the same store reached by another name is
- * still one store.  Not a lock on the database itself: closing any other
- * descriptor of it would drop SQLite's own POSIX locks.
+ * One daemon per database: a lock named after the database file's device
+ * and inode, in /run/lock (else the temporary dir), so that the same
+ * store reached by another name (a symlink, a hard link, a bind mount)
+ * is still one store.  Not a lock on the database itself: closing any
+ * other descriptor of it would drop SQLite's own POSIX locks.
  */
 static int daemon_lock(const char *db_path, GError **err)
 {
-	g_autofree char *real = realpath(db_path, NULL);
+	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : g_get_tmp_dir();
 	g_autofree char *path = NULL;
+	struct stat st;
 	int fd;
 
-	if (!real)
+	if (stat(db_path, &st) < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", db_path, g_strerror(errno));
-	path = g_strdup_printf("%s.daemon-lock", real);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
+	path = g_strdup_printf("%s/printkbot-store-%llx-%llx.lock", dir, (unsigned long long)st.st_dev,
+			       (unsigned long long)st.st_ino);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
 		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon uses %s (%s is locked)",
-				real, path);
+				db_path, path);
 	}
 	return fd;
 }
 
-/* One intake per store: the database's own lock, else a file lock beside the SQLite file. */
+/* One intake per store: the database's own lock, else a file lock for the SQLite file. */
 static int intake_lock(struct pk_daemon *d, GError **err)
 {
-	int rc = pk_store_intake_lock(d->store, err);
+	int rc;
 
-	if (rc != 0)
+	if (d->lock_fd >= 0)
+		return 0;   /* taken before the store was opened (file_lock_first()) */
+	if ((rc = pk_store_intake_lock(d->store, err)) != 0)
 		return rc < 0 ? -1 : 0;
 	d->lock_fd = daemon_lock(pk_store_path(d->store), err);
+	return d->lock_fd < 0 ? -1 : 0;
+}
+
+/*
+ * A SQLite file that exists is locked before it is opened: opened by a
+ * second name (a hard link), SQLite keeps a WAL of that name, and a
+ * second daemon would then read and write the store beside the first.
+ */
+static int file_lock_first(struct pk_daemon *d, const char *where, GError **err)
+{
+	if (d->opts->worker || !where || g_str_has_prefix(where, "postgresql://") ||
+	    g_str_has_prefix(where, "postgres://") || !g_file_test(where, G_FILE_TEST_EXISTS))
+		return 0;
+	d->lock_fd = daemon_lock(where, err);
 	return d->lock_fd < 0 ? -1 : 0;
 }
 
@@ -291,7 +310,8 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 	pk_sandbox_configure(&d->config.sandbox);
 	/* a worker reads no source: it has an empty list, and no intake lock */
 	d->sources = g_ptr_array_new();
-	if (pk_store_open(&d->store, opts->db ? opts->db : d->config.db, err) < 0 ||
+	if (file_lock_first(d, opts->db ? opts->db : d->config.db, err) < 0 ||
+	    pk_store_open(&d->store, opts->db ? opts->db : d->config.db, err) < 0 ||
 	    (!opts->worker && intake_lock(d, err) < 0) ||
 	    daemon_open_outbox(d, err) < 0 || daemon_reconcile_outbox(d, err) < 0 ||
 	    (!opts->queue_only && daemon_worker_start(d, err) < 0) ||

@@ -307,8 +307,8 @@ static void test_reload_reads_new_source(void **state)
 
 /*
  * One daemon per store, whatever name it is reached by: a second daemon on
- * the same database through a symlink to it, or to its directory, does not
- * start (two replied twice).
+ * the same database through a symlink to it, or to its directory, or a
+ * hard link to it, does not start (two replied twice).
  */
 static void test_one_daemon_through_symlinks(void **state)
 {
@@ -317,8 +317,10 @@ static void test_one_daemon_through_symlinks(void **state)
 	g_autofree char *file_link = g_build_filename(f->dir, "other-name.db", NULL);
 	g_autofree char *dir_link = g_strdup_printf("%s-link", f->dir);
 	g_autofree char *via_dir = g_build_filename(dir_link, "daemon.db", NULL);
-	const char *const names[] = { db, file_link, via_dir };
+	g_autofree char *hard_link = g_build_filename(f->dir, "hard-link.db", NULL);
+	const char *const names[] = { db, file_link, via_dir, hard_link };
 
+	assert_int_equal(link(db, hard_link), 0);
 	assert_int_equal(symlink(db, file_link), 0);
 	assert_int_equal(symlink(f->dir, dir_link), 0);
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
