@@ -29,7 +29,7 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = g_new0(struct fixture, 1);
-	g_autofree char *makefile = NULL, *fixdep = NULL, *obj = NULL;
+	g_autofree char *makefile = NULL, *fixdep = NULL, *obj = NULL, *fixdep_dir = NULL, *obj_dir = NULL;
 
 	f->root = g_dir_make_tmp("test-layer-XXXXXX", NULL);
 	f->lab.lock_fd = -1;
@@ -43,8 +43,10 @@ static int setup(void **state)
 	fixdep = g_build_filename(f->build_dir, "scripts", "basic", "fixdep", NULL);
 	obj = g_build_filename(f->build_dir, "init", "main.o", NULL);
 	g_mkdir_with_parents(f->build_dir, 0755);
-	g_mkdir_with_parents(g_path_get_dirname(fixdep), 0755);
-	g_mkdir_with_parents(g_path_get_dirname(obj), 0755);
+	fixdep_dir = g_path_get_dirname(fixdep);
+	obj_dir = g_path_get_dirname(obj);
+	g_mkdir_with_parents(fixdep_dir, 0755);
+	g_mkdir_with_parents(obj_dir, 0755);
 	g_file_set_contents(fixdep, "\177ELF the host program", -1, NULL);
 	g_file_set_contents(obj, "an object", -1, NULL);
 	*state = f;
