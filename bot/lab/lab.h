@@ -9,11 +9,13 @@
  *   build/<cfg>-<series>/  make O= dir for that config and kernel series
  *                          (6.12: VERSION.PATCHLEVEL of the tree), so a
  *                          6.1 base never leaves its objects in 6.12's dir
- *                          and switching back rebuilds nothing;
+ *                          (a switch still rewrites the files that differ);
+ *                          only published builds write it (layer.h)
  *                          .printkbot-config when its .config was made from
  *                          the fragment, .printkbot-kconfig the commit the
  *                          .config was last made for
  *   build/<cfg>.ready      setup was completed for that config
+ *   layers/<build dir>.<pid>/  a throwaway layer's upper and work dirs (layer.h)
  *   guest/init, initrd.cpio  the static guest init and its initramfs
  *   accel                  whether QEMU can use KVM here (boot.c's probe)
  *   lock                   pk_lab_lock()'s flock
