@@ -31,7 +31,11 @@ trap 'mv -f "$main_c.bench-orig" "$main_c"; rm -rf "$layer"' EXIT
 
 export KBUILD_BUILD_TIMESTAMP='2024-01-01 00:00:00 UTC' KBUILD_BUILD_USER=printkbot KBUILD_BUILD_HOST=printkbot \
 	KBUILD_BUILD_VERSION=1 LOCALVERSION= LC_ALL=C PATH=/usr/local/bin:/usr/bin:/bin
-make_it() { make -C "$tree" -s -j"$(nproc)" O="$build" CC=gcc vmlinux >/dev/null; }
+# the bot's own CC= (build.c): another one would make Kbuild compile everything again, here and after
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+export CCACHE_DISABLE=1 cc
+make_it() { make -C "$tree" -s -j"$(nproc)" O="$build" CC="$cc" vmlinux >/dev/null; }
 change() { sed -i "s/\"Run %s as init process\\\\n\"/\"Run %s as init process (bench $1)\\\\n\"/" "$main_c"; }
 
 # the layered build: make in a mount namespace of its own, on an overlay of the build dir
