@@ -52,7 +52,8 @@ int pk_layer_namespace(GError **err)
 			namespace_why = g_strdup_printf("cannot make a mount namespace (%s): layers need root",
 							g_strerror(errno));
 			namespace_state = -1;
-		} else if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+		} else if (mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) < 0) {
+			/* source and type are ignored for a propagation change; valgrind reads them */
 			namespace_why = g_strdup_printf("cannot make / a slave mount: %s", g_strerror(errno));
 			namespace_state = -1;
 		} else {

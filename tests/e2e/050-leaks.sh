@@ -18,7 +18,8 @@ G_SLICE=always-malloc G_DEBUG=gc-friendly PRINTKBOT_REGEX_JIT=0 \
 	$bot-core test --no-store tests/data/test/pure-conversion.patch >"$work/review.txt" 2>"$work/err" || rc=$?
 grep -E "definitely lost|ERROR SUMMARY|All heap blocks" "$work/valgrind.log" | sed 's/^==[0-9]*== */  /'
 if [ "$rc" = 99 ]; then
-	grep -A25 -E "definitely lost in|Invalid (read|write)|uninitialised" "$work/valgrind.log" | head -80 >"$work/errors"
+	{ grep -A25 -E "definitely lost in|Invalid (read|write)|uninitialised|unaddressable" "$work/valgrind.log" ||
+	  tail -60 "$work/valgrind.log"; } | head -80 >"$work/errors"
 	fail "valgrind found errors or definite leaks" "$work/errors"
 fi
 grep -q "verdict: no-visible-change" "$work/review.txt" || fail "the test itself went wrong (exit $rc): its review and stderr" "$work/review.txt" "$work/err"
