@@ -452,20 +452,19 @@ static gpointer refusing_server(gpointer data)
 	return NULL;
 }
 
-/* A reply the server refuses for good leaves new/: the outbox no longer counts it as waiting. */
-static void test_refused_reply_leaves_new(void **state)
+/*
+ * Point the config's [smtp] at a listener on loopback served by serve (one
+ * thread, the listening fd its argument), run the daemon once, and return
+ * the job job_id as it ended.
+ */
+static struct pk_store_job *run_once_with_smtp(struct fixture *f, const char *name, GThreadFunc serve,
+					       gint64 job_id)
 {
-	struct fixture *f = *state;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof a;
 	struct pk_daemon_opts once = { .config_path = f->config, .once = true };
-	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
 	g_autofree char *text = NULL, *more = NULL;
-	g_autoptr(pk_store_job) job = NULL;
-	g_autoptr(pk_outbox) ob = NULL;
-	g_autoptr(GPtrArray) waiting = NULL;
 	g_autoptr(GError) err = NULL;
-	gint64 job_id = queue_reply(f);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	GThread *server;
 
@@ -476,12 +475,26 @@ static void test_refused_reply_leaves_new(void **state)
 	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
 	more = g_strdup_printf("%s[smtp]\nurl = smtp://127.0.0.1:%d\n", text, ntohs(a.sin_port));
 	assert_true(g_file_set_contents(f->config, more, -1, NULL));
-	server = g_thread_new("refuser", refusing_server, GINT_TO_POINTER(fd));
+	server = g_thread_new(name, serve, GINT_TO_POINTER(fd));
 	if (pk_daemon_run(&once, &err) < 0)
 		fail_msg("run: %s", err->message);
 	g_thread_join(server);
 	close(fd);
-	job = job_now(f, job_id);
+	return job_now(f, job_id);
+}
+
+/* A reply the server refuses for good leaves new/: the outbox no longer counts it as waiting. */
+static void test_refused_reply_leaves_new(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(GPtrArray) waiting = NULL;
+	g_autoptr(GError) err = NULL;
+	gint64 job_id = queue_reply(f);
+
+	job = run_once_with_smtp(f, "refuser", refusing_server, job_id);
 	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
 	assert_int_equal(job->state, PK_JOB_FAILED);
 	assert_non_null(strstr(job->detail, "refused by the server"));
@@ -757,29 +770,10 @@ static gpointer one_smtp_session(gpointer data)
 static void test_refused_recipient_not_sent_to(void **state)
 {
 	struct fixture *f = *state;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	struct pk_daemon_opts once = { .config_path = f->config, .once = true };
-	g_autofree char *text = NULL, *more = NULL;
 	g_autoptr(pk_store_job) job = NULL;
-	g_autoptr(GError) err = NULL;
 	gint64 job_id = queue_reply_to(f, "jane@example.org\ngone@example.org\njoe@example.org");
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	GThread *server;
 
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	assert_int_equal(listen(fd, 1), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
-	more = g_strdup_printf("%s[smtp]\nurl = smtp://127.0.0.1:%d\n", text, ntohs(a.sin_port));
-	assert_true(g_file_set_contents(f->config, more, -1, NULL));
-	server = g_thread_new("smtp", one_smtp_session, GINT_TO_POINTER(fd));
-	if (pk_daemon_run(&once, &err) < 0)
-		fail_msg("run: %s", err->message);
-	g_thread_join(server);
-	close(fd);
-	job = job_now(f, job_id);
+	job = run_once_with_smtp(f, "smtp", one_smtp_session, job_id);
 	print_message("job %" G_GINT64_FORMAT ": %s\n", job->id, job->detail);
 	assert_int_equal(job->state, PK_JOB_DONE);
 	assert_non_null(strstr(job->detail, "sent to jane@example.org, joe@example.org but 1 refused"));
