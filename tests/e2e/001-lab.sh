@@ -45,7 +45,14 @@ check(len(raw_diff) < len(a["records"]) / 5, "most records identical between two
 clock = re.compile(r"^(tsc: |clocksource: |Calibrating delay|smpboot: Total|sched_clock: |"
                    r"APIC timer disabled due to verification failure|calibrate_delay_direct\(\) )")
 odd = [t for t in set(ta) ^ set(tb) if not clock.match(t)]
-check(odd == [], "with numbers masked, the boots differ only in clock calibration %s" % odd)
+# The PS/2 mouse's protocol probe runs in serio's workqueue, seconds of
+# guest time under TCG: on a busy host one boot's capture may end before
+# its "input: ImExPS/2 ..." line.  Absent from one boot is allowed (the
+# bot's noise mask learns exactly that); a different text is not.
+late = re.compile(r"^input: .* as /devices/platform/i8042/")
+odd = [t for t in odd if not (late.match(t) and (t in ta) != (t in tb))]
+check(odd == [], "with numbers masked, the boots differ only in clock calibration "
+      "and a late mouse probe %s" % odd)
 print("boot took %.2f s (%s)" % (a["boot"]["seconds"], a["boot"]["accel"]))
 done()
 PY
