@@ -18,9 +18,9 @@ DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libunistring-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 python3-kconfiglib \
-	    bubblewrap sqlite3 clang libclang-rt-14-dev valgrind libpq-dev postgresql
+	    bubblewrap scdoc man-db sqlite3 clang libclang-rt-14-dev valgrind libpq-dev postgresql
 
-# One folder per pipeline stage (README "Where things live"); every
+# One folder per pipeline stage (doc/development.md, "Where things live"); every
 # include names its stage ("store/store.h"), hence -Ibot.
 BOT_SRCS  = $(wildcard bot/*/*.c)
 BOT_HDRS  = $(wildcard bot/*/*.h)
@@ -28,9 +28,20 @@ BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-.PHONY: all deps check check-long unit e2e e2e-long demo install clean bench bench-store bench-sandbox bench-noise unit-asan fuzz
+.PHONY: all man deps check check-long unit e2e e2e-long demo install clean bench bench-store bench-sandbox bench-noise unit-asan fuzz
 
-all: printkbot printkbot-core
+all: printkbot printkbot-core man
+
+# The man pages (doc/mkman.py says how they stay in step with --help and
+# config.example); scdoc makes the roff.
+MAN_PAGES = doc/printkbot.1 doc/printkbot.conf.5
+man: $(MAN_PAGES)
+doc/printkbot.1.scd: doc/printkbot.1.scd.in doc/mkman.py printkbot-core
+	python3 doc/mkman.py 1 ./printkbot-core < $< > $@.tmp && mv $@.tmp $@
+doc/printkbot.conf.5.scd: doc/printkbot.conf.5.scd.in doc/mkman.py config.example
+	python3 doc/mkman.py 5 config.example < $< > $@.tmp && mv $@.tmp $@
+doc/%: doc/%.scd
+	scdoc < $< > $@.tmp && mv $@.tmp $@
 
 # Made afresh: `ar r` would keep the object of a source file that is gone.
 bot/libprintkbot.a: $(BOT_OBJS)
@@ -141,7 +152,7 @@ deps:
 	fi
 
 # tests/layering.sh first: no stage of bot/ may include one above it.
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) man
 	@bash tests/layering.sh
 	@fail=0; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t || fail=1; done; exit $$fail
 
@@ -206,7 +217,7 @@ bench-store: printkbot bot/libprintkbot.a
 # made $(PREFIX)/bin.
 UNITDIR     ?= /etc/systemd/system
 SYSUSERSDIR ?= /etc/sysusers.d
-install: printkbot printkbot-core
+install: printkbot printkbot-core man
 	install -D -m 0755 printkbot $(DESTDIR)$(PREFIX)/bin/printkbot
 	install -D -m 0755 printkbot-core $(DESTDIR)$(PREFIX)/libexec/printkbot/printkbot-core
 	install -d $(DESTDIR)$(PREFIX)/share/printkbot/templates $(DESTDIR)$(PREFIX)/share/printkbot/qemu
@@ -216,7 +227,12 @@ install: printkbot printkbot-core
 	sed 's|/usr/local/bin/printkbot|$(PREFIX)/bin/printkbot|g' contrib/printkbot.service \
 		> $(DESTDIR)$(UNITDIR)/printkbot.service
 	install -m 0644 contrib/printkbot.sysusers $(DESTDIR)$(SYSUSERSDIR)/printkbot.conf
+	install -D -m 0644 doc/printkbot.1 $(DESTDIR)$(PREFIX)/share/man/man1/printkbot.1
+	install -D -m 0644 doc/printkbot.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/printkbot.conf.5
+	install -d $(DESTDIR)$(PREFIX)/share/doc/printkbot
+	install -m 0644 doc/*.md config.example $(DESTDIR)$(PREFIX)/share/doc/printkbot
 
 clean:
 	rm -f printkbot printkbot-core bot/*.o bot/*/*.o bot/*.a bot/store/store-sql.inc $(PREFIX_STAMP) bench/store-fill bench/sandbox $(UNIT_BINS)
 	rm -rf build
+	rm -f $(MAN_PAGES) doc/*.scd doc/*.tmp

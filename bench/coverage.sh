@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the bot compiles of real patches, and what a config derived per
-# patch costs (README "A config per patch").  Needs `printkbot setup` and
+# patch costs (doc/coverage.md, "A config per patch").  Needs `printkbot setup` and
 # ../shared/corpus.
 #
 # 1. The coverage table: every mail of the linux-serial corpus whose diff

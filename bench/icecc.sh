@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One cold base build of the lab's config with and without icecream, side
-# by side on this machine (README "Compilers"): `printkbot boot --json`
+# by side on this machine (doc/workers.md, "Compilers"): `printkbot boot --json`
 # on the base, its build dir removed before each, with `[build] cc = gcc`
 # and with `cc = icecc`, alternating gcc, icecc, gcc, icecc (PASSES pairs,
 # default 1).  Prints each build's seconds, as the bot measured them, and

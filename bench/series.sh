@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How many real logging-churn series of a mailing list the bot answers
-# completely (README "The mailing-list bot", "Bases", "Testing a patch").
+# completely (doc/daemon.md, doc/bases.md, doc/testing.md).
 # Needs `printkbot setup` and `printkbot setup --source debian:6.1` (the
 # 2023 series go on 6.1), and ../shared/corpus: the linux-serial archives
 # of 2023-Q1 (linux-serial-2023q1.mbox.xz) and of 2025-11..2026-03

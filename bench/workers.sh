@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The worker pool on this machine (README "The mailing-list bot"):
+# The worker pool on this machine (doc/workers.md):
 # 1. the claim latency of an empty queue: what an idle worker pays per ask
 #    (bench/claim.c, 1000 claims), on SQLite and on PostgreSQL;
 # 2. throughput with 1, 2 and 3 workers, each on its own lab: PATCHES

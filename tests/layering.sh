@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stages of bot/ are floors (README "Where things live"): a file may
+# The stages of bot/ are floors (doc/development.md, "Where things live"): a file may
 # include its own folder and the floors below, never one above, so no
 # stage calls back up and there are no circles.  Fails naming every
 # include that goes up.

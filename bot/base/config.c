@@ -39,6 +39,11 @@ static const char *const known_keys[][24] = {
 	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", NULL },
 };
 
+const char *const *pk_config_known_keys(unsigned group)
+{
+	return group < G_N_ELEMENTS(known_keys) ? known_keys[group] : NULL;
+}
+
 /*
  * The line of the file where a group (key NULL) or a key of it is, for
  * error messages: GKeyFile does not keep line numbers.  0 when not found.

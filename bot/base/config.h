@@ -128,6 +128,14 @@ struct pk_config {
 };
 
 /*
+ * The keys the configuration knows, a group at a time: the group's name
+ * first (one ending in a space is a prefix: "source " is every [source
+ * NAME]), then its keys, NULL-ended; NULL past the last group.  The
+ * manual's test checks printkbot.conf(5) against it.
+ */
+const char *const *pk_config_known_keys(unsigned group);
+
+/*
  * Read path (NULL: $PRINTKBOT_CONFIG, else /etc/printkbot.conf if it exists).
  * An unknown group or key, or a bad value, is an error naming the file,
  * the line, the group and the key.  Without a file, every default is set.

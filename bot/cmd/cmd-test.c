@@ -16,6 +16,7 @@
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
 	"                      [--db FILE | --no-store] [--allow-build-system] [--all]\n"
+	"                      [--which-base]\n"
 	"                      PATCH|MBOX|-...\n\n"
 	"Apply each patch on the base in the bot's kernel tree (a series: each patch\n"
 	"on top of the previous one, every patch applied, each built and booted only\n"

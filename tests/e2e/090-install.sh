@@ -7,7 +7,8 @@
 # naming that dir, and left to its compiled-in PREFIX it looks in
 # /usr/local/share/printkbot.  `setup` (warm lab) and `test` work.  The
 # systemd unit and its sysusers.d user are installed, and the unit passes
-# systemd-analyze verify.
+# systemd-analyze verify.  `man printkbot` and `man printkbot.conf` show the
+# installed pages, and the manual is in share/doc/printkbot.
 source "$(dirname "$0")/lib.sh"
 
 make -s -j1 install DESTDIR="$work/root" PREFIX=/usr/local >"$work/install.log" 2>&1 ||
@@ -29,6 +30,16 @@ if command -v systemd-analyze >/dev/null; then
 	keep verify out systemd-analyze verify "$work/printkbot.service"
 	check "systemd-analyze verify: the unit is sound" grep -qx 0 "$work/verify.rc"
 fi
+# man finds both pages in the installed man dir, and they render
+for page in printkbot printkbot.conf; do
+	keep "man-$page" txt env MANPATH="$inst/share/man" MANWIDTH=80 man "$page"
+	check "man $page: the installed page renders" grep -qx 0 "$work/man-$page.rc"
+done
+check "man printkbot: a section per command (test's --help in it)" \
+	grep -q "usage: printkbot test" "$work/man-printkbot.txt"
+check "man printkbot.conf: the keys (boot_timeout's default in it)" \
+	grep -q "boot_timeout = 60" "$work/man-printkbot.conf.txt"
+check "make install: the manual in share/doc/printkbot" test -f "$inst/share/doc/printkbot/config.example"
 marker="installed-template-$$"
 echo "$marker" >>"$data/templates/review.txt"
 cp tests/data/test/text-change.patch "$work/text-change.patch"
