@@ -832,7 +832,14 @@ int pk_patch_read_mails(GPtrArray **out, unsigned *out_skipped, const char *buf,
 	unsigned skipped = 0, read = 0;
 
 	if ((int)format == -1) {
-		g_ptr_array_add(patches, pk_patch_parse_diff(buf, len));
+		struct pk_patch *p = pk_patch_parse_diff(buf, len);
+
+		/* text without one file header (an empty file, a note) is no
+		 * patch: callers say so, where a patch of no files was no-churn */
+		if (p->files->len || p->error)
+			g_ptr_array_add(patches, p);
+		else
+			pk_patch_free(p);
 		goto done;
 	}
 	gmime_init_once();

@@ -40,7 +40,8 @@ static const char scan_usage[] =
 	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n\n"
 	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
 	"exit status: 0 no findings, 1 findings (or a damaged patch among readable ones),\n"
-	"2 bad input (unreadable, or no patch in it could be read whole) or usage;\n"
+	"2 bad input (unreadable, neither a mail nor a diff, or no patch in it could\n"
+	"be read whole) or usage;\n"
 	"mails without a diff are skipped, not bad input\n";
 
 /* The command line of scan. */
@@ -242,6 +243,13 @@ out:
 	close(fd);
 	if (t.skipped)
 		pk_info("%s: %u mail(s) without a diff skipped", path, t.skipped);
+	if (!t.patches && !t.skipped) {
+		/* neither a mail nor a diff: "no findings" would be a silent all-clear */
+		fprintf(stderr, "printkbot: %s: no patch in it: %s\n", path,
+			whole->len || rc ? "no mail, and no diff (no file header such as '--- a/FILE')"
+					 : "the input is empty");
+		return 2;
+	}
 	return t.damaged && t.damaged == t.patches ? 2 : rc;
 }
 

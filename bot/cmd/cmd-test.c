@@ -169,7 +169,12 @@ static int test_input(struct test_run *run, const char *path)
 		return 2;
 	}
 	if (!patches->len) {
-		fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n", path, skipped);
+		if (skipped)
+			fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n",
+				path, skipped);
+		else
+			fprintf(stderr, "printkbot test: %s: no patch in it: %s\n", path,
+				len ? "no mail, and no diff (no file header such as '--- a/FILE')" : "the file is empty");
 		return 2;
 	}
 	if ((run->store && !run->which_base &&

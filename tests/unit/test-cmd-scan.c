@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cmd/commands.h"
+#include "base/patch.h"
 #include "base/util.h"
 #include "scan-fixture.h"
 
@@ -55,6 +56,24 @@ static void test_cmd_scan_exit(void **state)
 	unlink(clean_path);
 	unlink(churn_path);
 	unlink(bad_path);
+}
+
+/* An empty file and a note are no patch: bad input, never "no findings". */
+static void test_cmd_scan_no_patch(void **state)
+{
+	g_autofree char *empty = tmp_file(""), *note = tmp_file("hello\nnot a patch\n");
+	char *argv_empty[] = { "scan", empty, NULL };
+	char *argv_note[] = { "scan", note, NULL };
+	g_autoptr(GPtrArray) patches = NULL;
+	unsigned skipped = 7;
+
+	assert_int_equal(cmd_scan(2, argv_empty), 2);
+	assert_int_equal(cmd_scan(2, argv_note), 2);
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, "hello\n", 6, NULL), 0);
+	assert_int_equal(patches->len, 0);
+	assert_int_equal(skipped, 0);
+	unlink(empty);
+	unlink(note);
 }
 
 /* A mail of an mbox: headers, then a body. */
@@ -121,6 +140,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmd_scan_exit),
+		cmocka_unit_test(test_cmd_scan_no_patch),
 		cmocka_unit_test(test_cmd_scan_mbox_exit),
 		cmocka_unit_test(test_cmd_scan_headers_trimmed),
 	};
