@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lab/policy.h"
 #include "lab/repo.h"
 #include "lab/repo-git.h"
 #include "base/util.h"
@@ -14,6 +15,7 @@ struct apply_progress {
 	char *file;
 	unsigned hunk;            /* 1-based within file */
 	char header[128];         /* "@@ -10,3 +10,4 @@" */
+	GHashTable *leave_out;    /* paths whose deltas are skipped (see apply_to_tree()), or NULL */
 };
 
 static int on_delta(const git_diff_delta *delta, void *payload)
@@ -24,7 +26,8 @@ static int on_delta(const git_diff_delta *delta, void *payload)
 	p->file = g_strdup(delta->new_file.path ? delta->new_file.path : delta->old_file.path);
 	p->hunk = 0;
 	p->header[0] = '\0';
-	return 0;
+	/* > 0: libgit2 skips this delta and goes on with the next */
+	return p->leave_out && g_hash_table_contains(p->leave_out, p->file) ? 1 : 0;
 }
 
 static int on_hunk(const git_diff_hunk *hunk, void *payload)
@@ -512,13 +515,19 @@ out:
 /*
  * patch applied to tree in memory, the result written as a tree object:
  * 1 with *out_tree, 0 when it does not apply (*failure, *refused), -1
- * with err set when the repository cannot be used.
+ * with err set when the repository cannot be used.  A file no build reads
+ * (PK_PATH_INERT: MAINTAINERS, Documentation/, dt-bindings) whose hunks
+ * do not apply on this base is left out, with why in *left_out, and the
+ * rest applied: a MAINTAINERS line written against another tree must not
+ * decide whether the code is tested, and the review says what was left.
  */
-static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool *three_way, git_repository *repo,
-			 git_tree *tree, const struct pk_patch *patch, GError **err)
+static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool *three_way, char **left_out,
+			 git_repository *repo, git_tree *tree, const struct pk_patch *patch, GError **err)
 {
 	git_apply_options opts = GIT_APPLY_OPTIONS_INIT;
-	struct apply_progress progress = { 0 };
+	g_autoptr(GHashTable) leave_out = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GString) left = g_string_new(NULL);
+	struct apply_progress progress = { .leave_out = leave_out };
 	git_diff *diff = NULL;
 	git_index *index = NULL;
 	g_autofree char *text = patch->diff ? prepare_diff(repo, tree, patch) : NULL;
@@ -551,18 +560,31 @@ static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool 
 	opts.delta_cb = on_delta;
 	opts.hunk_cb = on_hunk;
 	opts.payload = &progress;
-	if (git_apply_to_tree(&index, repo, tree, diff, &opts) < 0) {
+	/* each round leaves out one more inert file, so it ends */
+	while (git_apply_to_tree(&index, repo, tree, diff, &opts) < 0) {
 		const git_error *e = git_error_last();
+
 		*failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
+		if (progress.file && !g_hash_table_contains(leave_out, progress.file) &&
+		    g_hash_table_size(leave_out) + 1 < git_diff_num_deltas(diff) &&
+		    pk_policy_path_kind(progress.file) == PK_PATH_INERT) {
+			g_string_append_printf(left, "%s%s", left->len ? "; " : "", *failure);
+			g_hash_table_add(leave_out, g_steal_pointer(&progress.file));
+			g_clear_pointer(failure, g_free);
+			continue;
+		}
 		/* three_way NULL: a clean apply only */
 		if (three_way && (*three_way = apply_three_way(out_tree, repo, tree, diff) == 1)) {
 			g_clear_pointer(failure, g_free);
+			g_string_truncate(left, 0);
 			rc = 1;
 		}
 		goto out;
 	}
 	rc = git_index_write_tree_to(out_tree, index, repo) < 0 ? pk_git_fail(err, "writing the patched tree") : 1;
 out:
+	if (rc == 1 && left->len && left_out)
+		*left_out = g_strdup(left->str);
 	g_free(progress.file);
 	git_index_free(index);
 	git_diff_free(diff);
@@ -584,8 +606,8 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	if (pk_repo_lookup(&parent, repo, parent_rev, err) < 0 ||
 	    git_commit_tree(&parent_tree, parent) < 0)
 		goto cleanup;
-	if ((applied = apply_to_tree(&tree_id, &res.failure, &res.refused, &res.three_way, repo, parent_tree,
-				     patch, err)) < 0)
+	if ((applied = apply_to_tree(&tree_id, &res.failure, &res.refused, &res.three_way, &res.left_out, repo,
+				     parent_tree, patch, err)) < 0)
 		goto cleanup;
 	if (!applied)
 		goto done;
@@ -635,7 +657,7 @@ int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const ch
 		bool refused, merged = false;
 		git_oid next;
 
-		if ((rc = apply_to_tree(&next, &failure, &refused, three_way ? &merged : NULL, repo, tree,
+		if ((rc = apply_to_tree(&next, &failure, &refused, three_way ? &merged : NULL, NULL, repo, tree,
 					patches[i], err)) == 0)
 			*out_failure = n > 1 ? g_strdup_printf("patch %u/%u: %s", i + 1, n, failure)
 					     : g_steal_pointer(&failure);
@@ -655,5 +677,6 @@ void pk_apply_result_clear(struct pk_apply_result *res)
 {
 	g_clear_pointer(&res->commit, g_free);
 	g_clear_pointer(&res->failure, g_free);
+	g_clear_pointer(&res->left_out, g_free);
 	res->applied = false;
 }

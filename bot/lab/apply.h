@@ -28,6 +28,8 @@ struct pk_apply_result {
 	bool three_way;   /* applied by a 3-way merge, as `git am -3`: the hunks did not apply
 	                     as they stand, but on the blobs the patch's index lines name (the
 	                     lab has them), and that change merged without a conflict */
+	char *left_out;   /* files no build reads whose hunks did not apply, left out, and why
+	                     ("MAINTAINERS: hunk 2 (...) does not apply: ..."; "; " between), or NULL */
 };
 
 /*

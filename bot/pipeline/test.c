@@ -53,6 +53,7 @@ void pk_test_result_clear(struct pk_test_result *res)
 	if (res->coverage)
 		g_ptr_array_unref(res->coverage);
 	g_free(res->config_hash);
+	g_free(res->left_out);
 	pk_derived_clear(&res->derived);
 	memset(res, 0, sizeof *res);
 }
@@ -469,6 +470,7 @@ static int run_dynamic(struct pk_test_result *res, const struct pk_lab *lab, str
 		}
 		res->after.commit = g_steal_pointer(&applied.commit);
 		res->three_way = applied.three_way;
+		res->left_out = g_steal_pointer(&applied.left_out);
 	}
 	if (prepare_after(res, lab, opts, err) < 0 || judge_after(res, lab, store, opts, patch, &noise, true, err) < 0)
 		goto out;
@@ -514,6 +516,7 @@ static int apply_first(struct pk_test_result *res, const struct pk_lab *lab, con
 	if (applied.applied) {
 		res->after.commit = g_steal_pointer(&applied.commit);
 		res->three_way = applied.three_way;
+		res->left_out = g_steal_pointer(&applied.left_out);
 	} else {
 		set_verdict(res, applied.refused ? PK_VERDICT_REFUSED : PK_VERDICT_DOES_NOT_APPLY,
 			    g_steal_pointer(&applied.failure));
@@ -573,6 +576,7 @@ static int apply_only(struct pk_test_result *res, const struct pk_lab *lab, cons
 	if (pk_apply_patch(&applied, lab, res->before.commit, patch, err) < 0)
 		return -1;
 	res->three_way = applied.three_way;
+	res->left_out = g_steal_pointer(&applied.left_out);
 	if (applied.applied)
 		res->after.commit = g_steal_pointer(&applied.commit);
 	else

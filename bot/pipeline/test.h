@@ -94,6 +94,7 @@ struct pk_test_result {
 	                             derived one; NULL when nothing was built */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
+	char *left_out;           /* files no build reads left out, their hunks not applying (apply.h) */
 };
 
 /*

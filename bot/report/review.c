@@ -689,6 +689,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	if (res->three_way)
 		g_string_append(s, " The patch did not apply as it stands: it was applied as `git am -3` does, "
 				"its change merged from the files its index lines name.");
+	if (res->left_out)
+		g_string_append_printf(s, " Not applied, as no build reads them and their hunks do not apply on "
+				       "this base: %s.", res->left_out);
 	if (res->derived.lines) {
 		g_autofree char *lines = g_strstrip(g_strdelimit(g_strdup(res->derived.lines), "\n", ' '));
 		g_autoptr(GString) asked = g_string_new(NULL);
@@ -774,6 +777,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "kernel", info->kernel);
 	add_str(b, "compiler", info->compiler);
 	add_bool(b, "three_way", res->three_way);
+	add_str(b, "left_out", res->left_out);
 	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
 	add_str(b, "config_derived", res->derived.lines);
 	add_str(b, "devices", res->derived.devices);

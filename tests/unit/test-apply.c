@@ -45,6 +45,9 @@ static int setup(void **state)
 	g_free(path);
 	path = g_build_filename(f->dir, "other.c", NULL);
 	assert_true(g_file_set_contents(path, "untouched\n", -1, NULL));
+	g_free(path);
+	path = g_build_filename(f->dir, "MAINTAINERS", NULL);
+	assert_true(g_file_set_contents(path, "FOO DRIVER\nM:\tA <a@b>\nS:\tMaintained\n", -1, NULL));
 	run_git(f->dir, (const char *[]){ "init", "-q", NULL });
 	run_git(f->dir, (const char *[]){ "add", ".", NULL });
 	run_git(f->dir, (const char *[]){ "commit", "-q", "-m", "base", NULL });
@@ -202,6 +205,63 @@ static void test_failure_names_file_and_hunk(void **state)
 	assert_non_null(strstr(err->message, "no-such-rev"));
 }
 
+/* A MAINTAINERS hunk written against another tree, beside code that applies. */
+static const char stale_maintainers[] =
+	"--- a/MAINTAINERS\n"
+	"+++ b/MAINTAINERS\n"
+	"@@ -10,2 +10,3 @@\n"
+	" BAR DRIVER\n"
+	"+M:\tB <b@c>\n"
+	" S:\tOdd Fixes\n"
+	"--- a/f.c\n"
+	"+++ b/f.c\n"
+	"@@ -2,1 +2,1 @@\n"
+	"-line 2\n"
+	"+line two\n";
+
+static const char only_stale_maintainers[] =
+	"--- a/MAINTAINERS\n"
+	"+++ b/MAINTAINERS\n"
+	"@@ -10,2 +10,3 @@\n"
+	" BAR DRIVER\n"
+	"+M:\tB <b@c>\n"
+	" S:\tOdd Fixes\n";
+
+/*
+ * A file no build reads whose hunks do not apply is left out and named,
+ * the code applied; placement (pk_apply_series_check) agrees.  A patch of
+ * nothing else, or whose code does not apply, still does not apply.
+ */
+static void test_inert_file_left_out(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(pk_patch) p = pk_patch_parse_diff(stale_maintainers, strlen(stale_maintainers));
+	g_autoptr(pk_patch) only = pk_patch_parse_diff(only_stale_maintainers, strlen(only_stale_maintainers));
+	const struct pk_patch *series[] = { p };
+	g_autofree char *text = NULL, *maint = NULL, *failure = NULL;
+	struct pk_apply_result r;
+
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", p, NULL), 0);
+	assert_true(r.applied);
+	assert_non_null(r.left_out);
+	print_message("%s\n", r.left_out);
+	assert_non_null(strstr(r.left_out, "MAINTAINERS: hunk 1"));
+	text = read_tree_file(f, "f.c");
+	assert_non_null(strstr(text, "\nline two\n"));
+	maint = read_tree_file(f, "MAINTAINERS");
+	assert_null(strstr(maint, "B <b@c>"));
+	pk_apply_result_clear(&r);
+	assert_int_equal(pk_apply_series_check(&failure, &f->lab, "base", series, 1, false, NULL), 1);
+	assert_null(failure);
+
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", only, NULL), 0);
+	assert_false(r.applied);
+	assert_null(r.left_out);
+	assert_non_null(strstr(r.failure, "MAINTAINERS: hunk 1"));
+	pk_apply_result_clear(&r);
+	assert_int_equal(pk_repo_checkout(&f->lab, "base", NULL), 0);
+}
+
 static void test_unparsable_diff(void **state)
 {
 	struct fixture *f = *state;
@@ -287,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_author_name_with_brackets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offset_and_authorship, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_names_file_and_hunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inert_file_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unparsable_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_what_policy_did_not_see, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_corrupt_mail, setup, teardown),
