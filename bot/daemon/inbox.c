@@ -5,6 +5,7 @@
  * (or waited for long enough) becomes one job.  See daemon.h.
  */
 #include "daemon/private.h"
+#include "daemon/log.h"
 #include "analysis/scan.h"
 #include "intake/intake.h"
 #include "intake/mail.h"

@@ -4,6 +4,7 @@
  * recorded as sent in the store and moved to cur/.  See daemon.h.
  */
 #include "daemon/private.h"
+#include "daemon/log.h"
 #include "report/outbox.h"
 #include "report/smtp.h"
 #include "base/util.h"

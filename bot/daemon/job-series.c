@@ -6,6 +6,7 @@
  * outbox and a reply job queued to send it.  See daemon.h.
  */
 #include "daemon/private.h"
+#include "daemon/log.h"
 #include "intake/intake.h"
 #include "intake/mail.h"
 #include "lab/bases.h"

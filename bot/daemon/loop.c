@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "daemon/private.h"
+#include "daemon/log.h"
 #include "intake/intake.h"
 #include "lab/lab.h"
 #include "lab/sandbox.h"
@@ -17,7 +18,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -27,30 +27,6 @@
 /* Set by the signal handlers; the loop and proc.h read them. */
 static volatile sig_atomic_t stop_flag, reload_flag;
 static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
-
-void daemon_log(gint64 job, const char *msgid, const char *fmt, ...)
-{
-	g_autofree char *raw = NULL, *what = NULL, *id = NULL;
-	g_autoptr(GString) line = g_string_new("printkbot daemon:");
-	va_list ap;
-
-	va_start(ap, fmt);
-	raw = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	/* subjects, names and ids come from mail: no escape sequence or forged line reaches the log */
-	what = pk_text_for_terminal(raw);
-	if (job)
-		g_string_append_printf(line, " job %" G_GINT64_FORMAT, job);
-	if (msgid) {
-		id = pk_text_for_terminal(msgid);
-		g_string_append_printf(line, " <%s>", id);
-	}
-	g_string_append_printf(line, "%s %s\n", job || msgid ? ":" : "", what);
-	/* one write: the lease thread and other workers on the same stderr do not cut into it */
-	if (write(STDERR_FILENO, line->str, line->len) < 0) {
-		/* nowhere left to say it */
-	}
-}
 
 /* ---- signals ------------------------------------------------------------- */
 

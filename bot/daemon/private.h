@@ -9,10 +9,13 @@
  *   job-series.c  the series job: test each patch, store, render the reply;
  *   job-reply.c   the reply job: send from the outbox over SMTP;
  *   worker.c      who the daemon is to the store's leases, and the
- *                 heartbeat thread that renews the lease of its job.
+ *                 heartbeat thread that renews the lease of its job;
+ *   trees.c       the [tree]s fetched into the lab when due;
+ *   log.c         the daemon's log line (log.h), which the loop and
+ *                 every role above write alike.
  *
- * The daemon logs its own events, one line each (daemon_log()): it is the
- * top of everything it runs.
+ * The daemon logs its own events, one line each (daemon_log(), log.h):
+ * it is the top of everything it runs.
  */
 #ifndef PK_DAEMON_PRIVATE_H
 #define PK_DAEMON_PRIVATE_H
@@ -48,8 +51,6 @@ enum job_end { JOB_DONE, JOB_FAILED, JOB_INTERRUPTED, JOB_RETRY };
 
 /* ---- loop.c -------------------------------------------------------------- */
 
-/* One line per event: "printkbot daemon: job 4 <id@host>: what happened" (job 0, msgid NULL: none). */
-void daemon_log(gint64 job, const char *msgid, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 /* Whether SIGTERM or SIGINT came: a build or boot canceled then is no verdict. */
 bool daemon_stopping(void);
 

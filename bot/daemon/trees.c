@@ -4,6 +4,7 @@
  * what was pushed there, without a restart; see daemon.h.
  */
 #include "daemon/private.h"
+#include "daemon/log.h"
 #include "lab/bases.h"
 #include "lab/lab.h"
 #include "lab/repo.h"

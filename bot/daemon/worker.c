@@ -8,6 +8,7 @@
  * daemon.h.
  */
 #include "daemon/private.h"
+#include "daemon/log.h"
 #include "base/util.h"
 
 #include <string.h>

@@ -449,29 +449,6 @@ out:
 	return rc;
 }
 
-int pk_derive_for(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
-		  const struct pk_patch *patch, const char *parent, const char *what, unsigned keep, GError **err)
-{
-	int rc;
-
-	/* the lab's .config, made for parent's Kconfig, is what the derived config adds to */
-	if (pk_repo_checkout(lab, parent, err) < 0 || pk_kconfig_sync(lab, parent, NULL, err) < 0 ||
-	    (rc = pk_derive_config(out, found, lab, patch, err)) < 0)
-		return -1;
-	if (rc && found && found->lines) {
-		g_autofree char *lines = g_strdelimit(g_strdup(found->lines), "\n", ' ');
-		pk_info("testing on a config derived for %s (%s): %s", what, out->config_hash, lines);
-	}
-	if (rc && found && found->devices)
-		pk_info("booting with the devices its drivers need: %s", found->devices);
-	if (pk_derive_prune(lab, rc ? out : NULL, keep, err) < 0) {
-		if (rc)
-			pk_lab_clear(out);
-		return -1;
-	}
-	return rc;
-}
-
 /* A derived build dir of the build/ listing: made for a patch, not one of the lab's or in_use's. */
 static bool prunable(const char *dir, const char *name, const struct pk_lab *lab, const struct pk_lab *in_use)
 {

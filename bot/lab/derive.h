@@ -75,16 +75,6 @@ void pk_derived_clear(struct pk_derived *d);
 int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct pk_derived *found,
 		      GHashTable *config, const char *datadir, const struct pk_patch *patch, GError **err);
 
-/*
- * What a test and a bisect both do before building: check out parent,
- * bring the lab's .config to parent's Kconfig, derive the config patch
- * needs there (pk_derive_config(), same returns and *out, *found), say
- * on stderr what it holds ("testing on a config derived for <what>"),
- * and prune the derived build dirs beyond keep, keeping the one just made.
- */
-int pk_derive_for(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
-		  const struct pk_patch *patch, const char *parent, const char *what, unsigned keep, GError **err);
-
 #define PK_DERIVED_BUILDS_KEPT 6
 
 /*

@@ -1,7 +1,8 @@
 /*
  * private.h - what the files of the pipeline stage share and nobody else
- * calls: building one side in the lab, naming the stage a side is in, and
- * the confirmation boots of recheck.c.
+ * calls: building one side in the lab, naming the stage a side is in, the
+ * config a test or a bisect builds on (config-for.c), and the
+ * confirmation boots of recheck.c.
  */
 #ifndef PK_PIPELINE_PRIVATE_H
 #define PK_PIPELINE_PRIVATE_H
@@ -34,6 +35,19 @@ int pk_pipeline_boot(struct pk_test_side *s, const struct pk_lab *lab, const str
 int pk_pipeline_recheck(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
 			const struct pk_test_opts *opts, struct pk_noise **noise, bool after_built,
 			GError **err);
+
+/*
+ * What a test and a bisect both do before building: check out at, bring
+ * the lab's .config to at's Kconfig, derive the config patch needs there
+ * (pk_derive_config(): the same returns, *out and *found), say on stderr
+ * what it holds ("testing on a config derived for <what>"), and prune
+ * the derived build dirs beyond opts->derived_builds, keeping the one
+ * just made.  The caller decides what becomes of *out: a test borrows it
+ * for one patch, a bisect makes it its lab.
+ */
+int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
+			   const struct pk_test_opts *opts, const struct pk_patch *patch, const char *at,
+			   const char *what, GError **err);
 
 /*
  * Read which files patch touches the lab's build dir holds into

@@ -1,5 +1,6 @@
 /* range-bisect.c - the first commit of a range that changed each message (see range-bisect.h). */
 #include "pipeline/range-bisect.h"
+#include "pipeline/private.h"
 
 #include <string.h>
 
@@ -399,8 +400,8 @@ static int derive_for_range(struct pk_range_bisect *b, GError **err)
 	struct pk_lab derived = { .lock_fd = -1 };
 	int found;
 
-	if (!diff || (found = pk_derive_for(&derived, &b->derived, &b->lab, diff, base, "the range",
-					     b->opts.derived_builds, err)) < 0)
+	if (!diff || (found = pk_pipeline_config_for(&derived, &b->derived, &b->lab, &b->opts, diff, base,
+						      "the range", err)) < 0)
 		return -1;
 	if (!found)
 		return 0;
