@@ -310,6 +310,7 @@ void pk_daemon_close(struct pk_daemon *d)
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	pk_config_clear(&d->config);
+	pk_bases_refetch_clear(&d->refetch);
 	g_free(d);
 }
 

@@ -26,6 +26,7 @@
 
 #include "daemon/daemon.h"
 #include "base/config.h"
+#include "lab/bases.h"
 #include "store/store.h"
 
 struct pk_intake;
@@ -44,6 +45,7 @@ struct pk_daemon {
 	char *worker_name, *worker_machine;
 	struct daemon_heartbeat *heartbeat;  /* renews the running job's lease (worker.c) */
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
+	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */

@@ -7,6 +7,7 @@
  * daemon does not start (nor reload) when it would reply From an address
  * at localhost.  [policy] max_mail_mb holds for the sources.  A patch
  * that only adds a pr_fmt() is churn and queued; one without churn is not.
+ * SIGTERM during an SMTP send stops the daemon at once, the reply kept.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -1051,6 +1052,78 @@ static void test_lease_renewed(void **state)
 	assert_int_equal(job->attempts, 1);
 }
 
+/*
+ * SIGTERM while the SMTP server says nothing (it took the connection and
+ * never greets; the timeout is a minute): the daemon stops within a
+ * couple of seconds, the reply not sent, still waiting in the outbox's
+ * new/, and its job queued again for the next start.
+ */
+static void test_stop_during_send(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autofree char *conf = g_build_filename(f->dir, "stall.conf", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(pk_store) store = NULL;
+	struct pk_store_reply *r = NULL;
+	gint64 job_id = queue_reply(f), asked, took;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, status = 0;
+	pid_t kid, gone = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	text = g_strdup_printf("[store]\npath = %s\n[daemon]\noutbox = %s\nfrom = printkbot <bot@example.org>\n"
+			       "[smtp]\nurl = smtp://127.0.0.1:%d\ntimeout = 60\n", db, outbox, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(conf, text, -1, NULL));
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct pk_daemon_opts opts = { .config_path = conf, .worker = true, .once = true };
+
+		close(fd);
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	c = accept(fd, NULL, NULL);
+	assert_true(c >= 0);
+	g_usleep(G_USEC_PER_SEC / 2);
+	assert_int_equal(kill(kid, SIGTERM), 0);
+	asked = g_get_monotonic_time();
+	while (!gone && g_get_monotonic_time() - asked < 10 * G_USEC_PER_SEC) {
+		gone = waitpid(kid, &status, WNOHANG);
+		if (!gone)
+			g_usleep(20000);
+	}
+	took = g_get_monotonic_time() - asked;
+	if (!gone) {
+		kill(kid, SIGKILL);
+		waitpid(kid, &status, 0);
+	}
+	close(c);
+	close(fd);
+	print_message("stopped %.1f s after SIGTERM\n", took / 1e6);
+	assert_int_equal(gone, kid);
+	assert_true(took < 3 * G_USEC_PER_SEC);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s, %s\n", job->id, pk_job_state_name(job->state), job->detail);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_int_equal(job->not_before, 0);
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	assert_int_equal(pk_store_reply_by_message_id(store, "printkbot-full@example.org", &r, NULL), 1);
+	assert_int_equal(r->sent, 0);
+	pk_store_reply_free(r);
+	assert_int_equal(pk_outbox_open(&ob, outbox, false, NULL), 0);
+	assert_int_equal(pk_outbox_state(ob, "printkbot-full@example.org"), PK_OUTBOX_WAITING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1072,6 +1145,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_roles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workers_send_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_renewed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_during_send, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_without_lab, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_error_requeues, setup, teardown),
 	};
