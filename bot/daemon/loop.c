@@ -24,44 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Set by the signal handlers; the loop and proc.h read them. */
-static volatile sig_atomic_t stop_flag, reload_flag;
-static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
-
-/* ---- signals ------------------------------------------------------------- */
-
-bool daemon_stopping(void)
-{
-	return stop_flag != 0;
-}
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig == SIGHUP)
-		reload_flag = 1;
-	else
-		stop_flag = 1;
-	if (wake_fd >= 0 && write(wake_fd, "x", 1) < 0) {
-		/* the pipe is full: poll() wakes anyway */
-	}
-	errno = saved;
-}
-
-/* No SA_RESTART: a signal must interrupt poll() and proc.h's wait. */
-static void install_signals(void)
-{
-	struct sigaction sa = { 0 };
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	pk_proc_set_cancel(&stop_flag);
-}
-
 /* ---- jobs ---------------------------------------------------------------- */
 
 /* A job's payload as a JSON object (owned by p), or NULL: none, or not an object. */
@@ -346,7 +308,6 @@ int pk_daemon_reload(struct pk_daemon *d)
 	g_autoptr(GError) err = NULL;
 	bool moved;
 
-	reload_flag = 0;
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
 	    pk_config_check_daemon(&fresh, &err) < 0) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
@@ -489,14 +450,14 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 {
 	bool first = true;
 
-	while (!stop_flag) {
+	while (!daemon_stopping()) {
 		double series_wait = -1, now = pk_now(), wait;
 		gint64 job_wait = -1;
 		int ran = 0, rc;
 
 		/* the sources were opened again (the old ones too when it failed), each watch new:
 		   what they hold now no watch will report, so all are read as at start */
-		if (reload_flag) {
+		if (daemon_reload_requested()) {
 			pk_daemon_reload(d);
 			d->next_tree_fetch = 0;   /* a [tree] added or changed is fetched at once */
 			first = true;
@@ -540,8 +501,7 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		pk_error(err, PK_ERROR_FAILED, "pipe: %s", g_strerror(errno));
 		goto out;
 	}
-	wake_fd = pipefd[1];
-	install_signals();
+	daemon_signals_install(pipefd[1]);
 	daemon_log(0, NULL, "started%s%s: %u source(s), database %s, outbox %s%s",
 		   opts->worker ? " as worker " : opts->queue_only ? " (intake only)" : "",
 		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_name(d->store),
@@ -550,11 +510,10 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		daemon_log(0, NULL, "warning: %s", exposed);
 	if (daemon_loop(d, pipefd[0], err) < 0)
 		goto out;
-	daemon_log(0, NULL, stop_flag ? "stopped by a signal" : "nothing more to do");
+	daemon_log(0, NULL, daemon_stopping() ? "stopped by a signal" : "nothing more to do");
 	rc = 0;
 out:
-	pk_proc_set_cancel(NULL);
-	wake_fd = -1;
+	daemon_signals_restore();
 	if (pipefd[0] >= 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "daemon/daemon.h"
+#include "daemon/signals.h"
 #include "base/config.h"
 #include "lab/bases.h"
 #include "store/store.h"
@@ -50,11 +51,6 @@ struct pk_daemon {
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
 enum job_end { JOB_DONE, JOB_FAILED, JOB_INTERRUPTED, JOB_RETRY };
-
-/* ---- loop.c -------------------------------------------------------------- */
-
-/* Whether SIGTERM or SIGINT came: a build or boot canceled then is no verdict. */
-bool daemon_stopping(void);
 
 /* Unix seconds, the store's time. */
 static inline gint64 daemon_now(void)
