@@ -381,14 +381,19 @@ int pk_daemon_reload(struct pk_daemon *d)
 
 /* ---- the loop ------------------------------------------------------------ */
 
-/* Fetch the sources that are due: all at first, then those whose watch fired or poll time came. */
+/*
+ * Fetch the sources that are due: all at first, then those whose watch
+ * fired or poll time came.  A watched source (inotify) is looked at every
+ * poll_interval too: its last successful read then says it can still be
+ * read, for monitoring, and an event the kernel dropped is made up for.
+ */
 static void fetch_due(struct pk_daemon *d, bool first, double now)
 {
 	for (guint i = 0; i < d->sources->len; i++) {
 		struct pk_intake *in = d->sources->pdata[i];
 		int fd = in->ops->watch_fd(in->state);
 		struct pollfd p = { fd, POLLIN, 0 };
-		bool due = first || (fd < 0 && !d->opts->once && now >= in->next_poll);
+		bool due = first || (!d->opts->once && now >= in->next_poll);
 
 		if (!due && fd >= 0 && !d->opts->once && poll(&p, 1, 0) > 0)
 			due = true;
@@ -413,8 +418,7 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
 
 		if (fd >= 0)
 			g_array_append_val(fds, p);
-		else
-			timeout = timeout < 0 ? in->next_poll - now : MIN(timeout, in->next_poll - now);
+		timeout = timeout < 0 ? in->next_poll - now : MIN(timeout, in->next_poll - now);
 	}
 	if (series_wait >= 0)
 		timeout = timeout < 0 ? series_wait : MIN(timeout, series_wait);
