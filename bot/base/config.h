@@ -88,6 +88,10 @@ struct pk_daemon_config {
 	double lease;             /* seconds a worker holds a job without renewing it (default 120) */
 	double worker_poll;       /* seconds a worker waits before asking an empty queue again (default 10) */
 	double fetch_interval;    /* seconds between fetches of the [tree]s (default 3600) */
+	char *metrics_dir;        /* where each process writes its figures for node_exporter's
+				     textfile collector (a relative path is the config file's
+				     neighbour); NULL: none written */
+	double metrics_interval;  /* the figures are written at least this often (default 30) */
 };
 
 /* [tree NAME]: an operator's kernel repository the lab fetches branches of (lab/bases.h). */
