@@ -67,7 +67,7 @@ struct pk_source_config {
 	char *password;           /* from password, password_file or password_env; never logged */
 	char *list;               /* the list's address, Cc'd in replies; NULL: the mail's To */
 	char *archive;            /* the list's web archive, a URL a Message-ID is appended to, or NULL */
-	double poll_interval;     /* imap, public-inbox: seconds between looks, default 300 */
+	double poll_interval;     /* seconds between looks, default 300 (a watched source's too) */
 	char *ca_file;            /* imap TLS: a CA bundle, or NULL for the system's */
 	bool insecure;            /* imap TLS: do not verify the server (tests only) */
 	enum pk_tls tls;          /* imap: see enum pk_tls */
