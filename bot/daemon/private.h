@@ -11,6 +11,7 @@
  *   worker.c      who the daemon is to the store's leases, and the
  *                 heartbeat thread that renews the lease of its job;
  *   trees.c       the [tree]s fetched into the lab when due;
+ *   metrics.c     the figures written for monitoring ([daemon] metrics_dir);
  *   log.c         the daemon's log line (log.h), which the loop and
  *                 every role above write alike.
  *
@@ -33,6 +34,7 @@
 struct pk_intake;
 struct pk_outbox;
 struct daemon_heartbeat;
+struct daemon_metrics;
 
 struct pk_daemon {
 	struct pk_config config;
@@ -47,6 +49,7 @@ struct pk_daemon {
 	struct daemon_heartbeat *heartbeat;  /* renews the running job's lease (worker.c) */
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */
+	struct daemon_metrics *metrics;  /* what this process writes for monitoring (metrics.c) */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
@@ -85,6 +88,41 @@ int daemon_lease_check(struct pk_daemon *d, gint64 job_id, GError **err);
 
 /* Fetch every [tree] into the lab when due (at start, then every fetch_interval); failures are logged. */
 void daemon_fetch_trees(struct pk_daemon *d, double now);
+
+/* ---- metrics.c ----------------------------------------------------------- */
+
+/*
+ * The figures this process writes for monitoring, one file in [daemon]
+ * metrics_dir (none when unset): the intake's (the store's figures and
+ * the sources') and the worker's (its jobs).  daemon_metrics_new() makes
+ * them (d->metrics, as d->opts says which roles), daemon_metrics_free()
+ * frees them (the file stays).  daemon_metrics_configure() takes the
+ * configuration, the worker's name and the open sources, at start and
+ * after each reload (a metrics_dir changed: the old file goes).  Each
+ * function takes the metrics' own lock: the heartbeat thread writes too.
+ */
+void daemon_metrics_new(struct pk_daemon *d);
+void daemon_metrics_free(struct pk_daemon *d);
+void daemon_metrics_configure(struct pk_daemon *d);
+/* A source was read (ok) or failed to be, handing over mails. */
+void daemon_metrics_source_read(struct pk_daemon *d, const struct pk_intake *in, bool ok,
+				unsigned mails);
+/*
+ * A job started; a job of kind ended as end says (refused: the lease was
+ * lost and the end refused).  PK_JOB_ANY_KIND: its end could not be
+ * written, it is not counted; the worker is idle either way.
+ */
+void daemon_metrics_job_start(struct pk_daemon *d);
+void daemon_metrics_job_end(struct pk_daemon *d, enum pk_job_kind kind, enum job_end end,
+			    bool refused);
+/* Write the file now, from the daemon's store; a failure is logged (once until a write succeeds). */
+void daemon_metrics_write(struct pk_daemon *d);
+/* The heartbeat thread: write the file from its own store when metrics_interval has passed. */
+void daemon_metrics_refresh(struct daemon_metrics *m, struct pk_store *store);
+/* Seconds until the file is due again; -1 when none is written. */
+double daemon_metrics_wait(struct daemon_metrics *m);
+/* A daemon stopped by a signal: its file is removed, and no more is written. */
+void daemon_metrics_remove(struct pk_daemon *d);
 
 /* ---- inbox.c ------------------------------------------------------------- */
 
