@@ -115,13 +115,13 @@ static char *body_prefix(struct pk_scan_ctx *x, const char *body, gboolean post)
 	const struct pk_tree_file *d = post ? (x->new_desc ? x->new_desc : x->old_desc)
 					    : (x->old_desc ? x->old_desc : x->new_desc);
 	g_autofree char *shown = NULL;
-	char *prefix = d ? pk_tree_eval_prefix(x->tree, d, body) : NULL;
+	char *prefix = d ? pk_tree_eval_prefix(x->tree, d, body, NULL) : NULL;
 
 	/* the tree knows KBUILD_MODNAME unless no makefile builds the file (a new one) */
 	if (prefix || (d && d->modname))
 		return prefix;
 	shown = shown_text(x->dfile, post ? '+' : '-');
-	return pk_tree_guess_prefix(x->file, shown, body);
+	return pk_tree_guess_prefix(x->file, shown, body, NULL);
 }
 
 /* A pr_fmt() definition the hunks show as context, or NULL. */

@@ -132,23 +132,35 @@ static void test_prefix_cases(void **state)
 	}
 }
 
-/* Without a tree, KBUILD_MODNAME is the object's name: unknown for a header. */
+/*
+ * Without a tree, KBUILD_MODNAME is the object's name: unknown for a header.
+ * The prefix's own conversions are folded with the arguments after fmt
+ * (fold.h), but for __func__, known per call only: those stay, with their
+ * arguments.
+ */
 static void test_guess_prefix(void **state)
 {
-	static const struct { const char *path, *text, *body, *prefix; } cases[] = {
-		{ "kernel/foo.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo: " },
-		{ "drivers/net/foo-bar,x.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo_bar_x: " },
-		{ "kernel/foo.h", NULL, "KBUILD_MODNAME \": \" fmt", NULL },
-		{ "kernel/foo.c", "#define DRV \"bar\"\n", "DRV \": \" fmt", "bar: " },
-		{ "kernel/foo.c", NULL, "DRV \": \" fmt", NULL },
-		{ "kernel/foo.c", NULL, "\"%s: \" fmt, __func__", "%s: " },
+	static const struct { const char *path, *text, *body, *prefix, *args; } cases[] = {
+		{ "kernel/foo.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo: ", NULL },
+		{ "drivers/net/foo-bar,x.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo_bar_x: ", NULL },
+		{ "kernel/foo.h", NULL, "KBUILD_MODNAME \": \" fmt", NULL, NULL },
+		{ "kernel/foo.c", "#define DRV \"bar\"\n", "DRV \": \" fmt", "bar: ", NULL },
+		{ "kernel/foo.c", NULL, "DRV \": \" fmt", NULL, NULL },
+		{ "kernel/foo.c", NULL, "\"%s: \" fmt, __func__", "%s: ", "__func__" },
+		{ "kernel/foo.c", NULL, "\"%s: \" fmt, KBUILD_MODNAME", "foo: ", NULL },
+		{ "kernel/foo.c", NULL, "KBUILD_MODNAME \":%s:%s: \" fmt, \"x\", __func__", "foo:x:%s: ",
+		  "__func__" },
+		{ "kernel/foo.c", NULL, "\"%s: \" fmt \"\\n\"", "%s: ", NULL },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *got = pk_tree_guess_prefix(cases[i].path, cases[i].text, cases[i].body);
+		g_auto(GStrv) args = NULL;
+		g_autofree char *got = pk_tree_guess_prefix(cases[i].path, cases[i].text, cases[i].body, &args);
+		g_autofree char *joined = args ? g_strjoinv("|", args) : NULL;
 
 		print_message("case: %s %s\n", cases[i].path, cases[i].body);
 		assert_str_or_null(got, cases[i].prefix);
+		assert_str_or_null(joined, cases[i].args);
 	}
 }
 
