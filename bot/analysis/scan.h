@@ -17,8 +17,15 @@
  *
  * A patch is read as a whole: a rewritten call is judged as it prints,
  * prefix and format together, the prefix being the file's pr_fmt() before
- * and after the patch (scan-private.h's pk_scan_file_prefix()).  Printed
- * text unchanged is silent whatever moved between format and pr_fmt().
+ * and after the patch (scan-private.h's pk_scan_file_prefix()).  What the
+ * compiler knows is folded into both first (fold.h): string literals,
+ * __func__ (the enclosing function, under its new name after a rename the
+ * patch shows) and KBUILD_MODNAME, glued to the format or passed for a
+ * "%s", here as in pr_fmt() bodies.  Printed text unchanged is silent
+ * whatever moved between format, arguments and pr_fmt(): a call whose
+ * format changed but prints the same is call-converted, saying so.  A call
+ * on an unchanged line of a renamed function whose printed text changes
+ * that way (__func__) is a rewritten call too.
  *
  * Kind names are the stable ones of DESIGN.md, plus these:
  *   message-added / message-removed   a call with no counterpart on the
@@ -69,9 +76,11 @@
  * Kinds are enum pk_finding_kind; their names (the stable words of the
  * JSON, the store and the replies) come only from pk_finding_kind_name().
  *
- * The scanner is three files: lexer.c finds the printk-family calls of a
- * hunk (lexer.h), scan.c pairs them and says what changed, prfmt.c judges
- * the pr_fmt() definitions (scan-private.h is what the last two share).
+ * The scanner is four files: lexer.c finds the printk-family calls of a
+ * hunk (lexer.h), fold.c folds what the compiler knows into a format
+ * (fold.h, tree.c's too), scan.c pairs the calls and says what changed,
+ * prfmt.c judges the pr_fmt() definitions (scan-private.h is what the last
+ * two share).
  */
 #ifndef PK_SCAN_H
 #define PK_SCAN_H

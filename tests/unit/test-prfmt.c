@@ -66,7 +66,8 @@ static const struct prefix_case prefix_cases[] = {
 	  "-\tprintk(KERN_ERR \"encrypted_key: key description must be 32 characters\\n\");\n"
 	  "+\tpr_err(\"key description must be 32 characters\\n\");\n",
 	  /* without a tree the file's other calls are unknown: pr_fmt-added stays visible */
-	  "call-converted,pr_fmt-added", "console-changed", "call-converted", 1, "", "encrypted_key: " },
+	  "call-converted,call-converted,pr_fmt-added", "console-changed", "call-converted", 2, "",
+	  "encrypted_key: " },
 	{ "moved into pr_fmt() and the text changed too: text-changed on the printed text",
 	  "drivers/x.c",
 	  "@@ -1,2 +1,3 @@\n"
@@ -96,6 +97,18 @@ static const struct prefix_case prefix_cases[] = {
 	  "-\tprintk(KERN_ERR \"no port\\n\");\n"
 	  "+\tpr_err(\"no port\\n\");\n",
 	  "prefix-changed", "console-changed", "prefix-changed", 1, "", "xtty: " },
+	{ "a pr_fmt() of __func__: a call's prefix is its function's name",
+	  "drivers/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  "+#define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  " #include <linux/module.h>\n"
+	  " \n"
+	  "@@ -20,3 +21,3 @@ static int x_probe(struct device *dev)\n"
+	  " {\n"
+	  "-\tprintk(KERN_ERR \"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"no memory\\n\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted,pr_fmt-added", "console-changed", "call-converted", 1, "", "x_probe: " },
 	{ "no pr_fmt() in sight: unknown, as before",
 	  "drivers/x.c",
 	  "@@ -6,1 +6,1 @@ static int x_probe(void)\n"

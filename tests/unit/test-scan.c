@@ -198,6 +198,155 @@ static void test_scan_cases(void **state)
 	run_scan_cases(scan_cases, G_N_ELEMENTS(scan_cases));
 }
 
+/*
+ * What scan says about a diff of one file: its kinds and verdict, and the
+ * message of the first finding of kind, which holds says; no message of
+ * the scan holds not_said.
+ */
+struct said_case {
+	const char *name;
+	const char *file;
+	const char *hunks;
+	const char *kinds, *verdict;
+	const char *kind;
+	const char *says;
+	const char *not_said;   /* NULL: not checked */
+};
+
+static void run_said_cases(const struct said_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct said_case *c = &cases[i];
+		g_autofree char *diff = g_strdup_printf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s",
+							c->file, c->file, c->file, c->file, c->hunks);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+		g_autofree char *got = kinds(s);
+		const struct pk_finding *f = NULL;
+
+		print_message("case: %s\n", c->name);
+		assert_null(p->error);
+		for (guint j = 0; j < s->findings->len; j++) {
+			const struct pk_finding *g = s->findings->pdata[j];
+			print_message("  %s: %s\n", pk_finding_kind_name(g->kind), g->message);
+			if (!f && !strcmp(pk_finding_kind_name(g->kind), c->kind))
+				f = g;
+			if (c->not_said)
+				assert_null(strstr(g->message, c->not_said));
+		}
+		assert_string_equal(got, c->kinds);
+		assert_string_equal(pk_verdict_name(s->verdict), c->verdict);
+		assert_non_null(f);
+		assert_non_null(strstr(f->message, c->says));
+	}
+}
+
+/*
+ * Format arguments the compiler knows (__func__, string literals for "%s")
+ * are folded into the text before texts are compared (fold.h).
+ */
+static const struct said_case fold_cases[] = {
+	{ "__func__ for the function's name: the same text (serial: jsm: fix style issues, 2023)",
+	  "drivers/tty/serial/jsm/jsm_neo.c",
+	  "@@ -560,8 +560,8 @@ static void neo_parse_modem(struct jsm_channel *ch, u8 signals)\n"
+	  " \tu8 msignals = signals;\n"
+	  " \n"
+	  " \tjsm_dbg(MSIGS, &ch->ch_bd->pci_dev,\n"
+	  "-\t\t\"neo_parse_modem: port: %d msignals: %x\\n\",\n"
+	  "-\t\tch->ch_portnum, msignals);\n"
+	  "+\t\"%s: port: %d msignals: %x\\n\",\n"
+	  "+\t__func__, ch->ch_portnum, msignals);\n"
+	  " \n"
+	  " \t/* Scrub off lower bits. They signify delta's, which I don't care about */\n"
+	  " \t/* Keep DDCD and DDSR though */\n"
+	  "@@ -592,7 +592,7 @@ static void neo_parse_modem(struct jsm_channel *ch, u8 signals)\n"
+	  " \t\tch->ch_mistat &= ~UART_MSR_CTS;\n"
+	  " \n"
+	  " \tjsm_dbg(MSIGS, &ch->ch_bd->pci_dev,\n"
+	  "-\t\t\"Port: %d DTR: %d RTS: %d CTS: %d DSR: %d \" \"RI: %d CD: %d\\n\",\n"
+	  "+\t\t\"Port: %d DTR: %d RTS: %d CTS: %d DSR: %d RI: %d CD: %d\\n\",\n"
+	  " \t\tch->ch_portnum,\n"
+	  " \t\t!!((ch->ch_mistat | ch->ch_mostat) & UART_MCR_DTR),\n"
+	  " \t\t!!((ch->ch_mistat | ch->ch_mostat) & UART_MCR_RTS),\n",
+	  "call-converted", "no-visible-change", "call-converted",
+	  "prints the same text \"neo_parse_modem: port: %d msignals: %x\" as before", NULL },
+	{ "the same conversion in another function: the folded texts differ",
+	  "drivers/tty/serial/jsm/jsm_neo.c",
+	  "@@ -1060,4 +1060,4 @@ static void neo_param(struct jsm_channel *ch)\n"
+	  " \tjsm_dbg(MSIGS, &ch->ch_bd->pci_dev,\n"
+	  "-\t\t\"neo_parse_modem: port: %d msignals: %x\\n\",\n"
+	  "-\t\tch->ch_portnum, msignals);\n"
+	  "+\t\t\"%s: port: %d msignals: %x\\n\",\n"
+	  "+\t\t__func__, ch->ch_portnum, msignals);\n",
+	  "text-changed", "console-changed", "text-changed",
+	  "the text \"neo_parse_modem: port: %d msignals: %x\" becomes "
+	  "\"neo_param: port: %d msignals: %x\"", NULL },
+	{ "__FUNCTION__ and a string literal for %s",
+	  "drivers/x.c",
+	  "@@ -20,3 +20,3 @@ static int x_probe(struct device *dev)\n"
+	  " {\n"
+	  "-\tpr_err(\"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"%s: %s\\n\", __FUNCTION__, \"no memory\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted", "no-visible-change", "call-converted",
+	  "pr_err() prints the same text \"x_probe: no memory\" as before", NULL },
+	{ "a renamed function: __func__ on an unchanged line prints the new name",
+	  "drivers/x.c",
+	  "@@ -10,4 +10,4 @@\n"
+	  "-static void x_probe(struct device *dev)\n"
+	  "+static void x_probe_one(struct device *dev)\n"
+	  " {\n"
+	  " \tdev_err(dev, \"%s: no memory\\n\", __func__);\n"
+	  " }\n",
+	  "text-changed", "console-changed", "text-changed",
+	  "the text \"x_probe: no memory\" becomes \"x_probe_one: no memory\"", NULL },
+	{ "renamed in an earlier hunk: git's later hunk header names the old function",
+	  "drivers/x.c",
+	  "@@ -10,3 +10,3 @@\n"
+	  "-static int x_probe(struct device *dev)\n"
+	  "+static int x_attach(struct device *dev)\n"
+	  " {\n"
+	  " \tint ret;\n"
+	  "@@ -40,3 +40,3 @@ static int x_probe(struct device *dev)\n"
+	  " \tret = x_reset(dev);\n"
+	  "-\tdev_err(dev, \"x_probe: reset failed\\n\");\n"
+	  "+\tdev_err(dev, \"%s: reset failed\\n\", __func__);\n"
+	  " \treturn ret;\n",
+	  "text-changed", "console-changed", "text-changed",
+	  "the text \"x_probe: reset failed\" becomes \"x_attach: reset failed\"", NULL },
+	{ "a pr_fmt() of __func__: a call converted in the function it names prints the same",
+	  "drivers/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  "+#define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  " #include <linux/module.h>\n"
+	  " \n"
+	  "@@ -20,3 +21,3 @@ static int x_probe(struct device *dev)\n"
+	  " {\n"
+	  "-\tprintk(KERN_ERR \"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"no memory\\n\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted,pr_fmt-added", "console-changed", "call-converted",
+	  "prints \"x_probe: no memory\" as before: no console change", NULL },
+	{ "the same in another function: the printed texts differ",
+	  "drivers/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  "+#define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  " #include <linux/module.h>\n"
+	  " \n"
+	  "@@ -20,3 +21,3 @@ static int x_remove(struct device *dev)\n"
+	  " {\n"
+	  "-\tprintk(KERN_ERR \"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"no memory\\n\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted,pr_fmt-added,text-changed", "console-changed", "text-changed",
+	  "the printed text \"x_probe: no memory\" becomes \"x_remove: no memory\"", NULL },
+};
+
+static void test_fold_cases(void **state)
+{
+	run_said_cases(fold_cases, G_N_ELEMENTS(fold_cases));
+}
+
 /* Count the findings of kind k in s. */
 static unsigned count_kind(const struct pk_scan *s, enum pk_finding_kind k)
 {
@@ -679,8 +828,8 @@ static const struct tree_case tree_cases[] = {
 	  "-\t\tprintk(KERN_ERR \"encrypted_key: key description must be 32 characters\\n\");\n"
 	  "+\t\tpr_err(\"key description must be 32 characters\\n\");\n"
 	  " \t\treturn -EINVAL;\n",
-	  "call-converted,pr_fmt-added", "no-visible-change", "pr_fmt-added", "", "encrypted_key: ", 0,
-	  "console-changed" },
+	  "call-converted,call-converted,pr_fmt-added", "no-visible-change", "pr_fmt-added", "",
+	  "encrypted_key: ", 0, "console-changed" },
 	{ "pr_fmt() added to a file built inside another: the includer's modname",
 	  "kernel/sched/topology.c",
 	  "@@ -1,3 +1,4 @@\n"
@@ -763,6 +912,17 @@ static const struct tree_case tree_cases[] = {
 	  "+\tpr_info(\"\\tRCU event tracing is enabled.\\n\");\n"
 	  " }\n",
 	  "message-added", "console-changed", "message-added", NULL, "rcu: ", 0, "console-changed" },
+	{ "the tree's pr_fmt() of __func__: the prefix names the call's function",
+	  "arch/x86/kernel/head64.c",
+	  "@@ -1,1 +1,6 @@\n"
+	  " #define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  "+\n"
+	  "+void __init x86_64_start_kernel(char *real_mode_data)\n"
+	  "+{\n"
+	  "+\tpr_info(\"starting\\n\");\n"
+	  "+}\n",
+	  "message-added", "console-changed", "message-added", NULL, "x86_64_start_kernel: ", 0,
+	  "console-changed" },
 };
 
 static void test_tree_scan(void **state)
@@ -857,6 +1017,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_cases),
+		cmocka_unit_test(test_fold_cases),
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_pairing_bounded),
 		cmocka_unit_test(test_finding_lines),
