@@ -532,8 +532,10 @@ static GPtrArray *side_calls(const struct side *s)
 		}
 		for (end = p; end < len && (g_ascii_isalnum(b[end]) || b[end] == '_'); end++)
 			;
-		if ((c = read_call(s, p, end, &p)))
+		if ((c = read_call(s, p, end, &p))) {
+			c->prev = calls->len ? calls->pdata[calls->len - 1] : NULL;
 			g_ptr_array_add(calls, c);
+		}
 		else
 			p = end;
 	}

@@ -61,6 +61,7 @@ struct pk_call {
 	char *func;             /* the function it is in, as far as the hunk shows */
 	gboolean func_from_header;  /* func is the one the hunk header names (git takes
 				       it from the pre-image), not a definition in the hunk */
+	const struct pk_call *prev;  /* the call before it on this side of the hunk, or NULL */
 	char *written;          /* the call as written, whitespace folded */
 	gboolean paired;        /* FALSE here; the scanner marks calls it paired */
 };

@@ -345,6 +345,8 @@ static char *quote(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post
 
 	if (strlen(t) > 48)
 		return g_strdup_printf("\"%.45s...\"", t);
+	if (!*t && has_newline(c))
+		return g_strdup("\"\\n\"");   /* printk("\n") ends a line: say so */
 	return g_strdup_printf("\"%s\"", t);
 }
 
@@ -534,12 +536,63 @@ static void pair_level(struct pk_scan_ctx *x, const struct pk_call *o, const str
 	}
 	if (!strcmp(ol, nl) || (n->dynamic && !strcmp(ol, "debug")))
 		return;
-	if (n->fam == PK_FAM_PRINTK && !n->level)
-		pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, o, n, g_strdup_printf(
-			"%s loses its KERN_ level and prints at the default level", q));
-	else
+	/* printk() without a level: scan_level_missing() */
+	if (n->fam != PK_FAM_PRINTK || n->level)
 		pk_scan_add_finding(x, PK_FINDING_LEVEL_CHANGED, o, n, g_strdup_printf(
 			"%s moves from %s to %s level", q, ol, nl));
+}
+
+/*
+ * The call before n on its side of the hunk, in the same function, when it
+ * leaves its line open: printk() or pr_*() (dev_*() always end theirs)
+ * without a trailing "\n".  NULL otherwise.
+ */
+static const struct pk_call *open_line_before(const struct pk_scan_ctx *x, const struct pk_call *n)
+{
+	const struct pk_call *p = n->prev;
+
+	if (!p || (p->fam != PK_FAM_PRINTK && p->fam != PK_FAM_PR) || p->dynamic || has_newline(p) ||
+	    g_strcmp0(call_function(x, p, TRUE), call_function(x, n, TRUE)))
+		return NULL;
+	return p;
+}
+
+/*
+ * level-missing: n is printk() without a KERN_ level and without KERN_CONT,
+ * so it starts a line of its own at the default level (only KERN_CONT
+ * continues a line, since Linux 4.9).  o is the call it rewrites, or NULL
+ * for an added call.  Silent when o printed at the default level on a line
+ * of its own already; then only on an added line, as checkpatch's
+ * PRINTK_WITHOUT_KERN_LEVEL.
+ */
+static void scan_level_missing(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
+			       const char *q)
+{
+	const struct pk_call *open = open_line_before(x, n);
+	g_autofree char *oq = open ? quote(x, open, TRUE) : NULL;
+	g_autofree char *text = printed_text(x, n, TRUE);
+	g_autofree char *what = NULL, *after = NULL;
+	gboolean same = o && !o->cont && !strcmp(shown_level(o), "default");
+
+	if (n->fam != PK_FAM_PRINTK || n->level || n->cont || (same && n->dl->kind != '+'))
+		return;
+	if (!*text)     /* printk("\n") */
+		what = open ? g_strdup_printf("%s() of %s has no KERN_ level: without KERN_CONT it does not "
+					      "end the line %s left open before it, but prints an empty line "
+					      "at the default level", n->name, q, oq)
+			    : g_strdup_printf("%s() of %s has no KERN_ level: it prints an empty line "
+					      "at the default level", n->name, q);
+	else if (same)
+		what = g_strdup_printf("%s is still printed without a KERN_ level", q);
+	else if (o && !o->cont)
+		what = g_strdup_printf("%s loses its KERN_ level and prints at the default level", q);
+	else
+		what = g_strdup_printf("%s is printed without a KERN_ level, at the default level", q);
+	if (open && *text)
+		after = g_strdup_printf(": without KERN_CONT it does not continue the line %s left open "
+					"before it, but starts a new one", oq);
+	pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, o, n,
+			    g_strconcat(what, after ? after : "", NULL))->silent = same;
 }
 
 /*
@@ -650,9 +703,9 @@ static void scan_literals(struct pk_scan_ctx *x, const struct pk_call *o, const 
 }
 
 /*
- * What checkpatch says about the call's own line: printk() without a level
- * (for a rewritten call that had none either, which changes nothing),
- * printk(KERN_<LEVEL> where pr_<level>() exists, and continuations.
+ * What checkpatch says about the call's own line: printk(KERN_<LEVEL>
+ * where pr_<level>() exists, and continuations (printk() without a level:
+ * scan_level_missing()).
  */
 static void scan_call_line(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
 			   const char *q, gboolean cont_reported)
@@ -662,10 +715,6 @@ static void scan_call_line(struct pk_scan_ctx *x, const struct pk_call *o, const
 
 	if (n->dl->kind != '+')
 		return;
-	if (o && n->fam == PK_FAM_PRINTK && !n->level && !n->cont && o->fam == PK_FAM_PRINTK && !o->level) {
-		pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, o, n, g_strdup_printf(
-			"%s is still printed without a KERN_ level", q))->silent = TRUE;
-	}
 	if (printk && n->kern_dl == n->dl && (n->level || n->cont)) {
 		const char *lvl = n->cont ? "cont" : n->level;
 		g_autofree char *macro = g_ascii_strup(!strcmp(lvl, "warn") ? "warning" : lvl, -1);
@@ -744,6 +793,7 @@ static void scan_pair(struct pk_scan_ctx *x, const struct pk_call *o, const stru
 	if (x->scan->findings->len == before)
 		pair_same_text(x, o, n, &pr);
 	printed_clear(&pr);
+	scan_level_missing(x, o, n, q);
 	scan_literals(x, o, n, q);
 	scan_call_line(x, o, n, q, cont_reported);
 }
@@ -768,9 +818,7 @@ static void scan_added(struct pk_scan_ctx *x, const struct pk_call *n)
 	else
 		pk_scan_add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
 			"%s() of %s is added", n->name, q));
-	if (n->fam == PK_FAM_PRINTK && !n->level && !n->cont)
-		pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, NULL, n, g_strdup_printf(
-			"%s is printed without a KERN_ level", q));
+	scan_level_missing(x, NULL, n, q);
 	scan_literals(x, NULL, n, q);
 	scan_call_line(x, NULL, n, q, FALSE);
 }

@@ -66,6 +66,14 @@
  * literal continues the one of the line above, unless that one ends in an
  * escape such as \n, as checkpatch excepts).
  *
+ * level-missing is given for every added printk() with neither a KERN_
+ * level nor KERN_CONT: since Linux 4.9 only KERN_CONT continues a line, so
+ * such a call starts a line of its own at the default level, also after a
+ * printk() or pr_*() of its function that left its line open (the sentence
+ * then names that line: the author likely meant to continue it).  It is
+ * silent when the call it rewrites printed at the default level on a line
+ * of its own already.
+ *
  * With a kernel tree (pk_scan_tree()), findings also carry the prefix the
  * message prints before and after (pr_fmt() evaluated with the file's
  * KBUILD_MODNAME, see tree.h), and a pr_fmt-* finding counts the pr_*()

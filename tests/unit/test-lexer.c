@@ -85,7 +85,7 @@ static void test_family(void **state)
 
 /*
  * The arguments after the format, as written (the scanner folds those the
- * compiler knows into the text, fold.h).
+ * compiler knows into the text, fold.h), and the call before each.
  */
 static void test_args(void **state)
 {
@@ -98,20 +98,23 @@ static void test_args(void **state)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *body = g_strdup_printf("+\t%s\n", cases[i].line);
+		g_autofree char *body = g_strdup_printf("+\t%s\n+\tpr_cont(\"after\");\n", cases[i].line);
 		g_autofree char *diff = mkdiff(body);
 		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
 		const struct pk_diff_file *f = p->files->pdata[0];
 		g_autoptr(GPtrArray) calls = pk_lexer_calls(f->hunks->pdata[0], '+');
-		const struct pk_call *c;
+		const struct pk_call *c, *next;
 		g_autoptr(GString) joined = g_string_new(NULL);
 
 		print_message("case: %s\n", cases[i].line);
-		assert_int_equal(calls->len, 1);
+		assert_int_equal(calls->len, 2);
 		c = calls->pdata[0];
+		next = calls->pdata[1];
 		for (guint k = 0; k < c->args->len; k++)
 			g_string_append_printf(joined, "%s%s", k ? "|" : "", (const char *)c->args->pdata[k]);
 		assert_string_equal(joined->str, cases[i].args);
+		assert_null(c->prev);
+		assert_ptr_equal(next->prev, c);
 		assert_string_equal(c->func, "x_probe");
 		assert_true(c->func_from_header);
 	}

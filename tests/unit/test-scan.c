@@ -27,7 +27,7 @@ static const struct scan_case scan_cases[] = {
 	  " \tpr_info(\"ports:\");\n"
 	  "-\tpr_cont(\" %d\", port);\n"
 	  "+\tprintk(\" %d\", port);\n",
-	  "cont-broken", "console-changed" },
+	  "cont-broken,level-missing", "console-changed" },
 	{ "pr_info to pr_cont",
 	  "-\tpr_info(\"done\\n\");\n"
 	  "+\tpr_cont(\"done\\n\");\n",
@@ -345,6 +345,71 @@ static const struct said_case fold_cases[] = {
 static void test_fold_cases(void **state)
 {
 	run_said_cases(fold_cases, G_N_ELEMENTS(fold_cases));
+}
+
+/*
+ * level-missing: an added printk() without a KERN_ level (nor KERN_CONT)
+ * starts a line of its own at the default level; after a line left open,
+ * it does not continue it (only KERN_CONT does, since Linux 4.9).
+ */
+static const struct said_case level_cases[] = {
+	{ "the sched revert: pr_cont() made a bare printk() after an open line",
+	  "kernel/sched.c",
+	  "@@ -6646,8 +6646,8 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int level,\n"
+	  " \tcpumask_clear(groupmask);\n"
+	  " \n"
+	  " \tprintk(KERN_DEBUG \"%*s domain %d: \", level, \"\", level);\n"
+	  " \n"
+	  " \tif (!(sd->flags & SD_LOAD_BALANCE)) {\n"
+	  "-\t\tpr_cont(\"does not load-balance\\n\");\n"
+	  "+\t\tprintk(\"does not load-balance\\n\");\n"
+	  " \t\tif (sd->parent)\n",
+	  "cont-broken,level-missing", "console-changed", "level-missing",
+	  "\"does not load-balance\" is printed without a KERN_ level, at the default level: without "
+	  "KERN_CONT it does not continue the line \"%*s domain %d: \" left open before it", NULL },
+	{ "pr_cont(\"\\n\") made printk(\"\\n\"): an empty line",
+	  "kernel/sched.c",
+	  "@@ -6690,4 +6690,4 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int level,\n"
+	  " \tdo {\n"
+	  " \t\tif (!group) {\n"
+	  "-\t\t\tpr_cont(\"\\n\");\n"
+	  "+\t\t\tprintk(\"\\n\");\n",
+	  "cont-broken,level-missing", "console-changed", "level-missing",
+	  "printk() of \"\\n\" has no KERN_ level: it prints an empty line at the default level", NULL },
+	{ "printk(\"\\n\") after a line left open in the hunk does not end it",
+	  "kernel/sched.c",
+	  "@@ -6680,4 +6680,5 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int level,\n"
+	  " \tprintk(KERN_DEBUG \"%*s groups:\", level + 1, \"\");\n"
+	  " \tdo {\n"
+	  " \t\tif (!group) {\n"
+	  "+\t\t\tprintk(\"\\n\");\n"
+	  " \t\t\tprintk(KERN_ERR \"ERROR: group is NULL\\n\");\n",
+	  "level-missing,message-added", "console-changed", "level-missing",
+	  "does not end the line \"%*s groups:\" left open before it, but prints an empty line", NULL },
+	{ "an open line in another function is not continued either way, and not named",
+	  "drivers/x.c",
+	  "@@ -10,6 +10,7 @@\n"
+	  " \tpr_info(\"ports:\");\n"
+	  " }\n"
+	  " \n"
+	  " static void x_next(void)\n"
+	  " {\n"
+	  "+\tprintk(\"x: next\\n\");\n"
+	  " }\n",
+	  "level-missing,message-added", "console-changed", "level-missing",
+	  "\"x: next\" is printed without a KERN_ level, at the default level", "left open" },
+	{ "WARN() made a bare printk(): the default level as before, said on the added line",
+	  "drivers/x.c",
+	  "@@ -10,1 +10,1 @@ static int x_probe(struct device *dev)\n"
+	  "-\tWARN(1, \"x: bad state\\n\");\n"
+	  "+\tprintk(\"x: bad state\\n\");\n",
+	  "level-missing,warn-converted", "console-changed", "level-missing",
+	  "\"x: bad state\" is still printed without a KERN_ level", NULL },
+};
+
+static void test_level_cases(void **state)
+{
+	run_said_cases(level_cases, G_N_ELEMENTS(level_cases));
 }
 
 /* Count the findings of kind k in s. */
@@ -1018,6 +1083,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_cases),
 		cmocka_unit_test(test_fold_cases),
+		cmocka_unit_test(test_level_cases),
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_pairing_bounded),
 		cmocka_unit_test(test_finding_lines),
