@@ -350,12 +350,18 @@ static char *quote(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post
 	return g_strdup_printf("\"%s\"", t);
 }
 
-/* ", and gains the prefix "x: " from pr_fmt()", or "" when no prefix comes. */
-static char *prefix_clause(const char *verb, const char *prefix)
+/*
+ * ", and gains the prefix "x: " of the file's pr_fmt()" (post) or ", and
+ * loses the prefix "x: " pr_fmt() gave it" (the pre-image's), or "" when
+ * no prefix comes or goes.
+ */
+static char *prefix_clause(const char *prefix, gboolean post)
 {
 	if (!prefix || !*prefix)
 		return g_strdup("");
-	return g_strdup_printf(", and %s the prefix \"%s\" of pr_fmt()", verb, prefix);
+	if (post)
+		return g_strdup_printf(", and gains the prefix \"%s\" of the file's pr_fmt()", prefix);
+	return g_strdup_printf(", and loses the prefix \"%s\" pr_fmt() gave it", prefix);
 }
 
 /*
@@ -410,12 +416,12 @@ static void add_prefix_changed(struct pk_scan_ctx *x, const struct pk_call *o, c
 				g_strdup_printf("%s() becomes %s(), and ", o->name, n->name) : g_strdup("");
 
 	if (!*pr->np)
-		what = g_strdup_printf("the message loses the prefix \"%s\" of pr_fmt()", pr->op);
+		what = g_strdup_printf("the message loses the prefix \"%s\" pr_fmt() gave it", pr->op);
 	else if (!*pr->op)
-		what = g_strdup_printf("the message gains the prefix \"%s\" of pr_fmt()", pr->np);
+		what = g_strdup_printf("the message gains the prefix \"%s\" of the file's pr_fmt()", pr->np);
 	else
 		what = g_strdup_printf("the message prints \"%s\" before its text instead of \"%s\" "
-				       "(pr_fmt())", pr->np, pr->op);
+				       "(the file's pr_fmt() after the patch and before it)", pr->np, pr->op);
 	pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf("%s%s", call, what));
 }
 
@@ -479,13 +485,13 @@ static gboolean pair_family(struct pk_scan_ctx *x, const struct pk_call *o, cons
 	gboolean stops = pair_stops(x, o, n, q);
 
 	if (is_device(o) && !is_device(n)) {
-		g_autofree char *gain = prefix_clause("gains", pr->np);
+		g_autofree char *gain = prefix_clause(pr->np, TRUE);
 		pk_scan_add_finding(x, PK_FINDING_DEVICE_PREFIX_LOST, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s loses its device name prefix%s", o->name, n->name, q, gain));
 		return TRUE;
 	}
 	if (!is_device(o) && is_device(n)) {
-		g_autofree char *lose = prefix_clause("loses", pr->op);
+		g_autofree char *lose = prefix_clause(pr->op, FALSE);
 		pk_scan_add_finding(x, PK_FINDING_DEVICE_PREFIX_ADDED, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s gains a device name prefix%s", o->name, n->name, q, lose));
 		return TRUE;
@@ -703,6 +709,31 @@ static void scan_literals(struct pk_scan_ctx *x, const struct pk_call *o, const 
 }
 
 /*
+ * The prefer-pr-level sentence of printk(KERN_<LEVEL> ...): the pr_*() call
+ * that would do, and what it would print before the text after the patch
+ * (pr_cont() takes no prefix; an unknown prefix is not guessed at).
+ */
+static char *prefer_pr_level(struct pk_scan_ctx *x, const struct pk_call *n)
+{
+	const char *lvl = n->cont ? "cont" : n->level;
+	const char *suffix = n->name + strlen("printk");        /* "", "_once", "_ratelimited" */
+	g_autofree char *macro = g_ascii_strup(!strcmp(lvl, "warn") ? "warning" : lvl, -1);
+	g_autofree char *prefix = NULL;
+
+	if (!strcmp(lvl, "default"))
+		return g_strdup_printf("%s(KERN_DEFAULT ...): checkpatch.pl asks for a pr_<level>() call",
+				       n->name);
+	if (n->cont || !(prefix = pr_fmt_prefix_at(x, n, TRUE)))
+		return g_strdup_printf("%s(KERN_%s ...) where pr_%s%s() would do", n->name, macro, lvl, suffix);
+	if (!*prefix)
+		return g_strdup_printf("%s(KERN_%s ...) where pr_%s%s() would do, printing the same text "
+				       "(no pr_fmt() prefix applies in this file)", n->name, macro, lvl, suffix);
+	return g_strdup_printf("%s(KERN_%s ...) where pr_%s%s() would do, though that would print the "
+			       "file's pr_fmt() prefix \"%s\" before the text", n->name, macro, lvl, suffix,
+			       prefix);
+}
+
+/*
  * What checkpatch says about the call's own line: printk(KERN_<LEVEL>
  * where pr_<level>() exists, and continuations (printk() without a level:
  * scan_level_missing()).
@@ -715,13 +746,8 @@ static void scan_call_line(struct pk_scan_ctx *x, const struct pk_call *o, const
 
 	if (n->dl->kind != '+')
 		return;
-	if (printk && n->kern_dl == n->dl && (n->level || n->cont)) {
-		const char *lvl = n->cont ? "cont" : n->level;
-		g_autofree char *macro = g_ascii_strup(!strcmp(lvl, "warn") ? "warning" : lvl, -1);
-		pk_scan_add_finding(x, PK_FINDING_PREFER_PR_LEVEL, o, n, g_strdup_printf(
-			"%s(KERN_%s ...) where pr_%s() would do, and would get the file's "
-			"pr_fmt() prefix", n->name, macro, lvl));
-	}
+	if (printk && n->kern_dl == n->dl && (n->level || n->cont))
+		pk_scan_add_finding(x, PK_FINDING_PREFER_PR_LEVEL, o, n, prefer_pr_level(x, n));
 	if (n->cont && !cont_reported && (n->fam == PK_FAM_PR || n->kern_dl == n->dl))
 		pk_scan_add_finding(x, PK_FINDING_LOGGING_CONTINUATION, o, n, g_strdup_printf(
 			"%s continues a line: another CPU's message can land in the middle of it", q));

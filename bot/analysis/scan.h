@@ -54,8 +54,10 @@
  *   logging-continuation         LOGGING_CONTINUATION: the line calls
  *                                pr_cont() or printk(KERN_CONT ...)
  *   prefer-pr-level              PREFER_PR_LEVEL: printk(KERN_<LEVEL> ...)
- *                                where pr_<level>() would do (and would get
- *                                the file's pr_fmt() prefix)
+ *                                where pr_<level>() would do; the sentence
+ *                                names the prefix that one would print only
+ *                                when the post-image file's pr_fmt() is known
+ *                                (none for KERN_CONT: pr_cont() takes none)
  *   embedded-function-name       EMBEDDED_FUNCTION_NAME: the format spells
  *                                the enclosing function's name; "%s", __func__
  *                                survives a rename
@@ -73,6 +75,10 @@
  * then names that line: the author likely meant to continue it).  It is
  * silent when the call it rewrites printed at the default level on a line
  * of its own already.
+ *
+ * Sentences are true of the patch's after state: a prefix is named as the
+ * file's only when the post-image has it, one the patch takes away is the
+ * one "pr_fmt() gave" the message.
  *
  * With a kernel tree (pk_scan_tree()), findings also carry the prefix the
  * message prints before and after (pr_fmt() evaluated with the file's

@@ -412,6 +412,81 @@ static void test_level_cases(void **state)
 	run_said_cases(level_cases, G_N_ELEMENTS(level_cases));
 }
 
+/*
+ * Every sentence true after the patch: a prefix is named only when the
+ * post-image file has it, pr_cont() and KERN_CONT get no prefix claim,
+ * and pr_fmt() is the one of the side the sentence speaks of.
+ */
+static const struct said_case sentence_cases[] = {
+	{ "printk(KERN_CONT ...): pr_cont() takes no pr_fmt() prefix",
+	  "drivers/x.c",
+	  "@@ -10,1 +10,2 @@ static int x_probe(struct device *dev)\n"
+	  " \tpr_info(\"ports:\");\n"
+	  "+\tprintk(KERN_CONT \" %d\", port);\n",
+	  "logging-continuation,message-added,prefer-pr-level", "console-changed", "prefer-pr-level",
+	  "printk(KERN_CONT ...) where pr_cont() would do", "prefix" },
+	{ "printk(KERN_ERR ...) where no pr_fmt() is in sight: no prefix claimed",
+	  "drivers/x.c",
+	  "@@ -10,1 +10,2 @@ static int x_probe(struct device *dev)\n"
+	  " \tint ret;\n"
+	  "+\tprintk(KERN_ERR \"x: no memory\\n\");\n",
+	  "message-added,prefer-pr-level", "console-changed", "prefer-pr-level",
+	  "printk(KERN_ERR ...) where pr_err() would do", "prefix" },
+	{ "printk_once(KERN_WARNING ...): pr_warn_once() would do, with the file's prefix named",
+	  "drivers/tty/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  " #define pr_fmt(fmt) \"xtty: \" fmt\n"
+	  " \n"
+	  "+\tprintk_once(KERN_WARNING \"no port\\n\");\n",
+	  "message-added,prefer-pr-level", "console-changed", "prefer-pr-level",
+	  "printk_once(KERN_WARNING ...) where pr_warn_once() would do, though that would print the "
+	  "file's pr_fmt() prefix \"xtty: \" before the text", NULL },
+	{ "the sched revert: pr_fmt() removed, so no sentence gives the file a prefix",
+	  "kernel/sched.c",
+	  "@@ -1,4 +1,2 @@\n"
+	  "-#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  "-\n"
+	  " #include <linux/mm.h>\n"
+	  " #include <linux/module.h>\n"
+	  "@@ -100,4 +98,4 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu)\n"
+	  " \tif (!cpumask_test_cpu(cpu, sched_domain_span(sd))) {\n"
+	  "-\t\tpr_err(\"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  "+\t\tprintk(KERN_ERR \"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  " \t}\n",
+	  "pr_fmt-removed,prefer-pr-level,prefix-changed", "console-changed", "prefer-pr-level",
+	  "printk(KERN_ERR ...) where pr_err() would do, printing the same text (no pr_fmt() prefix "
+	  "applies in this file)", "the file's pr_fmt() prefix" },
+	{ "the same: the prefix lost is the one pr_fmt() gave before the patch",
+	  "kernel/sched.c",
+	  "@@ -1,4 +1,2 @@\n"
+	  "-#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  "-\n"
+	  " #include <linux/mm.h>\n"
+	  " #include <linux/module.h>\n"
+	  "@@ -100,4 +98,4 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu)\n"
+	  " \tif (!cpumask_test_cpu(cpu, sched_domain_span(sd))) {\n"
+	  "-\t\tpr_err(\"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  "+\t\tprintk(KERN_ERR \"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  " \t}\n",
+	  "pr_fmt-removed,prefer-pr-level,prefix-changed", "console-changed", "prefix-changed",
+	  "pr_err() becomes printk(), and the message loses the prefix \"sched: \" pr_fmt() gave it",
+	  "of pr_fmt()" },
+	{ "printk(KERN_INFO to pr_info() gains the prefix of the file's pr_fmt()",
+	  "drivers/tty/x.c",
+	  "@@ -1,4 +1,4 @@\n"
+	  " #define pr_fmt(fmt) \"xtty: \" fmt\n"
+	  " \n"
+	  "-\tprintk(KERN_INFO \"port up\\n\");\n"
+	  "+\tpr_info(\"port up\\n\");\n",
+	  "prefix-changed", "console-changed", "prefix-changed",
+	  "the message gains the prefix \"xtty: \" of the file's pr_fmt()", NULL },
+};
+
+static void test_sentence_cases(void **state)
+{
+	run_said_cases(sentence_cases, G_N_ELEMENTS(sentence_cases));
+}
+
 /* Count the findings of kind k in s. */
 static unsigned count_kind(const struct pk_scan *s, enum pk_finding_kind k)
 {
@@ -1084,6 +1159,7 @@ int main(void)
 		cmocka_unit_test(test_scan_cases),
 		cmocka_unit_test(test_fold_cases),
 		cmocka_unit_test(test_level_cases),
+		cmocka_unit_test(test_sentence_cases),
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_pairing_bounded),
 		cmocka_unit_test(test_finding_lines),
