@@ -30,6 +30,9 @@
 
 struct pk_intake;
 struct pk_outbox;
+struct pk_reply;
+struct pk_lab;
+struct pk_tree_config;
 struct daemon_heartbeat;
 
 struct pk_daemon {
@@ -133,6 +136,16 @@ enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *jo
 double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts);
 /* The outbox the config names (created when missing); the one open before is kept on failure. */
 int daemon_open_outbox(struct pk_daemon *d, GError **err);
+/*
+ * A tested mail's or commit's reply row, inside the caller's transaction
+ * (its lease checked there): row (mail_id or push_commit_id, review,
+ * job, after_commit set) is stored with reply's envelope and text when
+ * reply is not NULL (a mail to send; NULL: reply_on said none); then the
+ * job that sends it is queued (*out_send_job, 0 for none) and the mail
+ * delivered into the outbox's new/ before the caller commits.
+ */
+int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
+		       gint64 *out_send_job, GError **err);
 /* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */
 int daemon_reconcile_outbox(struct pk_daemon *d, GError **err);
 
