@@ -28,6 +28,7 @@
 #include "daemon/daemon.h"
 #include "lab/lab.h"
 #include "report/outbox.h"
+#include "report/pushes.h"
 #include "store/store.h"
 #include "base/proc.h"
 
@@ -127,7 +128,11 @@ static int teardown(void **state)
 
 	g_unsetenv("PRINTKBOT_CACHE");
 	pk_lab_clear(&f->lab);
-	g_assert(system(cmd) == 0);
+	/* PK_TEST_WATCH_LOG=1 shows the daemon's log of each run, PK_TEST_WATCH_KEEP=1 keeps the dir */
+	if (getenv("PK_TEST_WATCH_KEEP"))
+		print_message("kept %s\n", f->dir);
+	else
+		g_assert(system(cmd) == 0);
 	g_free(f->upstream);
 	g_free(f->config);
 	g_free(f->dir);
@@ -288,6 +293,21 @@ static void test_watch(void **state)
 	assert_string_equal(nth(commits, 1)->commit_id, b2);
 	assert_string_equal(nth(commits, 1)->state, "tested");
 	assert_int_equal(outbox_mails(f), 3);
+	{
+		/* as history --pushes and report --push show it */
+		g_autofree char *text = pk_push_text(p, commits);
+		g_autoptr(JsonNode) json = pk_push_json(p, commits);
+		JsonArray *listed = json_object_get_array_member(json_node_get_object(json), "commits");
+
+		assert_non_null(strstr(text, ", lab/main, "));
+		assert_non_null(strstr(text, ", forced, job "));
+		assert_non_null(strstr(text, "  tested-before  no-churn "));
+		assert_non_null(strstr(text, "(the same patch-id on the same parent tree as "));
+		assert_non_null(strstr(text, "  waiting  b: add b, another way\n"));
+		assert_int_equal(json_array_get_length(listed), 2);
+		assert_string_equal(json_object_get_string_member(json_array_get_object_element(listed, 0), "state"),
+				    "tested-before");
+	}
 	g_clear_pointer(&p, pk_store_push_free);
 	g_clear_pointer(&commits, g_ptr_array_unref);
 	pk_store_close(g_steal_pointer(&s));
