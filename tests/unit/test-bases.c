@@ -284,7 +284,8 @@ static void test_fetch_watched(void **state)
 	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, &err), 0);
 	got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/dev", NULL);
 	assert_string_equal(got, c2b);
-	assert_non_null(pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/main", NULL));
+	g_free(got);
+	assert_non_null((got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/main", NULL)));
 	/* c2 is not on a fetched branch: brought in for the keys, as a push job's fetch would */
 	{
 		g_autofree char *spec = g_strdup_printf("+refs/heads/keep:refs/printkbot/run/%s", c2);
@@ -304,7 +305,8 @@ static void test_fetch_watched(void **state)
 	g_free(run_git(remote, (const char *[]){ "branch", "-q", "-D", "dev", NULL }));
 	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, &err), 0);
 	assert_null(pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/dev", NULL));
-	assert_non_null(pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/main", NULL));
+	g_free(got);
+	assert_non_null((got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/main", NULL)));
 	rm_rf(remote);
 }
 
