@@ -11,8 +11,9 @@
  * tests only the changed one (the reworded has the same patch-id on the
  * same parent tree), and mails only about it; a push over max_commits is
  * cut to its newest, with a note; commits of a queued push that left the
- * branch are skipped; a deleted branch is dropped, and seen again starts
- * anew.
+ * branch are skipped; a push job left running by a worker that died is
+ * taken over, and what it stored is not done again; a deleted branch is
+ * dropped, and seen again starts anew.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include <cmocka.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon/daemon.h"
@@ -359,7 +361,77 @@ static void test_watch(void **state)
 	g_clear_pointer(&commits, g_ptr_array_unref);
 	pk_store_close(g_steal_pointer(&s));
 
-	/* 6. the branch deleted: dropped, its tip forgotten; made again: seen for the first time */
+	/* 6. a worker killed in the middle of a push's job: taken over, its stored commit not again */
+	{
+		g_autofree char *d1 = commit_file(f, "d1.c", "int d1;\n", "d: one");
+		g_autofree char *d2 = commit_file(f, "d2.c", "int d2;\n", "d: two");
+		g_autoptr(pk_store_job) job = NULL;
+		struct pk_store_worker gone = { "host:1", NULL, 0, 60 };
+		g_autofree char *boot = NULL, *ns = g_file_read_link("/proc/self/ns/pid", NULL);
+		g_autofree char *machine = NULL;
+		struct pk_store_push_commit done = { 0 };
+		pid_t child = fork();
+
+		/* a worker of this machine whose process is gone: a child that exited */
+		if (child == 0)
+			_exit(0);
+		assert_true(child > 0 && waitpid(child, NULL, 0) == child);
+		assert_true(g_file_get_contents("/proc/sys/kernel/random/boot_id", &boot, NULL, NULL));
+		machine = g_strdup_printf("%s/%s", g_strstrip(boot), ns ? ns : "pid");
+		gone.machine = machine;
+		gone.pid = child;
+		g_clear_pointer(&log, g_free);
+		s = store_of(f);
+		{
+			/* what the watch would store for it, by hand: the job held by the dead worker */
+			struct pk_store_push_commit one = { .commit_id = d1, .subject = "d: one",
+							    .author = "Jane Dev <jane@example.org>" };
+			struct pk_store_push_commit two = { .commit_id = d2, .subject = "d: two",
+							    .author = "Jane Dev <jane@example.org>" };
+			g_autofree char *old = NULL;
+			g_autoptr(GPtrArray) both = g_ptr_array_new();
+			g_autofree char *payload = NULL;
+			struct pk_store_push queued = { .source_id = source, .tree = "lab", .branch = "main",
+							.new_tip = d2 };
+			gint64 id, jid;
+
+			assert_int_equal(pk_store_source_state_get(s, source, "tip", &old, NULL), 1);
+			queued.old_tip = old;
+			g_ptr_array_add(both, &one);
+			g_ptr_array_add(both, &two);
+			assert_int_equal(pk_store_source_state_swap(s, source, "tip", old, d2, NULL), 1);
+			assert_int_equal(pk_store_push_add(s, &id, &queued, both, NULL), 0);
+			payload = g_strdup_printf("{\"push\":%" G_GINT64_FORMAT "}", id);
+			assert_int_equal(pk_store_job_add(s, &jid, PK_JOB_PUSH, payload, NULL), 0);
+			assert_int_equal(pk_store_push_set_job(s, id, jid, NULL), 0);
+			assert_int_equal(pk_store_job_claim(s, &gone, PK_JOB_PUSH, 0, &job, NULL, NULL), 1);
+			assert_int_equal(job->id, jid);
+		}
+		p = newest_push(s, &commits);
+		done.id = nth(commits, 0)->id;
+		done.state = "tested";
+		done.verdict = "no-churn";
+		done.patch_key = "stored before the kill";
+		assert_int_equal(pk_store_push_commit_set(s, &done, NULL), 0);
+		g_clear_pointer(&p, pk_store_push_free);
+		g_clear_pointer(&commits, g_ptr_array_unref);
+		pk_store_close(g_steal_pointer(&s));
+		log = run_once(f);
+		assert_non_null(strstr(log, "was running when the daemon stopped: queued again"));
+		assert_null(strstr(log, "testing 1/2"));
+		assert_non_null(strstr(log, "testing 2/2"));
+		s = store_of(f);
+		p = newest_push(s, &commits);
+		assert_string_equal(p->job_state, "done");
+		assert_string_equal(nth(commits, 0)->patch_key, "stored before the kill");
+		assert_string_equal(nth(commits, 1)->state, "tested");
+		g_clear_pointer(&p, pk_store_push_free);
+		g_clear_pointer(&commits, g_ptr_array_unref);
+		pk_store_close(g_steal_pointer(&s));
+	}
+	assert_int_equal(outbox_mails(f), 8);
+
+	/* 7. the branch deleted: dropped, its tip forgotten; made again: seen for the first time */
 	GIT(f->upstream, "checkout", "-q", "side");
 	GIT(f->upstream, "branch", "-q", "-D", "main");
 	g_clear_pointer(&log, g_free);
@@ -376,7 +448,7 @@ static void test_watch(void **state)
 	g_clear_pointer(&log, g_free);
 	log = run_once(f);
 	assert_non_null(strstr(log, "tree lab: branch main seen for the first time"));
-	assert_int_equal(outbox_mails(f), 7);
+	assert_int_equal(outbox_mails(f), 8);
 }
 
 int main(void)
