@@ -159,7 +159,7 @@ unit: $(UNIT_BINS) man
 # every script but E2E_LONG, the ones that build kernels of their own
 # (a second base, configs derived per patch, three workers' labs) or a
 # 612 MiB mbox: make check-long runs those.  `make e2e E2E=020` runs one.
-E2E_LONG     = 011 026 034 070 072
+E2E_LONG     = 011 026 034 036 070 072
 E2E_ALL      = $(sort $(wildcard tests/e2e/[0-9]*.sh))
 E2E_LONG_SH  = $(foreach n,$(E2E_LONG),$(filter tests/e2e/$(n)-%,$(E2E_ALL)))
 E2E_SHORT_SH = $(filter-out $(E2E_LONG_SH),$(E2E_ALL))
