@@ -277,6 +277,13 @@ int pk_store_add_review(struct pk_store *store, gint64 *out_id, gint64 test_id,
 /* Where and when a review was posted (time: Unix seconds; 0 = now). */
 int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char *posted_to,
 			   const char *reply_message_id, gint64 time, GError **err);
+/*
+ * The newest review of the tested commit commit names (its id, or a
+ * prefix of 4 hex digits or more): 1 found (*out_review_id), 0 none.  A
+ * prefix of two tested commits is an error (PK_ERROR_INPUT) naming them.
+ */
+int pk_store_review_of_commit(struct pk_store *store, const char *commit, gint64 *out_review_id,
+			      GError **err);
 /* A stored review's model and body (either out may be NULL); caller frees. */
 int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
 			char **out_body, GError **err);

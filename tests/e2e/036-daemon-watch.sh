@@ -21,7 +21,7 @@
 #      left the branch) is mailed again.
 #   4. main deleted: dropped, with its log line, and no mail.
 # At the end the store holds the two pushes and the deletion, history
-# finds A by its commit, `report --push` shows each push, and the author's
+# and report find a commit by its id, `report --push` shows each push, and the author's
 # mailbox holds exactly three mails, each once.
 source "$(dirname "$0")/lib.sh"
 source tests/e2e/mailservers.sh
@@ -168,6 +168,8 @@ check "each mail sent once (outbox/new empty)" test -z "$(ls "$work/outbox/new")
 check "no reply job failed" test "$(q "select count(*) from jobs where kind = 'reply' and state <> 'done'")" = 0
 $bot history --commit "$a" >"$work/history-a.txt" || true
 check "history finds A by its commit (the e820 line)" grep -q "free for PCI devices" "$work/history-a.txt"
+$bot report --commit "${c:0:12}" >"$work/report-c.txt" || fail "report --commit C" "$work/report-c.txt"
+check "report --commit finds C's review (ahci's index line)" grep -q "enabling 64-bit DMA" "$work/report-c.txt"
 $bot history --pushes >"$work/pushes.txt" || fail "history --pushes" "$work/pushes.txt"
 check "history --pushes lists the three" test "$(grep -c '^push [0-9]*, lab/main' "$work/pushes.txt")" = 3
 $bot report --push 2 >"$work/report-push2.txt" || fail "report --push 2" "$work/report-push2.txt"

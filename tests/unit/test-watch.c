@@ -261,12 +261,20 @@ static void test_watch(void **state)
 		assert_int_equal(r->mail_id, 0);
 		pk_store_reply_free(r);
 	}
-	/* stored like any tested commit: history finds it by commit */
+	/* stored like any tested commit: history and report find it by commit */
 	{
 		struct pk_history_filter hf = { .commit = a };
 		g_autoptr(GPtrArray) rows = NULL;
+		g_autofree char *prefix = g_strndup(a, 12);
+		g_autoptr(GError) err = NULL;
+		gint64 review = 0;
 
 		assert_int_equal(pk_store_history(s, &rows, &hf, NULL), 0);
+		assert_int_equal(pk_store_review_of_commit(s, prefix, &review, NULL), 1);
+		assert_int_equal(review, nth(commits, 0)->review_id);
+		assert_int_equal(pk_store_review_of_commit(s, "0000000000ff", &review, NULL), 0);
+		assert_int_equal(pk_store_review_of_commit(s, "xyz", &review, &err), -1);
+		assert_non_null(strstr(err->message, "is not a commit id"));
 	}
 	assert_int_equal(pk_store_source_state_get(s, p->source_id, "tip", &tip, NULL), 1);
 	assert_string_equal(tip, b);
