@@ -20,6 +20,7 @@ static void call_free(gpointer p)
 	g_free(c->name);
 	g_string_free(c->text, TRUE);
 	g_array_unref(c->toks);
+	g_ptr_array_unref(c->args);
 	g_free(c->func);
 	g_free(c->written);
 	g_free(c);
@@ -334,6 +335,14 @@ static void format_token(struct pk_call *c, const struct side *s, const char *b,
 	g_array_append_val(c->toks, tok);
 }
 
+/* Keep argument number arg, [from, to) of b, when it comes after the format (fmt_arg). */
+static void add_arg(struct pk_call *c, const char *b, size_t from, size_t to, int arg, int fmt_arg)
+{
+	if (fmt_arg < 0 || arg <= fmt_arg || to <= from)
+		return;
+	g_ptr_array_add(c->args, g_strstrip(fold_written(b, from, to)));
+}
+
 /*
  * Parse the argument list of a call whose '(' is at p; fills the format
  * fields and returns the position after the closing ')'.  fmt_arg -1 takes
@@ -343,7 +352,7 @@ static void format_token(struct pk_call *c, const struct side *s, const char *b,
 static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int fmt_arg)
 {
 	const char *b = s->buf->str;
-	size_t len = s->buf->len;
+	size_t len = s->buf->len, arg_start = p + 1;
 	int depth = 0, arg = 0, last_line = -1;
 
 	for (p++; (p = skip_space(b, p, len)) < len;) {
@@ -355,13 +364,15 @@ static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int 
 		else if (g_ascii_isalnum(ch) || ch == '_')
 			for (end = p; end < len && (g_ascii_isalnum(b[end]) || b[end] == '_'); end++)
 				;
-		if (ch == '(' || ch == '[' || ch == '{')
+		if (ch == '(' || ch == '[' || ch == '{') {
 			depth++;
-		else if ((ch == ')' || ch == ']' || ch == '}') && depth-- == 0)
+		} else if ((ch == ')' || ch == ']' || ch == '}') && depth-- == 0) {
+			add_arg(c, b, arg_start, p, arg, fmt_arg);
 			return p + 1;
-		else if (ch == ',' && depth == 0)
-			arg++;
-		else if (fmt_arg < 0 && depth == 0 && (ch == '"' || g_str_has_prefix(b + p, "KERN_"))) {
+		} else if (ch == ',' && depth == 0) {
+			add_arg(c, b, arg_start, p, arg++, fmt_arg);
+			arg_start = p + 1;
+		} else if (fmt_arg < 0 && depth == 0 && (ch == '"' || g_str_has_prefix(b + p, "KERN_"))) {
 			fmt_arg = arg;
 			format_token(c, s, b, p, end, &last_line);
 		} else if (arg == fmt_arg && depth == 0 && ch != '\'' &&
@@ -371,6 +382,7 @@ static size_t parse_args(struct pk_call *c, const struct side *s, size_t p, int 
 			format_token(c, s, b, p, end, &last_line);  /* dev_printk's level */
 		p = end;
 	}
+	add_arg(c, b, arg_start, len, arg, fmt_arg);   /* the hunk ends inside the call */
 	return len;
 }
 
@@ -388,8 +400,7 @@ GRegex *pk_lexer_regex(GRegex **slot, gsize *once, const char *pattern)
 	return *slot;
 }
 
-/* The name of the function a line begins the definition of, or NULL. */
-static char *function_defined(const char *line)
+char *pk_lexer_function_defined(const char *line)
 {
 	static GRegex *re;
 	static gsize once;
@@ -406,10 +417,10 @@ static char *function_defined(const char *line)
 /*
  * The function hunk line idx is in: the nearest definition above it on
  * this side of the hunk, else the function git names in the hunk header,
- * as checkpatch takes it (its first "name(").  NULL after a closing brace
- * at column 0 or when the header names none.
+ * as checkpatch takes it (its first "name("; *from_header set).  NULL after
+ * a closing brace at column 0 or when the header names none.
  */
-static char *enclosing_function(const struct side *s, int idx)
+static char *enclosing_function(const struct side *s, int idx, gboolean *from_header)
 {
 	static GRegex *re;
 	static gsize once;
@@ -425,7 +436,7 @@ static char *enclosing_function(const struct side *s, int idx)
 			continue;
 		if (l->text[0] == '}')
 			stop = 2;
-		else if ((name = function_defined(l->text)))
+		else if ((name = pk_lexer_function_defined(l->text)))
 			stop = 1;
 	}
 	if (!stop && from > 0) {   /* nothing since the last walk: what it found */
@@ -441,6 +452,7 @@ static char *enclosing_function(const struct side *s, int idx)
 	pk_lexer_regex(&re, &once, "\\b(\\w+)\\s*\\(");
 	if (!s->hunk->section || !g_regex_match(re, s->hunk->section, 0, &m))
 		return NULL;
+	*from_header = TRUE;
 	return g_match_info_fetch(m, 1);
 }
 
@@ -467,6 +479,7 @@ static struct pk_call *read_call(const struct side *s, size_t p, size_t end, siz
 	c.subsys_len = k.subsys_len;
 	c.text = g_string_new(NULL);
 	c.toks = g_array_new(FALSE, FALSE, sizeof(struct pk_fmt_tok));
+	c.args = g_ptr_array_new_with_free_func(g_free);
 	if (c.level && !strcmp(c.level, "cont")) {
 		c.cont = TRUE;
 		c.level = NULL;
@@ -478,6 +491,7 @@ static struct pk_call *read_call(const struct side *s, size_t p, size_t end, siz
 		/* a wrapper without a literal format: most likely no logging call at all */
 		g_string_free(c.text, TRUE);
 		g_array_unref(c.toks);
+		g_ptr_array_unref(c.args);
 		return NULL;
 	}
 	/* changed when a line of its span is this side's own: the other side's lines between are neither */
@@ -489,7 +503,7 @@ static struct pk_call *read_call(const struct side *s, size_t p, size_t end, siz
 	}
 	c.dl = side_line(s, p);
 	c.line = s->side == '-' ? c.dl->old_no : c.dl->new_no;
-	c.func = enclosing_function(s, side_line_index(s, p));
+	c.func = enclosing_function(s, side_line_index(s, p), &c.func_from_header);
 	c.written = fold_written(b, p, close);
 	c.name = g_steal_pointer(&name);
 	*next = close;
@@ -518,8 +532,10 @@ static GPtrArray *side_calls(const struct side *s)
 		}
 		for (end = p; end < len && (g_ascii_isalnum(b[end]) || b[end] == '_'); end++)
 			;
-		if ((c = read_call(s, p, end, &p)))
+		if ((c = read_call(s, p, end, &p))) {
+			c->prev = calls->len ? calls->pdata[calls->len - 1] : NULL;
 			g_ptr_array_add(calls, c);
+		}
 		else
 			p = end;
 	}

@@ -52,11 +52,16 @@ struct pk_call {
 	const struct pk_diff_line *kern_dl;  /* the line of a KERN_* token, or NULL */
 	GString *text;          /* the format, literals joined, C escapes kept */
 	GArray *toks;           /* struct pk_fmt_tok, in order */
+	GPtrArray *args;        /* char*: the arguments after the format, as written
+				   (whitespace folded), as far as the hunk shows them */
 	int fmt_lines;          /* distinct source lines holding format literals */
 	gboolean changed;       /* one of its lines is '-' or '+' */
 	const struct pk_diff_line *dl;  /* its first line */
 	int line;               /* that line's number on its side */
 	char *func;             /* the function it is in, as far as the hunk shows */
+	gboolean func_from_header;  /* func is the one the hunk header names (git takes
+				       it from the pre-image), not a definition in the hunk */
+	const struct pk_call *prev;  /* the call before it on this side of the hunk, or NULL */
 	char *written;          /* the call as written, whitespace folded */
 	gboolean paired;        /* FALSE here; the scanner marks calls it paired */
 };
@@ -68,6 +73,13 @@ struct pk_call {
  * its calls by g_ptr_array_unref().
  */
 GPtrArray *pk_lexer_calls(const struct pk_hunk *h, char which);
+
+/*
+ * The name of the function a source line begins the definition of ("static
+ * int __init foo_init(void)" at column 0 gives foo_init) as a new string,
+ * or NULL.
+ */
+char *pk_lexer_function_defined(const char *line);
 
 /* Whether a call gets the pr_fmt() prefix: pr_*() except pr_cont(). */
 gboolean pk_call_uses_pr_fmt(const struct pk_call *c);

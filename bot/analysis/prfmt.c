@@ -109,19 +109,34 @@ static char *shown_text(const struct pk_diff_file *f, char which)
 	return g_string_free(s, FALSE);
 }
 
-/* The prefix a pr_fmt() body prints in the file on one side, or NULL. */
-static char *body_prefix(struct pk_scan_ctx *x, const char *body, gboolean post)
+/* The tree's description of the file on one side (the other's when it has none), or NULL. */
+static const struct pk_tree_file *side_desc(const struct pk_scan_ctx *x, gboolean post)
 {
-	const struct pk_tree_file *d = post ? (x->new_desc ? x->new_desc : x->old_desc)
-					    : (x->old_desc ? x->old_desc : x->new_desc);
+	return post ? (x->new_desc ? x->new_desc : x->old_desc) : (x->old_desc ? x->old_desc : x->new_desc);
+}
+
+/*
+ * The prefix a pr_fmt() body prints in the file on one side, or NULL; the
+ * arguments of its conversions known per call only in *args (tree.h).
+ */
+static char *body_prefix(struct pk_scan_ctx *x, const char *body, gboolean post, char ***args)
+{
+	const struct pk_tree_file *d = side_desc(x, post);
 	g_autofree char *shown = NULL;
-	char *prefix = d ? pk_tree_eval_prefix(x->tree, d, body) : NULL;
+	char *prefix = d ? pk_tree_eval_prefix(x->tree, d, body, args) : NULL;
 
 	/* the tree knows KBUILD_MODNAME unless no makefile builds the file (a new one) */
 	if (prefix || (d && d->modname))
 		return prefix;
 	shown = shown_text(x->dfile, post ? '+' : '-');
-	return pk_tree_guess_prefix(x->file, shown, body);
+	return pk_tree_guess_prefix(x->file, shown, body, args);
+}
+
+/* A tree's prefix of the file and its arguments. */
+static char *desc_prefix(const struct pk_tree_file *d, char ***args)
+{
+	*args = g_strdupv(d->prefix_args);
+	return g_strdup(d->prefix);
 }
 
 /* A pr_fmt() definition the hunks show as context, or NULL. */
@@ -140,35 +155,35 @@ static char *context_prfmt(const struct pk_diff_file *f)
 	return NULL;
 }
 
-/* The prefix before the patch: see pk_scan_file_prefix(). */
-static char *file_prefix_before(struct pk_scan_ctx *x, const char *context_body)
+/* The prefix before the patch and its arguments: see pk_scan_file_prefix(). */
+static char *file_prefix_before(struct pk_scan_ctx *x, const char *context_body, char ***args)
 {
 	const GPtrArray *olds = x->prfmt_olds, *news = x->prfmt_news;
 
 	if (olds && olds->len)
-		return body_prefix(x, ((const struct prfmt *)olds->pdata[0])->body, FALSE);
+		return body_prefix(x, ((const struct prfmt *)olds->pdata[0])->body, FALSE, args);
 	if (x->tree)
-		return x->old_desc ? g_strdup(x->old_desc->prefix) : x->dfile->old_path ? NULL : g_strdup("");
+		return x->old_desc ? desc_prefix(x->old_desc, args) : x->dfile->old_path ? NULL : g_strdup("");
 	if (context_body)
-		return body_prefix(x, context_body, FALSE);
+		return body_prefix(x, context_body, FALSE, args);
 	/* the file gains its first pr_fmt(): printk.h's empty default applied */
 	return news && news->len ? g_strdup("") : NULL;
 }
 
-/* The prefix after the patch: see pk_scan_file_prefix(). */
-static char *file_prefix_after(struct pk_scan_ctx *x, const char *context_body)
+/* The prefix after the patch and its arguments: see pk_scan_file_prefix(). */
+static char *file_prefix_after(struct pk_scan_ctx *x, const char *context_body, char ***args)
 {
 	const GPtrArray *olds = x->prfmt_olds, *news = x->prfmt_news;
 
 	if (x->tree && x->post_text && x->new_desc)
-		return g_strdup(x->new_desc->prefix);
+		return desc_prefix(x->new_desc, args);
 	if (news && news->len)
-		return body_prefix(x, ((const struct prfmt *)news->pdata[0])->body, TRUE);
+		return body_prefix(x, ((const struct prfmt *)news->pdata[0])->body, TRUE, args);
 	if (olds && olds->len)
 		return g_strdup("");    /* removed, nothing in its place */
 	if (x->tree)
-		return x->new_desc ? g_strdup(x->new_desc->prefix) : NULL;
-	return context_body ? body_prefix(x, context_body, TRUE) : NULL;
+		return x->new_desc ? desc_prefix(x->new_desc, args) : NULL;
+	return context_body ? body_prefix(x, context_body, TRUE, args) : NULL;
 }
 
 const char *pk_scan_file_prefix(struct pk_scan_ctx *x, gboolean post)
@@ -178,25 +193,59 @@ const char *pk_scan_file_prefix(struct pk_scan_ctx *x, gboolean post)
 
 		x->prefixes_known = TRUE;
 		pk_scan_ctx_describe(x);
-		x->old_prefix = file_prefix_before(x, context_body);
-		x->new_prefix = file_prefix_after(x, context_body);
+		x->old_prefix = file_prefix_before(x, context_body, &x->old_prefix_args);
+		x->new_prefix = file_prefix_after(x, context_body, &x->new_prefix_args);
 	}
 	return post ? x->new_prefix : x->old_prefix;
 }
 
-/* The prefixes clause of a pr_fmt-* message: ": ... print "b" ... instead of "a"". */
-static char *prfmt_says(const struct pk_finding *f, const char *calls, gboolean *silent)
+void pk_scan_file_env(struct pk_scan_ctx *x, gboolean post, struct pk_fold_env *env)
 {
+	const char *path = post ? x->dfile->new_path : x->dfile->old_path;
+	char **modname = post ? &x->new_modname : &x->old_modname;
+	char **basename = post ? &x->new_basename : &x->old_basename;
+
+	if (!x->env_known[post]) {
+		const struct pk_tree_file *d;
+
+		x->env_known[post] = TRUE;
+		pk_scan_ctx_describe(x);
+		d = side_desc(x, post);
+		if (!path)
+			path = x->file;
+		/* the tree knows KBUILD_MODNAME unless no makefile builds the file (a new one) */
+		*modname = d && d->modname ? g_strdup(d->modname) : pk_tree_guess_modname(path);
+		/* KBUILD_BASENAME: the unit's stem, name-fixed as a modname is */
+		*basename = pk_tree_guess_modname(d && d->unit ? d->unit : path);
+	}
+	env->modname = *modname;
+	env->basename = *basename;
+}
+
+/* A prefix for sentences: "\"x: \"", or "\"%s: \" with __func__" when it has arguments. */
+static char *shown_prefix(const char *prefix, char **args)
+{
+	g_autofree char *joined = args ? g_strjoinv(", ", args) : NULL;
+
+	return joined ? g_strdup_printf("\"%s\" with %s", prefix, joined) : g_strdup_printf("\"%s\"", prefix);
+}
+
+/* The prefixes clause of a pr_fmt-* message: ": ... print "b" ... instead of "a"". */
+static char *prfmt_says(struct pk_scan_ctx *x, const struct pk_finding *f, const char *calls,
+			gboolean *silent)
+{
+	g_autofree char *op = NULL, *np = NULL;
+
 	*silent = FALSE;
 	if (!f->old_prefix || !f->new_prefix)
 		return g_strdup_printf("the prefix of %s changes", calls);
-	if (!strcmp(f->old_prefix, f->new_prefix)) {
+	op = shown_prefix(f->old_prefix, x->old_prefix_args);
+	np = shown_prefix(f->new_prefix, x->new_prefix_args);
+	if (!strcmp(op, np)) {
 		*silent = TRUE;
-		return g_strdup_printf("%s still print \"%s\" before their text: no console change",
-				       calls, f->new_prefix);
+		return g_strdup_printf("%s still print %s before their text: no console change", calls, np);
 	}
-	return g_strdup_printf("%s print \"%s\" before their text instead of \"%s\"", calls,
-			       f->new_prefix, f->old_prefix);
+	return g_strdup_printf("%s print %s before their text instead of %s", calls, np, op);
 }
 
 /*
@@ -224,7 +273,7 @@ static void add_prfmt(struct pk_scan_ctx *x, enum pk_finding_kind kind, const st
 	if (!f->affected_whole_file) {
 		calls = g_strdup_printf("every other pr_*() call of the file (%u in this patch%s)",
 					f->affected, own);
-		says = prfmt_says(f, calls, &f->silent);
+		says = prfmt_says(x, f, calls, &f->silent);
 	} else if (!f->affected && x->pr_touched) {
 		/* (a header's calls are not counted: with none rewritten, not silent) */
 		f->silent = TRUE;
@@ -233,7 +282,7 @@ static void add_prfmt(struct pk_scan_ctx *x, enum pk_finding_kind kind, const st
 		calls = included ? g_strdup_printf("%u pr_*() call(s) of the file (%u of them in the .c "
 						   "files it #includes%s)", f->affected, included, own)
 				 : g_strdup_printf("%u pr_*() call(s) of the file%s", f->affected, own);
-		says = prfmt_says(f, calls, &f->silent);
+		says = prfmt_says(x, f, calls, &f->silent);
 	}
 	f->message = g_strdup_printf("pr_fmt() %s: %s", what, says);
 }

@@ -6,6 +6,7 @@
 #ifndef PK_SCAN_PRIVATE_H
 #define PK_SCAN_PRIVATE_H
 
+#include "analysis/fold.h"
 #include "analysis/lexer.h"
 #include "analysis/scan.h"
 #include "analysis/tree.h"
@@ -23,6 +24,12 @@ struct pk_scan_ctx {
 	/* pk_scan_file_prefix()'s answers, once asked (prefixes_known) */
 	gboolean prefixes_known;
 	char *old_prefix, *new_prefix;
+	char **old_prefix_args, **new_prefix_args;  /* their conversions' arguments (tree.h), or NULL */
+	/* pk_scan_file_env()'s answers, once asked for a side (env_known[post]) */
+	gboolean env_known[2];
+	char *old_modname, *new_modname, *old_basename, *new_basename;
+	/* functions the patch renames: old name -> new name (git names the old in hunk headers) */
+	GHashTable *renamed;
 	struct pk_tree *tree;   /* NULL without --tree */
 	gboolean described;     /* the tree was asked about the file */
 	struct pk_tree_file *old_desc, *new_desc;
@@ -38,9 +45,18 @@ void pk_scan_ctx_describe(struct pk_scan_ctx *x);
  * or after it, borrowed; NULL when unknown.  From the pr_fmt() the patch
  * removes, adds or changes, else the tree's (old_desc, new_desc), else a
  * definition the hunks show as context; KBUILD_MODNAME from the tree, or
- * without one from the object name (pk_tree_guess_prefix()).
+ * without one from the object name (pk_tree_guess_prefix()).  The prefix's
+ * conversions known per call only (__func__) stay as written: their
+ * arguments are then x->old_prefix_args or x->new_prefix_args.
  */
 const char *pk_scan_file_prefix(struct pk_scan_ctx *x, gboolean post);
+
+/*
+ * What folding a call's format knows of the file on one side (fold.h):
+ * KBUILD_MODNAME and KBUILD_BASENAME, from the tree or else from the
+ * object name; env->func is the caller's to set.  Borrowed from x.
+ */
+void pk_scan_file_env(struct pk_scan_ctx *x, gboolean post, struct pk_fold_env *env);
 
 /*
  * Add a finding of kind about the calls o (pre-image) and n (post-image),

@@ -98,11 +98,10 @@ void pk_scan_free(struct pk_scan *s)
 }
 
 /* Format text for comparing: trailing "\n" dropped, blanks folded. */
-static char *norm_text(const struct pk_call *c)
+static char *norm_text(const char *t)
 {
 	GString *s = g_string_new(NULL);
-	const char *t = c->text->str;
-	size_t n = c->text->len;
+	size_t n = strlen(t);
 
 	if (n >= 2 && !strcmp(t + n - 2, "\\n"))
 		n -= 2;
@@ -192,13 +191,113 @@ static void ctx_clear(struct pk_scan_ctx *x)
 	g_free(x->post_text);
 	g_free(x->old_prefix);
 	g_free(x->new_prefix);
+	g_strfreev(x->old_prefix_args);
+	g_strfreev(x->new_prefix_args);
+	g_free(x->old_modname);
+	g_free(x->new_modname);
+	g_free(x->old_basename);
+	g_free(x->new_basename);
+	if (x->renamed)
+		g_hash_table_unref(x->renamed);
+}
+
+/*
+ * The functions a file's hunks rename: a hunk that removes the definition
+ * of a() and adds the one of b() in its place (the n-th removed with the
+ * n-th added).  git names a hunk's function from the pre-image, so a later
+ * hunk of b() has a() in its header.
+ */
+static GHashTable *renamed_functions(const struct pk_diff_file *f)
+{
+	GHashTable *renamed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+	for (guint i = 0; i < f->hunks->len; i++) {
+		const struct pk_hunk *h = f->hunks->pdata[i];
+		g_autoptr(GPtrArray) olds = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GPtrArray) news = g_ptr_array_new_with_free_func(g_free);
+
+		for (guint j = 0; j < h->lines->len; j++) {
+			const struct pk_diff_line *l = h->lines->pdata[j];
+			char *name = l->kind != ' ' && strchr(l->text, '(') ?
+				     pk_lexer_function_defined(l->text) : NULL;
+			if (name)
+				g_ptr_array_add(l->kind == '-' ? olds : news, name);
+		}
+		for (guint k = 0; k < olds->len && k < news->len; k++)
+			if (strcmp(olds->pdata[k], news->pdata[k]))
+				g_hash_table_replace(renamed, g_strdup(olds->pdata[k]), g_strdup(news->pdata[k]));
+	}
+	return renamed;
+}
+
+/* The function a call is in on its side: after the patch, under its new name. */
+static const char *call_function(const struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
+{
+	const char *renamed = post && c->func && c->func_from_header && x->renamed ?
+			      g_hash_table_lookup(x->renamed, c->func) : NULL;
+
+	return renamed ? renamed : c->func;
+}
+
+/* What the compiler knows where a call is (fold.h). */
+static void call_env(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post, struct pk_fold_env *env)
+{
+	pk_scan_file_env(x, post, env);
+	env->func = call_function(x, c, post);
+}
+
+/*
+ * The format a call prints, C escapes kept: its literals, the names fold.h
+ * knows among its macros, and the "%s" of its known arguments folded in;
+ * an unknown macro stays "{NAME}", an unknown argument's conversion stays.
+ */
+static char *printed_format(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
+{
+	struct pk_fold_env env;
+	g_autoptr(GString) fmt = g_string_new(NULL);
+
+	call_env(x, c, post, &env);
+	for (guint i = 0; i < c->toks->len; i++) {
+		const struct pk_fmt_tok *t = &g_array_index(c->toks, struct pk_fmt_tok, i);
+		const char *v = t->literal || t->len < 2 ? NULL :
+				pk_fold_name(&env, c->text->str + t->start + 1, t->len - 2);
+		if (v)
+			g_string_append(fmt, v);
+		else
+			g_string_append_len(fmt, c->text->str + t->start, t->len);
+	}
+	return pk_fold_format(fmt->str, (const char *const *)c->args->pdata, c->args->len, &env, NULL);
+}
+
+/* What a call prints for comparing: printed_format(), then norm_text(). */
+static char *printed_text(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
+{
+	g_autofree char *f = printed_format(x, c, post);
+
+	return norm_text(f);
+}
+
+/*
+ * The prefix the file's pr_fmt() prints on one side for a pr_*() call at
+ * c's place (its conversions folded with c's function), NULL when unknown.
+ */
+static char *pr_fmt_prefix_at(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
+{
+	const char *prefix = pk_scan_file_prefix(x, post);
+	char **args = post ? x->new_prefix_args : x->old_prefix_args;
+	struct pk_fold_env env;
+
+	if (!prefix || !args)
+		return g_strdup(prefix);
+	call_env(x, c, post, &env);
+	return pk_fold_format(prefix, (const char *const *)args, g_strv_length(args), &env, NULL);
 }
 
 /*
  * The prefix a call prints on one side: NULL when unknown or per device.
  * Without a tree only what the patch shows of the file's pr_fmt() is known.
  */
-static const char *call_prefix(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
+static char *call_prefix(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
 {
 	const char *file_prefix;
 
@@ -208,8 +307,8 @@ static const char *call_prefix(struct pk_scan_ctx *x, const struct pk_call *c, g
 	if (!x->tree && !file_prefix)
 		return NULL;
 	if (!pk_call_uses_pr_fmt(c))
-		return "";
-	return file_prefix;
+		return g_strdup("");
+	return pr_fmt_prefix_at(x, c, post);
 }
 
 struct pk_finding *pk_scan_add_finding(struct pk_scan_ctx *x, enum pk_finding_kind kind,
@@ -226,36 +325,43 @@ struct pk_finding *pk_scan_add_finding(struct pk_scan_ctx *x, enum pk_finding_ki
 		f->old_call = g_strdup(o->written);
 		f->old_level = shown_level(o);
 		f->old_text = g_strdup(o->text->str);
-		f->old_prefix = g_strdup(call_prefix(x, o, FALSE));
+		f->old_prefix = call_prefix(x, o, FALSE);
 	}
 	if (n) {
 		f->new_call = g_strdup(n->written);
 		f->new_level = shown_level(n);
 		f->new_text = g_strdup(n->text->str);
-		f->new_prefix = g_strdup(call_prefix(x, n, TRUE));
+		f->new_prefix = call_prefix(x, n, TRUE);
 	}
 	f->message = message;
 	g_ptr_array_add(x->scan->findings, f);
 	return f;
 }
 
-/* A short quote of a message for sentences. */
-static char *quote(const struct pk_call *c)
+/* A short quote of a message for sentences: what it prints (printed_text()). */
+static char *quote(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
 {
-	g_autofree char *t = norm_text(c);
+	g_autofree char *t = printed_text(x, c, post);
 
 	if (strlen(t) > 48)
 		return g_strdup_printf("\"%.45s...\"", t);
+	if (!*t && has_newline(c))
+		return g_strdup("\"\\n\"");   /* printk("\n") ends a line: say so */
 	return g_strdup_printf("\"%s\"", t);
 }
 
-
-/* ", and gains the prefix "x: " from pr_fmt()", or "" when no prefix comes. */
-static char *prefix_clause(const char *verb, const char *prefix)
+/*
+ * ", and gains the prefix "x: " of the file's pr_fmt()" (post) or ", and
+ * loses the prefix "x: " pr_fmt() gave it" (the pre-image's), or "" when
+ * no prefix comes or goes.
+ */
+static char *prefix_clause(const char *prefix, gboolean post)
 {
 	if (!prefix || !*prefix)
 		return g_strdup("");
-	return g_strdup_printf(", and %s the prefix \"%s\" of pr_fmt()", verb, prefix);
+	if (post)
+		return g_strdup_printf(", and gains the prefix \"%s\" of the file's pr_fmt()", prefix);
+	return g_strdup_printf(", and loses the prefix \"%s\" pr_fmt() gave it", prefix);
 }
 
 /*
@@ -264,11 +370,11 @@ static char *prefix_clause(const char *verb, const char *prefix)
  * prefix written into the format and one moved into pr_fmt() print alike.
  */
 struct printed {
-	const char *op, *np;    /* the prefixes, NULL when unknown */
-	char *ot, *nt;          /* the formats, as norm_text() gives them */
+	char *op, *np;          /* the prefixes, NULL when unknown */
+	char *ot, *nt;          /* the formats, as printed_text() gives them */
 	gboolean known;         /* both prefixes are known */
 	gboolean same;          /* known, and prefix + format print the same */
-	gboolean start_moved;   /* known, and a prefix appears, vanishes or changes at the start */
+	gboolean start_moved;   /* known, and only the prefix appears, vanishes or changes */
 };
 
 static void printed_init(struct printed *pr, struct pk_scan_ctx *x, const struct pk_call *o,
@@ -276,21 +382,27 @@ static void printed_init(struct printed *pr, struct pk_scan_ctx *x, const struct
 {
 	pr->op = call_prefix(x, o, FALSE);
 	pr->np = call_prefix(x, n, TRUE);
-	pr->ot = norm_text(o);
-	pr->nt = norm_text(n);
+	pr->ot = printed_text(x, o, FALSE);
+	pr->nt = printed_text(x, n, TRUE);
 	pr->known = pr->op && pr->np;
 	if (pr->known) {
 		g_autofree char *po = g_strconcat(pr->op, pr->ot, NULL);
 		g_autofree char *pn = g_strconcat(pr->np, pr->nt, NULL);
 		pr->same = !strcmp(po, pn);
-		/* "x: " moved between format and pr_fmt() still starts both texts */
-		pr->start_moved = strcmp(pr->op, pr->np) &&
-				  !(g_str_has_prefix(po, pr->np) && g_str_has_prefix(pn, pr->op));
+		/*
+		 * Only the prefix changes when the format prints the same: with
+		 * the format rewritten too ("x: " moved into pr_fmt(), or the
+		 * function of "%s: ", __func__ changing) the printed texts
+		 * are compared whole (pair_text()).
+		 */
+		pr->start_moved = strcmp(pr->op, pr->np) && !strcmp(pr->ot, pr->nt);
 	}
 }
 
 static void printed_clear(struct printed *pr)
 {
+	g_free(pr->op);
+	g_free(pr->np);
 	g_free(pr->ot);
 	g_free(pr->nt);
 }
@@ -304,12 +416,12 @@ static void add_prefix_changed(struct pk_scan_ctx *x, const struct pk_call *o, c
 				g_strdup_printf("%s() becomes %s(), and ", o->name, n->name) : g_strdup("");
 
 	if (!*pr->np)
-		what = g_strdup_printf("the message loses the prefix \"%s\" of pr_fmt()", pr->op);
+		what = g_strdup_printf("the message loses the prefix \"%s\" pr_fmt() gave it", pr->op);
 	else if (!*pr->op)
-		what = g_strdup_printf("the message gains the prefix \"%s\" of pr_fmt()", pr->np);
+		what = g_strdup_printf("the message gains the prefix \"%s\" of the file's pr_fmt()", pr->np);
 	else
 		what = g_strdup_printf("the message prints \"%s\" before its text instead of \"%s\" "
-				       "(pr_fmt())", pr->np, pr->op);
+				       "(the file's pr_fmt() after the patch and before it)", pr->np, pr->op);
 	pk_scan_add_finding(x, PK_FINDING_PREFIX_CHANGED, o, n, g_strdup_printf("%s%s", call, what));
 }
 
@@ -373,13 +485,13 @@ static gboolean pair_family(struct pk_scan_ctx *x, const struct pk_call *o, cons
 	gboolean stops = pair_stops(x, o, n, q);
 
 	if (is_device(o) && !is_device(n)) {
-		g_autofree char *gain = prefix_clause("gains", pr->np);
+		g_autofree char *gain = prefix_clause(pr->np, TRUE);
 		pk_scan_add_finding(x, PK_FINDING_DEVICE_PREFIX_LOST, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s loses its device name prefix%s", o->name, n->name, q, gain));
 		return TRUE;
 	}
 	if (!is_device(o) && is_device(n)) {
-		g_autofree char *lose = prefix_clause("loses", pr->op);
+		g_autofree char *lose = prefix_clause(pr->op, FALSE);
 		pk_scan_add_finding(x, PK_FINDING_DEVICE_PREFIX_ADDED, o, n, g_strdup_printf(
 			"%s() becomes %s(): %s gains a device name prefix%s", o->name, n->name, q, lose));
 		return TRUE;
@@ -430,12 +542,63 @@ static void pair_level(struct pk_scan_ctx *x, const struct pk_call *o, const str
 	}
 	if (!strcmp(ol, nl) || (n->dynamic && !strcmp(ol, "debug")))
 		return;
-	if (n->fam == PK_FAM_PRINTK && !n->level)
-		pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, o, n, g_strdup_printf(
-			"%s loses its KERN_ level and prints at the default level", q));
-	else
+	/* printk() without a level: scan_level_missing() */
+	if (n->fam != PK_FAM_PRINTK || n->level)
 		pk_scan_add_finding(x, PK_FINDING_LEVEL_CHANGED, o, n, g_strdup_printf(
 			"%s moves from %s to %s level", q, ol, nl));
+}
+
+/*
+ * The call before n on its side of the hunk, in the same function, when it
+ * leaves its line open: printk() or pr_*() (dev_*() always end theirs)
+ * without a trailing "\n".  NULL otherwise.
+ */
+static const struct pk_call *open_line_before(const struct pk_scan_ctx *x, const struct pk_call *n)
+{
+	const struct pk_call *p = n->prev;
+
+	if (!p || (p->fam != PK_FAM_PRINTK && p->fam != PK_FAM_PR) || p->dynamic || has_newline(p) ||
+	    g_strcmp0(call_function(x, p, TRUE), call_function(x, n, TRUE)))
+		return NULL;
+	return p;
+}
+
+/*
+ * level-missing: n is printk() without a KERN_ level and without KERN_CONT,
+ * so it starts a line of its own at the default level (only KERN_CONT
+ * continues a line, since Linux 4.9).  o is the call it rewrites, or NULL
+ * for an added call.  Silent when o printed at the default level on a line
+ * of its own already; then only on an added line, as checkpatch's
+ * PRINTK_WITHOUT_KERN_LEVEL.
+ */
+static void scan_level_missing(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
+			       const char *q)
+{
+	const struct pk_call *open = open_line_before(x, n);
+	g_autofree char *oq = open ? quote(x, open, TRUE) : NULL;
+	g_autofree char *text = printed_text(x, n, TRUE);
+	g_autofree char *what = NULL, *after = NULL;
+	gboolean same = o && !o->cont && !strcmp(shown_level(o), "default");
+
+	if (n->fam != PK_FAM_PRINTK || n->level || n->cont || (same && n->dl->kind != '+'))
+		return;
+	if (!*text)     /* printk("\n") */
+		what = open ? g_strdup_printf("%s() of %s has no KERN_ level: without KERN_CONT it does not "
+					      "end the line %s left open before it, but prints an empty line "
+					      "at the default level", n->name, q, oq)
+			    : g_strdup_printf("%s() of %s has no KERN_ level: it prints an empty line "
+					      "at the default level", n->name, q);
+	else if (same)
+		what = g_strdup_printf("%s is still printed without a KERN_ level", q);
+	else if (o && !o->cont)
+		what = g_strdup_printf("%s loses its KERN_ level and prints at the default level", q);
+	else
+		what = g_strdup_printf("%s is printed without a KERN_ level, at the default level", q);
+	if (open && *text)
+		after = g_strdup_printf(": without KERN_CONT it does not continue the line %s left open "
+					"before it, but starts a new one", oq);
+	pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, o, n,
+			    g_strconcat(what, after ? after : "", NULL))->silent = same;
 }
 
 /*
@@ -546,9 +709,34 @@ static void scan_literals(struct pk_scan_ctx *x, const struct pk_call *o, const 
 }
 
 /*
- * What checkpatch says about the call's own line: printk() without a level
- * (for a rewritten call that had none either, which changes nothing),
- * printk(KERN_<LEVEL> where pr_<level>() exists, and continuations.
+ * The prefer-pr-level sentence of printk(KERN_<LEVEL> ...): the pr_*() call
+ * that would do, and what it would print before the text after the patch
+ * (pr_cont() takes no prefix; an unknown prefix is not guessed at).
+ */
+static char *prefer_pr_level(struct pk_scan_ctx *x, const struct pk_call *n)
+{
+	const char *lvl = n->cont ? "cont" : n->level;
+	const char *suffix = n->name + strlen("printk");        /* "", "_once", "_ratelimited" */
+	g_autofree char *macro = g_ascii_strup(!strcmp(lvl, "warn") ? "warning" : lvl, -1);
+	g_autofree char *prefix = NULL;
+
+	if (!strcmp(lvl, "default"))
+		return g_strdup_printf("%s(KERN_DEFAULT ...): checkpatch.pl asks for a pr_<level>() call",
+				       n->name);
+	if (n->cont || !(prefix = pr_fmt_prefix_at(x, n, TRUE)))
+		return g_strdup_printf("%s(KERN_%s ...) where pr_%s%s() would do", n->name, macro, lvl, suffix);
+	if (!*prefix)
+		return g_strdup_printf("%s(KERN_%s ...) where pr_%s%s() would do, printing the same text "
+				       "(no pr_fmt() prefix applies in this file)", n->name, macro, lvl, suffix);
+	return g_strdup_printf("%s(KERN_%s ...) where pr_%s%s() would do, though that would print the "
+			       "file's pr_fmt() prefix \"%s\" before the text", n->name, macro, lvl, suffix,
+			       prefix);
+}
+
+/*
+ * What checkpatch says about the call's own line: printk(KERN_<LEVEL>
+ * where pr_<level>() exists, and continuations (printk() without a level:
+ * scan_level_missing()).
  */
 static void scan_call_line(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
 			   const char *q, gboolean cont_reported)
@@ -558,25 +746,63 @@ static void scan_call_line(struct pk_scan_ctx *x, const struct pk_call *o, const
 
 	if (n->dl->kind != '+')
 		return;
-	if (o && n->fam == PK_FAM_PRINTK && !n->level && !n->cont && o->fam == PK_FAM_PRINTK && !o->level) {
-		pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, o, n, g_strdup_printf(
-			"%s is still printed without a KERN_ level", q))->silent = TRUE;
-	}
-	if (printk && n->kern_dl == n->dl && (n->level || n->cont)) {
-		const char *lvl = n->cont ? "cont" : n->level;
-		g_autofree char *macro = g_ascii_strup(!strcmp(lvl, "warn") ? "warning" : lvl, -1);
-		pk_scan_add_finding(x, PK_FINDING_PREFER_PR_LEVEL, o, n, g_strdup_printf(
-			"%s(KERN_%s ...) where pr_%s() would do, and would get the file's "
-			"pr_fmt() prefix", n->name, macro, lvl));
-	}
+	if (printk && n->kern_dl == n->dl && (n->level || n->cont))
+		pk_scan_add_finding(x, PK_FINDING_PREFER_PR_LEVEL, o, n, prefer_pr_level(x, n));
 	if (n->cont && !cont_reported && (n->fam == PK_FAM_PR || n->kern_dl == n->dl))
 		pk_scan_add_finding(x, PK_FINDING_LOGGING_CONTINUATION, o, n, g_strdup_printf(
 			"%s continues a line: another CPU's message can land in the middle of it", q));
 }
 
+/*
+ * A call's format as written and the arguments it folds in (fold.h), for
+ * sentences: "\"%s: port %d\\n\", __func__".
+ */
+static char *written_format(struct pk_scan_ctx *x, const struct pk_call *c, gboolean post)
+{
+	GString *s = g_string_new(NULL);
+	struct pk_fold_env env;
+
+	call_env(x, c, post, &env);
+	g_string_append_printf(s, "\"%s\"", c->text->str);
+	for (guint i = 0; i < c->args->len; i++) {
+		g_autofree char *v = pk_fold_value(&env, c->args->pdata[i]);
+		if (v)
+			g_string_append_printf(s, ", %s", (const char *)c->args->pdata[i]);
+	}
+	return g_string_free(s, FALSE);
+}
+
+/*
+ * A rewritten call that no finding has described so far, whose format as
+ * written changed and which prints exactly the same text, prefix included
+ * when known ("neo_parse_modem: ..." made "%s: ...", __func__ inside
+ * neo_parse_modem()): call-converted, saying so.
+ */
+static void pair_same_text(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n,
+			   const struct printed *pr)
+{
+	g_autofree char *of = NULL, *nf = NULL, *po = NULL, *pn = NULL, *shown = NULL;
+	g_autofree char *ow = NULL, *nw = NULL;
+
+	if (!strcmp(o->text->str, n->text->str))
+		return;
+	of = printed_format(x, o, FALSE);
+	nf = printed_format(x, n, TRUE);
+	po = g_strconcat(pr->known ? pr->op : "", of, NULL);
+	pn = g_strconcat(pr->known ? pr->np : "", nf, NULL);
+	if (strcmp(po, pn))
+		return;
+	shown = printed_text(x, n, TRUE);
+	ow = written_format(x, o, FALSE);
+	nw = written_format(x, n, TRUE);
+	pk_scan_add_finding(x, PK_FINDING_CALL_CONVERTED, o, n, g_strdup_printf(
+		"%s() prints the same text \"%s%s\" as before: its format %s becomes %s",
+		n->name, pr->known ? pr->np : "", shown, ow, nw));
+}
+
 static void scan_pair(struct pk_scan_ctx *x, const struct pk_call *o, const struct pk_call *n)
 {
-	g_autofree char *q = quote(n);
+	g_autofree char *q = quote(x, n, TRUE);
 	guint before = x->scan->findings->len;
 	gboolean cont_reported;
 	struct printed pr = { 0 };
@@ -590,14 +816,17 @@ static void scan_pair(struct pk_scan_ctx *x, const struct pk_call *o, const stru
 		((struct pk_finding *)g_ptr_array_index(x->scan->findings,
 			x->scan->findings->len - 1))->kind == PK_FINDING_CONT_ADDED;
 	pair_text(x, o, n, q, &pr);
+	if (x->scan->findings->len == before)
+		pair_same_text(x, o, n, &pr);
 	printed_clear(&pr);
+	scan_level_missing(x, o, n, q);
 	scan_literals(x, o, n, q);
 	scan_call_line(x, o, n, q, cont_reported);
 }
 
 static void scan_removed(struct pk_scan_ctx *x, const struct pk_call *o)
 {
-	g_autofree char *q = quote(o);
+	g_autofree char *q = quote(x, o, FALSE);
 
 	pk_scan_add_finding(x, PK_FINDING_MESSAGE_REMOVED, o, NULL, g_strdup_printf(
 		"%s() of %s is removed", o->name, q));
@@ -605,19 +834,17 @@ static void scan_removed(struct pk_scan_ctx *x, const struct pk_call *o)
 
 static void scan_added(struct pk_scan_ctx *x, const struct pk_call *n)
 {
-	g_autofree char *q = quote(n);
-	const char *prefix = call_prefix(x, n, TRUE);
+	g_autofree char *q = quote(x, n, TRUE);
+	g_autofree char *prefix = call_prefix(x, n, TRUE);
+	g_autofree char *text = printed_format(x, n, TRUE);
 
 	if (prefix && *prefix)
 		pk_scan_add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
-			"%s() of %s is added; it prints as \"%s%s\"", n->name, q, prefix,
-			n->text->str));
+			"%s() of %s is added; it prints as \"%s%s\"", n->name, q, prefix, text));
 	else
 		pk_scan_add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
 			"%s() of %s is added", n->name, q));
-	if (n->fam == PK_FAM_PRINTK && !n->level && !n->cont)
-		pk_scan_add_finding(x, PK_FINDING_LEVEL_MISSING, NULL, n, g_strdup_printf(
-			"%s is printed without a KERN_ level", q));
+	scan_level_missing(x, NULL, n, q);
 	scan_literals(x, NULL, n, q);
 	scan_call_line(x, NULL, n, q, FALSE);
 }
@@ -702,7 +929,7 @@ static void pair_calls(struct pk_scan_ctx *x, GPtrArray *olds, GPtrArray *news)
 	for (guint j = 0; j < news->len; j++) {
 		GArray *equals;
 
-		ntext[j] = norm_text(news->pdata[j]);
+		ntext[j] = printed_text(x, news->pdata[j], TRUE);
 		if (!(equals = g_hash_table_lookup(by_text, ntext[j]))) {
 			equals = g_array_new(FALSE, FALSE, sizeof(guint));
 			g_hash_table_insert(by_text, ntext[j], equals);
@@ -710,7 +937,7 @@ static void pair_calls(struct pk_scan_ctx *x, GPtrArray *olds, GPtrArray *news)
 		g_array_append_val(equals, j);
 	}
 	for (guint i = 0; i < olds->len; i++)
-		otext[i] = norm_text(olds->pdata[i]);
+		otext[i] = printed_text(x, olds->pdata[i], FALSE);
 	for (guint i = 0; i < olds->len; i++) {
 		add_candidates(cands, i, otext, ntext, news->len, by_text, olds->len, x->pair_cells);
 		capped |= !*x->pair_cells;
@@ -778,17 +1005,56 @@ static gboolean hunk_may_log(const struct pk_hunk *h)
 	return FALSE;
 }
 
+/*
+ * The calls of context lines in a function the patch renames: their text
+ * does not change, but what __func__ prints there does (or a pr_fmt()
+ * prefix made of it).  Each whose printed text changes is a rewritten call.
+ */
+static void scan_renamed_context(struct pk_scan_ctx *x, GPtrArray *oall, GPtrArray *nall)
+{
+	g_autoptr(GHashTable) by_line = NULL;
+
+	if (!x->renamed || !g_hash_table_size(x->renamed))
+		return;
+	by_line = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (guint i = 0; i < oall->len; i++) {
+		struct pk_call *o = oall->pdata[i];
+		if (!o->changed)
+			g_hash_table_insert(by_line, (gpointer)o->dl, o);
+	}
+	for (guint j = 0; j < nall->len; j++) {
+		struct pk_call *n = nall->pdata[j], *o = g_hash_table_lookup(by_line, n->dl);
+		g_autofree char *of = NULL, *nf = NULL, *op = NULL, *np = NULL;
+
+		if (n->changed || !o || !g_strcmp0(call_function(x, o, FALSE), call_function(x, n, TRUE)))
+			continue;
+		of = printed_format(x, o, FALSE);
+		nf = printed_format(x, n, TRUE);
+		op = call_prefix(x, o, FALSE);
+		np = call_prefix(x, n, TRUE);
+		if (!strcmp(of, nf) && !g_strcmp0(op, np))
+			continue;
+		o->paired = n->paired = TRUE;
+		x->scan->calls_changed += 2;
+		x->pr_touched += pk_call_uses_pr_fmt(n);
+		scan_pair(x, o, n);
+	}
+}
+
 static void scan_hunk(struct pk_scan_ctx *x, const struct pk_hunk *h)
 {
 	g_autoptr(GPtrArray) oall = NULL, nall = NULL, olds = NULL, news = NULL;
 
 	if (!hunk_may_log(h))
 		return;
+	if (!x->renamed)
+		x->renamed = renamed_functions(x->dfile);
 	oall = pk_lexer_calls(h, '-');
 	nall = pk_lexer_calls(h, '+');
 	olds = changed_only(x, oall, FALSE);
 	news = changed_only(x, nall, TRUE);
 	x->scan->calls_changed += olds->len + news->len;
+	scan_renamed_context(x, oall, nall);
 	pair_calls(x, olds, news);
 	for (guint i = 0; i < olds->len; i++)
 		if (!((struct pk_call *)olds->pdata[i])->paired)

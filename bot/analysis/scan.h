@@ -17,8 +17,15 @@
  *
  * A patch is read as a whole: a rewritten call is judged as it prints,
  * prefix and format together, the prefix being the file's pr_fmt() before
- * and after the patch (scan-private.h's pk_scan_file_prefix()).  Printed
- * text unchanged is silent whatever moved between format and pr_fmt().
+ * and after the patch (scan-private.h's pk_scan_file_prefix()).  What the
+ * compiler knows is folded into both first (fold.h): string literals,
+ * __func__ (the enclosing function, under its new name after a rename the
+ * patch shows) and KBUILD_MODNAME, glued to the format or passed for a
+ * "%s", here as in pr_fmt() bodies.  Printed text unchanged is silent
+ * whatever moved between format, arguments and pr_fmt(): a call whose
+ * format changed but prints the same is call-converted, saying so.  A call
+ * on an unchanged line of a renamed function whose printed text changes
+ * that way (__func__) is a rewritten call too.
  *
  * Kind names are the stable ones of DESIGN.md, plus these:
  *   message-added / message-removed   a call with no counterpart on the
@@ -47,8 +54,10 @@
  *   logging-continuation         LOGGING_CONTINUATION: the line calls
  *                                pr_cont() or printk(KERN_CONT ...)
  *   prefer-pr-level              PREFER_PR_LEVEL: printk(KERN_<LEVEL> ...)
- *                                where pr_<level>() would do (and would get
- *                                the file's pr_fmt() prefix)
+ *                                where pr_<level>() would do; the sentence
+ *                                names the prefix that one would print only
+ *                                when the post-image file's pr_fmt() is known
+ *                                (none for KERN_CONT: pr_cont() takes none)
  *   embedded-function-name       EMBEDDED_FUNCTION_NAME: the format spells
  *                                the enclosing function's name; "%s", __func__
  *                                survives a rename
@@ -58,6 +67,18 @@
  * level-missing, SPLIT_STRING is string-split (one finding per line where a
  * literal continues the one of the line above, unless that one ends in an
  * escape such as \n, as checkpatch excepts).
+ *
+ * level-missing is given for every added printk() with neither a KERN_
+ * level nor KERN_CONT: since Linux 4.9 only KERN_CONT continues a line, so
+ * such a call starts a line of its own at the default level, also after a
+ * printk() or pr_*() of its function that left its line open (the sentence
+ * then names that line: the author likely meant to continue it).  It is
+ * silent when the call it rewrites printed at the default level on a line
+ * of its own already.
+ *
+ * Sentences are true of the patch's after state: a prefix is named as the
+ * file's only when the post-image has it, one the patch takes away is the
+ * one "pr_fmt() gave" the message.
  *
  * With a kernel tree (pk_scan_tree()), findings also carry the prefix the
  * message prints before and after (pr_fmt() evaluated with the file's
@@ -69,9 +90,11 @@
  * Kinds are enum pk_finding_kind; their names (the stable words of the
  * JSON, the store and the replies) come only from pk_finding_kind_name().
  *
- * The scanner is three files: lexer.c finds the printk-family calls of a
- * hunk (lexer.h), scan.c pairs them and says what changed, prfmt.c judges
- * the pr_fmt() definitions (scan-private.h is what the last two share).
+ * The scanner is four files: lexer.c finds the printk-family calls of a
+ * hunk (lexer.h), fold.c folds what the compiler knows into a format
+ * (fold.h, tree.c's too), scan.c pairs the calls and says what changed,
+ * prfmt.c judges the pr_fmt() definitions (scan-private.h is what the last
+ * two share).
  */
 #ifndef PK_SCAN_H
 #define PK_SCAN_H

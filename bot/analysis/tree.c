@@ -1,5 +1,6 @@
 /* tree.c - pr_fmt(), KBUILD_MODNAME and message prefixes from a kernel tree; see tree.h. */
 #include "analysis/tree.h"
+#include "analysis/fold.h"
 #include "base/util.h"
 
 #include <string.h>
@@ -517,14 +518,13 @@ struct eval_ctx {
 	struct pk_tree *tree;
 	const GPtrArray *scope;
 	const char *path, *text;   /* the described file and its text */
-	const char *modname;
-	const char *basename;      /* KBUILD_BASENAME: the unit's, name-fixed */
+	struct pk_fold_env env;    /* KBUILD_MODNAME, KBUILD_BASENAME (the unit's, name-fixed) */
 };
 
 /*
  * Append to out what body prints before the message: string literals as
- * written, KBUILD_MODNAME and string macros expanded, up to "fmt".  FALSE
- * when a token cannot be resolved; *done says "fmt" was reached.
+ * written, the names fold.h knows and string macros expanded, up to "fmt".
+ * FALSE when a token cannot be resolved; *done says "fmt" was reached.
  */
 static gboolean eval_prefix(const struct eval_ctx *x, const char *body, GString *out, gboolean *done,
 			    int depth)
@@ -546,12 +546,10 @@ static gboolean eval_prefix(const struct eval_ctx *x, const char *body, GString 
 				q++;
 			g_autofree char *word = g_strndup(p, q - p);
 			p = q;
+			const char *v;
 			if (!strcmp(word, "fmt")) {
 				*done = TRUE;
-			} else if (!strcmp(word, "KBUILD_MODNAME") || !strcmp(word, "KBUILD_BASENAME")) {
-				const char *v = word[7] == 'M' ? x->modname : x->basename;
-				if (!v)
-					return FALSE;
+			} else if ((v = pk_fold_name(&x->env, word, strlen(word)))) {
 				g_string_append(out, v);
 			} else {
 				g_autofree char *value = depth < MAX_DEPTH ?
@@ -589,48 +587,114 @@ static GPtrArray *inheriting_includes(struct pk_tree *t, const char *path, const
 	return out;
 }
 
+/*
+ * The arguments a body passes after its fmt ("\"%s: \" fmt, __func__" gives
+ * {"__func__"}), as written: split at the commas outside brackets and
+ * literals.  A new array (g_ptr_array_unref()), empty when there are none.
+ */
+static GPtrArray *body_args(const char *body)
+{
+	GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+	const char *p = body, *start = NULL;
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (p[1])
+				p++;
+		} else if (!start && !strncmp(p, "fmt", 3) && !(g_ascii_isalnum(p[3]) || p[3] == '_') &&
+			   (p == body || !(g_ascii_isalnum(p[-1]) || p[-1] == '_'))) {
+			p += 2;
+			while (p[1] && g_ascii_isspace(p[1]))
+				p++;
+			if (p[1] != ',')
+				break;  /* "fmt" ends the body: no arguments */
+			start = p += 2;
+			p--;
+		} else if (start && (*p == '(' || *p == '[' || *p == '{')) {
+			depth++;
+		} else if (start && (*p == ')' || *p == ']' || *p == '}')) {
+			depth--;
+		} else if (start && *p == ',' && !depth) {
+			g_ptr_array_add(args, g_strstrip(g_strndup(start, p - start)));
+			start = p + 1;
+		}
+	}
+	if (start && *start)
+		g_ptr_array_add(args, g_strstrip(g_strdup(start)));
+	return args;
+}
+
+/*
+ * What body prints before the message in x's file: eval_prefix()'s text,
+ * then its conversions folded with the arguments after fmt (fold.h); the
+ * arguments of those that stay (__func__: known only per call) in
+ * *out_args when out_args is not NULL, NULL for none.  NULL when unresolved.
+ */
+static char *eval_body(const struct eval_ctx *x, const char *body, char ***out_args)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GPtrArray) args = NULL;
+	g_auto(GStrv) left = NULL;
+	gboolean done = FALSE;
+	char *prefix;
+
+	if (!eval_prefix(x, body, out, &done, 0))
+		return NULL;
+	args = body_args(body);
+	prefix = pk_fold_format(out->str, (const char *const *)args->pdata, args->len, &x->env, &left);
+	if (out_args)
+		*out_args = left[0] ? g_steal_pointer(&left) : NULL;
+	return prefix;
+}
+
 /* The prefix body prints in f, self_text being f's text; NULL when unresolved. */
 static char *eval_in(struct pk_tree *t, const struct pk_tree_file *f, const char *self_text,
-		     const char *body)
+		     const char *body, char ***out_args)
 {
 	g_autofree char *base = NULL;
-	g_autoptr(GString) out = g_string_new(NULL);
-	gboolean done = FALSE;
 
 	if (f->unit) {
 		const char *b = strrchr(f->unit, '/') ? strrchr(f->unit, '/') + 1 : f->unit;
 		g_autofree char *stem = g_strndup(b, strcspn(b, "."));
 		base = name_fix(stem);
 	}
-	struct eval_ctx x = { t, f->scope, f->path, self_text, f->modname, base };
-	if (!eval_prefix(&x, body, out, &done, 0))
-		return NULL;
-	return g_string_free(g_steal_pointer(&out), FALSE);
+	struct eval_ctx x = { t, f->scope, f->path, self_text, { NULL, f->modname, base } };
+	return eval_body(&x, body, out_args);
 }
 
-char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const char *body)
+char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const char *body,
+			  char ***out_args)
 {
-	return eval_in(t, f, NULL, body);
+	return eval_in(t, f, NULL, body, out_args);
 }
 
-char *pk_tree_guess_prefix(const char *path, const char *text, const char *body)
+char *pk_tree_guess_modname(const char *path)
 {
 	const char *base;
 
 	if (!path)
-		return NULL;   /* a "diff --git" line alone names no file; found by fuzz-scan */
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	g_autofree char *stem = g_strndup(base, strcspn(base, "."));
-	g_autofree char *modname = g_str_has_suffix(base, ".c") ? name_fix(stem) : NULL;
-	g_autoptr(GPtrArray) scope = g_ptr_array_new();
-	g_autoptr(GString) out = g_string_new(NULL);
-	gboolean done = FALSE;
-
-	g_ptr_array_add(scope, (gpointer)path);
-	struct eval_ctx x = { NULL, scope, path, text, modname, modname };
-	if (!eval_prefix(&x, body, out, &done, 0))
 		return NULL;
-	return g_string_free(g_steal_pointer(&out), FALSE);
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (!g_str_has_suffix(base, ".c"))
+		return NULL;
+	g_autofree char *stem = g_strndup(base, strcspn(base, "."));
+	return name_fix(stem);
+}
+
+char *pk_tree_guess_prefix(const char *path, const char *text, const char *body, char ***out_args)
+{
+	g_autofree char *modname = pk_tree_guess_modname(path);
+	g_autoptr(GPtrArray) scope = g_ptr_array_new();
+
+	if (!path)
+		return NULL;   /* a "diff --git" line alone names no file; found by fuzz-scan */
+	g_ptr_array_add(scope, (gpointer)path);
+	struct eval_ctx x = { NULL, scope, path, text, { NULL, modname, modname } };
+	return eval_body(&x, body, out_args);
 }
 
 /* path relative to the tree, "." and ".." folded; NULL when it is outside. */
@@ -679,7 +743,7 @@ struct pk_tree_file *pk_tree_describe(struct pk_tree *t, const char *asked, cons
 	if (found == FMT_FOUND) {
 		f->pr_fmt = g_steal_pointer(&s.body);
 		f->pr_fmt_file = g_steal_pointer(&s.file);
-		f->prefix = eval_in(t, f, text, f->pr_fmt);
+		f->prefix = eval_in(t, f, text, f->pr_fmt, &f->prefix_args);
 	} else {
 		f->prefix = g_strdup("");
 	}
@@ -698,6 +762,7 @@ void pk_tree_file_free(struct pk_tree_file *f)
 	g_free(f->pr_fmt);
 	g_free(f->pr_fmt_file);
 	g_free(f->prefix);
+	g_strfreev(f->prefix_args);
 	if (f->includes)
 		g_ptr_array_unref(f->includes);
 	if (f->scope)

@@ -45,10 +45,13 @@ struct pk_tree_file {
 	 * The prefix a pr_*() message of the file prints, C escapes kept
 	 * ("build_utility: "); "" when no pr_fmt() applies; NULL when the
 	 * body uses something the tree cannot resolve (an unknown macro, or
-	 * KBUILD_MODNAME of a file no makefile builds).  Conversions of the
-	 * prefix itself (pr_fmt(fmt) "%s: " fmt, __func__) stay as written.
+	 * KBUILD_MODNAME of a file no makefile builds).  The prefix's own
+	 * conversions are folded with the arguments after fmt (fold.h): those
+	 * known per call only (pr_fmt(fmt) "%s: " fmt, __func__) stay as
+	 * written, and their arguments are prefix_args.
 	 */
 	char *prefix;
+	char **prefix_args;     /* NULL-terminated, as written; NULL: none */
 	/* .c files the file #includes locally that inherit its pr_fmt() */
 	GPtrArray *includes;    /* char* paths */
 	GPtrArray *scope;       /* private: the files read, where macros are looked up */
@@ -87,19 +90,28 @@ void pk_tree_file_free(struct pk_tree_file *f);
  * the file f describes, with f's KBUILD_MODNAME and the string macros of the
  * files f was read from; NULL when something in it cannot be resolved.
  * This is how the prefix of a definition a patch adds or changes is known.
+ * Conversions known per call only stay, as in struct pk_tree_file's prefix:
+ * when out_args is not NULL, *out_args gets their arguments (a new
+ * NULL-terminated array, g_strfreev()) or NULL for none.
  */
-char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const char *body);
+char *pk_tree_eval_prefix(struct pk_tree *t, const struct pk_tree_file *f, const char *body,
+			  char ***out_args);
+
+/*
+ * Without a tree: the KBUILD_MODNAME of the object a .c file is built as
+ * (kernel/foo.c as foo.o gives "foo"), NULL for another file or NULL path.
+ * A composite object (8250-y += 8250_core.o) has another: only a tree knows.
+ */
+char *pk_tree_guess_modname(const char *path);
 
 /*
  * Without a tree: the prefix body prints in the file at path, with
- * KBUILD_MODNAME (and KBUILD_BASENAME) taken from the object a .c file is
- * built as (kernel/foo.c as foo.o gives "foo"; unknown for a header) and
+ * KBUILD_MODNAME (and KBUILD_BASENAME) from pk_tree_guess_modname() and
  * string macros looked up in text (what is known of the file, may be NULL).
  * NULL when something in body cannot be resolved, or path is NULL (a diff
- * that names no file).  A composite object
- * (8250-y += 8250_core.o) has another KBUILD_MODNAME: only a tree knows.
+ * that names no file).  out_args as for pk_tree_eval_prefix().
  */
-char *pk_tree_guess_prefix(const char *path, const char *text, const char *body);
+char *pk_tree_guess_prefix(const char *path, const char *text, const char *body, char ***out_args);
 
 /*
  * The body of a "#define pr_fmt(p) body" line with the parameter renamed to

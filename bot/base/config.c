@@ -30,7 +30,7 @@ static const char *const known_keys[][24] = {
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
-	  "lease", "worker_poll", "fetch_interval", NULL },
+	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", NULL },
 	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
@@ -444,6 +444,22 @@ static void source_config_free(struct pk_source_config *s)
 	g_free(s);
 }
 
+/*
+ * A path of the config (owned, may be NULL): a relative one is the
+ * config file's neighbour, wherever the command runs (from the working
+ * directory, a daemon started elsewhere or a cron job would find another).
+ */
+static char *beside_config(const char *config_path, char *file)
+{
+	g_autofree char *dir = NULL, *abs_dir = NULL, *rel = file;
+
+	if (!file || !*file || g_path_is_absolute(file) || !config_path)
+		return g_steal_pointer(&rel);
+	dir = g_path_get_dirname(config_path);
+	abs_dir = g_canonicalize_filename(dir, NULL);
+	return g_canonicalize_filename(rel, abs_dir);
+}
+
 static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
 	static const char *const reply_on[] = { "changes", "always", "never", NULL };
@@ -458,6 +474,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->worker_poll = 10;
 	d->fetch_interval = 3600;
 	d->outbox = get_string(kf, "daemon", "outbox", NULL);
+	d->metrics_dir = beside_config(path, get_string(kf, "daemon", "metrics_dir", NULL));
+	d->metrics_interval = 30;
 	if (!kf)
 		return 0;
 	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
@@ -468,7 +486,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    /* renewed every third of it: a lease of a few seconds would be lost to a busy store */
 	    get_seconds(kf, path, "daemon", "lease", 3, &d->lease, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "worker_poll", 0.1, &d->worker_poll, err) < 0 ||
-	    get_seconds(kf, path, "daemon", "fetch_interval", 1, &d->fetch_interval, err) < 0)
+	    get_seconds(kf, path, "daemon", "fetch_interval", 1, &d->fetch_interval, err) < 0 ||
+	    get_seconds(kf, path, "daemon", "metrics_interval", 1, &d->metrics_interval, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -752,14 +771,7 @@ static int store_where(GKeyFile *kf, const char *path, char **out, GError **err)
 		return pk_error(err, PK_ERROR_INPUT, "%s: [store] has both url and path: keep one", path);
 	if (url && !g_str_has_prefix(url, "postgresql://") && !g_str_has_prefix(url, "postgres://"))
 		return pk_error(err, PK_ERROR_INPUT, "%s: [store] url: not a postgresql:// URL", path);
-	if (file && *file && !g_path_is_absolute(file)) {
-		g_autofree char *dir = g_path_get_dirname(path);
-		g_autofree char *abs_dir = g_canonicalize_filename(dir, NULL);
-		char *beside = g_canonicalize_filename(file, abs_dir);
-
-		g_free(file);
-		file = beside;
-	}
+	file = beside_config(path, file);
 	*out = url ? g_steal_pointer(&url) : g_steal_pointer(&file);
 	return 0;
 }
@@ -892,6 +904,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->daemon.from);
 	g_free(config->daemon.reply_on);
 	g_free(config->daemon.outbox);
+	g_free(config->daemon.metrics_dir);
 	g_free(config->smtp.url);
 	g_free(config->smtp.user);
 	if (config->smtp.password)

@@ -67,7 +67,7 @@ struct pk_source_config {
 	char *password;           /* from password, password_file or password_env; never logged */
 	char *list;               /* the list's address, Cc'd in replies; NULL: the mail's To */
 	char *archive;            /* the list's web archive, a URL a Message-ID is appended to, or NULL */
-	double poll_interval;     /* imap, public-inbox: seconds between looks, default 300 */
+	double poll_interval;     /* seconds between looks, default 300 (a watched source's too) */
 	char *ca_file;            /* imap TLS: a CA bundle, or NULL for the system's */
 	bool insecure;            /* imap TLS: do not verify the server (tests only) */
 	enum pk_tls tls;          /* imap: see enum pk_tls */
@@ -88,6 +88,10 @@ struct pk_daemon_config {
 	double lease;             /* seconds a worker holds a job without renewing it (default 120) */
 	double worker_poll;       /* seconds a worker waits before asking an empty queue again (default 10) */
 	double fetch_interval;    /* seconds between fetches of the [tree]s (default 3600) */
+	char *metrics_dir;        /* where each process writes its figures for node_exporter's
+				     textfile collector (a relative path is the config file's
+				     neighbour); NULL: none written */
+	double metrics_interval;  /* the figures are written at least this often (default 30) */
 };
 
 /*

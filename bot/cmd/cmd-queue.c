@@ -1,4 +1,7 @@
-/* cmd-queue.c - `printkbot queue`: what the daemon has waiting, running, done, failed. */
+/*
+ * cmd-queue.c - `printkbot queue`: what the daemon has waiting, running,
+ * done, failed; with --sources, when each source was last read.
+ */
 #include "cmd/commands.h"
 #include "base/config.h"
 #include "base/jsonout.h"
@@ -11,15 +14,17 @@
 #include <string.h>
 
 static const char queue_usage[] =
-	"usage: printkbot queue [--json] [--state STATE] [--config FILE] [--db FILE]\n\n"
+	"usage: printkbot queue [--json] [--state STATE] [--sources] [--config FILE] [--db FILE]\n\n"
 	"List the daemon's jobs: a \"series\" job tests the patches of one series, a\n"
 	"\"push\" job the new commits of one push to a watched branch (history\n"
 	"--pushes, report --push), a \"reply\" job sends one reply or mail about a\n"
 	"commit (one whose SMTP server was down waits with its next try).  Mails\n"
 	"still waiting for the rest of their series, and replies waiting in the\n"
 	"outbox Maildir's new/ ([daemon] outbox), are counted at the end.\n\n"
-	"  --json         one JSON object per job\n"
+	"  --json         one JSON object per job (or per source)\n"
 	"  --state STATE  only queued, running, done, failed or cancelled jobs\n"
+	"  --sources      the sources instead: when a daemon last read each to its\n"
+	"                 end, those of the configuration never read included\n"
 	"  --config FILE  the configuration (for [store] path)\n"
 	"  --db FILE      the store\n\n"
 	"exit status: 0, or 2 when the store cannot be read.\n";
@@ -128,15 +133,75 @@ static void print_jobs(GPtrArray *jobs, bool json)
 		}
 }
 
+/* One source: its name, type and last read (0: never), as text or a JSON object. */
+static void print_source(const char *name, const char *kind, gint64 last_read, bool json)
+{
+	if (json) {
+		g_autoptr(JsonBuilder) b = json_builder_new();
+		g_autoptr(JsonNode) root = NULL;
+		g_autofree char *text = NULL;
+
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "source");
+		json_builder_add_string_value(b, name);
+		json_builder_set_member_name(b, "type");
+		json_builder_add_string_value(b, kind);
+		json_builder_set_member_name(b, "last_read");
+		json_builder_add_int_value(b, last_read);
+		json_builder_end_object(b);
+		root = json_builder_get_root(b);
+		text = json_to_string(root, FALSE);
+		printf("%s\n", text);
+	} else {
+		g_autofree char *shown = pk_text_for_terminal(name);
+		g_autofree char *at = last_read ? when(last_read) : g_strdup("never");
+
+		printf("%-24s %-13s %s\n", shown, kind, at);
+	}
+}
+
+/*
+ * The sources a daemon read (the store's, with a last read), then those
+ * of the configuration it never read to their end.
+ */
+static int print_sources(struct pk_store *store, const struct pk_config *config, bool json,
+			 GError **err)
+{
+	g_autoptr(GPtrArray) rows = NULL;
+	g_autoptr(GHashTable) shown = g_hash_table_new(g_str_hash, g_str_equal);
+
+	if (pk_store_sources(store, &rows, err) < 0)
+		return -1;
+	if (!json)
+		printf("%-24s %-13s %s\n", "SOURCE", "TYPE", "LAST READ");
+	for (guint i = 0; i < rows->len; i++) {
+		const struct pk_store_source *s = rows->pdata[i];
+
+		if (!s->last_read)
+			continue;
+		print_source(s->name, s->kind, s->last_read, json);
+		g_hash_table_add(shown, s->name);
+	}
+	for (guint i = 0; config->sources && i < config->sources->len; i++) {
+		const struct pk_source_config *c = config->sources->pdata[i];
+
+		if (!g_hash_table_contains(shown, c->name))
+			print_source(c->name, c->type, 0, json);
+	}
+	return 0;
+}
+
 /* The command line of queue (--config and --db are main's). */
 struct queue_opts {
 	bool json;
 	const char *state;
+	bool sources;
 };
 
 static const struct pk_option queue_options[] = {
 	PK_OPTION_FLAG("json", struct queue_opts, json),
 	PK_OPTION_STRING("state", struct queue_opts, state),
+	PK_OPTION_FLAG("sources", struct queue_opts, sources),
 	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	{ NULL },
@@ -158,6 +223,13 @@ static int cmd_queue(struct pk_cmd_ctx *ctx)
 		fprintf(stderr, "printkbot queue: unknown state '%s' (queued, running, done, failed "
 			"or cancelled)\n", o->state);
 		return 2;
+	}
+	if (o->sources) {
+		if (print_sources(store, &ctx->config, json, &err) < 0) {
+			fprintf(stderr, "printkbot queue: %s\n", err->message);
+			status = 2;
+		}
+		goto out;
 	}
 	outbox_dir = pk_outbox_default_dir(ctx->config.daemon.outbox);
 	if (pk_store_jobs(store, only, &jobs, &err) < 0 ||

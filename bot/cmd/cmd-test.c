@@ -84,6 +84,7 @@ struct test_run {
 	const char *base;         /* --base (the only base then), or NULL */
 	char **bases;             /* the bases a series may go on, in order (bases.h) */
 	const GPtrArray *trees;   /* the config's [tree NAME]s, fetched again for a base-commit the lab lacks */
+	struct pk_bases_refetch refetch;  /* at most once per fetch_interval, however many inputs */
 	char *compiler;           /* gcc's first line, or NULL */
 	bool json;
 	bool which_base;          /* --which-base: choose, say, test nothing */
@@ -127,8 +128,9 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
 	g_autoptr(GError) e = NULL;
 
-	if (pk_bases_choose(out, run->lab, base_commit, run->trees, (const char *const *)run->bases,
-			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
+	if (pk_bases_choose(out, run->lab, base_commit, run->trees, &run->refetch,
+			    (const char *const *)run->bases, (const struct pk_patch *const *)patches->pdata,
+			    patches->len, err) < 0)
 		return -1;
 	if (out->tried && !run->which_base)
 		pk_info("base %s; passed over: %s", out->name, out->tried);
@@ -238,6 +240,7 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.json = o->json;
 	run.base = o->base;
 	run.trees = config->trees;
+	run.refetch.interval = config->daemon.fetch_interval;
 	/* --base: that one alone; else the config's bases, else its base and every Debian base the lab has */
 	if (o->base)
 		run.bases = g_strdupv((char *[]){ (char *)o->base, NULL });
@@ -259,6 +262,7 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	}
 	g_strfreev(run.bases);
 	g_free(run.compiler);
+	pk_bases_refetch_clear(&run.refetch);
 	return status;
 }
 

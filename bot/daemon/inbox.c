@@ -155,9 +155,12 @@ void daemon_fetch_source(struct pk_daemon *d, struct pk_intake *in)
 	g_autoptr(GError) err = NULL;
 	g_autofree char *own = g_strdup_printf("source %s: ", in->ctx.cfg->name);
 	unsigned count = 0;
+	int rc;
 
 	in->next_poll = pk_now() + in->ctx.cfg->poll_interval;
-	if (pk_intake_fetch(in, on_mail, &dl, &count, &err) < 0)
+	rc = pk_intake_fetch(in, on_mail, &dl, &count, &err);
+	daemon_metrics_source_read(d, in, rc == 0, count);
+	if (rc < 0)
 		/* a backend's error may name the source already: once is enough */
 		daemon_log(0, NULL, "%s%s (tried again in %.0f s)", own,
 			   err->message + (g_str_has_prefix(err->message, own) ? strlen(own) : 0),

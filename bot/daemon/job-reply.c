@@ -235,8 +235,9 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 		return pk_error_transient(err) ? JOB_RETRY : JOB_FAILED;
 	}
 	rcpts = g_strsplit(r->recipients ? r->recipients : "", "\n", -1);
+	/* SIGTERM ends the conversation within a second: systemd kills a daemon that takes 30 s to stop */
 	if (pk_smtp_send(&d->config.smtp, r->sender, (const char *const *)rcpts, text, refused,
-			 &permanent, &err) == 0) {
+			 daemon_stopping, &permanent, &err) == 0) {
 		*detail = reply_record_sent(d, job->id, r, rcpts, refused);
 		return JOB_DONE;
 	}
@@ -248,6 +249,12 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 		if (pk_outbox_mark_refused(d->outbox, r->message_id, &move) < 0)
 			daemon_log(job->id, r->message_id, "refused, but still in the outbox: %s", move->message);
 		return JOB_FAILED;
+	}
+	if (daemon_stopping()) {
+		/* stopped, not refused: in new/, and the job queued for the next start */
+		*detail = g_strdup_printf("<%s> not sent: %s; waiting in the outbox", r->message_id,
+					  err->message);
+		return JOB_INTERRUPTED;
 	}
 	*out_retry = daemon_now() + (gint64)wait;
 	*detail = g_strdup_printf("<%s> not sent (attempt %d): %s; next try in %.0f s; waiting in "

@@ -195,9 +195,11 @@ static void series_describe(struct series_run *r)
 }
 
 /*
- * Where the series goes (lab/bases.h): its base-commit when the lab has
- * it, else the first configured base on which it applies whole.  The
- * note says what was passed over, and the replies carry it.
+ * Where the series goes (lab/bases.h): its base-commit when it names a
+ * published commit, else the first configured base on which it applies
+ * whole.  The note says what was passed over, and the replies carry it.
+ * A base-commit the lab lacks fetches the [tree]s again at most once per
+ * fetch_interval, whatever the mail.
  */
 static int choose_base(struct series_run *r, const char *base_commit, GError **err)
 {
@@ -211,8 +213,10 @@ static int choose_base(struct series_run *r, const char *base_commit, GError **e
 		if (m->patch)
 			g_ptr_array_add(patches, m->patch);
 	}
-	if (pk_bases_choose(&r->base, &r->lab, base_commit, c->trees, (const char *const *)bases,
-			    (const struct pk_patch *const *)patches->pdata, patches->len, err) < 0)
+	r->d->refetch.interval = c->daemon.fetch_interval;
+	if (pk_bases_choose(&r->base, &r->lab, base_commit, c->trees, &r->d->refetch,
+			    (const char *const *)bases, (const struct pk_patch *const *)patches->pdata,
+			    patches->len, err) < 0)
 		return -1;
 	if (r->base.tried && r->base.applies)
 		r->base_note = g_strdup_printf("%s; it was tested on %s instead, the first base it applies to",

@@ -24,44 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Set by the signal handlers; the loop and proc.h read them. */
-static volatile sig_atomic_t stop_flag, reload_flag;
-static int wake_fd = -1;   /* write end of the self-pipe that wakes poll() */
-
-/* ---- signals ------------------------------------------------------------- */
-
-bool daemon_stopping(void)
-{
-	return stop_flag != 0;
-}
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig == SIGHUP)
-		reload_flag = 1;
-	else
-		stop_flag = 1;
-	if (wake_fd >= 0 && write(wake_fd, "x", 1) < 0) {
-		/* the pipe is full: poll() wakes anyway */
-	}
-	errno = saved;
-}
-
-/* No SA_RESTART: a signal must interrupt poll() and proc.h's wait. */
-static void install_signals(void)
-{
-	struct sigaction sa = { 0 };
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	pk_proc_set_cancel(&stop_flag);
-}
-
 /* ---- jobs ---------------------------------------------------------------- */
 
 /* A job's payload as a JSON object (owned by p), or NULL: none, or not an object. */
@@ -84,16 +46,20 @@ static enum pk_job_state end_state(enum job_end end)
 /*
  * Write how a job ended to the store (retry: when a JOB_RETRY runs again),
  * while this worker still holds it: a result that comes after the lease
- * (another worker has the job now) is refused and logged.  1, or -1.
+ * (another worker has the job now) is refused and logged.  Counted in
+ * the worker's figures either way.  1, or -1.
  */
-static int job_finish(struct pk_daemon *d, gint64 id, enum job_end end, const char *detail,
-		      gint64 retry, GError **err)
+static int job_finish(struct pk_daemon *d, const struct pk_store_job *job, enum job_end end,
+		      const char *detail, gint64 retry, GError **err)
 {
 	const char *what = end == JOB_INTERRUPTED ? "interrupted by a signal" : detail;
+	gint64 id = job->id;
 	int rc;
 
 	rc = pk_store_job_end(d->store, id, &d->worker, end_state(end), what,
 			      end == JOB_RETRY ? retry : 0, daemon_now(), err);
+	/* an end not written (the store failed) is not counted, but the worker is no longer busy */
+	daemon_metrics_job_end(d, rc < 0 ? PK_JOB_ANY_KIND : job->kind, end, rc == 0);
 	if (rc < 0)
 		return -1;
 	if (rc == 0) {
@@ -203,6 +169,9 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 
 	if ((rc = claim_next(d, &job, out_wait, err)) <= 0)
 		return rc;
+	/* the figures say at once that this worker is busy: a build holds the loop for minutes */
+	daemon_metrics_job_start(d);
+	daemon_metrics_write(d);
 	daemon_lease_hold(d, job->id);
 	payload = parse_payload(parser, job->payload);
 	switch (job->kind) {
@@ -221,7 +190,7 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 		break;
 	}
 	daemon_lease_release(d);
-	return job_finish(d, job->id, end, detail, retry, err);
+	return job_finish(d, job, end, detail, retry, err);
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
@@ -298,6 +267,7 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		return -1;
 	}
 	pk_sandbox_configure(&d->config.sandbox);
+	daemon_metrics_new(d);
 	/* a worker reads no source: it has an empty list, and no intake lock */
 	d->sources = g_ptr_array_new();
 	if (file_lock_first(d, opts->db ? opts->db : d->config.db, err) < 0 ||
@@ -309,6 +279,7 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		pk_daemon_close(d);
 		return -1;
 	}
+	daemon_metrics_configure(d);
 	*out = d;
 	return 0;
 }
@@ -318,12 +289,14 @@ void pk_daemon_close(struct pk_daemon *d)
 	if (!d)
 		return;
 	daemon_close_sources(d);
-	daemon_worker_stop(d);
+	daemon_worker_stop(d);   /* before the metrics: the heartbeat writes them */
+	daemon_metrics_free(d);
 	pk_store_close(d->store);
 	pk_outbox_free(d->outbox);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	pk_config_clear(&d->config);
+	pk_bases_refetch_clear(&d->refetch);
 	g_free(d);
 }
 
@@ -338,6 +311,7 @@ static void reload_undo(struct pk_daemon *d, struct pk_config *old)
 	d->sources = g_ptr_array_new();
 	if (!d->opts->worker && daemon_open_sources(d, &err) < 0)
 		daemon_log(0, NULL, "and the old sources fail too: %s", err->message);
+	daemon_metrics_configure(d);
 }
 
 /*
@@ -359,7 +333,6 @@ int pk_daemon_reload(struct pk_daemon *d)
 	g_autoptr(GError) err = NULL;
 	bool moved;
 
-	reload_flag = 0;
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
 	    pk_config_check_daemon(&fresh, &err) < 0) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
@@ -384,6 +357,7 @@ int pk_daemon_reload(struct pk_daemon *d)
 	pk_config_clear(&old);
 	/* only now, the new configuration in force: a failure above kept the old limits too */
 	pk_sandbox_configure(&d->config.sandbox);
+	daemon_metrics_configure(d);
 	if (daemon_open_outbox(d, &err) < 0 || daemon_reconcile_outbox(d, &err) < 0) {
 		daemon_log(0, NULL, "SIGHUP: %s; the outbox %s is kept", err->message, d->outbox->dir);
 		g_clear_error(&err);
@@ -395,14 +369,19 @@ int pk_daemon_reload(struct pk_daemon *d)
 
 /* ---- the loop ------------------------------------------------------------ */
 
-/* Fetch the sources that are due: all at first, then those whose watch fired or poll time came. */
+/*
+ * Fetch the sources that are due: all at first, then those whose watch
+ * fired or poll time came.  A watched source (inotify) is looked at every
+ * poll_interval too: its last successful read then says it can still be
+ * read, for monitoring, and an event the kernel dropped is made up for.
+ */
 static void fetch_due(struct pk_daemon *d, bool first, double now)
 {
 	for (guint i = 0; i < d->sources->len; i++) {
 		struct pk_intake *in = d->sources->pdata[i];
 		int fd = in->ops->watch_fd(in->state);
 		struct pollfd p = { fd, POLLIN, 0 };
-		bool due = first || (fd < 0 && !d->opts->once && now >= in->next_poll);
+		bool due = first || (!d->opts->once && now >= in->next_poll);
 
 		if (!due && fd >= 0 && !d->opts->once && poll(&p, 1, 0) > 0)
 			due = true;
@@ -427,8 +406,7 @@ static void sleep_until_due(struct pk_daemon *d, int wake_rd, double now, double
 
 		if (fd >= 0)
 			g_array_append_val(fds, p);
-		else
-			timeout = timeout < 0 ? in->next_poll - now : MIN(timeout, in->next_poll - now);
+		timeout = timeout < 0 ? in->next_poll - now : MIN(timeout, in->next_poll - now);
 	}
 	if (series_wait >= 0)
 		timeout = timeout < 0 ? series_wait : MIN(timeout, series_wait);
@@ -502,14 +480,14 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 {
 	bool first = true;
 
-	while (!stop_flag) {
-		double series_wait = -1, now = pk_now(), wait;
+	while (!daemon_stopping()) {
+		double series_wait = -1, now = pk_now(), wait, metrics_wait;
 		gint64 job_wait = -1;
 		int ran = 0, rc;
 
 		/* the sources were opened again (the old ones too when it failed), each watch new:
 		   what they hold now no watch will report, so all are read as at start */
-		if (reload_flag) {
+		if (daemon_reload_requested()) {
 			pk_daemon_reload(d);
 			d->next_tree_fetch = 0;   /* a [tree] added or changed is fetched at once */
 			first = true;
@@ -529,6 +507,7 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 				return -1;
 			continue;
 		}
+		daemon_metrics_write(d);
 		if (ran)
 			continue;
 		if (d->opts->once)
@@ -536,6 +515,9 @@ static int daemon_loop(struct pk_daemon *d, int wake_rd, GError **err)
 		wait = (double)job_wait;
 		if (d->opts->worker)
 			wait = wait < 0 ? d->config.daemon.worker_poll : MIN(wait, d->config.daemon.worker_poll);
+		/* the figures age (the oldest job's age, others' jobs): written again when due */
+		if ((metrics_wait = daemon_metrics_wait(d->metrics)) >= 0)
+			wait = wait < 0 ? metrics_wait : MIN(wait, metrics_wait);
 		sleep_until_due(d, wake_rd, now, series_wait, wait);
 	}
 	return 0;
@@ -553,8 +535,7 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		pk_error(err, PK_ERROR_FAILED, "pipe: %s", g_strerror(errno));
 		goto out;
 	}
-	wake_fd = pipefd[1];
-	install_signals();
+	daemon_signals_install(pipefd[1]);
 	daemon_log(0, NULL, "started%s%s: %u source(s), database %s, outbox %s%s",
 		   opts->worker ? " as worker " : opts->queue_only ? " (intake only)" : "",
 		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_name(d->store),
@@ -563,11 +544,13 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		daemon_log(0, NULL, "warning: %s", exposed);
 	if (daemon_loop(d, pipefd[0], err) < 0)
 		goto out;
-	daemon_log(0, NULL, stop_flag ? "stopped by a signal" : "nothing more to do");
+	/* stopped: a process that is not running exports nothing; --once leaves what it saw */
+	if (daemon_stopping())
+		daemon_metrics_remove(d);
+	daemon_log(0, NULL, daemon_stopping() ? "stopped by a signal" : "nothing more to do");
 	rc = 0;
 out:
-	pk_proc_set_cancel(NULL);
-	wake_fd = -1;
+	daemon_signals_restore();
 	if (pipefd[0] >= 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);

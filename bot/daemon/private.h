@@ -15,6 +15,7 @@
  *                 stored and queued;
  *   job-push.c    the push job: test each new commit, store, render the
  *                 mail to its author;
+ *   metrics.c     the figures written for monitoring ([daemon] metrics_dir);
  *   log.c         the daemon's log line (log.h), which the loop and
  *                 every role above write alike.
  *
@@ -29,7 +30,9 @@
 #include <stdbool.h>
 
 #include "daemon/daemon.h"
+#include "daemon/signals.h"
 #include "base/config.h"
+#include "lab/bases.h"
 #include "store/store.h"
 
 struct pk_intake;
@@ -38,6 +41,7 @@ struct pk_reply;
 struct pk_lab;
 struct pk_tree_config;
 struct daemon_heartbeat;
+struct daemon_metrics;
 
 struct pk_daemon {
 	struct pk_config config;
@@ -51,15 +55,12 @@ struct pk_daemon {
 	char *worker_name, *worker_machine;
 	struct daemon_heartbeat *heartbeat;  /* renews the running job's lease (worker.c) */
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
+	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */
+	struct daemon_metrics *metrics;  /* what this process writes for monitoring (metrics.c) */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
 enum job_end { JOB_DONE, JOB_FAILED, JOB_INTERRUPTED, JOB_RETRY };
-
-/* ---- loop.c -------------------------------------------------------------- */
-
-/* Whether SIGTERM or SIGINT came: a build or boot canceled then is no verdict. */
-bool daemon_stopping(void);
 
 /* Unix seconds, the store's time. */
 static inline gint64 daemon_now(void)
@@ -126,6 +127,41 @@ void daemon_watch_tree(struct pk_daemon *d, const struct pk_lab *lab, const stru
  */
 enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job, JsonObject *payload,
 			     char **detail, gint64 *out_retry);
+
+/* ---- metrics.c ----------------------------------------------------------- */
+
+/*
+ * The figures this process writes for monitoring, one file in [daemon]
+ * metrics_dir (none when unset): the intake's (the store's figures and
+ * the sources') and the worker's (its jobs).  daemon_metrics_new() makes
+ * them (d->metrics, as d->opts says which roles), daemon_metrics_free()
+ * frees them (the file stays).  daemon_metrics_configure() takes the
+ * configuration, the worker's name and the open sources, at start and
+ * after each reload (a metrics_dir changed: the old file goes).  Each
+ * function takes the metrics' own lock: the heartbeat thread writes too.
+ */
+void daemon_metrics_new(struct pk_daemon *d);
+void daemon_metrics_free(struct pk_daemon *d);
+void daemon_metrics_configure(struct pk_daemon *d);
+/* A source was read (ok) or failed to be, handing over mails. */
+void daemon_metrics_source_read(struct pk_daemon *d, const struct pk_intake *in, bool ok,
+				unsigned mails);
+/*
+ * A job started; a job of kind ended as end says (refused: the lease was
+ * lost and the end refused).  PK_JOB_ANY_KIND: its end could not be
+ * written, it is not counted; the worker is idle either way.
+ */
+void daemon_metrics_job_start(struct pk_daemon *d);
+void daemon_metrics_job_end(struct pk_daemon *d, enum pk_job_kind kind, enum job_end end,
+			    bool refused);
+/* Write the file now, from the daemon's store; a failure is logged (once until a write succeeds). */
+void daemon_metrics_write(struct pk_daemon *d);
+/* The heartbeat thread: write the file from its own store when metrics_interval has passed. */
+void daemon_metrics_refresh(struct daemon_metrics *m, struct pk_store *store);
+/* Seconds until the file is due again; -1 when none is written. */
+double daemon_metrics_wait(struct daemon_metrics *m);
+/* A daemon stopped by a signal: its file is removed, and no more is written. */
+void daemon_metrics_remove(struct pk_daemon *d);
 
 /* ---- inbox.c ------------------------------------------------------------- */
 

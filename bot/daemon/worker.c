@@ -20,6 +20,7 @@ struct daemon_heartbeat {
 	GMutex lock;
 	GCond cond;
 	struct pk_store *store;         /* the thread's own connection */
+	struct daemon_metrics *metrics; /* the daemon's: written from here while a job runs */
 	struct pk_store_worker worker;  /* the daemon's, strings borrowed from it */
 	gint64 every_us;                /* a renewal this often: a third of the lease */
 	gint64 job;                     /* the job held, 0 between jobs */
@@ -42,30 +43,59 @@ static char *machine_id(void)
 	return g_strdup_printf("%s/%s", boot, ns ? ns : "pid");
 }
 
-/* Renew the held job's lease every every_us until quit; a lost lease is flagged and logged. */
+/* Renew the held job's lease: a lost one is flagged and logged.  h locked. */
+static void heartbeat_renew(struct daemon_heartbeat *h, gint64 job)
+{
+	g_autoptr(GError) err = NULL;
+	int rc;
+
+	g_mutex_unlock(&h->lock);
+	rc = pk_store_job_renew(h->store, job, &h->worker, &err);
+	g_mutex_lock(&h->lock);
+	if (rc < 0)
+		daemon_log(job, NULL, "the lease is not renewed now: %s", err->message);
+	if (rc == 0 && h->job == job) {
+		g_atomic_int_set(&h->lost, 1);
+		daemon_log(job, NULL, "the lease was lost: another worker may run this job; "
+			   "its result here will be refused");
+	}
+}
+
+/*
+ * Renew the held job's lease every every_us until quit.  While a job
+ * runs, the loop is in its build or boot: the figures for monitoring are
+ * written from here when they are due.
+ */
 static gpointer heartbeat_main(gpointer data)
 {
 	struct daemon_heartbeat *h = data;
+	gint64 renew_at = g_get_monotonic_time() + h->every_us;
 
 	g_mutex_lock(&h->lock);
 	while (!h->quit) {
-		gint64 until = g_get_monotonic_time() + h->every_us, job;
-		g_autoptr(GError) err = NULL;
-		int rc;
+		double metrics = h->job ? daemon_metrics_wait(h->metrics) : -1;
+		gint64 until = renew_at, job;
 
-		/* woken early (a new job, quit): start the period again */
-		if (g_cond_wait_until(&h->cond, &h->lock, until) || !(job = h->job) ||
-		    g_atomic_int_get(&h->lost))
+		if (metrics >= 0)
+			until = MIN(until, g_get_monotonic_time() + (gint64)(metrics * G_USEC_PER_SEC) + 1);
+		if (g_cond_wait_until(&h->cond, &h->lock, until)) {
+			/* woken early (a new job, quit): start the period again */
+			renew_at = g_get_monotonic_time() + h->every_us;
 			continue;
-		g_mutex_unlock(&h->lock);
-		rc = pk_store_job_renew(h->store, job, &h->worker, &err);
-		g_mutex_lock(&h->lock);
-		if (rc < 0)
-			daemon_log(job, NULL, "the lease is not renewed now: %s", err->message);
-		if (rc == 0 && h->job == job) {
-			g_atomic_int_set(&h->lost, 1);
-			daemon_log(job, NULL, "the lease was lost: another worker may run this job; "
-				   "its result here will be refused");
+		}
+		if (!(job = h->job)) {
+			renew_at = g_get_monotonic_time() + h->every_us;
+			continue;
+		}
+		if (g_get_monotonic_time() >= renew_at) {
+			renew_at = g_get_monotonic_time() + h->every_us;
+			if (!g_atomic_int_get(&h->lost))
+				heartbeat_renew(h, job);
+		}
+		if (h->job) {
+			g_mutex_unlock(&h->lock);
+			daemon_metrics_refresh(h->metrics, h->store);
+			g_mutex_lock(&h->lock);
 		}
 	}
 	g_mutex_unlock(&h->lock);
@@ -100,6 +130,7 @@ int daemon_worker_start(struct pk_daemon *d, GError **err)
 	g_mutex_init(&h->lock);
 	g_cond_init(&h->cond);
 	h->worker = d->worker;
+	h->metrics = d->metrics;
 	h->every_us = (gint64)(d->config.daemon.lease * G_USEC_PER_SEC / 3);
 	if (pk_store_open(&h->store, pk_store_path(d->store), err) < 0) {
 		g_mutex_clear(&h->lock);

@@ -127,6 +127,10 @@ int pk_intake_fetch(struct pk_intake *in, pk_intake_deliver_fn deliver, void *da
 	if (rc == 0 && ctx->cfg->start == PK_START_NOW && ctx->since &&
 	    pk_intake_state_set_int(ctx, "since", 0, err) < 0)
 		rc = -1;
+	/* read to its end: what monitoring calls the source's last successful read */
+	if (rc == 0 && pk_store_source_read(ctx->store, ctx->source_id,
+					    g_get_real_time() / G_USEC_PER_SEC, err) < 0)
+		rc = -1;
 	*out_count = f.passed;
 	return rc;
 }

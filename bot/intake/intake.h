@@ -121,7 +121,8 @@ void pk_intake_close(struct pk_intake *in);
 /*
  * Fetch in's new mail through its backend, with the start rules above:
  * deliver gets only the mails that pass them, and *out_count counts
- * those.  Returns as the backend's fetch does.
+ * those.  Returns as the backend's fetch does.  A fetch that got to the
+ * end is the source's last successful read (pk_store_source_read()).
  */
 int pk_intake_fetch(struct pk_intake *in, pk_intake_deliver_fn deliver, void *data,
 		    unsigned *out_count, GError **err);

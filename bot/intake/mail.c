@@ -102,8 +102,9 @@ char *pk_mail_find_base_commit(const char *buf, size_t len)
 	static gsize once;
 	g_autoptr(GMatchInfo) mi = NULL;
 
+	/* short ids and SHA-256 ones too: the base chosen says why it passed them over (bases.h) */
 	if (g_once_init_enter(&once)) {
-		re = g_regex_new("^base-commit: ([0-9a-f]{7,40})\\s*$",
+		re = g_regex_new("^base-commit: ([0-9a-f]{7,64})\\s*$",
 				 G_REGEX_MULTILINE | G_REGEX_RAW | pk_regex_optimize(), 0, NULL);
 		g_once_init_leave(&once, 1);
 	}

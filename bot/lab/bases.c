@@ -116,17 +116,40 @@ static int try_base(struct pk_base_choice *out, GString *tried, const struct pk_
 	return 1;
 }
 
-/*
- * The lab's id of base_commit, fetching the trees' branches first when
- * the lab lacks it; NULL when no tree has it either.  A fetch that fails
- * is logged and the next tree tried: the series still has its bases.
- */
-static char *find_base_commit(const struct pk_lab *lab, const char *base_commit, const GPtrArray *trees,
-			      GString *fetched)
+void pk_bases_refetch_clear(struct pk_bases_refetch *r)
 {
-	char *id = pk_repo_resolve(lab, base_commit, NULL);
+	g_clear_pointer(&r->missed, g_hash_table_unref);
+}
 
-	for (guint i = 0; !id && trees && i < trees->len; i++) {
+/*
+ * base_commit, a full id the lab lacks: the trees fetched again when
+ * refetch allows, then *kind and *type as the lab has it now; why says
+ * where it was looked for.  A fetch that fails is logged and the next
+ * tree tried: the series still has its bases.  -1 with err when the
+ * repository cannot be read.
+ */
+static int refetch_for(enum pk_repo_id_kind *kind, const char **type, GString *why, const struct pk_lab *lab,
+		       const char *base_commit, const GPtrArray *trees, struct pk_bases_refetch *refetch,
+		       GError **err)
+{
+	g_autoptr(GString) fetched = g_string_new(NULL);
+	double now = pk_now(), ago = now - refetch->last;
+
+	g_string_append(why, "not in the bot's tree");
+	if (refetch->fetches && ago < refetch->interval) {
+		if (refetch->missed && g_hash_table_contains(refetch->missed, base_commit))
+			g_string_append_printf(why, " nor in the trees it fetched again %.0f s ago", ago);
+		else
+			g_string_append_printf(why, " (the trees are fetched again for a base-commit at most "
+					       "every %.0f s, the last time %.0f s ago)", refetch->interval, ago);
+		return 0;
+	}
+	refetch->last = now;
+	refetch->fetches++;
+	if (!refetch->missed)
+		refetch->missed = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_hash_table_remove_all(refetch->missed);
+	for (guint i = 0; i < trees->len; i++) {
 		const struct pk_tree_config *t = trees->pdata[i];
 		g_autoptr(GError) e = NULL;
 
@@ -136,19 +159,76 @@ static char *find_base_commit(const struct pk_lab *lab, const char *base_commit,
 			continue;
 		}
 		g_string_append_printf(fetched, "%s%s", fetched->len ? ", " : "", t->name);
-		id = pk_repo_resolve(lab, base_commit, NULL);
 	}
-	return id;
+	if (pk_repo_id_published(kind, type, lab, base_commit, err) < 0)
+		return -1;
+	if (*kind != PK_REPO_ID_ABSENT) {
+		g_string_truncate(why, 0);
+		return 0;
+	}
+	g_hash_table_add(refetch->missed, g_strdup(base_commit));
+	g_string_append_printf(why, " nor in the trees it fetched again (%s)",
+			       fetched->len ? fetched->str : "none could be");
+	return 0;
+}
+
+/*
+ * The lab's id of base_commit into *out when it names a published commit
+ * (bases.h); else *out NULL and why it is passed over appended to tried.
+ * -1 with err when the repository cannot be read.
+ */
+static int find_base_commit(char **out, GString *tried, const struct pk_lab *lab, const char *base_commit,
+			    const GPtrArray *trees, struct pk_bases_refetch *refetch, GError **err)
+{
+	size_t len = strlen(base_commit);
+	bool hex = strspn(base_commit, "0123456789abcdef") == len;
+	g_autoptr(GString) why = g_string_new(NULL);
+	enum pk_repo_id_kind kind = PK_REPO_ID_ABSENT;
+	const char *type = NULL;
+
+	*out = NULL;
+	if (!hex || len < 4 || len > 64)
+		g_string_append(why, "not a commit id");
+	else if (len == 64)
+		g_string_append(why, "a SHA-256 id, and the bot's tree is SHA-1");
+	else if (len != PK_REPO_ID_HEX)
+		g_string_append_printf(why, "an abbreviated id (only a full %d-digit id is taken: a short "
+				       "one may name another object tomorrow)", PK_REPO_ID_HEX);
+	else if (pk_repo_id_published(&kind, &type, lab, base_commit, err) < 0)
+		return -1;
+	else if (kind == PK_REPO_ID_ABSENT && !(refetch && trees && trees->len))
+		g_string_append(why, "not in the bot's tree");
+	else if (kind == PK_REPO_ID_ABSENT &&
+		 refetch_for(&kind, &type, why, lab, base_commit, trees, refetch, err) < 0)
+		return -1;
+
+	if (kind == PK_REPO_ID_PUBLISHED) {
+		*out = g_strdup(base_commit);
+		return 0;
+	}
+	if (kind == PK_REPO_ID_NOT_COMMIT)
+		g_string_append_printf(why, "a %s, not a commit", type);
+	else if (kind == PK_REPO_ID_UNPUBLISHED)
+		g_string_append(why, "a commit in the history of no base and no fetched tree (one of "
+				"the bot's own, or one a tree no longer has)");
+	/* as replies show ids, 12 digits; one that is no hex is not repeated */
+	if (hex)
+		g_string_append_printf(tried, "base-commit %.12s: %s", base_commit, why->str);
+	else
+		g_string_append_printf(tried, "base-commit: %s", why->str);
+	return 0;
 }
 
 int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
-		    const GPtrArray *trees, const char *const *bases, const struct pk_patch *const *patches,
-		    guint n, GError **err)
+		    const GPtrArray *trees, struct pk_bases_refetch *refetch, const char *const *bases,
+		    const struct pk_patch *const *patches, guint n, GError **err)
 {
-	g_autoptr(GString) tried = g_string_new(NULL), fetched = g_string_new(NULL);
-	g_autofree char *named = base_commit ? find_base_commit(lab, base_commit, trees, fetched) : NULL;
+	g_autoptr(GString) tried = g_string_new(NULL);
+	g_autofree char *named = NULL;
 	int rc = 0;
 
+	if (base_commit && find_base_commit(&named, tried, lab, base_commit, trees, refetch, err) < 0)
+		return -1;
 	memset(out, 0, sizeof *out);
 	if (named) {
 		/* the author said where the series goes: tested there, applying or not */
@@ -157,10 +237,6 @@ int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const 
 		out->applies = true;
 		return 0;
 	}
-	if (base_commit)
-		g_string_append_printf(tried, "base-commit %.12s: not in the bot's tree%s%s%s", base_commit,
-				       fetched->len ? " nor in the trees it fetched again (" : "", fetched->str,
-				       fetched->len ? ")" : "");
 	for (const char *const *b = bases; rc == 0 && b && *b; b++)
 		rc = try_base(out, tried, lab, *b, patches, n, false, err);
 	/* none takes it as it stands: each again with `git am -3`'s merge from the index lines' blobs */

@@ -70,21 +70,43 @@ void pk_base_choice_clear(struct pk_base_choice *c);
 char **pk_bases_default(const struct pk_lab *lab, const char *first);
 
 /*
+ * How often a base-commit the lab lacks makes the lab fetch the [tree]s
+ * again (pk_bases_choose()): at most once every interval seconds, however
+ * many mails name ids the lab lacks, so that mail cannot make the bot
+ * fetch every tree per message.  The full ids that fetch did not bring
+ * are remembered until the next one, for the reason to say so.  Set
+ * interval in a zeroed struct; pk_bases_refetch_clear() frees what it holds.
+ */
+struct pk_bases_refetch {
+	double interval;      /* seconds ([daemon] fetch_interval) */
+	double last;          /* pk_now() at the last such fetch, when fetches > 0 */
+	unsigned fetches;     /* the fetches made for base-commits */
+	GHashTable *missed;   /* the ids the last one did not bring (a set of strings), or NULL */
+};
+void pk_bases_refetch_clear(struct pk_bases_refetch *r);
+
+/*
  * Choose the base of a series of n patches: its base-commit (the cover
- * letter's or the first patch's; may be NULL) when the lab has it, or
- * has it after fetching the branches of trees (the [tree NAME]s,
- * struct pk_tree_config *; may be NULL) once more (the author may have
- * based the series on a commit pushed since the last fetch_interval);
- * otherwise the first of bases on which the whole series applies
- * as it stands (checked in memory, the worktree untouched); otherwise
- * the first on which it applies by a 3-way merge from the blobs its index
- * lines name (three_way); otherwise the first base, applies false.  out->tried says why each base passed over was, for a
- * does-not-apply to name every base tried.  -1 with err only when the
- * repository cannot be used.
+ * letter's or the first patch's; may be NULL) when it names a published
+ * commit: a full id (PK_REPO_ID_HEX digits, not abbreviated: a short id
+ * may name another object tomorrow) of a commit in the history of a base
+ * or a fetched tree (repo.h: PK_REPO_ID_PUBLISHED), never an object the
+ * lab holds only from its own work (a patch it applied), nor a blob, a
+ * tree or a tag.  An id the lab lacks has the branches of trees (the
+ * [tree NAME]s, struct pk_tree_config *; may be NULL) fetched once more
+ * when refetch allows (the author may have based the series on a commit
+ * pushed since the last fetch_interval; refetch NULL: never).  A
+ * base-commit passed over is named in out->tried with why.  Otherwise
+ * the first of bases on which the whole series applies as it stands
+ * (checked in memory, the worktree untouched); otherwise the first on
+ * which it applies by a 3-way merge from the blobs its index lines name
+ * (three_way); otherwise the first base, applies false.  out->tried says
+ * why each base passed over was, for a does-not-apply to name every base
+ * tried.  -1 with err only when the repository cannot be used.
  */
 int pk_bases_choose(struct pk_base_choice *out, const struct pk_lab *lab, const char *base_commit,
-		    const GPtrArray *trees, const char *const *bases, const struct pk_patch *const *patches,
-		    guint n, GError **err);
+		    const GPtrArray *trees, struct pk_bases_refetch *refetch, const char *const *bases,
+		    const struct pk_patch *const *patches, guint n, GError **err);
 
 /*
  * A does-not-apply reason (*reason, replaced) with every base tried and

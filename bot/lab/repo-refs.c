@@ -145,6 +145,101 @@ cleanup:
 	return out;
 }
 
+/* A walk's bound: commits dated before cutoff are left out, and with them their parents. */
+struct walk_bound {
+	git_repository *repo;
+	git_time_t cutoff;
+};
+
+static int older_than_cutoff(const git_oid *id, void *payload)
+{
+	const struct walk_bound *b = payload;
+	git_commit *commit = NULL;
+	int old = 0;
+
+	/* one the walk cannot read is not hidden: the walk's own error says why */
+	if (git_commit_lookup(&commit, b->repo, id) == 0)
+		old = git_commit_time(commit) < b->cutoff;
+	git_commit_free(commit);
+	return old;
+}
+
+/*
+ * Whether commit is in the history of a published ref: libgit2's walk
+ * from every published tip, unsorted (a sorted walk reads the whole
+ * history before the first commit) and bounded by older_than_cutoff().
+ * 1 yes, 0 no, -1 with err.
+ */
+static int is_published_commit(git_repository *repo, const git_commit *commit, GError **err)
+{
+	static const char *const prefixes[] = { PK_REPO_PUBLISHED_PREFIXES };
+	/* a commit dated a month after a descendant's date is not found: kernel trees have none */
+	struct walk_bound bound = { repo, git_commit_time(commit) - 31 * 24 * 3600 };
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int rc = -1, step = 0;
+
+	if (git_revwalk_new(&walk, repo) < 0 || git_revwalk_add_hide_cb(walk, older_than_cutoff, &bound) < 0) {
+		pk_git_fail(err, "walking the published history");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+		g_autofree char *glob = g_strconcat(prefixes[i], "*", NULL);
+
+		/* a glob that matches nothing, or a tag of a tree or blob, pushes nothing */
+		if (git_revwalk_push_glob(walk, glob) < 0) {
+			pk_git_fail(err, glob);
+			goto cleanup;
+		}
+	}
+	rc = 0;
+	while (rc == 0 && (step = git_revwalk_next(&id, walk)) == 0)
+		rc = git_oid_equal(&id, git_commit_id(commit));
+	if (rc == 0 && step != GIT_ITEROVER)
+		rc = pk_git_fail(err, "walking the published history");
+cleanup:
+	git_revwalk_free(walk);
+	return rc;
+}
+
+int pk_repo_id_published(enum pk_repo_id_kind *out, const char **out_type, const struct pk_lab *lab,
+			 const char *hex, GError **err)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	enum pk_repo_id_kind kind = PK_REPO_ID_ABSENT;
+	git_oid id;
+	int rc = -1, found;
+
+	if (strlen(hex) != PK_REPO_ID_HEX || strspn(hex, "0123456789abcdef") != PK_REPO_ID_HEX ||
+	    git_oid_fromstr(&id, hex) < 0)
+		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a full commit id", hex);
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	found = git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY);
+	if (found < 0 && found != GIT_ENOTFOUND) {
+		pk_git_fail(err, hex);
+		goto cleanup;
+	}
+	if (found == 0 && git_object_type(obj) != GIT_OBJECT_COMMIT) {
+		kind = PK_REPO_ID_NOT_COMMIT;
+	} else if (found == 0) {
+		int published = is_published_commit(repo, (git_commit *)obj, err);
+
+		if (published < 0)
+			goto cleanup;
+		kind = published ? PK_REPO_ID_PUBLISHED : PK_REPO_ID_UNPUBLISHED;
+	}
+	*out = kind;
+	if (out_type)
+		*out_type = kind == PK_REPO_ID_NOT_COMMIT ? git_object_type2string(git_object_type(obj)) : NULL;
+	rc = 0;
+cleanup:
+	git_object_free(obj);
+	git_repository_free(repo);
+	return rc;
+}
+
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 {
 	git_repository *repo = NULL;

@@ -158,6 +158,32 @@ bool pk_repo_head_published(const struct pk_lab *lab);
  */
 char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth);
 
+/* The hex digits of a full id: the lab's repository is SHA-1 (the only kind libgit2 1.5 reads). */
+#define PK_REPO_ID_HEX 40
+
+/* What a full object id is to the lab (pk_repo_id_published()). */
+enum pk_repo_id_kind {
+	PK_REPO_ID_ABSENT,        /* no object of the lab has it */
+	PK_REPO_ID_NOT_COMMIT,    /* a blob, a tree or a tag */
+	PK_REPO_ID_UNPUBLISHED,   /* a commit outside the history of every published ref: the bot's
+	                             own (a patch it applied, a range under refs/printkbot/run/), or
+	                             one a tree's branch no longer has */
+	PK_REPO_ID_PUBLISHED,     /* a commit in the history of a published ref */
+};
+
+/*
+ * What hex, a full id (PK_REPO_ID_HEX lower-case hex digits), is to the
+ * lab, into *out; *out_type (may be NULL) gets the object's type for
+ * PK_REPO_ID_NOT_COMMIT ("blob", a static string).  The history is walked
+ * from the published refs' tips no further back than commits dated a
+ * month before the commit's own date (a commit is normally dated after
+ * its parents), so a commit of the bot's own costs a month of history,
+ * not the whole of it.  A hex that is no full id is a PK_ERROR_INPUT
+ * error; nothing is written to the outputs on failure.
+ */
+int pk_repo_id_published(enum pk_repo_id_kind *out, const char **out_type, const struct pk_lab *lab,
+			 const char *hex, GError **err);
+
 /* The names of the refs under prefix, without it (none: an empty array). */
 GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
 

@@ -221,7 +221,7 @@ int pk_setup_lab(struct pk_lab *lab, const char *const *sources, GError **err)
 {
 	g_autofree char *ready = pk_lab_ready_stamp(lab);
 	/* the base commit is Debian's default source: tagged so, a config's bases can name it */
-	g_autofree char *default_source = g_strconcat("debian:", KERNEL_PACKAGE + strlen("linux-source-"), NULL);
+	g_autofree char *default_source = g_strconcat("debian:", &KERNEL_PACKAGE[sizeof "linux-source-" - 1], NULL);
 
 	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
 	    add_source(lab, default_source, err) < 0 ||

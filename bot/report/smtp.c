@@ -65,11 +65,25 @@ static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *
 	return 0;
 }
 
+/* The caller's stop, as the progress callback's data (a function pointer is no void *). */
+struct stop_check {
+	bool (*stop)(void);
+};
+
+/* libcurl's progress callback: about once a second, waiting or not; non-zero drops the connection. */
+static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	const struct stop_check *s = userp;
+
+	return s->stop && s->stop();
+}
+
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 		 const char *const *recipients, const char *text, GPtrArray *refused,
-		 bool *out_permanent, GError **err)
+		 bool (*stop)(void), bool *out_permanent, GError **err)
 {
 	struct rcpt_watch watch = { NULL, refused, false, NULL };
+	struct stop_check check = { stop };
 	long timeout = cfg->timeout > 0 ? MAX(1L, (long)cfg->timeout) : 60;
 	static gsize once;
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -117,6 +131,10 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	/* each answer too: curl's wait for the answer to QUIT ignores CURLOPT_TIMEOUT (120 s more) */
 	curl_easy_setopt(h, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
+	/* the timeouts are a minute; a daemon asked to stop must not wait them out */
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &check);
 	if (cfg->user) {
 		curl_easy_setopt(h, CURLOPT_USERNAME, cfg->user);
 		curl_easy_setopt(h, CURLOPT_PASSWORD, cfg->password ? cfg->password : "");
@@ -147,6 +165,8 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 				answer, pk_tls_name(cfg->tls), cfg->tls == PK_TLS_TRY ? " with a login" : "");
 	}
 	g_free(watch.starttls_answer);
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		return pk_error(err, PK_ERROR_FAILED, "smtp %s: stopped before the server took the mail", shown);
 	if (rc == CURLE_USE_SSL_FAILED)
 		return pk_error(err, PK_ERROR_FAILED, "smtp %s: no TLS: the server offers no STARTTLS and "
 				"tls = %s%s, so nothing was sent, no AUTH in clear (tls = off allows that)",

@@ -24,9 +24,16 @@
  * err set; *out_permanent (may be NULL) says whether the server refused
  * it for good (a 5xx answer, or every recipient refused so), so that
  * retrying is pointless.
+ *
+ * stop (may be NULL) is asked about once a second while the conversation
+ * lasts, a server that says nothing included: when it says true, the
+ * connection is dropped at once and -1 comes back (not permanent), the
+ * mail not sent.  A stop in the moment between the mail's last line and
+ * the server's answer to it leaves the server to decide: it may deliver
+ * the mail, and a retry then sends it twice.
  */
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 		 const char *const *recipients, const char *text, GPtrArray *refused,
-		 bool *out_permanent, GError **err);
+		 bool (*stop)(void), bool *out_permanent, GError **err);
 
 #endif

@@ -70,6 +70,48 @@ int pk_store_source_state_swap(struct pk_store *store, gint64 source_id, const c
 	return rc > 0 ? 1 : 0;
 }
 
+int pk_store_source_read(struct pk_store *store, gint64 source_id, gint64 time, GError **err)
+{
+	g_autofree char *value = g_strdup_printf("%" G_GINT64_FORMAT, time);
+
+	return pk_store_source_state_set(store, source_id, "last_read", value, err);
+}
+
+void pk_store_source_free(struct pk_store_source *s)
+{
+	if (!s)
+		return;
+	g_free(s->kind);
+	g_free(s->name);
+	g_free(s);
+}
+
+int pk_store_sources(struct pk_store *store, GPtrArray **out, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT s.id, s.kind, s.name, v.value FROM sources s "
+					  "LEFT JOIN source_state v ON v.source_id = s.id AND "
+					  "v.key = 'last_read' ORDER BY s.id", err);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_source_free);
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = step(store, st, err)) > 0) {
+		struct pk_store_source *src = g_new0(struct pk_store_source, 1);
+		const char *when = col_str(st, 3);
+
+		src->id = col_int(st, 0);
+		src->kind = col_text(st, 1);
+		src->name = col_text(st, 2);
+		src->last_read = when ? g_ascii_strtoll(when, NULL, 10) : 0;
+		g_ptr_array_add(rows, src);
+	}
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}
+
 /* ---- mails ------------------------------------------------------------- */
 
 void pk_store_mail_free(struct pk_store_mail *m)

@@ -530,6 +530,24 @@ int pk_store_source_state_swap(struct pk_store *store, gint64 source_id, const c
 			       const char *old, const char *value, GError **err);
 
 /*
+ * A source was read to its end at time (Unix seconds): its last
+ * successful read, as monitoring and `printkbot queue --sources` show it.
+ * Kept in source_state beside the backends' positions (key "last_read").
+ */
+int pk_store_source_read(struct pk_store *store, gint64 source_id, gint64 time, GError **err);
+
+/* A source as the store keeps it.  Freed with pk_store_source_free(). */
+struct pk_store_source {
+	gint64 id;
+	char *kind;               /* "imap", "maildir", "mbox", "public-inbox", "git" */
+	char *name;               /* a daemon's: its [source NAME] */
+	gint64 last_read;         /* pk_store_source_read()'s time, 0 when never read to its end */
+};
+void pk_store_source_free(struct pk_store_source *s);
+/* Every source of the store, by id: a new array of struct pk_store_source*. */
+int pk_store_sources(struct pk_store *store, GPtrArray **out, GError **err);
+
+/*
  * A mail the daemon read.  state is "pending" (a patch or cover letter
  * waiting for its series), "queued" (in job_id) or "skipped" (reason says
  * why).  Strings are owned by the struct when it comes from the store
@@ -686,5 +704,48 @@ int pk_store_push_commit_set(struct pk_store *store, const struct pk_store_push_
  */
 int pk_store_push_commit_by_key(struct pk_store *store, const char *key,
 				struct pk_store_push_commit **out, GError **err);
+
+/* ---- figures for monitoring (figures.c) --------------------------------- */
+
+/*
+ * The queue at a glance: jobs by kind (PK_JOB_UNKNOWN: a kind this
+ * printkbot does not know) and state, and when the oldest queued job was
+ * queued (its created time; 0 when none is queued).  One read, no write:
+ * a read-only store answers it.
+ */
+#define PK_JOB_KINDS (PK_JOB_PUSH + 1)
+#define PK_JOB_STATES (PK_JOB_CANCELLED + 1)
+struct pk_store_queue_figures {
+	gint64 jobs[PK_JOB_KINDS][PK_JOB_STATES];
+	gint64 oldest_queued;
+};
+int pk_store_queue_figures(struct pk_store *store, struct pk_store_queue_figures *out,
+			   GError **err);
+
+/* What pk_store_histogram() measures, in seconds, from rows the store keeps anyway. */
+enum pk_store_measure {
+	PK_MEASURE_MAIL_TO_REVIEW,  /* a tested mail: from when a source handed it over to its review */
+	PK_MEASURE_MAIL_TO_REPLY,   /* a sent reply: from when its mail was handed over to the send */
+	PK_MEASURE_BUILD,           /* a kernel build, grouped by status ("ok", "failed") */
+	PK_MEASURE_BOOT,            /* a QEMU boot, grouped by status ("ok", "panic", "timeout", "failed") */
+};
+
+/* One histogram of a measure.  Freed with pk_store_histogram_free(). */
+struct pk_store_histogram {
+	char *group;              /* the status its rows share; NULL for a measure without groups */
+	gint64 count;             /* rows measured */
+	double sum;               /* the sum of their seconds */
+	gint64 *le;               /* le[i]: rows of at most bounds[i] seconds, one per bound */
+};
+void pk_store_histogram_free(struct pk_store_histogram *h);
+
+/*
+ * Every row the store holds of measure, counted under each of the n
+ * bounds (ascending; at most 32): a new array of struct
+ * pk_store_histogram*, one per group that has rows, by group name; a
+ * measure without groups gives exactly one, zeros when it has no row.
+ */
+int pk_store_histogram(struct pk_store *store, enum pk_store_measure measure, const double *bounds,
+		       guint n, GPtrArray **out, GError **err);
 
 #endif

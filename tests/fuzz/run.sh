@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
-# Run each libFuzzer target for SECONDS (one at a time), seeded at run time
-# from tests/data and ../shared/corpus (nothing of a corpus is committed),
-# then print each target's executions and findings and the totals.  A
-# finding (crash, leak, timeout, out of memory) is kept in build/fuzz/findings/
-# and makes the exit status 1: fix it and add the input to
-# tests/data/fuzz-regressions/<target>/, which test-fuzz-regressions replays.
+# Run each libFuzzer target for SECONDS, or with --runs for RUNS executions
+# (libFuzzer's -runs=, the seeds' own included), one at a time, seeded at
+# run time from tests/data and ../shared/corpus (nothing of a corpus is
+# committed), then print each target's executions and findings and the
+# totals.  A finding (crash, leak, timeout, out of memory) is kept in
+# build/fuzz/findings/ and makes the exit status 1: fix it and add the
+# input to tests/data/fuzz-regressions/<target>/, which
+# test-fuzz-regressions replays.  With --runs, a target that ran fewer
+# executions than asked fails too.
 #
 # usage: tests/fuzz/run.sh SECONDS build/fuzz/fuzz-NAME...
+#        tests/fuzz/run.sh --runs RUNS build/fuzz/fuzz-NAME...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-seconds=$1
-shift
+want_runs=
+if [ "$1" = --runs ]; then
+	want_runs=$2
+	shift 2
+	case $want_runs in
+	'' | *[!0-9]*) echo "run.sh: --runs takes a number of executions, not '$want_runs'" >&2; exit 2 ;;
+	esac
+	limit=-runs=$want_runs
+else
+	limit=-max_total_time=$1
+	shift
+fi
 top=$PWD
 shared=${PRINTKBOT_SHARED:-$top/../shared}
 work=$(mktemp -d)
@@ -83,7 +97,7 @@ for bin in "$@"; do
 	*) max_len=65536 ;;
 	esac
 	# in an empty dir: a config naming a relative file finds nothing
-	(cd "$work/empty-$kind" && "$top/$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	(cd "$work/empty-$kind" && "$top/$bin" "$limit" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=$max_len -print_final_stats=1 -artifact_prefix="$findings/$name-" \
 		"$work/corpus/$kind" "$work/seeds/$kind") >"$log" 2>&1
 	rc=$?
@@ -96,10 +110,14 @@ for bin in "$@"; do
 		echo "== $name: finding (exit $rc); log: $findings/$name.log"
 		cp "$log" "$findings/$name.log"
 		grep -E 'ERROR|SUMMARY|#[0-9]+ 0x' "$log" | head -20
+	elif [ -n "$want_runs" ] && [ "${runs:-0}" -lt "$want_runs" ]; then
+		status=1
+		echo "== $name: ${runs:-0} executions, fewer than the $want_runs asked; log: $findings/$name.log"
+		cp "$log" "$findings/$name.log"
 	fi
 	total=$((total + ${runs:-0}))
 	printf '%-14s %12s %8s %8s  %s\n' "$kind" "${runs:-0}" "${rate:-0}" "$units" "$found" >>"$work/table"
 done
 cat "$work/table"
-echo "fuzz: $total executions in all, $( [ $status = 0 ] && echo 'no findings' || echo "findings in $findings")"
+echo "fuzz: $total executions in all, $( [ $status = 0 ] && echo 'no findings' || echo "failed: see $findings")"
 exit $status

@@ -2,7 +2,9 @@
  * test-bases.c - the lab's bases: another tree imported as a base, the
  * base a series goes on (as it stands, then by a 3-way merge), a
  * [tree]'s branch fetched and named by its version, its tags left out
- * (a tag pushed to a tree never becomes one of the lab's names).
+ * (a tag pushed to a tree never becomes one of the lab's names), and
+ * which base-commits are taken (only full ids of published commits) and
+ * how often one the lab lacks fetches the trees again.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,14 +136,14 @@ static void test_choose(void **state)
 	struct pk_base_choice c;
 	char *reason = g_strdup("f.c: hunk 1 does not apply");
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, NULL, bases, series, 1, NULL), 0);
 	assert_true(c.applies);
 	assert_false(c.three_way);
 	assert_string_equal(c.name, "debian:9.9");
 	assert_non_null(strstr(c.tried, "base: f.c: hunk 1"));
 	pk_base_choice_clear(&c);
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, bad, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, NULL, bases, bad, 1, NULL), 0);
 	assert_false(c.applies);
 	assert_string_equal(c.name, "base");
 	pk_bases_tried_reason(&reason, &c);
@@ -152,7 +154,7 @@ static void test_choose(void **state)
 
 	/* a base-commit the lab has wins, applying or not */
 	g_autofree char *id = pk_repo_resolve(&f->lab, "base", NULL);
-	assert_int_equal(pk_bases_choose(&c, &f->lab, id, NULL, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, id, NULL, NULL, bases, series, 1, NULL), 0);
 	assert_string_equal(c.rev, id);
 	assert_true(g_str_has_prefix(c.name, "base-commit "));
 	pk_base_choice_clear(&c);
@@ -174,7 +176,7 @@ static void test_three_way(void **state)
 	struct pk_apply_result r;
 	g_autofree char *text = NULL;
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, NULL, bases, series, 1, NULL), 0);
 	assert_true(c.applies);
 	assert_true(c.three_way);
 	assert_non_null(strstr(c.tried, "3-way"));
@@ -213,7 +215,7 @@ static void test_three_way_own_blob(void **state)
 	const struct pk_patch *series[] = { p };
 	struct pk_base_choice c;
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, NULL, bases, series, 1, NULL), 0);
 	assert_false(c.applies);
 	assert_false(c.three_way);
 	pk_base_choice_clear(&c);
@@ -376,6 +378,7 @@ static void test_base_commit_fetched(void **state)
 	const char *bases[] = { "base", NULL };
 	const struct pk_patch *series[] = { p };
 	struct pk_base_choice c;
+	struct pk_bases_refetch refetch = { .interval = 0 };   /* a fetch for each: this test is not the throttle's */
 
 	g_ptr_array_add(trees, &t);
 	write_f(remote, "f.c", false);
@@ -385,19 +388,181 @@ static void test_base_commit_fetched(void **state)
 	tip = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
 	assert_null(pk_repo_resolve(&f->lab, tip, NULL));
 
-	assert_int_equal(pk_bases_choose(&c, &f->lab, tip, trees, bases, series, 1, NULL), 0);
+	assert_int_equal(pk_bases_choose(&c, &f->lab, tip, trees, &refetch, bases, series, 1, NULL), 0);
 	assert_string_equal(c.rev, tip);
 	assert_true(g_str_has_prefix(c.name, "base-commit "));
 	pk_base_choice_clear(&c);
 
 	/* no tree has it: the next base, and the reason names the trees fetched for it */
-	assert_int_equal(pk_bases_choose(&c, &f->lab, "0123456789abcdef0123456789abcdef01234567", trees, bases,
+	assert_int_equal(pk_bases_choose(&c, &f->lab, "0123456789abcdef0123456789abcdef01234567", trees, &refetch, bases,
 					 series, 1, NULL), 0);
 	assert_true(c.applies);
 	assert_string_equal(c.name, "base");
 	assert_non_null(strstr(c.tried, "base-commit 0123456789ab: not in the bot's tree nor in the trees "
 				       "it fetched again (net)"));
 	pk_base_choice_clear(&c);
+	assert_int_equal(refetch.fetches, 2);
+	pk_bases_refetch_clear(&refetch);
+	rm_rf(remote);
+}
+
+/* The base a series with base_commit goes on, and why base_commit was passed over (into *why, may be NULL). */
+static char *chosen(struct fixture *f, const char *base_commit, char **why)
+{
+	g_autoptr(pk_patch) p = patch_of("diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,3 +1,3 @@\n"
+					 " line 1\n-line 2\n+line two\n line 3\n");
+	const char *bases[] = { "base", NULL };
+	const struct pk_patch *series[] = { p };
+	struct pk_base_choice c;
+	char *name;
+
+	assert_int_equal(pk_bases_choose(&c, &f->lab, base_commit, NULL, NULL, bases, series, 1, NULL), 0);
+	assert_true(c.applies);
+	name = g_steal_pointer(&c.name);
+	if (why)
+		*why = g_steal_pointer(&c.tried);
+	pk_base_choice_clear(&c);
+	return name;
+}
+
+/*
+ * A base-commit is taken only as the full id of a commit in the history
+ * of a base or a fetched tree: an abbreviated id, a blob, the bot's own
+ * commit of an applied patch (kept under refs/printkbot/run/ or not) are
+ * passed over for the usual choice of base, with why; a full id of a
+ * published commit, a tree's tip's parent too, is taken.
+ */
+static void test_base_commit_published_only(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *base = pk_repo_resolve(&f->lab, "base", NULL);
+	g_autofree char *short_id = g_strndup(base, 12), *name = NULL, *why = NULL;
+	g_autofree char *blob = run_git(f->dir, (const char *[]){ "hash-object", "-w", "f.c", NULL });
+	g_autofree char *run_ref = NULL, *remote = g_dir_make_tmp("printkbot-bases-tree-XXXXXX", NULL);
+	g_autofree char *first = NULL;
+	g_autoptr(pk_patch) p = patch_of(upper_diff);
+	struct pk_apply_result r;
+	char *branches[] = { "main", NULL };
+	struct pk_tree_config t = { "net", remote, branches };
+
+	name = chosen(f, short_id, &why);
+	assert_string_equal(name, "base");
+	assert_non_null(strstr(why, "an abbreviated id"));
+	assert_true(g_str_has_prefix(why, "base-commit "));
+	g_clear_pointer(&name, g_free);
+	g_clear_pointer(&why, g_free);
+
+	name = chosen(f, blob, &why);
+	assert_string_equal(name, "base");
+	assert_non_null(strstr(why, ": a blob, not a commit"));
+	g_clear_pointer(&name, g_free);
+	g_clear_pointer(&why, g_free);
+
+	/* the bot's own commit: upper_diff applied on debian:9.9, as a series test makes one */
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "printkbot-debian-9.9", p, NULL), 0);
+	assert_true(r.applied);
+	name = chosen(f, r.commit, &why);
+	assert_string_equal(name, "base");
+	assert_non_null(strstr(why, "in the history of no base and no fetched tree"));
+	g_clear_pointer(&name, g_free);
+	g_clear_pointer(&why, g_free);
+	/* nor when a ref of the bot's own keeps it */
+	run_ref = g_strconcat("refs/printkbot/run/", r.commit, NULL);
+	g_free(run_git(f->dir, (const char *[]){ "update-ref", run_ref, r.commit, NULL }));
+	name = chosen(f, r.commit, &why);
+	assert_string_equal(name, "base");
+	assert_non_null(strstr(why, "in the history of no base and no fetched tree"));
+	g_clear_pointer(&name, g_free);
+	g_clear_pointer(&why, g_free);
+	pk_apply_result_clear(&r);
+
+	/* published: a base's commit by its full id, and a fetched tree's tip's parent */
+	name = chosen(f, base, &why);
+	assert_true(g_str_has_prefix(name, "base-commit "));
+	assert_null(why);
+	g_clear_pointer(&name, g_free);
+	write_f(remote, "f.c", false);
+	g_free(run_git(remote, (const char *[]){ "init", "-q", "-b", "main", NULL }));
+	g_free(run_git(remote, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "first", NULL }));
+	first = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "--allow-empty", "-m", "second", NULL }));
+	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, NULL), 0);
+	name = chosen(f, first, &why);
+	assert_true(g_str_has_prefix(name, "base-commit "));
+	assert_null(why);
+	rm_rf(remote);
+}
+
+/*
+ * Mail naming ids the lab lacks fetches the [tree]s again once per
+ * interval, not once per mail: the second id, a moment later, finds the
+ * tree's branch where the first fetch left it (a commit pushed since is
+ * not fetched), and the reason says when they are fetched again.  Once
+ * the interval has passed, the next such id fetches them again.
+ */
+static void test_base_commit_refetch_throttled(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *remote = g_dir_make_tmp("printkbot-bases-tree-XXXXXX", NULL);
+	g_autofree char *tip = NULL, *pushed = NULL, *got = NULL;
+	char *branches[] = { "main", NULL };
+	struct pk_tree_config t = { "net", remote, branches };
+	g_autoptr(GPtrArray) trees = g_ptr_array_new();
+	g_autoptr(pk_patch) p = patch_of(upper_diff);
+	const char *bases[] = { "debian:9.9", NULL };
+	const struct pk_patch *series[] = { p };
+	struct pk_bases_refetch refetch = { .interval = 3600 };
+	struct pk_base_choice c;
+
+	g_ptr_array_add(trees, &t);
+	write_f(remote, "f.c", false);
+	g_free(run_git(remote, (const char *[]){ "init", "-q", "-b", "main", NULL }));
+	g_free(run_git(remote, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "one", NULL }));
+	tip = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+
+	/* the first unknown id: the trees are fetched for it */
+	assert_int_equal(pk_bases_choose(&c, &f->lab, "1111111111111111111111111111111111111111", trees, &refetch,
+					 bases, series, 1, NULL), 0);
+	assert_string_equal(c.name, "debian:9.9");
+	assert_non_null(strstr(c.tried, "nor in the trees it fetched again (net)"));
+	pk_base_choice_clear(&c);
+	got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/net/main", NULL);
+	assert_string_equal(got, tip);
+	g_clear_pointer(&got, g_free);
+	assert_int_equal(refetch.fetches, 1);
+
+	/* pushed since, and a second unknown id within the interval: no fetch */
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "--allow-empty", "-m", "two", NULL }));
+	pushed = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	assert_int_equal(pk_bases_choose(&c, &f->lab, "2222222222222222222222222222222222222222", trees, &refetch,
+					 bases, series, 1, NULL), 0);
+	assert_string_equal(c.name, "debian:9.9");
+	assert_non_null(strstr(c.tried, "base-commit 222222222222: not in the bot's tree (the trees are fetched "
+				       "again for a base-commit at most every 3600 s"));
+	pk_base_choice_clear(&c);
+	got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/net/main", NULL);
+	assert_string_equal(got, tip);
+	g_clear_pointer(&got, g_free);
+	assert_int_equal(refetch.fetches, 1);
+
+	/* the first id again: remembered as missed by that fetch */
+	assert_int_equal(pk_bases_choose(&c, &f->lab, "1111111111111111111111111111111111111111", trees, &refetch,
+					 bases, series, 1, NULL), 0);
+	assert_non_null(strstr(c.tried, "base-commit 111111111111: not in the bot's tree nor in the trees it "
+				       "fetched again "));
+	pk_base_choice_clear(&c);
+	assert_int_equal(refetch.fetches, 1);
+
+	/* the interval over: the commit pushed since is fetched for the mail that names it */
+	refetch.last -= refetch.interval;
+	assert_int_equal(pk_bases_choose(&c, &f->lab, pushed, trees, &refetch, bases, series, 1, NULL), 0);
+	assert_string_equal(c.rev, pushed);
+	assert_null(c.tried);
+	pk_base_choice_clear(&c);
+	assert_int_equal(refetch.fetches, 2);
+	pk_bases_refetch_clear(&refetch);
 	rm_rf(remote);
 }
 
@@ -412,6 +577,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fetch_watched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree_tags_stay_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_commit_fetched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_base_commit_published_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_base_commit_refetch_throttled, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

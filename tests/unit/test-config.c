@@ -63,6 +63,35 @@ static void test_store_path_relative(void **state)
 	rmdir(dir);
 }
 
+/* [daemon] metrics_dir: none by default; a relative one is beside the config file, as [store] path. */
+static void test_metrics_keys(void **state)
+{
+	g_autofree char *dir = g_dir_make_tmp("printkbot-config-XXXXXX", NULL);
+	g_autofree char *conf = g_build_filename(dir, "printkbot.conf", NULL);
+	g_autofree char *want = g_build_filename(dir, "metrics", NULL);
+	g_autofree char *empty = write_tmp("");
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, empty, NULL), 0);
+	assert_null(c.daemon.metrics_dir);
+	assert_true(c.daemon.metrics_interval == 30);
+	pk_config_clear(&c);
+	assert_true(g_file_set_contents(conf, "[daemon]\nmetrics_dir = metrics\nmetrics_interval = 5\n",
+					-1, NULL));
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(pk_config_load(&c, conf, NULL), 0);
+	assert_string_equal(c.daemon.metrics_dir, want);
+	assert_true(c.daemon.metrics_interval == 5);
+	pk_config_clear(&c);
+	assert_true(g_file_set_contents(conf, "[daemon]\nmetrics_dir = /srv/m\n", -1, NULL));
+	assert_int_equal(pk_config_load(&c, conf, NULL), 0);
+	assert_string_equal(c.daemon.metrics_dir, "/srv/m");
+	pk_config_clear(&c);
+	unlink(conf);
+	unlink(empty);
+	rmdir(dir);
+}
+
 /* [store] url names a PostgreSQL store (the store picks it by its scheme); never with path. */
 static void test_store_url(void **state)
 {
@@ -258,6 +287,7 @@ static const struct bad_case bad[] = {
 	/* a lease renewed every third of it: under 3 s, a busy store would lose it */
 	{ "[daemon]\nlease = 2\n", "[daemon] lease: 2 seconds is outside 3 to 2592000" },
 	{ "[daemon]\nworker_poll = 0\n", "[daemon] worker_poll: 0 seconds is outside 0.1 to" },
+	{ "[daemon]\nmetrics_interval = 0\n", "[daemon] metrics_interval: 0 seconds is outside 1 to" },
 	{ "[daemon]\nseries_wait = inf\n", "[daemon] series_wait: 'inf' is not a number of seconds" },
 	{ "[daemon]\nseries_wait = -inf\n", "[daemon] series_wait: '-inf' is not a number" },
 	{ "[smtp]\ntimeout = 1e19\n", "[smtp] timeout: 1e+19 seconds is outside 0 to 2592000" },
@@ -589,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_store_path_relative),
 		cmocka_unit_test(test_worker_keys),
+		cmocka_unit_test(test_metrics_keys),
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_bases_and_trees),
 		cmocka_unit_test(test_tree_watch),

@@ -7,6 +7,10 @@
  * daemon does not start (nor reload) when it would reply From an address
  * at localhost.  [policy] max_mail_mb holds for the sources.  A patch
  * that only adds a pr_fmt() is churn and queued; one without churn is not.
+ * SIGTERM during an SMTP send stops the daemon at once, the reply kept.
+ * The figures for monitoring ([daemon] metrics_dir): the intake's file and
+ * a worker's, written again while idle and, by the heartbeat, during a
+ * job, moved by a reload, removed when a signal stops the daemon.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1051,6 +1056,355 @@ static void test_lease_renewed(void **state)
 	assert_int_equal(job->attempts, 1);
 }
 
+/* ---- figures for monitoring ([daemon] metrics_dir) ----------------------- */
+
+/* The value of the sample series (its name and labels as written) in text, or NULL; caller frees. */
+static char *sample(const char *text, const char *series)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	size_t n = strlen(series);
+
+	for (char **l = lines; *l; l++)
+		if (!strncmp(*l, series, n) && (*l)[n] == ' ')
+			return g_strdup(*l + n + 1);
+	return NULL;
+}
+
+/* The file at path, which must be there. */
+static char *read_text(const char *path)
+{
+	char *text = NULL;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		fail_msg("%s: not written", path);
+	return text;
+}
+
+/* Whether path exists (want) or not, waiting up to seconds for it. */
+static bool file_becomes(const char *path, bool want, double seconds)
+{
+	gint64 until = g_get_monotonic_time() + (gint64)(seconds * G_USEC_PER_SEC);
+
+	do {
+		if (g_file_test(path, G_FILE_TEST_EXISTS) == want)
+			return true;
+		g_usleep(50000);
+	} while (g_get_monotonic_time() < until);
+	return false;
+}
+
+/*
+ * The intake's file, beside the config when metrics_dir is relative: the
+ * store's queue (every kind and state, zeros too), the histograms, and
+ * the source's last read as the store has it, under a name that needs
+ * escaping; no worker's figures in a queue-only daemon's.
+ */
+static void test_metrics_intake(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = true };
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
+	g_autofree char *path = g_build_filename(f->dir, "metrics", "printkbot-daemon.prom", NULL);
+	g_autofree char *metrics = g_build_filename(f->dir, "metrics", NULL);
+	g_autofree char *conf = g_strdup_printf("[store]\npath = %s\n[daemon]\noutbox = %s/outbox\n"
+						"from = printkbot <bot@example.org>\nseries_wait = 0\n"
+						"metrics_dir = metrics\n[source l\\i\"st]\ntype = maildir\n"
+						"start = all\npath = %s\n", db, f->dir, maildir);
+	g_autofree char *text = NULL, *queued = NULL, *read = NULL, *want = NULL, *zero = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GPtrArray) sources = NULL;
+	g_autoptr(GError) err = NULL;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	assert_true(g_file_set_contents(f->config, conf, -1, NULL));
+	assert_int_equal(g_mkdir(metrics, 0755), 0);
+	deliver_mail(maildir, "one", "[PATCH] x: y",
+		     "diff --git a/kernel/x.c b/kernel/x.c\n--- a/kernel/x.c\n+++ b/kernel/x.c\n"
+		     "@@ -1,3 +1,3 @@\n a\n-\tpr_info(\"old\\n\");\n+\tpr_info(\"new\\n\");\n b\n");
+	if (pk_daemon_run(&once, &err) < 0)
+		fail_msg("run: %s", err->message);
+	text = read_text(path);
+	queued = sample(text, "printkbot_jobs{kind=\"series\",state=\"queued\"}");
+	zero = sample(text, "printkbot_jobs{kind=\"reply\",state=\"failed\"}");
+	assert_string_equal(queued, "1");
+	assert_string_equal(zero, "0");
+	assert_non_null(strstr(text, "# TYPE printkbot_mail_to_reply_seconds histogram\n"));
+	assert_non_null(strstr(text, "printkbot_mail_to_review_seconds_count 0\n"));
+	assert_non_null(strstr(text, "printkbot_source_mails_total{source=\"l\\\\i\\\"st\",type=\"maildir\"} 1\n"));
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_sources(store, &sources, &err), 0);
+	for (guint i = 0; i < sources->len; i++) {
+		const struct pk_store_source *src = sources->pdata[i];
+
+		if (!strcmp(src->name, "l\\i\"st"))
+			want = g_strdup_printf("%" G_GINT64_FORMAT, src->last_read);
+	}
+	assert_non_null(want);
+	read = sample(text, "printkbot_source_last_read_timestamp_seconds{source=\"l\\\\i\\\"st\","
+			    "type=\"maildir\"}");
+	assert_non_null(read);
+	assert_string_equal(read, want);
+	assert_true(g_ascii_strtoll(read, NULL, 10) > 1700000000);
+	assert_null(strstr(text, "printkbot_worker"));
+}
+
+/*
+ * A worker's file is its own (printkbot-worker-PID.prom: its jobs, idle),
+ * without the store's figures; the file of a worker of this machine that
+ * is gone is removed when a worker starts, a live one's is not.
+ */
+static void test_metrics_worker(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_daemon_opts opts = { .config_path = f->config, .worker = true, .once = true };
+	g_autofree char *metrics = g_build_filename(f->dir, "metrics", NULL);
+	g_autofree char *conf = g_strdup_printf("[store]\npath = %s/daemon.db\n[daemon]\noutbox = %s/outbox\n"
+						"from = printkbot <bot@example.org>\nmetrics_dir = %s\n",
+						f->dir, f->dir, metrics);
+	g_autofree char *mine = g_strdup_printf("%s/printkbot-worker-%d.prom", metrics, (int)getpid());
+	g_autofree char *live = g_strdup_printf("%s/printkbot-worker-%d.prom", metrics, (int)getppid());
+	g_autofree char *gone = NULL, *text = NULL, *busy = NULL, *series = NULL, *done = NULL;
+	g_autoptr(GError) err = NULL;
+	int status;
+	pid_t kid;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	assert_true(g_file_set_contents(f->config, conf, -1, NULL));
+	assert_int_equal(g_mkdir(metrics, 0755), 0);
+	/* a process that was and is no more: its pid is free */
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	gone = g_strdup_printf("%s/printkbot-worker-%d.prom", metrics, (int)kid);
+	assert_true(g_file_set_contents(gone, "x 1\n", -1, NULL));
+	assert_true(g_file_set_contents(live, "x 1\n", -1, NULL));
+	if (pk_daemon_run(&opts, &err) < 0)
+		fail_msg("worker: %s", err->message);
+	assert_false(g_file_test(gone, G_FILE_TEST_EXISTS));
+	assert_true(g_file_test(live, G_FILE_TEST_EXISTS));
+	text = read_text(mine);
+	series = g_strdup_printf("printkbot_worker_busy{worker=\"%s:%d\"}", g_get_host_name(), (int)getpid());
+	busy = sample(text, series);
+	assert_string_equal(busy, "0");
+	g_free(series);
+	series = g_strdup_printf("printkbot_worker_jobs_total{worker=\"%s:%d\",kind=\"series\",end=\"done\"}",
+				 g_get_host_name(), (int)getpid());
+	done = sample(text, series);
+	assert_string_equal(done, "0");
+	assert_null(strstr(text, "printkbot_jobs"));
+	assert_null(strstr(text, "printkbot_source"));
+}
+
+/*
+ * A running daemon writes its file again every metrics_interval while it
+ * waits; SIGHUP with another metrics_dir moves the file there (the old
+ * one goes); a daemon stopped by a signal leaves no file.
+ */
+static void test_metrics_reload_and_stop(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
+	g_autofree char *one = g_build_filename(f->dir, "m1", NULL);
+	g_autofree char *two = g_build_filename(f->dir, "m2", NULL);
+	g_autofree char *in_one = g_build_filename(one, "printkbot-daemon.prom", NULL);
+	g_autofree char *in_two = g_build_filename(two, "printkbot-daemon.prom", NULL);
+	const char *fmt = "[store]\npath = %s\n[daemon]\noutbox = %s/outbox\nfrom = printkbot <bot@example.org>\n"
+			  "metrics_dir = %s\nmetrics_interval = 1\n[source list]\ntype = maildir\n"
+			  "start = all\npath = %s\n";
+	g_autofree char *conf1 = g_strdup_printf(fmt, db, f->dir, one, maildir);
+	g_autofree char *conf2 = g_strdup_printf(fmt, db, f->dir, two, maildir);
+	struct stat first, later;
+	bool rewritten = false, moved, removed;
+	gint64 until;
+	int status = 0;
+	pid_t pid;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	assert_int_equal(g_mkdir(one, 0755), 0);
+	assert_int_equal(g_mkdir(two, 0755), 0);
+	assert_true(g_file_set_contents(f->config, conf1, -1, NULL));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pk_daemon_opts opts = { .config_path = f->config, .queue_only = true };
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	assert_true(file_becomes(in_one, true, 20));
+	assert_int_equal(stat(in_one, &first), 0);
+	/* nothing happens, yet the file is replaced (a new inode) within a few seconds */
+	until = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+	while (!rewritten && g_get_monotonic_time() < until) {
+		g_usleep(100000);
+		rewritten = stat(in_one, &later) == 0 && later.st_ino != first.st_ino;
+	}
+	assert_true(g_file_set_contents(f->config, conf2, -1, NULL));
+	assert_int_equal(kill(pid, SIGHUP), 0);
+	moved = file_becomes(in_two, true, 10) && file_becomes(in_one, false, 5);
+	kill(pid, SIGTERM);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	removed = !g_file_test(in_two, G_FILE_TEST_EXISTS);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(rewritten);
+	assert_true(moved);
+	assert_true(removed);
+}
+
+/*
+ * During a job the loop is held (a build, a boot, here an SMTP server
+ * that greets after 3 s): the heartbeat thread writes the worker's file,
+ * busy, every metrics_interval; once done, the job is counted.
+ */
+static void test_metrics_during_job(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *conf = g_build_filename(f->dir, "slow.conf", NULL);
+	g_autofree char *metrics = g_build_filename(f->dir, "metrics", NULL);
+	g_autofree char *text = NULL, *path = NULL, *busy_series = NULL, *done_series = NULL;
+	g_autofree char *busy = NULL, *done = NULL, *after = NULL;
+	g_autoptr(GString) heard = g_string_new(NULL);
+	gint64 deadline;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, status = 0, inodes = 0;
+	ino_t last = 0;
+	pid_t kid;
+
+	queue_reply(f);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(g_mkdir(metrics, 0755), 0);
+	text = g_strdup_printf("[store]\npath = %s\n[daemon]\noutbox = %s/outbox\nmetrics_dir = %s\n"
+			       "metrics_interval = 1\nfrom = printkbot <bot@example.org>\n"
+			       "[smtp]\nurl = smtp://127.0.0.1:%d\n", db, f->dir, metrics, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(conf, text, -1, NULL));
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct pk_daemon_opts opts = { .config_path = conf, .worker = true, .once = true };
+
+		close(fd);
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	path = g_strdup_printf("%s/printkbot-worker-%d.prom", metrics, (int)kid);
+	busy_series = g_strdup_printf("printkbot_worker_busy{worker=\"%s:%d\"}", g_get_host_name(), (int)kid);
+	done_series = g_strdup_printf("printkbot_worker_jobs_total{worker=\"%s:%d\",kind=\"reply\","
+				      "end=\"done\"}", g_get_host_name(), (int)kid);
+	c = accept(fd, NULL, NULL);
+	assert_true(c >= 0);
+	/* the worker waits for the greeting: its file says busy, and is written again meanwhile */
+	deadline = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+	while (g_get_monotonic_time() < deadline) {
+		g_autofree char *now = NULL, *b = NULL;
+		struct stat st;
+
+		g_usleep(100000);
+		if (stat(path, &st) < 0 || !g_file_get_contents(path, &now, NULL, NULL))
+			continue;
+		if (st.st_ino != last && (b = sample(now, busy_series)) && !strcmp(b, "1"))
+			inodes++;
+		last = st.st_ino;
+		if (!busy)
+			busy = sample(now, busy_series);
+	}
+	assert_int_equal(smtp_session(c, heard), 1);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(fd);
+	after = read_text(path);
+	done = sample(after, done_series);
+	print_message("written %d times, busy, while the job ran\n", inodes);
+	assert_string_equal(busy, "1");
+	assert_true(inodes >= 2);
+	assert_string_equal(done, "1");
+	g_free(busy);
+	busy = sample(after, busy_series);
+	assert_string_equal(busy, "0");
+	assert_non_null(strstr(after, "printkbot_worker_last_job_end_timestamp_seconds{"));
+	unlink(path);
+}
+
+/*
+ * SIGTERM while the SMTP server says nothing (it took the connection and
+ * never greets; the timeout is a minute): the daemon stops within a
+ * couple of seconds, the reply not sent, still waiting in the outbox's
+ * new/, and its job queued again for the next start.
+ */
+static void test_stop_during_send(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *outbox = g_build_filename(f->dir, "outbox", NULL);
+	g_autofree char *conf = g_build_filename(f->dir, "stall.conf", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	g_autoptr(pk_outbox) ob = NULL;
+	g_autoptr(pk_store) store = NULL;
+	struct pk_store_reply *r = NULL;
+	gint64 job_id = queue_reply(f), asked, took;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c, status = 0;
+	pid_t kid, gone = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	text = g_strdup_printf("[store]\npath = %s\n[daemon]\noutbox = %s\nfrom = printkbot <bot@example.org>\n"
+			       "[smtp]\nurl = smtp://127.0.0.1:%d\ntimeout = 60\n", db, outbox, ntohs(a.sin_port));
+	assert_true(g_file_set_contents(conf, text, -1, NULL));
+	kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct pk_daemon_opts opts = { .config_path = conf, .worker = true, .once = true };
+
+		close(fd);
+		_exit(pk_daemon_run(&opts, NULL) < 0 ? 1 : 0);
+	}
+	c = accept(fd, NULL, NULL);
+	assert_true(c >= 0);
+	g_usleep(G_USEC_PER_SEC / 2);
+	assert_int_equal(kill(kid, SIGTERM), 0);
+	asked = g_get_monotonic_time();
+	while (!gone && g_get_monotonic_time() - asked < 10 * G_USEC_PER_SEC) {
+		gone = waitpid(kid, &status, WNOHANG);
+		if (!gone)
+			g_usleep(20000);
+	}
+	took = g_get_monotonic_time() - asked;
+	if (!gone) {
+		kill(kid, SIGKILL);
+		waitpid(kid, &status, 0);
+	}
+	close(c);
+	close(fd);
+	print_message("stopped %.1f s after SIGTERM\n", took / 1e6);
+	assert_int_equal(gone, kid);
+	assert_true(took < 3 * G_USEC_PER_SEC);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	job = job_now(f, job_id);
+	print_message("job %" G_GINT64_FORMAT ": %s, %s\n", job->id, pk_job_state_name(job->state), job->detail);
+	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_int_equal(job->not_before, 0);
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	assert_int_equal(pk_store_reply_by_message_id(store, "printkbot-full@example.org", &r, NULL), 1);
+	assert_int_equal(r->sent, 0);
+	pk_store_reply_free(r);
+	assert_int_equal(pk_outbox_open(&ob, outbox, false, NULL), 0);
+	assert_int_equal(pk_outbox_state(ob, "printkbot-full@example.org"), PK_OUTBOX_WAITING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1074,6 +1428,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lease_renewed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_without_lab, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_error_requeues, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_intake, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_reload_and_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_during_job, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_during_send, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

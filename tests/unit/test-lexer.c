@@ -83,6 +83,43 @@ static void test_family(void **state)
 	}
 }
 
+/*
+ * The arguments after the format, as written (the scanner folds those the
+ * compiler knows into the text, fold.h), and the call before each.
+ */
+static void test_args(void **state)
+{
+	static const struct { const char *line, *args; } cases[] = {
+		{ "pr_info(\"%s: %d\\n\", __func__, f(a, b));", "__func__|f(a, b)" },
+		{ "dev_printk(KERN_INFO, dev, \"%s\", \"x\");", "\"x\"" },
+		{ "jsm_dbg(MSIGS, &ch->dev, \"a %s\", name);", "name" },
+		{ "WARN(cond, \"a %s\\n\", KBUILD_MODNAME);", "KBUILD_MODNAME" },
+		{ "pr_err(\"none\\n\");", "" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *body = g_strdup_printf("+\t%s\n+\tpr_cont(\"after\");\n", cases[i].line);
+		g_autofree char *diff = mkdiff(body);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		const struct pk_diff_file *f = p->files->pdata[0];
+		g_autoptr(GPtrArray) calls = pk_lexer_calls(f->hunks->pdata[0], '+');
+		const struct pk_call *c, *next;
+		g_autoptr(GString) joined = g_string_new(NULL);
+
+		print_message("case: %s\n", cases[i].line);
+		assert_int_equal(calls->len, 2);
+		c = calls->pdata[0];
+		next = calls->pdata[1];
+		for (guint k = 0; k < c->args->len; k++)
+			g_string_append_printf(joined, "%s%s", k ? "|" : "", (const char *)c->args->pdata[k]);
+		assert_string_equal(joined->str, cases[i].args);
+		assert_null(c->prev);
+		assert_ptr_equal(next->prev, c);
+		assert_string_equal(c->func, "x_probe");
+		assert_true(c->func_from_header);
+	}
+}
+
 /* What the scanner makes of the family's calls. */
 static const struct scan_case family_scan_cases[] = {
 	{ "drm_err added",
@@ -152,6 +189,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_family),
+		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_family_scan),
 	};
 

@@ -6,6 +6,8 @@
  * a login, printkbot hangs up after EHLO / CAPABILITY with an error that
  * names TLS, and the server never hears AUTH or LOGIN; with try and no
  * login the mail goes in clear; only tls = off sends the login in clear.
+ * And a send that the caller stops while the server says nothing ends at
+ * once, not after the timeout.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -193,7 +195,8 @@ static void test_smtp_no_starttls(void **state)
 		fake_start(&f, false, NULL);
 		url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
 		cfg.url = url;
-		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, NULL, &err);
+		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, NULL, NULL,
+				  &err);
 		fake_stop(&f);
 		print_message("tls = %s, user %s: %s\n%s", pk_tls_name(cases[i].tls),
 			      cases[i].user ? cases[i].user : "none", err ? err->message : "sent", f.heard->str);
@@ -233,7 +236,8 @@ static void test_smtp_starttls_refused(void **state)
 	fake_start(&f, false, rules);
 	url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
 	cfg.url = url;
-	rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, NULL, &err);
+	rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, NULL, NULL,
+			  &err);
 	fake_stop(&f);
 	print_message("%s\n%s", err ? err->message : "sent", f.heard->str);
 	assert_int_equal(rc, -1);
@@ -290,7 +294,7 @@ static void test_smtp_refused_recipient(void **state)
 		url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
 		cfg.url = url;
 		rc = pk_smtp_send(&cfg, "bot@example.org", cases[i].rcpt, "Subject: x\r\n\r\nhi\r\n",
-				  refused, &permanent, &err);
+				  refused, NULL, &permanent, &err);
 		fake_stop(&f);
 		g_ptr_array_add(refused, NULL);
 		joined = g_strjoinv("; ", (char **)refused->pdata);
@@ -342,7 +346,7 @@ static void test_smtp_quiet_server(void **state)
 		cfg.url = url;
 		took = g_get_monotonic_time();
 		rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL,
-				  &permanent, &err);
+				  NULL, &permanent, &err);
 		took = g_get_monotonic_time() - took;
 		fake_stop(&f);
 		print_message("case %zu: %.1f s: %s\n", i, took / 1e6, err ? err->message : "sent");
@@ -351,6 +355,63 @@ static void test_smtp_quiet_server(void **state)
 		assert_true(took < 5 * G_USEC_PER_SEC);
 		g_string_free(f.heard, TRUE);
 	}
+}
+
+/* Set half a second after the send starts (test_smtp_stop()). */
+static gint stop_asked;
+
+static bool stop_now(void)
+{
+	return g_atomic_int_get(&stop_asked) != 0;
+}
+
+static gpointer stop_later(gpointer data)
+{
+	g_usleep(G_USEC_PER_SEC / 2);
+	g_atomic_int_set(&stop_asked, 1);
+	return NULL;
+}
+
+/*
+ * A server that greets, then says nothing to MAIL FROM, with the minute's
+ * timeout: the caller's stop, asked half a second in, ends the send
+ * within a second or so, not sent and not refused for good.
+ */
+static void test_smtp_stop(void **state)
+{
+	static const struct rule stall[] = {
+		{ "EHLO", "250-fake.example.org\r\n250 8BITMIME\r\n" }, { "MAIL", NULL },
+		{ "QUIT", "221 bye\r\n" }, { NULL, "502 what\r\n" },
+	};
+	const char *const rcpt[] = { "jane@example.org", NULL };
+	struct pk_smtp_config cfg = { .tls = PK_TLS_TRY, .timeout = 60 };
+	g_autoptr(GError) err = NULL;
+	g_autofree char *url = NULL;
+	bool permanent = true;
+	GThread *asker;
+	gint64 took;
+	struct fake f;
+	int rc;
+
+	fake_start(&f, false, stall);
+	url = g_strdup_printf("smtp://127.0.0.1:%d", f.port);
+	cfg.url = url;
+	g_atomic_int_set(&stop_asked, 0);
+	took = g_get_monotonic_time();
+	asker = g_thread_new("stop", stop_later, NULL);
+	rc = pk_smtp_send(&cfg, "bot@example.org", rcpt, "Subject: x\r\n\r\nhi\r\n", NULL, stop_now,
+			  &permanent, &err);
+	took = g_get_monotonic_time() - took;
+	g_thread_join(asker);
+	fake_stop(&f);
+	print_message("%.1f s: %s\n%s", took / 1e6, err ? err->message : "sent", f.heard->str);
+	assert_int_equal(rc, -1);
+	assert_false(permanent);
+	assert_non_null(strstr(err->message, "stopped before the server took the mail"));
+	assert_true(heard(&f, "MAIL FROM"));
+	assert_false(heard(&f, "DATA"));
+	assert_true(took < 3 * G_USEC_PER_SEC);
+	g_string_free(f.heard, TRUE);
 }
 
 /* The same for an IMAP source: no LOGIN unless tls = off. */
@@ -492,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_smtp_refused_recipient),
 		cmocka_unit_test(test_smtp_starttls_refused),
 		cmocka_unit_test(test_smtp_quiet_server),
+		cmocka_unit_test(test_smtp_stop),
 		cmocka_unit_test(test_imap_absurd_uid),
 	};
 

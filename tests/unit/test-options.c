@@ -386,6 +386,7 @@ static void test_lines(void **state)
 		{ ARGV("daemon", "now"), -1, .error_has = "unexpected argument 'now'" },
 		{ ARGV("queue", "--config", "p.conf", "--json"), 0, "json", NULL, 0, NULL },
 		{ ARGV("queue", "--state=queued"), 0, "state", "queued", 0, NULL },
+		{ ARGV("queue", "--sources", "--json"), 0, "sources", NULL, 0, NULL },
 		{ ARGV("setup", "now"), -1, .error_has = "unexpected argument 'now'" },
 		{ ARGV("setup", "--json"), -1, .error_has = "unknown option --json" },
 	};

@@ -66,7 +66,8 @@ static const struct prefix_case prefix_cases[] = {
 	  "-\tprintk(KERN_ERR \"encrypted_key: key description must be 32 characters\\n\");\n"
 	  "+\tpr_err(\"key description must be 32 characters\\n\");\n",
 	  /* without a tree the file's other calls are unknown: pr_fmt-added stays visible */
-	  "call-converted,pr_fmt-added", "console-changed", "call-converted", 1, "", "encrypted_key: " },
+	  "call-converted,call-converted,pr_fmt-added", "console-changed", "call-converted", 2, "",
+	  "encrypted_key: " },
 	{ "moved into pr_fmt() and the text changed too: text-changed on the printed text",
 	  "drivers/x.c",
 	  "@@ -1,2 +1,3 @@\n"
@@ -96,6 +97,18 @@ static const struct prefix_case prefix_cases[] = {
 	  "-\tprintk(KERN_ERR \"no port\\n\");\n"
 	  "+\tpr_err(\"no port\\n\");\n",
 	  "prefix-changed", "console-changed", "prefix-changed", 1, "", "xtty: " },
+	{ "a pr_fmt() of __func__: a call's prefix is its function's name",
+	  "drivers/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  "+#define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  " #include <linux/module.h>\n"
+	  " \n"
+	  "@@ -20,3 +21,3 @@ static int x_probe(struct device *dev)\n"
+	  " {\n"
+	  "-\tprintk(KERN_ERR \"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"no memory\\n\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted,pr_fmt-added", "console-changed", "call-converted", 1, "", "x_probe: " },
 	{ "no pr_fmt() in sight: unknown, as before",
 	  "drivers/x.c",
 	  "@@ -6,1 +6,1 @@ static int x_probe(void)\n"
@@ -132,23 +145,35 @@ static void test_prefix_cases(void **state)
 	}
 }
 
-/* Without a tree, KBUILD_MODNAME is the object's name: unknown for a header. */
+/*
+ * Without a tree, KBUILD_MODNAME is the object's name: unknown for a header.
+ * The prefix's own conversions are folded with the arguments after fmt
+ * (fold.h), but for __func__, known per call only: those stay, with their
+ * arguments.
+ */
 static void test_guess_prefix(void **state)
 {
-	static const struct { const char *path, *text, *body, *prefix; } cases[] = {
-		{ "kernel/foo.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo: " },
-		{ "drivers/net/foo-bar,x.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo_bar_x: " },
-		{ "kernel/foo.h", NULL, "KBUILD_MODNAME \": \" fmt", NULL },
-		{ "kernel/foo.c", "#define DRV \"bar\"\n", "DRV \": \" fmt", "bar: " },
-		{ "kernel/foo.c", NULL, "DRV \": \" fmt", NULL },
-		{ "kernel/foo.c", NULL, "\"%s: \" fmt, __func__", "%s: " },
+	static const struct { const char *path, *text, *body, *prefix, *args; } cases[] = {
+		{ "kernel/foo.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo: ", NULL },
+		{ "drivers/net/foo-bar,x.c", NULL, "KBUILD_MODNAME \": \" fmt", "foo_bar_x: ", NULL },
+		{ "kernel/foo.h", NULL, "KBUILD_MODNAME \": \" fmt", NULL, NULL },
+		{ "kernel/foo.c", "#define DRV \"bar\"\n", "DRV \": \" fmt", "bar: ", NULL },
+		{ "kernel/foo.c", NULL, "DRV \": \" fmt", NULL, NULL },
+		{ "kernel/foo.c", NULL, "\"%s: \" fmt, __func__", "%s: ", "__func__" },
+		{ "kernel/foo.c", NULL, "\"%s: \" fmt, KBUILD_MODNAME", "foo: ", NULL },
+		{ "kernel/foo.c", NULL, "KBUILD_MODNAME \":%s:%s: \" fmt, \"x\", __func__", "foo:x:%s: ",
+		  "__func__" },
+		{ "kernel/foo.c", NULL, "\"%s: \" fmt \"\\n\"", "%s: ", NULL },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *got = pk_tree_guess_prefix(cases[i].path, cases[i].text, cases[i].body);
+		g_auto(GStrv) args = NULL;
+		g_autofree char *got = pk_tree_guess_prefix(cases[i].path, cases[i].text, cases[i].body, &args);
+		g_autofree char *joined = args ? g_strjoinv("|", args) : NULL;
 
 		print_message("case: %s %s\n", cases[i].path, cases[i].body);
 		assert_str_or_null(got, cases[i].prefix);
+		assert_str_or_null(joined, cases[i].args);
 	}
 }
 

@@ -27,7 +27,7 @@ static const struct scan_case scan_cases[] = {
 	  " \tpr_info(\"ports:\");\n"
 	  "-\tpr_cont(\" %d\", port);\n"
 	  "+\tprintk(\" %d\", port);\n",
-	  "cont-broken", "console-changed" },
+	  "cont-broken,level-missing", "console-changed" },
 	{ "pr_info to pr_cont",
 	  "-\tpr_info(\"done\\n\");\n"
 	  "+\tpr_cont(\"done\\n\");\n",
@@ -196,6 +196,295 @@ static const struct scan_case scan_cases[] = {
 static void test_scan_cases(void **state)
 {
 	run_scan_cases(scan_cases, G_N_ELEMENTS(scan_cases));
+}
+
+/*
+ * What scan says about a diff of one file: its kinds and verdict, and the
+ * message of the first finding of kind, which holds says; no message of
+ * the scan holds not_said.
+ */
+struct said_case {
+	const char *name;
+	const char *file;
+	const char *hunks;
+	const char *kinds, *verdict;
+	const char *kind;
+	const char *says;
+	const char *not_said;   /* NULL: not checked */
+};
+
+static void run_said_cases(const struct said_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct said_case *c = &cases[i];
+		g_autofree char *diff = g_strdup_printf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n%s",
+							c->file, c->file, c->file, c->file, c->hunks);
+		g_autoptr(pk_patch) p = pk_patch_parse_diff(diff, strlen(diff));
+		g_autoptr(pk_scan_result) s = pk_scan(p);
+		g_autofree char *got = kinds(s);
+		const struct pk_finding *f = NULL;
+
+		print_message("case: %s\n", c->name);
+		assert_null(p->error);
+		for (guint j = 0; j < s->findings->len; j++) {
+			const struct pk_finding *g = s->findings->pdata[j];
+			print_message("  %s: %s\n", pk_finding_kind_name(g->kind), g->message);
+			if (!f && !strcmp(pk_finding_kind_name(g->kind), c->kind))
+				f = g;
+			if (c->not_said)
+				assert_null(strstr(g->message, c->not_said));
+		}
+		assert_string_equal(got, c->kinds);
+		assert_string_equal(pk_verdict_name(s->verdict), c->verdict);
+		assert_non_null(f);
+		assert_non_null(strstr(f->message, c->says));
+	}
+}
+
+/*
+ * Format arguments the compiler knows (__func__, string literals for "%s")
+ * are folded into the text before texts are compared (fold.h).
+ */
+static const struct said_case fold_cases[] = {
+	{ "__func__ for the function's name: the same text (serial: jsm: fix style issues, 2023)",
+	  "drivers/tty/serial/jsm/jsm_neo.c",
+	  "@@ -560,8 +560,8 @@ static void neo_parse_modem(struct jsm_channel *ch, u8 signals)\n"
+	  " \tu8 msignals = signals;\n"
+	  " \n"
+	  " \tjsm_dbg(MSIGS, &ch->ch_bd->pci_dev,\n"
+	  "-\t\t\"neo_parse_modem: port: %d msignals: %x\\n\",\n"
+	  "-\t\tch->ch_portnum, msignals);\n"
+	  "+\t\"%s: port: %d msignals: %x\\n\",\n"
+	  "+\t__func__, ch->ch_portnum, msignals);\n"
+	  " \n"
+	  " \t/* Scrub off lower bits. They signify delta's, which I don't care about */\n"
+	  " \t/* Keep DDCD and DDSR though */\n"
+	  "@@ -592,7 +592,7 @@ static void neo_parse_modem(struct jsm_channel *ch, u8 signals)\n"
+	  " \t\tch->ch_mistat &= ~UART_MSR_CTS;\n"
+	  " \n"
+	  " \tjsm_dbg(MSIGS, &ch->ch_bd->pci_dev,\n"
+	  "-\t\t\"Port: %d DTR: %d RTS: %d CTS: %d DSR: %d \" \"RI: %d CD: %d\\n\",\n"
+	  "+\t\t\"Port: %d DTR: %d RTS: %d CTS: %d DSR: %d RI: %d CD: %d\\n\",\n"
+	  " \t\tch->ch_portnum,\n"
+	  " \t\t!!((ch->ch_mistat | ch->ch_mostat) & UART_MCR_DTR),\n"
+	  " \t\t!!((ch->ch_mistat | ch->ch_mostat) & UART_MCR_RTS),\n",
+	  "call-converted", "no-visible-change", "call-converted",
+	  "prints the same text \"neo_parse_modem: port: %d msignals: %x\" as before", NULL },
+	{ "the same conversion in another function: the folded texts differ",
+	  "drivers/tty/serial/jsm/jsm_neo.c",
+	  "@@ -1060,4 +1060,4 @@ static void neo_param(struct jsm_channel *ch)\n"
+	  " \tjsm_dbg(MSIGS, &ch->ch_bd->pci_dev,\n"
+	  "-\t\t\"neo_parse_modem: port: %d msignals: %x\\n\",\n"
+	  "-\t\tch->ch_portnum, msignals);\n"
+	  "+\t\t\"%s: port: %d msignals: %x\\n\",\n"
+	  "+\t\t__func__, ch->ch_portnum, msignals);\n",
+	  "text-changed", "console-changed", "text-changed",
+	  "the text \"neo_parse_modem: port: %d msignals: %x\" becomes "
+	  "\"neo_param: port: %d msignals: %x\"", NULL },
+	{ "__FUNCTION__ and a string literal for %s",
+	  "drivers/x.c",
+	  "@@ -20,3 +20,3 @@ static int x_probe(struct device *dev)\n"
+	  " {\n"
+	  "-\tpr_err(\"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"%s: %s\\n\", __FUNCTION__, \"no memory\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted", "no-visible-change", "call-converted",
+	  "pr_err() prints the same text \"x_probe: no memory\" as before", NULL },
+	{ "a renamed function: __func__ on an unchanged line prints the new name",
+	  "drivers/x.c",
+	  "@@ -10,4 +10,4 @@\n"
+	  "-static void x_probe(struct device *dev)\n"
+	  "+static void x_probe_one(struct device *dev)\n"
+	  " {\n"
+	  " \tdev_err(dev, \"%s: no memory\\n\", __func__);\n"
+	  " }\n",
+	  "text-changed", "console-changed", "text-changed",
+	  "the text \"x_probe: no memory\" becomes \"x_probe_one: no memory\"", NULL },
+	{ "renamed in an earlier hunk: git's later hunk header names the old function",
+	  "drivers/x.c",
+	  "@@ -10,3 +10,3 @@\n"
+	  "-static int x_probe(struct device *dev)\n"
+	  "+static int x_attach(struct device *dev)\n"
+	  " {\n"
+	  " \tint ret;\n"
+	  "@@ -40,3 +40,3 @@ static int x_probe(struct device *dev)\n"
+	  " \tret = x_reset(dev);\n"
+	  "-\tdev_err(dev, \"x_probe: reset failed\\n\");\n"
+	  "+\tdev_err(dev, \"%s: reset failed\\n\", __func__);\n"
+	  " \treturn ret;\n",
+	  "text-changed", "console-changed", "text-changed",
+	  "the text \"x_probe: reset failed\" becomes \"x_attach: reset failed\"", NULL },
+	{ "a pr_fmt() of __func__: a call converted in the function it names prints the same",
+	  "drivers/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  "+#define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  " #include <linux/module.h>\n"
+	  " \n"
+	  "@@ -20,3 +21,3 @@ static int x_probe(struct device *dev)\n"
+	  " {\n"
+	  "-\tprintk(KERN_ERR \"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"no memory\\n\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted,pr_fmt-added", "console-changed", "call-converted",
+	  "prints \"x_probe: no memory\" as before: no console change", NULL },
+	{ "the same in another function: the printed texts differ",
+	  "drivers/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  "+#define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  " #include <linux/module.h>\n"
+	  " \n"
+	  "@@ -20,3 +21,3 @@ static int x_remove(struct device *dev)\n"
+	  " {\n"
+	  "-\tprintk(KERN_ERR \"x_probe: no memory\\n\");\n"
+	  "+\tpr_err(\"no memory\\n\");\n"
+	  " \treturn -ENOMEM;\n",
+	  "call-converted,pr_fmt-added,text-changed", "console-changed", "text-changed",
+	  "the printed text \"x_probe: no memory\" becomes \"x_remove: no memory\"", NULL },
+};
+
+static void test_fold_cases(void **state)
+{
+	run_said_cases(fold_cases, G_N_ELEMENTS(fold_cases));
+}
+
+/*
+ * level-missing: an added printk() without a KERN_ level (nor KERN_CONT)
+ * starts a line of its own at the default level; after a line left open,
+ * it does not continue it (only KERN_CONT does, since Linux 4.9).
+ */
+static const struct said_case level_cases[] = {
+	{ "the sched revert: pr_cont() made a bare printk() after an open line",
+	  "kernel/sched.c",
+	  "@@ -6646,8 +6646,8 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int level,\n"
+	  " \tcpumask_clear(groupmask);\n"
+	  " \n"
+	  " \tprintk(KERN_DEBUG \"%*s domain %d: \", level, \"\", level);\n"
+	  " \n"
+	  " \tif (!(sd->flags & SD_LOAD_BALANCE)) {\n"
+	  "-\t\tpr_cont(\"does not load-balance\\n\");\n"
+	  "+\t\tprintk(\"does not load-balance\\n\");\n"
+	  " \t\tif (sd->parent)\n",
+	  "cont-broken,level-missing", "console-changed", "level-missing",
+	  "\"does not load-balance\" is printed without a KERN_ level, at the default level: without "
+	  "KERN_CONT it does not continue the line \"%*s domain %d: \" left open before it", NULL },
+	{ "pr_cont(\"\\n\") made printk(\"\\n\"): an empty line",
+	  "kernel/sched.c",
+	  "@@ -6690,4 +6690,4 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int level,\n"
+	  " \tdo {\n"
+	  " \t\tif (!group) {\n"
+	  "-\t\t\tpr_cont(\"\\n\");\n"
+	  "+\t\t\tprintk(\"\\n\");\n",
+	  "cont-broken,level-missing", "console-changed", "level-missing",
+	  "printk() of \"\\n\" has no KERN_ level: it prints an empty line at the default level", NULL },
+	{ "printk(\"\\n\") after a line left open in the hunk does not end it",
+	  "kernel/sched.c",
+	  "@@ -6680,4 +6680,5 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int level,\n"
+	  " \tprintk(KERN_DEBUG \"%*s groups:\", level + 1, \"\");\n"
+	  " \tdo {\n"
+	  " \t\tif (!group) {\n"
+	  "+\t\t\tprintk(\"\\n\");\n"
+	  " \t\t\tprintk(KERN_ERR \"ERROR: group is NULL\\n\");\n",
+	  "level-missing,message-added", "console-changed", "level-missing",
+	  "does not end the line \"%*s groups:\" left open before it, but prints an empty line", NULL },
+	{ "an open line in another function is not continued either way, and not named",
+	  "drivers/x.c",
+	  "@@ -10,6 +10,7 @@\n"
+	  " \tpr_info(\"ports:\");\n"
+	  " }\n"
+	  " \n"
+	  " static void x_next(void)\n"
+	  " {\n"
+	  "+\tprintk(\"x: next\\n\");\n"
+	  " }\n",
+	  "level-missing,message-added", "console-changed", "level-missing",
+	  "\"x: next\" is printed without a KERN_ level, at the default level", "left open" },
+	{ "WARN() made a bare printk(): the default level as before, said on the added line",
+	  "drivers/x.c",
+	  "@@ -10,1 +10,1 @@ static int x_probe(struct device *dev)\n"
+	  "-\tWARN(1, \"x: bad state\\n\");\n"
+	  "+\tprintk(\"x: bad state\\n\");\n",
+	  "level-missing,warn-converted", "console-changed", "level-missing",
+	  "\"x: bad state\" is still printed without a KERN_ level", NULL },
+};
+
+static void test_level_cases(void **state)
+{
+	run_said_cases(level_cases, G_N_ELEMENTS(level_cases));
+}
+
+/*
+ * Every sentence true after the patch: a prefix is named only when the
+ * post-image file has it, pr_cont() and KERN_CONT get no prefix claim,
+ * and pr_fmt() is the one of the side the sentence speaks of.
+ */
+static const struct said_case sentence_cases[] = {
+	{ "printk(KERN_CONT ...): pr_cont() takes no pr_fmt() prefix",
+	  "drivers/x.c",
+	  "@@ -10,1 +10,2 @@ static int x_probe(struct device *dev)\n"
+	  " \tpr_info(\"ports:\");\n"
+	  "+\tprintk(KERN_CONT \" %d\", port);\n",
+	  "logging-continuation,message-added,prefer-pr-level", "console-changed", "prefer-pr-level",
+	  "printk(KERN_CONT ...) where pr_cont() would do", "prefix" },
+	{ "printk(KERN_ERR ...) where no pr_fmt() is in sight: no prefix claimed",
+	  "drivers/x.c",
+	  "@@ -10,1 +10,2 @@ static int x_probe(struct device *dev)\n"
+	  " \tint ret;\n"
+	  "+\tprintk(KERN_ERR \"x: no memory\\n\");\n",
+	  "message-added,prefer-pr-level", "console-changed", "prefer-pr-level",
+	  "printk(KERN_ERR ...) where pr_err() would do", "prefix" },
+	{ "printk_once(KERN_WARNING ...): pr_warn_once() would do, with the file's prefix named",
+	  "drivers/tty/x.c",
+	  "@@ -1,2 +1,3 @@\n"
+	  " #define pr_fmt(fmt) \"xtty: \" fmt\n"
+	  " \n"
+	  "+\tprintk_once(KERN_WARNING \"no port\\n\");\n",
+	  "message-added,prefer-pr-level", "console-changed", "prefer-pr-level",
+	  "printk_once(KERN_WARNING ...) where pr_warn_once() would do, though that would print the "
+	  "file's pr_fmt() prefix \"xtty: \" before the text", NULL },
+	{ "the sched revert: pr_fmt() removed, so no sentence gives the file a prefix",
+	  "kernel/sched.c",
+	  "@@ -1,4 +1,2 @@\n"
+	  "-#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  "-\n"
+	  " #include <linux/mm.h>\n"
+	  " #include <linux/module.h>\n"
+	  "@@ -100,4 +98,4 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu)\n"
+	  " \tif (!cpumask_test_cpu(cpu, sched_domain_span(sd))) {\n"
+	  "-\t\tpr_err(\"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  "+\t\tprintk(KERN_ERR \"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  " \t}\n",
+	  "pr_fmt-removed,prefer-pr-level,prefix-changed", "console-changed", "prefer-pr-level",
+	  "printk(KERN_ERR ...) where pr_err() would do, printing the same text (no pr_fmt() prefix "
+	  "applies in this file)", "the file's pr_fmt() prefix" },
+	{ "the same: the prefix lost is the one pr_fmt() gave before the patch",
+	  "kernel/sched.c",
+	  "@@ -1,4 +1,2 @@\n"
+	  "-#define pr_fmt(fmt) KBUILD_MODNAME \": \" fmt\n"
+	  "-\n"
+	  " #include <linux/mm.h>\n"
+	  " #include <linux/module.h>\n"
+	  "@@ -100,4 +98,4 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu)\n"
+	  " \tif (!cpumask_test_cpu(cpu, sched_domain_span(sd))) {\n"
+	  "-\t\tpr_err(\"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  "+\t\tprintk(KERN_ERR \"ERROR: domain->span does not contain CPU%d\\n\", cpu);\n"
+	  " \t}\n",
+	  "pr_fmt-removed,prefer-pr-level,prefix-changed", "console-changed", "prefix-changed",
+	  "pr_err() becomes printk(), and the message loses the prefix \"sched: \" pr_fmt() gave it",
+	  "of pr_fmt()" },
+	{ "printk(KERN_INFO to pr_info() gains the prefix of the file's pr_fmt()",
+	  "drivers/tty/x.c",
+	  "@@ -1,4 +1,4 @@\n"
+	  " #define pr_fmt(fmt) \"xtty: \" fmt\n"
+	  " \n"
+	  "-\tprintk(KERN_INFO \"port up\\n\");\n"
+	  "+\tpr_info(\"port up\\n\");\n",
+	  "prefix-changed", "console-changed", "prefix-changed",
+	  "the message gains the prefix \"xtty: \" of the file's pr_fmt()", NULL },
+};
+
+static void test_sentence_cases(void **state)
+{
+	run_said_cases(sentence_cases, G_N_ELEMENTS(sentence_cases));
 }
 
 /* Count the findings of kind k in s. */
@@ -679,8 +968,8 @@ static const struct tree_case tree_cases[] = {
 	  "-\t\tprintk(KERN_ERR \"encrypted_key: key description must be 32 characters\\n\");\n"
 	  "+\t\tpr_err(\"key description must be 32 characters\\n\");\n"
 	  " \t\treturn -EINVAL;\n",
-	  "call-converted,pr_fmt-added", "no-visible-change", "pr_fmt-added", "", "encrypted_key: ", 0,
-	  "console-changed" },
+	  "call-converted,call-converted,pr_fmt-added", "no-visible-change", "pr_fmt-added", "",
+	  "encrypted_key: ", 0, "console-changed" },
 	{ "pr_fmt() added to a file built inside another: the includer's modname",
 	  "kernel/sched/topology.c",
 	  "@@ -1,3 +1,4 @@\n"
@@ -763,6 +1052,17 @@ static const struct tree_case tree_cases[] = {
 	  "+\tpr_info(\"\\tRCU event tracing is enabled.\\n\");\n"
 	  " }\n",
 	  "message-added", "console-changed", "message-added", NULL, "rcu: ", 0, "console-changed" },
+	{ "the tree's pr_fmt() of __func__: the prefix names the call's function",
+	  "arch/x86/kernel/head64.c",
+	  "@@ -1,1 +1,6 @@\n"
+	  " #define pr_fmt(fmt) \"%s: \" fmt, __func__\n"
+	  "+\n"
+	  "+void __init x86_64_start_kernel(char *real_mode_data)\n"
+	  "+{\n"
+	  "+\tpr_info(\"starting\\n\");\n"
+	  "+}\n",
+	  "message-added", "console-changed", "message-added", NULL, "x86_64_start_kernel: ", 0,
+	  "console-changed" },
 };
 
 static void test_tree_scan(void **state)
@@ -857,6 +1157,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scan_cases),
+		cmocka_unit_test(test_fold_cases),
+		cmocka_unit_test(test_level_cases),
+		cmocka_unit_test(test_sentence_cases),
 		cmocka_unit_test(test_finding_fields),
 		cmocka_unit_test(test_pairing_bounded),
 		cmocka_unit_test(test_finding_lines),
