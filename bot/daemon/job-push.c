@@ -33,8 +33,9 @@ struct push_run {
 	char *noise_base;         /* topts.noise_base's storage */
 	char *compiler;           /* the lab's gcc (describe.h), or NULL */
 	char **config_lines;      /* qemu/kernel.config's options, or NULL */
-	GString *verdicts;        /* each tested commit's verdict, comma-separated */
+	GString *verdicts;        /* each commit tested by this run: its verdict, comma-separated */
 	unsigned before, skipped; /* commits tested before (same patch key), skipped */
+	unsigned earlier;         /* commits an earlier run of the job stored (a takeover) */
 };
 
 static void push_run_clear(struct push_run *r)
@@ -322,6 +323,14 @@ enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job
 		push_run_clear(&r);
 		return JOB_FAILED;
 	}
+	/* what an earlier run stored (the job was taken over) counts in its end as this run's does */
+	for (guint i = 0; i < r.commits->len; i++) {
+		const char *state = ((struct pk_store_push_commit *)r.commits->pdata[i])->state;
+
+		r.earlier += !strcmp(state, "tested");
+		r.before += !strcmp(state, "tested-before");
+		r.skipped += !strcmp(state, "skipped");
+	}
 	rc = push_start(&r, &err);
 	for (guint i = 0; rc == 0 && i < r.commits->len; i++)
 		rc = push_test_one(&r, i, &err);
@@ -343,10 +352,14 @@ enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job
 					  job->attempts);
 		end = JOB_FAILED;
 	} else {
-		*detail = g_strdup_printf("push %" G_GINT64_FORMAT " of %s/%s, %u commit%s: %s; %u tested before, "
-					  "%u skipped", r.push->id, r.push->tree, r.push->branch, r.commits->len,
-					  r.commits->len == 1 ? "" : "s",
-					  r.verdicts->len ? r.verdicts->str : "none tested now", r.before, r.skipped);
+		g_autofree char *earlier = r.earlier ? g_strdup_printf(", %u stored by an earlier run", r.earlier)
+					   : g_strdup("");
+
+		*detail = g_strdup_printf("push %" G_GINT64_FORMAT " of %s/%s, %u commit%s: %s%s; %u tested before "
+					  "(the same change), %u skipped", r.push->id, r.push->tree, r.push->branch,
+					  r.commits->len, r.commits->len == 1 ? "" : "s",
+					  r.verdicts->len ? r.verdicts->str : "none tested now", earlier, r.before,
+					  r.skipped);
 		end = JOB_DONE;
 	}
 	push_run_clear(&r);

@@ -147,7 +147,7 @@ job2=$(q "select job_id from pushes where id = 2")
 check "kill -9 in the middle of push 2's job: it is left running" test "$(q "select state from jobs where id = $job2")" = running
 start_daemon
 wait_for 60 "push 2's job taken over at once" logged "job $job2: was running when the daemon stopped: queued again"
-wait_for 1800 "push 2's job done" logged "job $job2: done: push 2 of lab/main, 3 commits"
+wait_for 1800 "push 2's job done" logged "job $job2: done: push 2 of lab/main, 3 commits: console-changed; 2 tested before"
 wait_for 120 "the mail of push 2" jane_has 3
 check "push 2: A and B tested before, C tested and console-changed" \
 	test "$(q "select group_concat(state || ':' || coalesce(verdict, '-'), ' ') from push_commits where push_id = 2 order by seq")" \

@@ -428,6 +428,7 @@ static void test_watch(void **state)
 		assert_non_null(strstr(log, "was running when the daemon stopped: queued again"));
 		assert_null(strstr(log, "testing 1/2"));
 		assert_non_null(strstr(log, "testing 2/2"));
+		assert_non_null(strstr(log, "2 commits: no-churn, 1 stored by an earlier run; 0 tested before"));
 		s = store_of(f);
 		p = newest_push(s, &commits);
 		assert_string_equal(p->job_state, "done");
