@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 7, kept in PRAGMA user_version).  A new database is made from
+-- version 9, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -9,8 +9,10 @@
 -- (INTEGER PRIMARY KEY, INTEGER, REAL, BLOB, WITHOUT ROWID; the version
 -- in table printkbot_schema).  A PostgreSQL database starts at version 7,
 -- so only migrations after 007 ever run there, and they must be plain
--- SQL both take: there foreign keys are never off, so a table is not
--- dropped and made again under rows that point at it.
+-- SQL both take (a line "-- pg: SQL" is a comment to SQLite and SQL to
+-- PostgreSQL, for what only PostgreSQL needs): there foreign keys are
+-- never off, so a table is not dropped and made again under rows that
+-- point at it.
 --
 -- Times are Unix seconds (UTC).  Blobs named raw or console are gzip.
 -- Records and printk index entries are stored once and shared: a boot
@@ -264,7 +266,7 @@ CREATE INDEX reviews_test ON reviews(test_id);
 -- The daemon's queue.  state is written by one function of store/jobs.c only.
 CREATE TABLE jobs (
 	id       INTEGER PRIMARY KEY,
-	kind     TEXT NOT NULL,             -- "series", "reply" (enum pk_job_kind)
+	kind     TEXT NOT NULL,             -- "series", "reply", "push" (enum pk_job_kind)
 	payload  TEXT,                      -- what to do, as the kind defines it (JSON)
 	state    TEXT NOT NULL DEFAULT 'queued'
 	         CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
@@ -321,18 +323,60 @@ CREATE TABLE mails (
 );
 CREATE INDEX mails_state ON mails(state);
 
--- The reply to one tested mail: rendered once, sent (maybe again) as is.
+-- Watched branches (009-pushes.sql): each push the daemon saw on one,
+-- and its new commits along first parents, oldest first.
+CREATE TABLE pushes (
+	id        INTEGER PRIMARY KEY,
+	source_id INTEGER NOT NULL REFERENCES sources(id),  -- the branch: kind git, name TREE/BRANCH
+	tree      TEXT NOT NULL,
+	branch    TEXT NOT NULL,
+	old_tip   TEXT NOT NULL,          -- the tip the daemon saw before
+	new_tip   TEXT,                   -- the tip it saw now; NULL: the branch was deleted
+	forced    INTEGER NOT NULL DEFAULT 0,   -- old_tip is not in new_tip's history
+	commits   INTEGER NOT NULL DEFAULT 0,   -- listed in push_commits
+	left_out  INTEGER NOT NULL DEFAULT 0,   -- older ones over max_commits, not listed
+	note      TEXT,                   -- what was left out, in a sentence
+	job_id    INTEGER REFERENCES jobs(id),
+	created   INTEGER NOT NULL
+);
+CREATE INDEX pushes_source ON pushes(source_id);
+
+CREATE TABLE push_commits (
+	id        INTEGER PRIMARY KEY,
+	push_id   INTEGER NOT NULL REFERENCES pushes(id),
+	seq       INTEGER NOT NULL,       -- 1 is the oldest
+	commit_id TEXT NOT NULL,
+	parent    TEXT,                   -- its first parent
+	subject   TEXT,
+	author    TEXT,                   -- "Name <addr>"
+	committer TEXT,
+	state     TEXT NOT NULL DEFAULT 'queued'
+	          CHECK (state IN ('queued', 'tested', 'tested-before', 'merge', 'skipped')),
+	reason    TEXT,                   -- why it was not tested
+	patch_key TEXT,                   -- its patch-id and its parent's tree, once read
+	same_as   INTEGER REFERENCES push_commits(id),   -- tested-before: the one that was
+	verdict   TEXT,
+	review_id INTEGER REFERENCES reviews(id),
+	UNIQUE (push_id, seq)
+);
+CREATE INDEX push_commits_commit ON push_commits(commit_id);
+CREATE INDEX push_commits_key ON push_commits(patch_key);
+
+-- The reply to one tested mail, or the mail to the author of one pushed
+-- commit (009-pushes.sql): rendered once, sent (maybe again) as is.
 CREATE TABLE replies (
 	id           INTEGER PRIMARY KEY,
-	mail_id      INTEGER NOT NULL UNIQUE REFERENCES mails(id),
+	mail_id      INTEGER UNIQUE REFERENCES mails(id),   -- the patch mail answered, or NULL
 	review_id    INTEGER REFERENCES reviews(id),
-	job_id       INTEGER REFERENCES jobs(id),   -- the job that tested the mail
+	job_id       INTEGER REFERENCES jobs(id),   -- the job that tested the mail or commit
 	after_commit TEXT,                  -- where the next patch of the series goes
 	message_id   TEXT UNIQUE,           -- the reply's own, without <>
 	sender       TEXT,                  -- envelope sender
 	recipients   TEXT,                  -- envelope recipients, one a line
 	text         TEXT,                  -- the whole mail; NULL when none is sent
-	sent         INTEGER                -- when it was sent, NULL while not
+	sent         INTEGER,               -- when it was sent, NULL while not
+	push_commit_id INTEGER UNIQUE REFERENCES push_commits(id),   -- the pushed commit, or NULL
+	CHECK ((mail_id IS NULL) <> (push_commit_id IS NULL))
 );
 
 -- The store's secrets (008-secrets.sql): made once at random, kept.

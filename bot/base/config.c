@@ -31,7 +31,7 @@ static const char *const known_keys[][24] = {
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
 	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", NULL },
-	{ "tree ", "url", "path", "branches", NULL },
+	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -587,7 +587,67 @@ static void tree_config_free(struct pk_tree_config *t)
 	g_free(t->name);
 	g_free(t->url);
 	g_strfreev(t->branches);
+	g_strfreev(t->watch);
+	g_free(t->list);
+	g_free(t->reply_on);
 	g_free(t);
+}
+
+bool pk_tree_watches(const struct pk_tree_config *t, const char *branch)
+{
+	return t->watch && g_strv_contains((const char *const *)t->watch, branch);
+}
+
+/*
+ * watch = main next (or main, next): branch names, each once.  A name git
+ * would refuse as a branch (a blank, .., ~ ^ : ? * [ \, a leading - or
+ * a trailing / or .lock) is an error: it could never be fetched.
+ */
+static int get_watch(GKeyFile *kf, const char *path, const char *group, char ***out, GError **err)
+{
+	g_autofree char *v = g_key_file_get_string(kf, group, "watch", NULL);
+	g_auto(GStrv) words = v ? g_strsplit_set(v, ", \t", -1) : NULL;
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **w = words; w && *w; w++) {
+		if (!**w)
+			continue;
+		if (strstr(*w, "..") || strpbrk(*w, "~^:?*[\\") || **w == '-' || **w == '/' ||
+		    g_str_has_suffix(*w, "/") || g_str_has_suffix(*w, ".lock") || strstr(*w, "//"))
+			return config_error(err, path, group, "watch", "'%s' is not a branch name", *w);
+		if (!g_ptr_array_find_with_equal_func(names, *w, g_str_equal, NULL))
+			g_ptr_array_add(names, g_strdup(*w));
+	}
+	if (!names->len)
+		return 0;
+	g_ptr_array_add(names, NULL);
+	*out = (char **)g_ptr_array_free(g_steal_pointer(&names), FALSE);
+	return 0;
+}
+
+/* What a [tree] does with its watched branches: watch, list, reply_on, max_commits. */
+static int load_tree_watch(GKeyFile *kf, const char *path, const char *group, const struct pk_config *c,
+			   struct pk_tree_config *t, GError **err)
+{
+	static const char *const reply_on[] = { "changes", "always", "never", NULL };
+
+	t->max_commits = 50;
+	t->list = g_key_file_get_string(kf, group, "list", NULL);
+	if (get_watch(kf, path, group, &t->watch, err) < 0 ||
+	    get_uint(kf, path, group, "max_commits", &t->max_commits, err) < 0)
+		return -1;
+	if (g_key_file_has_key(kf, group, "reply_on", NULL)) {
+		if (get_word(kf, path, group, "reply_on", reply_on, &t->reply_on, err) < 0)
+			return -1;
+	} else {
+		t->reply_on = g_strdup(c->daemon.reply_on ? c->daemon.reply_on : "changes");
+	}
+	if (t->list && (!strchr(t->list, '@') || strpbrk(t->list, "\r\n")))
+		return config_error(err, path, group, "list", "'%s' is not a mail address", t->list);
+	if (t->max_commits < 1)
+		return config_error(err, path, group, "max_commits", "at least 1 (a push of thousands is "
+				    "cut to its newest max_commits, never skipped whole)");
+	return 0;
 }
 
 /* [tree NAME]: url or path (one of them), branches (default master). */
@@ -610,11 +670,14 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 		t->name = g_strstrip(g_strdup(*g + strlen("tree ")));
 		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
 		t->branches = comma_list(kf, *g, "branches");
-		if (!t->branches || !*t->branches) {
+		g_ptr_array_add(c->trees, t);
+		if (load_tree_watch(kf, path, *g, c, t, err) < 0)
+			return -1;
+		/* a tree that is only watched needs no branches =: master is not fetched for nothing */
+		if ((!t->branches || !*t->branches) && !t->watch) {
 			g_strfreev(t->branches);
 			t->branches = g_strsplit("master", ",", -1);
 		}
-		g_ptr_array_add(c->trees, t);
 		if (!*t->name || strpbrk(t->name, " /~^:"))
 			return config_error(err, path, *g, NULL, "'%s' cannot name a tree (a word without / ~ ^ :)",
 					    t->name);
@@ -777,7 +840,16 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 	bool set = config->keys && g_key_file_has_key(config->keys, "daemon", "from", NULL);
 	g_autofree char *domain = NULL;
 
-	if (!g_strcmp0(d->reply_on, "never"))
+	const char *mails = g_strcmp0(d->reply_on, "never") ? d->reply_on : NULL;
+
+	/* a watched branch mails its commits' authors under its own reply_on */
+	for (guint i = 0; !mails && config->trees && i < config->trees->len; i++) {
+		const struct pk_tree_config *t = config->trees->pdata[i];
+
+		if (t->watch && g_strcmp0(t->reply_on, "never"))
+			mails = t->reply_on;
+	}
+	if (!mails)
 		return 0;
 	domain = g_ascii_strdown(at ? at + 1 : "", -1);
 	g_strdelimit(domain, ">", '\0');
@@ -787,7 +859,7 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 		return config_error(err, path, "daemon", "from",
 				    "%s%s%s is at localhost: with reply_on = %s the bot mails people, who must "
 				    "be able to answer; set from, or reply_on = never", set ? "'" : "not set, and the default ",
-				    d->from ? d->from : "", set ? "'" : "", d->reply_on);
+				    d->from ? d->from : "", set ? "'" : "", mails);
 	return 0;
 }
 

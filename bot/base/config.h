@@ -94,12 +94,23 @@ struct pk_daemon_config {
 	double metrics_interval;  /* the figures are written at least this often (default 30) */
 };
 
-/* [tree NAME]: an operator's kernel repository the lab fetches branches of (lab/bases.h). */
+/*
+ * [tree NAME]: an operator's kernel repository the lab fetches branches
+ * of (lab/bases.h), and the branches of it the daemon watches: each push
+ * there is tested commit by commit and its authors told (daemon.h).
+ */
 struct pk_tree_config {
 	char *name;               /* NAME: the ref is refs/printkbot/trees/NAME/<branch> */
 	char *url;                /* url =, or path = (a local repository), as libgit2 fetches it */
 	char **branches;          /* branches = main, next (default: master) */
+	char **watch;             /* watch = main next: branches watched (fetched too); NULL: none */
+	char *list;               /* Cc'd on the mail about a pushed commit, or NULL */
+	char *reply_on;           /* changes, always or never (default: [daemon] reply_on) */
+	unsigned max_commits;     /* commits of one push tested at most, the newest (default 50) */
 };
+
+/* Whether branch is one of t's watched branches. */
+bool pk_tree_watches(const struct pk_tree_config *t, const char *branch);
 
 /* [smtp]: how replies are sent. */
 struct pk_smtp_config {

@@ -1,6 +1,7 @@
 /* cmd-history.c - `printkbot history`: stored changes to messages, filtered. */
 #include "cmd/commands.h"
 #include "base/jsonout.h"
+#include "report/pushes.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -26,6 +27,12 @@ static const char history_usage[] =
 	"    --commit C       a commit id or its prefix\n"
 	"    --message-id M   a mail's Message-ID\n"
 	"    --stage S        static, boot or index\n\n"
+	"    --pushes         the pushes the daemon saw on watched branches instead,\n"
+	"                     newest first, each with its commits: what became of\n"
+	"                     each (tested, tested-before, merge, skipped and why),\n"
+	"                     its verdict, its review and the mail to its author;\n"
+	"                     only --source (TREE or TREE/BRANCH), --limit (pushes)\n"
+	"                     and --json go with it\n"
 	"    --json           one JSON object per row (JSON Lines)\n"
 	"    --limit N        at most N rows\n"
 	"    --config FILE    read its [store] path (default $PRINTKBOT_CONFIG, else\n"
@@ -200,6 +207,7 @@ static void print_json(JsonBuilder *b, JsonGenerator *gen, const struct pk_histo
 struct history_opts {
 	struct pk_history_filter filter;
 	bool json;
+	bool pushes;
 };
 
 static const struct pk_option history_options[] = {
@@ -216,11 +224,52 @@ static const struct pk_option history_options[] = {
 	PK_OPTION_STRING("message-id", struct history_opts, filter.message_id),
 	PK_OPTION_STRING("stage", struct history_opts, filter.stage),
 	PK_OPTION_FLAG("json", struct history_opts, json),
+	PK_OPTION_FLAG("pushes", struct history_opts, pushes),
 	PK_OPTION_COUNT("limit", struct history_opts, filter.limit),
 	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	{ NULL },
 };
+
+/* --pushes: each push of the watched branches, newest first, with its commits. */
+static int history_pushes(struct pk_cmd_ctx *ctx, const struct history_opts *o)
+{
+	const struct pk_history_filter *f = &o->filter;
+	g_autoptr(GPtrArray) pushes = NULL;
+	g_autoptr(GError) err = NULL;
+
+	if (f->file || f->func || f->grep || f->kind || f->verdict || f->author || f->commit ||
+	    f->message_id || f->stage || f->since || f->until) {
+		fprintf(stderr, "printkbot history: --pushes takes --source, --limit and --json only\n");
+		return 2;
+	}
+	if (pk_store_pushes(ctx->store, f->source, f->limit, &pushes, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	for (guint i = 0; i < pushes->len; i++) {
+		const struct pk_store_push *listed = pushes->pdata[i];
+		g_autoptr(pk_store_push) p = NULL;
+		g_autoptr(GPtrArray) commits = NULL;
+
+		if (pk_store_push_get(ctx->store, listed->id, &p, &commits, &err) <= 0) {
+			fprintf(stderr, "printkbot: push %" G_GINT64_FORMAT ": %s\n", listed->id,
+				err ? err->message : "gone");
+			return 2;
+		}
+		if (o->json) {
+			g_autoptr(JsonNode) node = pk_push_json(p, commits);
+			g_autofree char *text = json_to_string(node, FALSE);
+
+			puts(text);
+		} else {
+			g_autofree char *text = pk_push_text(p, commits);
+
+			printf("%s%s", i ? "\n" : "", text);
+		}
+	}
+	return pushes->len ? 0 : 1;
+}
 
 static int cmd_history(struct pk_cmd_ctx *ctx)
 {
@@ -228,6 +277,8 @@ static int cmd_history(struct pk_cmd_ctx *ctx)
 	g_autoptr(GPtrArray) rows = NULL;
 	g_autoptr(GError) err = NULL;
 
+	if (o->pushes)
+		return history_pushes(ctx, o);
 	if (pk_store_history(ctx->store, &rows, &o->filter, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;

@@ -16,10 +16,11 @@
 static const char queue_usage[] =
 	"usage: printkbot queue [--json] [--state STATE] [--sources] [--config FILE] [--db FILE]\n\n"
 	"List the daemon's jobs: a \"series\" job tests the patches of one series, a\n"
-	"\"reply\" job sends one reply (a reply whose SMTP server was down waits with\n"
-	"its next try).  Mails still waiting for the rest of their series, and\n"
-	"replies waiting in the outbox Maildir's new/ ([daemon] outbox), are\n"
-	"counted at the end.\n\n"
+	"\"push\" job the new commits of one push to a watched branch (history\n"
+	"--pushes, report --push), a \"reply\" job sends one reply or mail about a\n"
+	"commit (one whose SMTP server was down waits with its next try).  Mails\n"
+	"still waiting for the rest of their series, and replies waiting in the\n"
+	"outbox Maildir's new/ ([daemon] outbox), are counted at the end.\n\n"
 	"  --json         one JSON object per job (or per source)\n"
 	"  --state STATE  only queued, running, done, failed or cancelled jobs\n"
 	"  --sources      the sources instead: when a daemon last read each to its\n"
@@ -43,6 +44,8 @@ static char *job_what(const struct pk_store_job *j)
 		return g_strdup(json_object_get_string_member_with_default(o, "subject", ""));
 	case PK_JOB_REPLY:
 		return g_strdup_printf("reply %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "reply", 0));
+	case PK_JOB_PUSH:
+		return g_strdup_printf("push %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "push", 0));
 	default:
 		return g_strdup(j->payload);
 	}

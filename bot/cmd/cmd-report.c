@@ -1,5 +1,6 @@
 /* cmd-report.c - `printkbot report`: render a stored review again. */
 #include "cmd/commands.h"
+#include "report/pushes.h"
 #include "report/review.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -8,28 +9,43 @@
 #include <string.h>
 
 static const char report_usage[] =
-	"usage: printkbot report [--config FILE] [--db FILE] [--html FILE] ID\n\n"
+	"usage: printkbot report [--config FILE] [--db FILE] [--html FILE] ID\n"
+	"       printkbot report [--config FILE] [--db FILE] [--html FILE] --commit COMMIT\n"
+	"       printkbot report [--config FILE] [--db FILE] --push ID\n\n"
 	"Render stored review ID again from its model (the data `test` kept),\n"
 	"through templates/review.txt.  The text is byte-identical to the review\n"
 	"as first rendered; when the template changed since, a note on standard\n"
 	"error says that this rendering differs from the stored one.\n\n"
+	"With --commit, the review is the newest one of COMMIT (its id, or 4 hex\n"
+	"digits of it or more), a commit tested by `run` or of a watched branch.\n"
+	"With --push, ID is a push the daemon saw on a watched branch (history\n"
+	"--pushes lists them): the branch and its tips, what was left out (over\n"
+	"max_commits), each commit and what became of it, then the review of\n"
+	"every commit tested in it that changed the console or failed.\n\n"
 	"    --config FILE  read its [store] path (default $PRINTKBOT_CONFIG, else\n"
 	"                 /etc/printkbot.conf if present)\n"
 	"    --db FILE    the database (default the config's [store] path, else\n"
 	"                 $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n"
 	"    --html FILE  also write the review as an HTML page with a side-by-side\n"
-	"                 console diff (templates/review.html) to FILE\n\n"
-	"exit status: 0 rendered, 1 no such review, 2 usage, database or template error\n";
+	"                 console diff (templates/review.html) to FILE\n"
+	"    --commit     the argument is a commit, not a review id\n"
+	"    --push       ID is a push, not a review\n\n"
+	"exit status: 0 rendered, 1 no such review or push, 2 usage, database or\n"
+	"template error\n";
 
 /* The command line of report (--config and --db are main's). */
 struct report_opts {
 	const char *html;
+	bool commit;
+	bool push;
 };
 
 static const struct pk_option report_options[] = {
 	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	PK_OPTION_STRING("html", struct report_opts, html),
+	PK_OPTION_FLAG("commit", struct report_opts, commit),
+	PK_OPTION_FLAG("push", struct report_opts, push),
 	{ NULL },
 };
 
@@ -45,11 +61,60 @@ static bool review_id(gint64 *out, const char *text)
 
 static int report_check(const struct pk_cmdline *cl, GError **err)
 {
+	const struct report_opts *o = cl->opts;
 	gint64 id;
 
-	if (!review_id(&id, cl->args[0])) {
-		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "report wants a review id (a number)");
+	if (o->commit && o->push) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--commit or --push, not both");
 		return -1;
+	}
+	if (o->commit)
+		return 0;   /* the store says whether it is one */
+	if (!review_id(&id, cl->args[0])) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "report wants a %s id (a number)",
+			    o->push ? "push" : "review");
+		return -1;
+	}
+	if (o->push && o->html) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--html renders a review, not a push");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A push: its text (pushes.h), then the review of each commit tested in
+ * it that changed the console or failed, as `run` ends.  0, 1 no such
+ * push, 2 the store or a template failed.
+ */
+static int report_push(struct pk_cmd_ctx *ctx, gint64 id)
+{
+	g_autoptr(pk_store_push) p = NULL;
+	g_autoptr(GPtrArray) commits = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *text = NULL;
+	int rc = pk_store_push_get(ctx->store, id, &p, &commits, &err);
+
+	if (rc <= 0) {
+		fprintf(stderr, "printkbot: %s\n", rc < 0 ? err->message : "no such push");
+		return rc < 0 ? 2 : 1;
+	}
+	text = pk_push_text(p, commits);
+	fputs(text, stdout);
+	for (guint i = 0; i < commits->len; i++) {
+		const struct pk_store_push_commit *c = commits->pdata[i];
+		enum pk_verdict v = PK_VERDICT_NONE;
+		g_autofree char *model = NULL, *review = NULL;
+
+		if (strcmp(c->state, "tested") || !pk_verdict_parse(c->verdict, &v) || !pk_verdict_is_bad(v))
+			continue;
+		if (pk_store_review_get(ctx->store, c->review_id, &model, NULL, &err) < 0 ||
+		    !(review = pk_review_render_json(model, "review.txt", &err))) {
+			fprintf(stderr, "printkbot: review %" G_GINT64_FORMAT ": %s\n", c->review_id, err->message);
+			return 2;
+		}
+		printf("\n========================================================================\n"
+		       "commit %s (review %" G_GINT64_FORMAT ")\n\n%s", c->commit_id, c->review_id, review);
 	}
 	return 0;
 }
@@ -78,7 +143,20 @@ static int cmd_report(struct pk_cmd_ctx *ctx)
 	g_autoptr(GError) err = NULL;
 	gint64 id = 0;
 
-	review_id(&id, id_arg);   /* report_check() made sure it is one */
+	if (o->push) {
+		review_id(&id, id_arg);   /* report_check() made sure it is one */
+		return report_push(ctx, id);
+	}
+	if (o->commit) {
+		int rc = pk_store_review_of_commit(ctx->store, id_arg, &id, &err);
+
+		if (rc <= 0) {
+			fprintf(stderr, "printkbot: %s\n", rc < 0 ? err->message : "no tested commit of that id");
+			return rc < 0 ? 2 : 1;
+		}
+	} else {
+		review_id(&id, id_arg);   /* report_check() made sure it is one */
+	}
 	if (pk_store_review_get(ctx->store, id, &model, &body, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return g_error_matches(err, PK_ERROR, PK_ERROR_INPUT) ? 1 : 2;   /* 1: no such review */

@@ -1,7 +1,9 @@
 /*
  * daemon.h - the mailing-list bot: read patch mail from the configured
  * sources, group it into series, queue a job per series, test each patch
- * of it, and reply in the thread.
+ * of it, and reply in the thread; and watch git branches: each push to a
+ * watched branch is a job that tests its new commits and mails their
+ * authors.
  *
  * The queue is the store's jobs table; two kinds of jobs run here:
  *   "series"  {"key", "version", "total", "subject", "cover", "mails": [ids]}
@@ -17,7 +19,19 @@
  *             down the file stays in new/ and the job goes back to the queue
  *             with a growing delay (retry_min doubling up to retry_max), so a
  *             reply is never lost and is always sent with the Message-ID it
- *             was rendered with.
+ *             was rendered with;
+ *   "push"    {"push": id}: the new commits of one push to a watched branch
+ *             ([tree NAME] watch =), listed in the store when the push was
+ *             seen (after a fetch: at start, on SIGHUP, every
+ *             fetch_interval): each tested against its parent as `run`
+ *             does, stored with its review, and the mail to its author
+ *             (the kernel test robot's form for a commit, reply_on of its
+ *             tree) rendered and queued as a "reply" job, one transaction
+ *             per commit.  A commit with the patch-id and parent tree of
+ *             one tested already is not tested again, nor mailed; one that
+ *             left the branch before its turn (a force-push, a deletion)
+ *             is skipped; a push of more than max_commits new commits has
+ *             its newest tested and the rest listed as left out.
  * At start, a file in outbox/new whose reply the store records as sent (a
  * crash between the record and the move) is moved to cur/, not sent again.
  * Roles: the intake reads the sources and queues jobs, the worker claims

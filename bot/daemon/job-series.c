@@ -35,14 +35,13 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 			const struct pk_lab *lab, const struct pk_review_info *info,
 			const struct pk_reply_info *rinfo, GError **err)
 {
-	g_autofree char *recipients = NULL, *reply_payload = NULL;
 	g_autoptr(GError) rerr = NULL;
 	struct pk_review_doc doc;
 	struct pk_test_record_info rec = { mail->patch, row->source_id, lab->config_hash, NULL, NULL };
 	struct pk_reply reply = { 0 };
 	struct pk_store_reply sr = { 0 };
 	bool wanted = pk_reply_wanted(d->config.daemon.reply_on, res->verdict);
-	gint64 review_id, reply_id, send_job = 0;
+	gint64 review_id, send_job = 0;
 
 	if (pk_review_doc_make(&doc, mail->patch, res, info, err) < 0)
 		return -1;
@@ -51,10 +50,6 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 	if (wanted && pk_reply_build(&reply, mail, doc.model, &d->config.daemon, rinfo, &rerr) < 0) {
 		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
 		wanted = false;
-	}
-	if (wanted) {
-		g_ptr_array_add(reply.recipients, NULL);
-		recipients = g_strjoinv("\n", (char **)reply.recipients->pdata);
 	}
 	if (pk_store_begin(d->store, err) < 0)
 		goto fail_clear;
@@ -67,20 +62,8 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 	sr.review_id = review_id;
 	sr.job_id = job_id;
 	sr.after_commit = res->after.commit;
-	sr.message_id = wanted ? reply.message_id : NULL;
-	sr.sender = wanted ? reply.sender : NULL;
-	sr.recipients = recipients;
-	sr.text = wanted ? reply.text : NULL;
-	if (pk_store_reply_add(d->store, &reply_id, &sr, err) < 0)
+	if (daemon_reply_store(d, &sr, wanted ? &reply : NULL, &send_job, err) < 0)
 		goto fail;
-	if (wanted) {
-		reply_payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
-		if (pk_store_job_add(d->store, &send_job, PK_JOB_REPLY, reply_payload, err) < 0)
-			goto fail;
-		/* in the outbox before the commit: a crash between leaves a file the re-render finds */
-		if (pk_outbox_deliver(d->outbox, reply.message_id, reply.text, strlen(reply.text), NULL, err) < 0)
-			goto fail;
-	}
 	if (pk_store_commit(d->store, err) < 0)
 		goto fail;
 	if (wanted)

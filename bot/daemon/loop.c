@@ -99,21 +99,32 @@ static int lab_usable(GError **err)
 
 /*
  * Without a lab, a worker sends replies (they need none) but claims no
- * series: it would fail each at once, for good, and empty the queue of
- * the workers that can test.  When a series is due, it stops with the
- * reason and leaves the series queued.  0 (*out_wait: seconds until a
- * series is due, -1 none queued), or -1 with err.
+ * series or push: it would fail each at once, for good, and empty the
+ * queue of the workers that can test.  When one is due, it stops with
+ * the reason and leaves it queued.  0 (*out_wait: seconds until one is
+ * due, -1 none queued), or -1 with err.
  */
 static int claim_no_series(struct pk_daemon *d, const GError *why, gint64 *out_wait, GError **err)
 {
-	g_autoptr(pk_store_job) due = NULL;
-	int rc = pk_store_job_next_due(d->store, PK_JOB_SERIES, daemon_now(), &due, out_wait, err);
+	static const enum pk_job_kind testing[] = { PK_JOB_SERIES, PK_JOB_PUSH };
 
-	if (rc <= 0)
-		return rc;
-	return pk_error(err, PK_ERROR_FAILED, "series job %" G_GINT64_FORMAT " is due and this worker "
-			"cannot test it: the kernel lab is not set up (%s): run 'printkbot setup'; the job "
-			"stays queued for a worker that can", due->id, why->message);
+	*out_wait = -1;
+	for (size_t i = 0; i < G_N_ELEMENTS(testing); i++) {
+		g_autoptr(pk_store_job) due = NULL;
+		gint64 wait = -1;
+		int rc = pk_store_job_next_due(d->store, testing[i], daemon_now(), &due, &wait, err);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return pk_error(err, PK_ERROR_FAILED, "%s job %" G_GINT64_FORMAT " is due and this worker "
+					"cannot test it: the kernel lab is not set up (%s): run 'printkbot setup'; "
+					"the job stays queued for a worker that can", pk_job_kind_name(testing[i]),
+					due->id, why->message);
+		if (wait >= 0)
+			*out_wait = *out_wait < 0 ? wait : MIN(*out_wait, wait);
+	}
+	return 0;
 }
 
 /*
@@ -170,8 +181,11 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	case PK_JOB_REPLY:
 		end = daemon_run_reply(d, job, payload, &detail, &retry);
 		break;
+	case PK_JOB_PUSH:
+		end = daemon_run_push(d, job, payload, &detail, &retry);
+		break;
 	default:
-		detail = g_strdup("unknown job kind (neither series nor reply)");
+		detail = g_strdup("unknown job kind (not series, reply or push)");
 		end = JOB_FAILED;
 		break;
 	}

@@ -11,6 +11,10 @@
  *   worker.c      who the daemon is to the store's leases, and the
  *                 heartbeat thread that renews the lease of its job;
  *   trees.c       the [tree]s fetched into the lab when due;
+ *   watch.c       the watched branches compared after each fetch: a push
+ *                 stored and queued;
+ *   job-push.c    the push job: test each new commit, store, render the
+ *                 mail to its author;
  *   metrics.c     the figures written for monitoring ([daemon] metrics_dir);
  *   log.c         the daemon's log line (log.h), which the loop and
  *                 every role above write alike.
@@ -33,6 +37,9 @@
 
 struct pk_intake;
 struct pk_outbox;
+struct pk_reply;
+struct pk_lab;
+struct pk_tree_config;
 struct daemon_heartbeat;
 struct daemon_metrics;
 
@@ -86,8 +93,40 @@ int daemon_lease_check(struct pk_daemon *d, gint64 job_id, GError **err);
 
 /* ---- trees.c ------------------------------------------------------------- */
 
-/* Fetch every [tree] into the lab when due (at start, then every fetch_interval); failures are logged. */
+/*
+ * Fetch every [tree] into the lab when due (at start, then every
+ * fetch_interval); failures are logged.  After each fetch, the tree's
+ * watched branches are compared (daemon_watch_tree()).
+ */
 void daemon_fetch_trees(struct pk_daemon *d, double now);
+
+/* ---- watch.c ------------------------------------------------------------- */
+
+/*
+ * Compare each watched branch of t, as the lab (taken by the caller) has
+ * it after a fetch, with the tip the store noted: a branch seen for the
+ * first time has its tip noted; a push is stored with its new commits
+ * along first parents (at most t->max_commits, the newest) and queued as
+ * one push job; a branch gone from the tree is dropped.  Each is logged;
+ * a failure too, and that branch is compared again at the next fetch.
+ */
+void daemon_watch_tree(struct pk_daemon *d, const struct pk_lab *lab, const struct pk_tree_config *t);
+
+/* ---- job-push.c ---------------------------------------------------------- */
+
+/*
+ * Run a push job (payload {"push": id}): each of the push's commits still
+ * queued, oldest first, is tested against its parent (pk_test_commit())
+ * and stored with its review, and, as its tree's reply_on says, the mail
+ * to its author rendered into the outbox and a reply job queued to send
+ * it, all in one transaction per commit while the lease holds.  A commit
+ * stored before a restart is not tested again; one with the patch key of
+ * a commit tested already is "tested-before" (no test, no mail); one that
+ * left the branch (a force-push, a deletion) is skipped.  Errors of the
+ * bot as daemon_run_series().
+ */
+enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job, JsonObject *payload,
+			     char **detail, gint64 *out_retry);
 
 /* ---- metrics.c ----------------------------------------------------------- */
 
@@ -169,6 +208,16 @@ enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *jo
 double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts);
 /* The outbox the config names (created when missing); the one open before is kept on failure. */
 int daemon_open_outbox(struct pk_daemon *d, GError **err);
+/*
+ * A tested mail's or commit's reply row, inside the caller's transaction
+ * (its lease checked there): row (mail_id or push_commit_id, review,
+ * job, after_commit set) is stored with reply's envelope and text when
+ * reply is not NULL (a mail to send; NULL: reply_on said none); then the
+ * job that sends it is queued (*out_send_job, 0 for none) and the mail
+ * delivered into the outbox's new/ before the caller commits.
+ */
+int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
+		       gint64 *out_send_job, GError **err);
 /* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */
 int daemon_reconcile_outbox(struct pk_daemon *d, GError **err);
 

@@ -1,7 +1,8 @@
 /*
  * trees.c - the operator's kernel trees ([tree NAME]) fetched into the
  * lab at start and every fetch_interval, so the next series can go on
- * what was pushed there, without a restart; see daemon.h.
+ * what was pushed there, without a restart, and each watched branch is
+ * compared with what the store saw of it (watch.c); see daemon.h.
  */
 #include "daemon/private.h"
 #include "daemon/log.h"
@@ -12,18 +13,26 @@
 
 #include <string.h>
 
-/* Each branch of t as the lab has it: "main 1a2b3c4d5e6f, next (none)". */
+/* Add branch b of t as the lab has it to s: "main 1a2b3c4d5e6f", "next (none)". */
+static void tree_head(GString *s, const struct pk_lab *lab, const struct pk_tree_config *t, const char *b)
+{
+	g_autofree char *name = g_strdup_printf("%s/%s", t->name, b);
+	g_autofree char *ref = pk_bases_ref(name);
+	g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
+
+	g_string_append_printf(s, "%s%s %.12s", s->len ? ", " : "", b, id ? id : "(none)");
+}
+
+/* Each branch of t (its branches, then the watched ones) as the lab has it. */
 static char *tree_heads(const struct pk_lab *lab, const struct pk_tree_config *t)
 {
 	GString *s = g_string_new(NULL);
 
-	for (char **b = t->branches; b && *b; b++) {
-		g_autofree char *name = g_strdup_printf("%s/%s", t->name, *b);
-		g_autofree char *ref = pk_bases_ref(name);
-		g_autofree char *id = pk_repo_resolve(lab, ref, NULL);
-
-		g_string_append_printf(s, "%s%s %.12s", s->len ? ", " : "", *b, id ? id : "(none)");
-	}
+	for (char **b = t->branches; b && *b; b++)
+		tree_head(s, lab, t, *b);
+	for (char **b = t->watch; b && *b; b++)
+		if (!t->branches || !g_strv_contains((const char *const *)t->branches, *b))
+			tree_head(s, lab, t, *b);
 	return g_string_free(s, FALSE);
 }
 
@@ -49,10 +58,13 @@ void daemon_fetch_trees(struct pk_daemon *d, double now)
 		if (pk_bases_fetch_tree(&lab, t, &err) < 0) {
 			daemon_log(0, NULL, "tree %s: %s", t->name, err->message);
 			g_clear_error(&err);
-		} else if (strcmp(before, (after = tree_heads(&lab, t)))) {
+		} else {
 			/* only what moved is news: a fetch every fetch_interval would fill the log */
-			daemon_log(0, NULL, "tree %s fetched from %s in %.1f s: %s", t->name, shown, pk_now() - t0,
-				   after);
+			if (strcmp(before, (after = tree_heads(&lab, t))))
+				daemon_log(0, NULL, "tree %s fetched from %s in %.1f s: %s", t->name, shown,
+					   pk_now() - t0, after);
+			/* each watched branch against the tip the store saw: a push is a job */
+			daemon_watch_tree(d, &lab, t);
 		}
 	}
 	pk_lab_clear(&lab);

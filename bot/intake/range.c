@@ -18,6 +18,7 @@ static void commit_free(gpointer p)
 	g_free(c->parent);
 	g_free(c->subject);
 	g_free(c->author);
+	g_free(c->committer);
 	g_free(c);
 }
 
@@ -187,7 +188,7 @@ static int hide_default_base(git_revwalk *walk, git_repository *repo, const char
 static struct pk_range_commit *range_commit_new(git_commit *c)
 {
 	struct pk_range_commit *rc = g_new0(struct pk_range_commit, 1);
-	const git_signature *a = git_commit_author(c);
+	const git_signature *a = git_commit_author(c), *m = git_commit_committer(c);
 
 	rc->id = g_strdup(git_oid_tostr_s(git_commit_id(c)));
 	if (git_commit_parentcount(c))
@@ -195,6 +196,7 @@ static struct pk_range_commit *range_commit_new(git_commit *c)
 	rc->merge = git_commit_parentcount(c) > 1;
 	rc->subject = g_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
 	rc->author = g_strdup_printf("%s <%s>", a->name, a->email);
+	rc->committer = g_strdup_printf("%s <%s>", m->name, m->email);
 	rc->time = a->when.time;
 	return rc;
 }

@@ -41,6 +41,7 @@ struct pk_range_commit {
 	bool merge;          /* more than one parent */
 	char *subject;       /* the message's first line */
 	char *author;        /* "Name <email>" */
+	char *committer;     /* "Name <email>" */
 	gint64 time;         /* the author's date, Unix seconds */
 };
 

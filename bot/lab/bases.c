@@ -272,9 +272,27 @@ void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c)
 int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err)
 {
 	g_autoptr(GPtrArray) specs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	g_autoptr(GPtrArray) heads = NULL;
 
 	for (char **b = t->branches; b && *b; b++)
-		g_ptr_array_add(specs, g_strdup_printf("+refs/heads/%s:" PK_BASES_TREE_PREFIX "%s/%s", *b, t->name, *b));
+		g_ptr_array_add(names, *b);
+	for (char **b = t->watch; b && *b; b++)
+		if (!g_ptr_array_find_with_equal_func(names, *b, g_str_equal, NULL))
+			g_ptr_array_add(names, *b);
+	for (guint i = 0; i < names->len; i++)
+		g_ptr_array_add(specs, g_strdup_printf("+refs/heads/%s:" PK_BASES_TREE_PREFIX "%s/%s",
+						       (char *)names->pdata[i], t->name, (char *)names->pdata[i]));
 	g_ptr_array_add(specs, NULL);
-	return pk_repo_fetch(lab, t->url, (const char *const *)specs->pdata, err);
+	if (pk_repo_fetch(lab, t->url, (const char *const *)specs->pdata, t->watch ? &heads : NULL, err) < 0)
+		return -1;
+	/* a watched branch deleted there is gone here too: the daemon sees it so */
+	for (char **b = t->watch; b && *b; b++) {
+		g_autofree char *ref = g_strdup_printf(PK_BASES_TREE_PREFIX "%s/%s", t->name, *b);
+
+		if (!g_ptr_array_find_with_equal_func(heads, *b, g_str_equal, NULL) &&
+		    pk_repo_delete_ref(lab, ref, err) < 0)
+			return -1;
+	}
+	return 0;
 }

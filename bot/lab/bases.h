@@ -116,10 +116,13 @@ void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c);
 
 /*
  * Fetch the branches of [tree NAME] into the lab (with libgit2; the
- * tree's repository is only read): each branch B becomes
- * refs/printkbot/trees/NAME/B, the base "NAME/B", and nothing else is
- * written: none of the tree's tags (a tag printkbot-debian-99.0 pushed
- * there would be a Debian base, printkbot-base the default one).
+ * tree's repository is only read): each branch B (of branches and of
+ * watch) becomes refs/printkbot/trees/NAME/B, the base "NAME/B", and
+ * nothing else is written: none of the tree's tags (a tag
+ * printkbot-debian-99.0 pushed there would be a Debian base,
+ * printkbot-base the default one).  A watched branch the repository no
+ * longer has is removed from the lab too (the daemon reads that as its
+ * deletion); the others are left as last fetched.
  */
 int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t, GError **err);
 

@@ -260,7 +260,37 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 	return out;
 }
 
-int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err)
+/* The branches the remote listed in its last connection, without refs/heads/. */
+static GPtrArray *remote_heads(git_remote *remote)
+{
+	GPtrArray *heads = g_ptr_array_new_with_free_func(g_free);
+	const git_remote_head **list = NULL;
+	size_t n = 0;
+
+	if (git_remote_ls(&list, &n, remote) < 0)
+		return heads;
+	for (size_t i = 0; i < n; i++)
+		if (g_str_has_prefix(list[i]->name, "refs/heads/"))
+			g_ptr_array_add(heads, g_strdup(list[i]->name + strlen("refs/heads/")));
+	return heads;
+}
+
+int pk_repo_delete_ref(const struct pk_lab *lab, const char *name, GError **err)
+{
+	git_repository *repo = NULL;
+	int rc;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	rc = git_reference_remove(repo, name);
+	if (rc < 0 && rc != GIT_ENOTFOUND)
+		pk_git_fail(err, "removing a ref");
+	git_repository_free(repo);
+	return rc < 0 && rc != GIT_ENOTFOUND ? -1 : 0;
+}
+
+int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs,
+		  GPtrArray **out_heads, GError **err)
 {
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
@@ -288,6 +318,9 @@ int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *
 		msg = pk_url_scrub(local->message, url);
 		pk_error(err, local->code, "%s", msg);
 	} else {
+		/* the list the remote gave as the fetch connected: still there after it */
+		if (out_heads)
+			*out_heads = remote_heads(remote);
 		rc = 0;
 	}
 	git_remote_free(remote);

@@ -524,14 +524,18 @@ static char *rfc2822_date(const git_time *when)
 }
 
 /* The diff of commit against its first parent as `git show` writes it; caller frees. */
-static char *commit_diff_text(git_repository *repo, git_commit *commit, git_commit *parent, GError **err)
+/*
+ * The diff of commit against parent, renames found, into *out (git_diff_free()),
+ * or NULL when their trees are the same.
+ */
+static int commit_diff(git_diff **out, git_repository *repo, git_commit *commit, git_commit *parent,
+		       GError **err)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
 	git_tree *old_tree = NULL, *new_tree = NULL;
 	git_diff *diff = NULL;
-	git_buf buf = { 0 };
-	char *text = NULL;
+	int rc = -1;
 
 	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
 
@@ -543,24 +547,41 @@ static char *commit_diff_text(git_repository *repo, git_commit *commit, git_comm
 	/* only the paths that changed: the diff then reads nothing else */
 	if (tree_changes(paths, repo, old_tree, new_tree, "", err) < 0)
 		goto cleanup;
-	if (!paths->len) {
-		text = g_strdup("");
-		goto cleanup;
+	if (paths->len) {
+		dopts.pathspec.strings = (char **)paths->pdata;
+		dopts.pathspec.count = paths->len;
+		dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+		if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
+		    git_diff_find_similar(diff, &fopts) < 0) {
+			pk_git_fail(err, "diffing the commit against its parent");
+			goto cleanup;
+		}
 	}
-	dopts.pathspec.strings = (char **)paths->pdata;
-	dopts.pathspec.count = paths->len;
-	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-	if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
-	    git_diff_find_similar(diff, &fopts) < 0 ||
-	    git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0)
-		pk_git_fail(err, "diffing the commit against its parent");
-	else
-		text = g_strndup(buf.ptr ? buf.ptr : "", buf.size);
+	*out = g_steal_pointer(&diff);
+	rc = 0;
 cleanup:
-	git_buf_dispose(&buf);
 	git_diff_free(diff);
 	git_tree_free(new_tree);
 	git_tree_free(old_tree);
+	return rc;
+}
+
+static char *commit_diff_text(git_repository *repo, git_commit *commit, git_commit *parent, GError **err)
+{
+	git_diff *diff = NULL;
+	git_buf buf = { 0 };
+	char *text = NULL;
+
+	if (commit_diff(&diff, repo, commit, parent, err) < 0)
+		return NULL;
+	if (!diff)
+		return g_strdup("");
+	if (git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0)
+		pk_git_fail(err, "diffing the commit against its parent");
+	else
+		text = g_strndup(buf.ptr ? buf.ptr : "", buf.size);
+	git_buf_dispose(&buf);
+	git_diff_free(diff);
 	return text;
 }
 
@@ -629,6 +650,70 @@ cleanup:
 	git_commit_free(c);
 	git_repository_free(repo);
 	return patch;
+}
+
+int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL, *parent = NULL;
+	git_diff *diff = NULL;
+	git_oid id;
+	char hex[GIT_OID_HEXSZ + 1] = "";
+	int rc = -1;
+
+	if (open_for_diff(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&c, repo, commit, err) < 0)
+		goto cleanup;
+	if (!git_commit_parentcount(c)) {
+		pk_error(err, PK_ERROR_INPUT, "%.12s is a root commit: it has no parent to compare with", commit);
+		goto cleanup;
+	}
+	if (git_commit_parent(&parent, c, 0) < 0) {
+		pk_git_fail(err, "reading the commit's parent");
+		goto cleanup;
+	}
+	if (commit_diff(&diff, repo, c, parent, err) < 0)
+		goto cleanup;
+	/* an empty commit has the patch-id of nothing: all zeros */
+	memset(&id, 0, sizeof id);
+	if (diff && git_diff_patchid(&id, diff, NULL) < 0) {
+		pk_git_fail(err, "the commit's patch-id");
+		goto cleanup;
+	}
+	git_oid_tostr(hex, sizeof hex, &id);
+	*out = g_strdup_printf("%s %s", hex, git_oid_tostr_s(git_commit_tree_id(parent)));
+	rc = 0;
+cleanup:
+	git_diff_free(diff);
+	git_commit_free(parent);
+	git_commit_free(c);
+	git_repository_free(repo);
+	return rc;
+}
+
+int pk_repo_is_ancestor(const struct pk_lab *lab, const char *ancestor, const char *rev, GError **err)
+{
+	git_repository *repo = NULL;
+	git_commit *a = NULL, *r = NULL;
+	int rc = -1;
+
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&a, repo, ancestor, err) < 0 || pk_repo_lookup(&r, repo, rev, err) < 0)
+		goto cleanup;
+	if (git_oid_equal(git_commit_id(a), git_commit_id(r))) {
+		rc = 1;
+		goto cleanup;
+	}
+	rc = git_graph_descendant_of(repo, git_commit_id(r), git_commit_id(a));
+	if (rc < 0)
+		pk_git_fail(err, "walking the history");
+cleanup:
+	git_commit_free(r);
+	git_commit_free(a);
+	git_repository_free(repo);
+	return rc < 0 ? -1 : rc;
 }
 
 struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to, GError **err)

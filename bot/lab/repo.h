@@ -96,6 +96,18 @@ int pk_repo_changed_paths(GPtrArray **out, const struct pk_lab *lab, const char 
 struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit,
 				      char **out_parent, GError **err);
 
+/*
+ * What says that two commits bring the same change to the same tree, so
+ * that one tested need not be tested again: the patch-id of commit's diff
+ * against its first parent (as `git patch-id --stable` reads a diff:
+ * whitespace and line numbers left out) and the parent's tree id, as
+ * "<patch-id> <tree>" into *out (caller frees).  A root commit is an error.
+ */
+int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, GError **err);
+
+/* 1 when ancestor is rev or in its history, 0 when not, -1 with err (either is not a commit). */
+int pk_repo_is_ancestor(const struct pk_lab *lab, const char *ancestor, const char *rev, GError **err);
+
 /* The diff between commits from and to, as pk_repo_commit_patch() makes one, without a header. */
 struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to, GError **err);
 
@@ -180,8 +192,15 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix);
  * read) with refspecs ("+refs/heads/main:refs/printkbot/trees/net/main"),
  * and nothing else: no tag is followed, so a fetch writes only the refs
  * its refspecs name (never refs/tags/, where the lab's own names are).
- * An error names url with its password or token as *** (pk_url_redact()).
+ * A refspec whose source the remote does not have writes nothing.
+ * *out_heads (may be NULL) gets the remote's branches as it listed them
+ * ("main", without refs/heads/; a new array).  An error names url with
+ * its password or token as *** (pk_url_redact()).
  */
-int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs, GError **err);
+int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *refspecs,
+		  GPtrArray **out_heads, GError **err);
+
+/* Remove the ref name (a full name, "refs/printkbot/trees/net/main"); one not there is fine. */
+int pk_repo_delete_ref(const struct pk_lab *lab, const char *name, GError **err);
 
 #endif

@@ -53,7 +53,7 @@ static enum pk_verdict model_verdict(JsonObject *model)
 	return v;
 }
 
-/* The first lines: what was found, as the kernel test robot opens its reports. */
+/* The first lines: what was found, as the kernel test robot opens its reports (of a patch). */
 static const char *found_sentence(enum pk_verdict verdict)
 {
 	static const char *const found[] = {
@@ -76,6 +76,14 @@ static const char *found_sentence(enum pk_verdict verdict)
 	if ((unsigned)verdict < G_N_ELEMENTS(found) && found[verdict])
 		return found[verdict];
 	return "printkbot tested this patch:";
+}
+
+/* The same of a commit: "this commit", "the commit" (new). */
+static char *found_sentence_commit(enum pk_verdict verdict)
+{
+	g_auto(GStrv) parts = g_strsplit(found_sentence(verdict), "patch", -1);
+
+	return g_strjoinv("commit", parts);
 }
 
 /* Whether the review holds something the author should fix (build, boot, a mistake). */
@@ -250,6 +258,138 @@ static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct
 		return NULL;
 	add_string(o, "review", review);
 	return pk_review_render(reply_model, "reply.txt", err);
+}
+
+char *pk_reply_commit_reproduce(const char *tree_url, const char *branch, const char *commit)
+{
+	g_autofree char *url = shell_word(tree_url), *b = shell_word(branch);
+
+	return g_strdup_printf("git fetch --no-tags %s %s && printkbot run %.12s^!", url, b, commit);
+}
+
+/* A name to greet in a mailbox "Name <addr>": the name's first word, else the address's local part. */
+static char *greeting_of(const char *mailbox)
+{
+	g_autofree char *addr = pk_mail_addr(mailbox);
+	const char *lt = mailbox ? strchr(mailbox, '<') : NULL;
+	g_autofree char *name = lt ? g_strstrip(g_strndup(mailbox, lt - mailbox)) : NULL;
+
+	if (name && *name) {
+		g_auto(GStrv) words = g_strsplit(name, " ", 2);
+		return g_strdup(words[0]);
+	}
+	return addr ? g_strndup(addr, strcspn(addr, "@")) : g_strdup("there");
+}
+
+/* The body of a commit's mail: the review model with the head's members, through commit.txt. */
+static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c,
+				const struct pk_daemon_config *cfg, const struct pk_reply_info *info,
+				const char *mid, GError **err)
+{
+	g_autoptr(JsonNode) reply_model = json_node_copy(model);
+	JsonObject *o = json_node_get_object(reply_model);
+	const char *hash = json_object_get_string_member_with_default(o, "config_hash", "");
+	const char *derived = json_object_get_string_member_with_default(o, "config_derived", NULL);
+	g_autofree char *hello = greeting_of(c->author);
+	g_autofree char *found_text = found_sentence_commit(model_verdict(o));
+	g_autofree char *found = pk_wrap(found_text, REPLY_WIDTH, "");
+	g_autofree char *subject = pk_mail_clean_subject(c->subject ? c->subject : "");
+	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config%s %s%s",
+						  derived ? " + lines for this commit" : "", hash,
+						  info->config_lines ? " (below)" : "");
+	g_autofree char *reproduce = pk_reply_commit_reproduce(c->tree_url, c->branch, c->commit);
+	g_auto(GStrv) extra = derived ? g_strsplit(derived, "\n", -1) : NULL;
+	JsonArray *lines = json_array_new();
+	g_autofree char *review = NULL;
+
+	for (const char *const *l = info->config_lines; l && *l; l++)
+		json_array_add_string_element(lines, *l);
+	for (char **l = extra; info->config_lines && l && *l; l++)
+		if (**l)
+			json_array_add_string_element(lines, *l);
+	add_string(o, "greeting", hello);
+	add_string(o, "found_wrapped", found);
+	add_string(o, "tree_url", c->tree_url);
+	add_string(o, "branch", c->branch);
+	add_string(o, "head", c->head);
+	add_string(o, "commit", c->commit);
+	add_string(o, "commit_subject", subject);
+	add_string(o, "commit_author", c->author);
+	add_string(o, "commit_date", c->date);
+	add_string(o, "config_name", config);
+	add_string(o, "compiler", info->compiler);
+	add_string(o, "reproduce_commit", reproduce);
+	json_object_set_boolean_member(o, "to_fix", has_something_to_fix(o));
+	add_string(o, "bot", cfg->from);
+	json_object_set_boolean_member(o, "has_config_lines", json_array_get_length(lines) > 0);
+	json_object_set_array_member(o, "config_lines", lines);
+	/* the review inside the mail leaves out what the head says (review.txt) */
+	json_object_set_boolean_member(o, "in_reply", TRUE);
+	if (!(review = pk_review_render(reply_model, "review.txt", err)))
+		return NULL;
+	add_string(o, "review", review);
+	return pk_review_render(reply_model, "commit.txt", err);
+}
+
+int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c, JsonNode *model,
+			  const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+{
+	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
+	g_autofree char *author_addr = c->author ? pk_mail_addr(c->author) : NULL;
+	g_autofree char *key = g_strdup_printf("commit %s", c->commit);
+	g_autofree char *mid = NULL, *body = NULL, *subject = NULL, *clean = NULL, *xheader = NULL;
+	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
+	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
+	enum pk_verdict verdict = model_verdict(json_node_get_object(model));
+	struct pk_mail_out m = { 0 };
+	char *text;
+
+	if (!author_addr)
+		return pk_error(err, PK_ERROR_INPUT, "commit %.12s: its author '%s' cannot be mailed", c->commit,
+				c->author ? c->author : "");
+	if (!bot_addr)
+		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
+	if (!info->id_secret || !*info->id_secret)
+		return pk_error(err, PK_ERROR_FAILED, "commit %.12s: no secret to key the mail's Message-ID with",
+				c->commit);
+	mid = pk_reply_message_id(key, cfg->from, info->id_secret);
+	if (!(body = render_commit_body(model, c, cfg, info, mid, err)))
+		return -1;
+	/* To the author; Cc the committer (who pushed or applied it) and the tree's list */
+	add_recipient(addrs, to_shown, c->author, bot_addr);
+	if (c->committer)
+		add_recipient(addrs, cc_shown, c->committer, bot_addr);
+	if (c->list)
+		add_recipient(addrs, cc_shown, c->list, bot_addr);
+	if (!addrs->len)
+		return pk_error(err, PK_ERROR_INPUT, "commit %.12s: nobody to mail but the bot", c->commit);
+	g_ptr_array_add(to_shown, NULL);
+	g_ptr_array_add(cc_shown, NULL);
+
+	/* as the kernel test robot names a commit of a tree it follows: [tree:branch n/m] */
+	clean = pk_mail_clean_subject(c->subject ? c->subject : "");
+	subject = c->total > 1 ? g_strdup_printf("[%s:%s %u/%u] %s: %s", c->tree, c->branch, c->index, c->total,
+						 clean, pk_verdict_name(verdict))
+			       : g_strdup_printf("[%s:%s] %s: %s", c->tree, c->branch, clean, pk_verdict_name(verdict));
+	xheader = g_strdup_printf("X-Printkbot: printkbot %s; verdict=%s; commit=%s", PK_VERSION,
+				  pk_verdict_name(verdict), c->commit);
+	m.from = cfg->from;
+	m.to = (const char *const *)to_shown->pdata;
+	m.cc = (const char *const *)cc_shown->pdata;
+	m.subject = subject;
+	m.message_id = mid;
+	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
+	m.extra = (const char *const[]){ xheader, auto_submitted, NULL };
+	m.body = body;
+	if (!(text = pk_mail_compose(&m, err)))
+		return -1;
+	out->message_id = g_steal_pointer(&mid);
+	out->sender = g_steal_pointer(&bot_addr);
+	out->recipients = g_steal_pointer(&addrs);
+	out->text = text;
+	return 0;
 }
 
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,

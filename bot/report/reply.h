@@ -78,6 +78,46 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *patch_mail, JsonN
 		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
 
 /*
+ * What a mail about a pushed commit says of it beside the review (all
+ * borrowed): the kernel test robot's head for a commit of a tree it
+ * follows (tree:, head:, commit:, author:, date:).
+ */
+struct pk_reply_commit {
+	const char *tree;          /* [tree NAME] */
+	const char *branch;
+	const char *tree_url;      /* the tree's url or path, as shown (a password as ***) */
+	const char *head;          /* the branch's tip at the push (full id) */
+	const char *commit;        /* full id */
+	const char *subject;
+	const char *author;        /* "Name <addr>": the mail's To */
+	const char *committer;     /* "Name <addr>": Cc'd */
+	const char *date;          /* the author's date as written (RFC 2822), or NULL */
+	unsigned index, total;     /* its place among the push's commits (1-based) */
+	const char *list;          /* the tree's list, Cc'd, or NULL */
+};
+
+/*
+ * Build the mail about a pushed commit c from its review model (as
+ * pk_reply_build() does for a patch mail): To its author, Cc its
+ * committer and the tree's list, a new thread (no In-Reply-To), with the
+ * head above and a reproduce that names the tree and the commit.  Its
+ * Message-ID is derived from the commit id (pk_reply_message_id() of
+ * "commit <id>"), so a mail built again keeps it.  info gives the date,
+ * the compiler, the config lines and the secret (id_secret required);
+ * its base, list and archive are not used.  0, or -1 with err set.
+ */
+int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c, JsonNode *model,
+			  const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
+
+/*
+ * The commands that test a pushed commit again as the bot tested it, for
+ * its review's reproduce member and its mail: fetch the branch from the
+ * tree (shown as tree_url) into a kernel checkout, then `printkbot run`
+ * of that commit alone.  Caller frees.
+ */
+char *pk_reply_commit_reproduce(const char *tree_url, const char *branch, const char *commit);
+
+/*
  * The commands that test a patch mail again as the bot tested it, for
  * the review's reproduce member (review.h): b4 fetches the patch and the
  * ones before it in its series (-P 1-N, -v for a later version) as an

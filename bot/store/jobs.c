@@ -30,6 +30,7 @@ static const char *const job_kind_names[] = {
 	[PK_JOB_UNKNOWN] = "unknown",
 	[PK_JOB_SERIES] = "series",
 	[PK_JOB_REPLY] = "reply",
+	[PK_JOB_PUSH] = "push",
 };
 
 const char *pk_job_state_name(enum pk_job_state state)

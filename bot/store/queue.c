@@ -41,6 +41,35 @@ int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const ch
 	return run(store, st, err);
 }
 
+int pk_store_source_state_swap(struct pk_store *store, gint64 source_id, const char *key,
+			       const char *old, const char *value, GError **err)
+{
+	/*
+	 * One statement either way: an upsert whose update is conditional when
+	 * there was no value, an update conditional on the value otherwise.
+	 * Inside the caller's write transaction (SQLite's lock; on PostgreSQL the
+	 * row lock of the UPDATE), so that of two workers only one sees a row back.
+	 */
+	g_autoptr(store_stmt) st = prep(store, old
+		? "UPDATE source_state SET value = ?3 WHERE source_id = ?1 AND key = ?2 AND "
+		  "value = ?4 RETURNING 1"
+		: "INSERT INTO source_state (source_id, key, value) VALUES (?1, ?2, ?3) "
+		  "ON CONFLICT (source_id, key) DO UPDATE SET value = excluded.value "
+		  "WHERE source_state.value IS NULL RETURNING 1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, source_id);
+	bind_text(st, 2, key);
+	bind_text(st, 3, value);
+	if (old)
+		bind_text(st, 4, old);
+	if ((rc = step(store, st, err)) < 0)
+		return -1;
+	return rc > 0 ? 1 : 0;
+}
+
 int pk_store_source_read(struct pk_store *store, gint64 source_id, gint64 time, GError **err)
 {
 	g_autofree char *value = g_strdup_printf("%" G_GINT64_FORMAT, time);
@@ -302,12 +331,13 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 {
 	g_autofree char *mid = store_bare_msgid(r->message_id);
 	g_autoptr(store_stmt) st = prep(store, "INSERT INTO replies (mail_id, review_id, job_id, "
-					  "after_commit, message_id, sender, recipients, text, sent) "
-					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id", err);
+					  "after_commit, message_id, sender, recipients, text, sent, "
+					  "push_commit_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+					  "RETURNING id", err);
 
 	if (!st)
 		return -1;
-	bind_int(st, 1, r->mail_id);
+	bind_id(st, 1, r->mail_id);
 	bind_id(st, 2, r->review_id);
 	bind_id(st, 3, r->job_id);
 	bind_text(st, 4, r->after_commit);
@@ -317,6 +347,7 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 	bind_text(st, 8, r->text);
 	if (r->sent)
 		bind_int(st, 9, r->sent);
+	bind_id(st, 10, r->push_commit_id);
 	if (run_id(store, st, out_id, err) < 0)
 		return -1;
 	return 0;
@@ -327,7 +358,7 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id, con
 		       struct pk_store_reply **out, GError **err)
 {
 	g_autofree char *sql = g_strdup_printf("SELECT id, mail_id, review_id, job_id, after_commit, "
-					       "message_id, sender, recipients, text, sent FROM "
+					       "message_id, sender, recipients, text, sent, push_commit_id FROM "
 					       "replies WHERE %s = ?1", where);
 	g_autoptr(store_stmt) st = prep(store, sql, err);
 	struct pk_store_reply *r;
@@ -352,6 +383,7 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id, con
 	r->recipients = col_text(st, 7);
 	r->text = col_text(st, 8);
 	r->sent = col_int(st, 9);
+	r->push_commit_id = col_int(st, 10);
 	*out = r;
 	return 1;
 }

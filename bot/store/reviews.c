@@ -241,6 +241,39 @@ int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_mod
 	return 0;
 }
 
+int pk_store_review_of_commit(struct pk_store *store, const char *commit, gint64 *out_review_id,
+			      GError **err)
+{
+	g_autofree char *prefix = g_ascii_strdown(commit, -1);
+	g_autoptr(store_stmt) st = NULL;
+	g_autofree char *first = NULL;
+	gint64 review = 0;
+	int rc;
+
+	if (strlen(prefix) < 4 || strspn(prefix, "0123456789abcdef") != strlen(prefix))
+		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a commit id (4 to 40 hex digits)", commit);
+	/* the newest review of each commit the prefix names, newest first */
+	st = prep(store, "SELECT max(r.id), p.commit_id FROM reviews r JOIN tests t ON t.id = r.test_id "
+		  "JOIN patches p ON p.id = t.patch_id WHERE substr(p.commit_id, 1, length(?1)) = ?1 "
+		  "GROUP BY p.commit_id ORDER BY 1 DESC", err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, prefix);
+	while ((rc = step(store, st, err)) > 0) {
+		if (first)
+			return pk_error(err, PK_ERROR_INPUT, "'%s' names more than one tested commit (%.12s, "
+					"%.12s): give more of it", commit, first, col_str(st, 1));
+		first = col_text(st, 1);
+		review = col_int(st, 0);
+	}
+	if (rc < 0)
+		return -1;
+	if (!first)
+		return 0;
+	*out_review_id = review;
+	return 1;
+}
+
 /* ---- history ----------------------------------------------------------- */
 
 void pk_history_row_free(struct pk_history_row *row)

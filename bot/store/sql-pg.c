@@ -497,6 +497,8 @@ static const struct {
 	{ "\\bREAL\\b", "DOUBLE PRECISION" },
 	{ "\\bBLOB\\b", "BYTEA" },
 	{ "\\)\\s*WITHOUT ROWID", ")" },
+	/* a migration's line for PostgreSQL alone (009: an identity moved past copied ids) */
+	{ "(?m)^-- pg: ", "" },
 };
 
 /* A db/ SQL file as PostgreSQL takes it; caller frees. */

@@ -49,7 +49,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 8
+#define PK_STORE_SCHEMA_VERSION 9
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -277,6 +277,13 @@ int pk_store_add_review(struct pk_store *store, gint64 *out_id, gint64 test_id,
 /* Where and when a review was posted (time: Unix seconds; 0 = now). */
 int pk_store_review_posted(struct pk_store *store, gint64 review_id, const char *posted_to,
 			   const char *reply_message_id, gint64 time, GError **err);
+/*
+ * The newest review of the tested commit commit names (its id, or a
+ * prefix of 4 hex digits or more): 1 found (*out_review_id), 0 none.  A
+ * prefix of two tested commits is an error (PK_ERROR_INPUT) naming them.
+ */
+int pk_store_review_of_commit(struct pk_store *store, const char *commit, gint64 *out_review_id,
+			      GError **err);
 /* A stored review's model and body (either out may be NULL); caller frees. */
 int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
 			char **out_body, GError **err);
@@ -351,6 +358,7 @@ enum pk_job_kind {
 	PK_JOB_UNKNOWN,
 	PK_JOB_SERIES,     /* "series": test the patches of one series, in order */
 	PK_JOB_REPLY,      /* "reply": send one rendered reply */
+	PK_JOB_PUSH,       /* "push": test the new commits of one push to a watched branch */
 };
 
 /* The kind's stable name ("series"); "unknown" for PK_JOB_UNKNOWN, "" for any other value. */
@@ -511,6 +519,15 @@ int pk_store_source_state_get(struct pk_store *store, gint64 source_id, const ch
 			      char **out, GError **err);
 int pk_store_source_state_set(struct pk_store *store, gint64 source_id, const char *key,
 			      const char *value, GError **err);
+/*
+ * Compare and set: key's value becomes value (NULL: none) only when it
+ * is old now (NULL: none, or no row), so that of two workers that saw
+ * the same move only one acts on it.  1 set, 0 not (another value is
+ * there).  Inside a caller's transaction, so that what is done for the
+ * move is written with it or not at all.
+ */
+int pk_store_source_state_swap(struct pk_store *store, gint64 source_id, const char *key,
+			       const char *old, const char *value, GError **err);
 
 /*
  * A source was read to its end at time (Unix seconds): its last
@@ -574,13 +591,16 @@ int pk_store_mail_set_state(struct pk_store *store, gint64 mail_id, const char *
 			    const char *reason, gint64 job_id, GError **err);
 
 /*
- * The reply to one tested mail.  It is rendered once with its Message-ID
- * and stored in the same transaction as the review, so a resend after a
- * crash sends these very bytes.  text is NULL when no mail is to be sent
- * (reply_on); the row still says the mail was tested.
+ * The reply to one tested mail, or the mail to the author of one pushed
+ * commit (push_commit_id instead of mail_id: one of the two).  It is
+ * rendered once with its Message-ID and stored in the same transaction
+ * as the review, so a resend after a crash sends these very bytes.  text
+ * is NULL when no mail is to be sent (reply_on); the row still says the
+ * mail was tested.
  */
 struct pk_store_reply {
 	gint64 id, mail_id, review_id, job_id;
+	gint64 push_commit_id;    /* the pushed commit it is about, 0 for a patch mail's reply */
 	char *after_commit;       /* the tested commit, where a following patch goes */
 	char *message_id;         /* the reply's, without <> */
 	char *sender;             /* envelope sender */
@@ -589,7 +609,7 @@ struct pk_store_reply {
 	gint64 sent;              /* Unix time it was sent, 0 while not */
 };
 void pk_store_reply_free(struct pk_store_reply *r);
-/* Add a reply (mail_id unique: a second reply to one mail is refused). */
+/* Add a reply (mail_id and push_commit_id unique: a second one to a mail or commit is refused). */
 int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_store_reply *reply,
 		       GError **err);
 /* A reply by id or by the mail it answers: 1 found (*out new), 0 not. */
@@ -603,6 +623,88 @@ int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
 /* The reply went out at time (0 = now); its review is marked posted too. */
 int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
 
+/* ---- pushes to watched branches (pushes.c) ----------------------------- */
+
+/*
+ * One commit of a push, as the push job goes through it.  state is
+ * "queued" (waiting for the job), "tested" (verdict, review_id),
+ * "tested-before" (the same patch-id on the same parent tree was tested
+ * already: same_as names that commit's row, verdict and review_id are
+ * its), "merge" (listed, not tested) or "skipped" (reason says why: a
+ * root commit, it left the branch before it was tested...).  Strings
+ * are owned when the struct comes from the store
+ * (pk_store_push_commit_free()), borrowed when passed in.
+ */
+struct pk_store_push_commit {
+	gint64 id, push_id;
+	int seq;                  /* 1 the oldest */
+	char *commit_id, *parent; /* full hex ids; parent NULL for a root commit */
+	char *subject;
+	char *author, *committer; /* "Name <addr>" */
+	char *state, *reason;
+	char *patch_key;          /* pk_repo_patch_key(), once read, or NULL */
+	gint64 same_as;
+	char *verdict;
+	gint64 review_id;
+	/* read only: the mail about it, when one was rendered */
+	char *mail_message_id;
+	gint64 mail_sent;         /* when it was sent, 0 while not */
+};
+void pk_store_push_commit_free(struct pk_store_push_commit *c);
+
+/* A push: what a watched branch moved from and to (strings as above). */
+struct pk_store_push {
+	gint64 id, source_id, job_id;
+	char *tree, *branch;      /* [tree NAME] and the branch */
+	char *old_tip, *new_tip;  /* new_tip NULL: the branch was deleted */
+	bool forced;              /* old_tip is not in new_tip's history */
+	int commits;              /* rows of push_commits */
+	int left_out;             /* older commits over max_commits, not listed */
+	char *note;               /* what was left out, or NULL */
+	gint64 created;
+	/* read only: its job's state ("done"...), NULL without a job */
+	char *job_state;
+};
+void pk_store_push_free(struct pk_store_push *p);
+typedef struct pk_store_push pk_store_push;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store_push, pk_store_push_free)
+
+/*
+ * Add a push and its commits (struct pk_store_push_commit*, in order,
+ * may be NULL; each one's state as given, "queued" when NULL), with
+ * push->commits set from them.  Atomic; inside a caller's transaction
+ * with the tip it moves (pk_store_source_state_swap()) and its job.
+ */
+int pk_store_push_add(struct pk_store *store, gint64 *out_id, const struct pk_store_push *push,
+		      const GPtrArray *commits, GError **err);
+/* The job that tests a push. */
+int pk_store_push_set_job(struct pk_store *store, gint64 push_id, gint64 job_id, GError **err);
+/*
+ * A push and its commits in order (*out_commits, may be NULL: a new array
+ * of struct pk_store_push_commit*): 1 found (*out new), 0 not.
+ */
+int pk_store_push_get(struct pk_store *store, gint64 push_id, struct pk_store_push **out,
+		      GPtrArray **out_commits, GError **err);
+/*
+ * Pushes newest first (a new array of struct pk_store_push*): of the
+ * branch source (its name, "TREE/BRANCH", or its tree "TREE"; NULL: all),
+ * at most limit (0: all).
+ */
+int pk_store_pushes(struct pk_store *store, const char *source, unsigned limit, GPtrArray **out,
+		    GError **err);
+/*
+ * What became of a pushed commit: c->id's state, reason, patch_key,
+ * same_as, verdict and review_id are written.
+ */
+int pk_store_push_commit_set(struct pk_store *store, const struct pk_store_push_commit *c,
+			     GError **err);
+/*
+ * The first pushed commit tested with patch key key ("tested": not one
+ * that was itself taken from another): 1 found (*out new), 0 none.
+ */
+int pk_store_push_commit_by_key(struct pk_store *store, const char *key,
+				struct pk_store_push_commit **out, GError **err);
+
 /* ---- figures for monitoring (figures.c) --------------------------------- */
 
 /*
@@ -611,7 +713,7 @@ int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GE
  * queued (its created time; 0 when none is queued).  One read, no write:
  * a read-only store answers it.
  */
-#define PK_JOB_KINDS (PK_JOB_REPLY + 1)
+#define PK_JOB_KINDS (PK_JOB_PUSH + 1)
 #define PK_JOB_STATES (PK_JOB_CANCELLED + 1)
 struct pk_store_queue_figures {
 	gint64 jobs[PK_JOB_KINDS][PK_JOB_STATES];

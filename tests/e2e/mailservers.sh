@@ -9,8 +9,9 @@
 #                      submission on $sub_port (STARTTLS + AUTH, for the bot),
 #                      Dovecot IMAP on $imap_port (STARTTLS offered; imap_tls=no
 #                      before mail_start: none, as a server or a man in the middle
-#                      that strips it); users list, jane, bot (password pw) in the
-#                      domain example.org, mail in $work/mail/<user>/Maildir;
+#                      that strips it); users list, jane, bot and those of
+#                      $mail_users (password pw) in the domain example.org,
+#                      mail in $work/mail/<user>/Maildir;
 #                      $work/tls.crt is the certificate of both
 #   postfix_stop / postfix_start   the SMTP server down and up again
 #   mail_stop          both down (at the test's exit)
@@ -35,7 +36,7 @@ mail_start() {
 	mail_uid=$(id -u nobody); mail_gid=$(id -g nobody)
 	chmod 755 "$work"
 	mkdir -p "$work/mail" "$work/postfix" "$work/pfq" "$work/pfdata" "$work/dovecot/run" "$work/dovecot/state"
-	for u in list jane bot; do
+	for u in list jane bot ${mail_users:-}; do
 		mkdir -p "$work/mail/$u/Maildir/"{new,cur,tmp}
 	done
 	chown -R "$mail_uid:$mail_gid" "$work/mail"
@@ -44,11 +45,9 @@ mail_start() {
 		-keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1
 	chmod 644 "$work/tls.key"
 
-	cat >"$work/dovecot/passwd" <<EOF
-list:{PLAIN}pw
-jane:{PLAIN}pw
-bot:{PLAIN}pw
-EOF
+	for u in list jane bot ${mail_users:-}; do
+		echo "$u:{PLAIN}pw"
+	done >"$work/dovecot/passwd"
 	cat >"$work/dovecot/dovecot.conf" <<EOF
 base_dir = $work/dovecot/run
 state_dir = $work/dovecot/state
@@ -124,7 +123,7 @@ smtpd_sasl_path = $work/dovecot/auth-postfix
 smtpd_banner = mail.example.org ESMTP printkbot test
 message_size_limit = 20000000
 EOF
-	for u in list jane bot; do
+	for u in list jane bot ${mail_users:-}; do
 		echo "$u@example.org $u/Maildir/"
 	done >"$work/postfix/vmailbox"
 	cat >"$work/postfix/master.cf" <<EOF

@@ -250,6 +250,69 @@ static void test_fetch_tree(void **state)
 }
 
 /*
+ * A watched branch: fetched with the others; deleted there, removed here
+ * (a base branch that is gone stays as last fetched).  Its commits: the
+ * patch key is the same for the same change on the same parent tree
+ * (a reworded commit), another for another change; ancestry.
+ */
+static void test_fetch_watched(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *remote = g_dir_make_tmp("printkbot-bases-watch-XXXXXX", NULL);
+	g_autofree char *c1 = NULL, *c2 = NULL, *c2b = NULL, *got = NULL;
+	g_autofree char *k1 = NULL, *k2 = NULL, *k2b = NULL;
+	g_autoptr(GError) err = NULL;
+	char *branches[] = { "main", NULL };
+	char *watch[] = { "dev", NULL };
+	struct pk_tree_config t = { "lab", remote, branches, watch };
+
+	write_f(remote, "f.c", false);
+	g_free(run_git(remote, (const char *[]){ "init", "-q", "-b", "main", NULL }));
+	g_free(run_git(remote, (const char *[]){ "add", ".", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "base", NULL }));
+	g_free(run_git(remote, (const char *[]){ "checkout", "-q", "-b", "dev", NULL }));
+	write_f(remote, "f.c", true);
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-am", "one", NULL }));
+	c1 = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	write_f(remote, "g.c", false);
+	g_free(run_git(remote, (const char *[]){ "add", "g.c", NULL }));
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "-m", "two", NULL }));
+	c2 = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	g_free(run_git(remote, (const char *[]){ "commit", "-q", "--amend", "-m", "two, reworded", NULL }));
+	c2b = run_git(remote, (const char *[]){ "rev-parse", "HEAD", NULL });
+	g_free(run_git(remote, (const char *[]){ "branch", "-q", "keep", c2, NULL }));
+	g_free(run_git(remote, (const char *[]){ "checkout", "-q", "main", NULL }));
+
+	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, &err), 0);
+	got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/dev", NULL);
+	assert_string_equal(got, c2b);
+	g_free(got);
+	assert_non_null((got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/main", NULL)));
+	/* c2 is not on a fetched branch: brought in for the keys, as a push job's fetch would */
+	{
+		g_autofree char *spec = g_strdup_printf("+refs/heads/keep:refs/printkbot/run/%s", c2);
+		const char *specs[] = { spec, NULL };
+
+		assert_int_equal(pk_repo_fetch(&f->lab, remote, specs, NULL, &err), 0);
+	}
+	assert_int_equal(pk_repo_patch_key(&k1, &f->lab, c1, &err), 0);
+	assert_int_equal(pk_repo_patch_key(&k2, &f->lab, c2, &err), 0);
+	assert_int_equal(pk_repo_patch_key(&k2b, &f->lab, c2b, &err), 0);
+	assert_string_equal(k2, k2b);
+	assert_string_not_equal(k1, k2);
+	assert_int_equal(pk_repo_is_ancestor(&f->lab, c1, c2b, &err), 1);
+	assert_int_equal(pk_repo_is_ancestor(&f->lab, c2b, c2b, &err), 1);
+	assert_int_equal(pk_repo_is_ancestor(&f->lab, c2, c2b, &err), 0);
+
+	g_free(run_git(remote, (const char *[]){ "branch", "-q", "-D", "dev", NULL }));
+	assert_int_equal(pk_bases_fetch_tree(&f->lab, &t, &err), 0);
+	assert_null(pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/dev", NULL));
+	g_free(got);
+	assert_non_null((got = pk_repo_resolve(&f->lab, "refs/printkbot/trees/lab/main", NULL)));
+	rm_rf(remote);
+}
+
+/*
  * A [tree] anyone may push to, with tags of the lab's own names at its
  * branch: printkbot-debian-99.0 (annotated, as a Debian base would be)
  * and printkbot-base.  The fetch writes the branch's ref alone: no new
@@ -511,6 +574,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_three_way, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_three_way_own_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fetch_watched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree_tags_stay_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_commit_fetched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_commit_published_only, setup, teardown),

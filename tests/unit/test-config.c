@@ -155,6 +155,9 @@ static void test_bases_and_trees(void **state)
 	assert_string_equal(t->name, "net");
 	assert_string_equal(t->url, "/srv/net.git");
 	assert_string_equal(t->branches[1], "next");
+	assert_null(t->watch);
+	assert_string_equal(t->reply_on, "changes");
+	assert_int_equal(t->max_commits, 50);
 	t = c.trees->pdata[1];
 	assert_string_equal(t->branches[0], "master");
 	pk_config_clear(&c);
@@ -168,6 +171,55 @@ struct bad_case {
 	const char *text;
 	const char *error_has;
 };
+
+/*
+ * [tree NAME] watch: branch names (blanks or commas), each once, fetched
+ * too; a watched-only tree fetches no master; list, reply_on (the
+ * daemon's by default), max_commits; bad names and values refused.
+ */
+static void test_tree_watch(void **state)
+{
+	g_autofree char *path = write_tmp("[daemon]\nreply_on = always\n"
+					  "[tree lab]\nurl = git://127.0.0.1:9418/lab.git\nwatch = main next, main\n"
+					  "list = lab@example.org\nmax_commits = 3\n"
+					  "[tree net]\npath = /srv/net.git\nbranches = main\nwatch = fixes\nreply_on = never\n");
+	static const struct bad_case bad_watch[] = {
+		{ "[tree x]\npath = /x\nwatch = ma..in\n", "[tree x] watch: 'ma..in' is not a branch name" },
+		{ "[tree x]\npath = /x\nwatch = -rf\n", "[tree x] watch: '-rf' is not a branch name" },
+		{ "[tree x]\npath = /x\nwatch = main\nreply_on = sometimes\n", "[tree x] reply_on" },
+		{ "[tree x]\npath = /x\nwatch = main\nmax_commits = 0\n", "[tree x] max_commits: at least 1" },
+		{ "[tree x]\npath = /x\nwatch = main\nlist = nobody\n", "[tree x] list: 'nobody' is not a mail" },
+	};
+	const struct pk_tree_config *t;
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	t = c.trees->pdata[0];
+	assert_null(t->branches);
+	assert_string_equal(t->watch[0], "main");
+	assert_string_equal(t->watch[1], "next");
+	assert_null(t->watch[2]);
+	assert_true(pk_tree_watches(t, "next"));
+	assert_false(pk_tree_watches(t, "master"));
+	assert_string_equal(t->list, "lab@example.org");
+	assert_string_equal(t->reply_on, "always");
+	assert_int_equal(t->max_commits, 3);
+	t = c.trees->pdata[1];
+	assert_string_equal(t->branches[0], "main");
+	assert_string_equal(t->watch[0], "fixes");
+	assert_string_equal(t->reply_on, "never");
+	pk_config_clear(&c);
+	unlink(path);
+	for (size_t i = 0; i < G_N_ELEMENTS(bad_watch); i++) {
+		g_autofree char *bad = write_tmp(bad_watch[i].text);
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_config_load(&c, bad, &err), -1);
+		if (!strstr(err->message, bad_watch[i].error_has))
+			fail_msg("%s: %s", bad_watch[i].text, err->message);
+		unlink(bad);
+	}
+}
 
 /*
  * [policy] sandbox and limits: parsed into the config; they become the
@@ -514,6 +566,10 @@ static void test_check_daemon(void **state)
 		{ "[daemon]\nfrom = Bot <bot@localhost>\n", false },
 		{ "[daemon]\nfrom = bot@mail.localhost\n", false },
 		{ "[daemon]\nfrom = bot@localhost.example.org\n", true },
+		/* a watched branch mails the authors of its commits: from must be real too */
+		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nwatch = main\n", true },
+		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nwatch = main\nreply_on = changes\n", false },
+		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nreply_on = changes\n", true },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -566,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_keys),
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_bases_and_trees),
+		cmocka_unit_test(test_tree_watch),
 		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),

@@ -137,7 +137,7 @@ static void test_job_names(void **state)
 		{ PK_JOB_FAILED, "failed" }, { PK_JOB_CANCELLED, "cancelled" },
 	};
 	static const struct { enum pk_job_kind kind; const char *name; } kinds[] = {
-		{ PK_JOB_SERIES, "series" }, { PK_JOB_REPLY, "reply" },
+		{ PK_JOB_SERIES, "series" }, { PK_JOB_REPLY, "reply" }, { PK_JOB_PUSH, "push" },
 	};
 	enum pk_job_state st;
 	enum pk_job_kind kind;
@@ -614,6 +614,117 @@ static void test_mails_and_replies(void **state)
 	assert_string_equal(value, "42");
 }
 
+/*
+ * Pushes to a watched branch: the tip moved by compare and set (one of
+ * two workers that saw the same move), a push and its commits, what
+ * became of each, a commit found by its patch key, and the mail about a
+ * commit as a reply without a mail, sent once like any.
+ */
+static void test_pushes(void **state)
+{
+	g_autofree char *path = db_path("pushes.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GPtrArray) commits = g_ptr_array_new(), got = NULL, pushes = NULL;
+	g_autoptr(pk_store_push) push = NULL;
+	g_autofree char *tip = NULL;
+	struct pk_store_push_commit a = { .commit_id = "aaaa", .parent = "0000", .subject = "a: one",
+					  .author = "Jane <jane@x>", .committer = "Max <max@x>" };
+	struct pk_store_push_commit m = { .commit_id = "mmmm", .parent = "aaaa", .state = "merge",
+					  .reason = "merge" };
+	struct pk_store_push_commit b = { .commit_id = "bbbb", .parent = "mmmm", .subject = "b: two" };
+	struct pk_store_push p = { .tree = "lab", .branch = "main", .old_tip = "0000", .new_tip = "bbbb",
+				   .left_out = 2, .note = "2 older commits were not tested" };
+	struct pk_store_push_commit *c = NULL, done = { 0 };
+	struct pk_store_reply r = { .message_id = "report1@bot", .sender = "bot@x",
+				    .recipients = "jane@x\nmax@x", .text = "report\r\n" };
+	gint64 source, id, job, reply, again;
+
+	assert_int_equal(pk_store_add_source(s, &source, "git", "lab/main", "git://x/lab.git", &err), 0);
+	/* first sight: no tip, set; a second worker that saw none refused */
+	assert_int_equal(pk_store_source_state_swap(s, source, "tip", NULL, "0000", &err), 1);
+	assert_int_equal(pk_store_source_state_swap(s, source, "tip", NULL, "0000", &err), 0);
+	assert_int_equal(pk_store_source_state_swap(s, source, "tip", "1111", "bbbb", &err), 0);
+	assert_int_equal(pk_store_source_state_swap(s, source, "tip", "0000", "bbbb", &err), 1);
+	assert_int_equal(pk_store_source_state_get(s, source, "tip", &tip, &err), 1);
+	assert_string_equal(tip, "bbbb");
+	/* deleted: no value, and a branch seen again starts as new */
+	assert_int_equal(pk_store_source_state_swap(s, source, "tip", "bbbb", NULL, &err), 1);
+	assert_int_equal(pk_store_source_state_swap(s, source, "tip", NULL, "cccc", &err), 1);
+
+	p.source_id = source;
+	g_ptr_array_add(commits, &a);
+	g_ptr_array_add(commits, &m);
+	g_ptr_array_add(commits, &b);
+	assert_int_equal(pk_store_push_add(s, &id, &p, commits, &err), 0);
+	assert_int_equal(pk_store_job_add(s, &job, PK_JOB_PUSH, "{\"push\":1}", &err), 0);
+	assert_int_equal(pk_store_push_set_job(s, id, job, &err), 0);
+	assert_int_equal(pk_store_push_get(s, id, &push, &got, &err), 1);
+	assert_string_equal(push->tree, "lab");
+	assert_string_equal(push->new_tip, "bbbb");
+	assert_int_equal(push->commits, 3);
+	assert_int_equal(push->left_out, 2);
+	assert_string_equal(push->job_state, "queued");
+	assert_int_equal(got->len, 3);
+	c = got->pdata[0];
+	assert_int_equal(c->seq, 1);
+	assert_string_equal(c->state, "queued");
+	assert_string_equal(c->committer, "Max <max@x>");
+	assert_string_equal(((struct pk_store_push_commit *)got->pdata[1])->state, "merge");
+
+	/* tested: found by its key; the one taken from it is not found by the key */
+	assert_int_equal(pk_store_push_commit_by_key(s, "pid tree", &c, &err), 0);
+	done = (struct pk_store_push_commit){ .id = ((struct pk_store_push_commit *)got->pdata[0])->id,
+					      .state = "tested", .patch_key = "pid tree",
+					      .verdict = "console-changed" };
+	assert_int_equal(pk_store_push_commit_set(s, &done, &err), 0);
+	done.id = ((struct pk_store_push_commit *)got->pdata[2])->id;
+	done.state = "tested-before";
+	done.same_as = ((struct pk_store_push_commit *)got->pdata[0])->id;
+	assert_int_equal(pk_store_push_commit_set(s, &done, &err), 0);
+	assert_int_equal(pk_store_push_commit_by_key(s, "pid tree", &c, &err), 1);
+	assert_string_equal(c->commit_id, "aaaa");
+	assert_null(c->mail_message_id);
+	done.state = "no-such-state";
+	assert_int_equal(pk_store_push_commit_set(s, &done, &err), -1);
+	g_clear_error(&err);
+
+	/* the mail about it: a reply with no mail, one per commit */
+	r.push_commit_id = c->id;
+	assert_int_equal(pk_store_reply_add(s, &reply, &r, &err), 0);
+	assert_int_equal(pk_store_reply_add(s, &again, &r, &err), -1);
+	g_clear_error(&err);
+	pk_store_push_commit_free(c);
+	assert_int_equal(pk_store_reply_sent(s, reply, 99, &err), 0);
+	assert_int_equal(pk_store_push_commit_by_key(s, "pid tree", &c, &err), 1);
+	assert_string_equal(c->mail_message_id, "report1@bot");
+	assert_int_equal(c->mail_sent, 99);
+	pk_store_push_commit_free(c);
+	{
+		struct pk_store_reply *back = NULL;
+
+		assert_int_equal(pk_store_reply_by_message_id(s, "report1@bot", &back, &err), 1);
+		assert_int_equal(back->mail_id, 0);
+		assert_int_equal(back->push_commit_id, r.push_commit_id);
+		pk_store_reply_free(back);
+	}
+
+	/* newest first, by tree or branch */
+	p.old_tip = "bbbb";
+	p.new_tip = NULL;
+	assert_int_equal(pk_store_push_add(s, &again, &p, NULL, &err), 0);
+	assert_int_equal(pk_store_pushes(s, "lab/main", 0, &pushes, &err), 0);
+	assert_int_equal(pushes->len, 2);
+	assert_int_equal(((struct pk_store_push *)pushes->pdata[0])->id, again);
+	assert_null(((struct pk_store_push *)pushes->pdata[0])->new_tip);
+	g_clear_pointer(&pushes, g_ptr_array_unref);
+	assert_int_equal(pk_store_pushes(s, "lab", 1, &pushes, &err), 0);
+	assert_int_equal(pushes->len, 1);
+	g_clear_pointer(&pushes, g_ptr_array_unref);
+	assert_int_equal(pk_store_pushes(s, "net", 0, &pushes, &err), 0);
+	assert_int_equal(pushes->len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_claim_race),
 		cmocka_unit_test(test_killed_worker),
 		cmocka_unit_test(test_mails_and_replies),
+		cmocka_unit_test(test_pushes),
 	};
 
 	/* all of it on PostgreSQL too: the claim race is FOR UPDATE SKIP LOCKED's test there */

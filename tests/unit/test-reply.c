@@ -318,6 +318,72 @@ static void test_archive_link(void **state)
 	assert_null(pk_reply_archive_link(NULL, "a@b"));
 }
 
+/*
+ * The mail about a pushed commit: To its author, Cc its committer and the
+ * tree's list, a thread of its own, the robot's head for a commit
+ * (tree:, head:, commit:, author:, date:), a reproduce that names the
+ * tree and the commit, "commit" in the robot's sentences; the same
+ * Message-ID whenever it is built, another for another commit.
+ */
+static void test_commit_mail(void **state)
+{
+	static const struct pk_review_info rinfo = { "lab/main (commit 1a2b3c4d5e6f)", 1, 1, "its parent",
+						     "3f2a1b4c5d6e", "printkbot run 1a2b3c4d5e6f^!" };
+	struct pk_reply_commit c = {
+		.tree = "lab", .branch = "main", .tree_url = "git://127.0.0.1:9418/lab.git",
+		.head = "9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f",
+		.commit = "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d", .subject = "init: say hello",
+		.author = "Jane Dev <jane@example.org>", .committer = "Max Maint <max@example.org>",
+		.date = "Tue, 1 Dec 2026 10:00:00 +0000", .index = 1, .total = 3, .list = "lab@example.org",
+	};
+	g_autoptr(pk_mail) m = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_test_result res = { .verdict = PK_VERDICT_NO_CHURN };
+	struct pk_reply r = { 0 }, again = { 0 }, other = { 0 };
+	g_autofree char *mid = NULL;
+
+	assert_int_equal(pk_mail_parse(&m, patch_mail, strlen(patch_mail), &err), 0);
+	res.scan = pk_scan(m->patch);
+	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
+	model = pk_review_model(m->patch, &res, &rinfo);
+	json_object_set_string_member(json_node_get_object(model), "verdict", "console-changed");
+	assert_int_equal(pk_reply_build_commit(&r, &c, model, &daemon_cfg, &with_archive, &err), 0);
+	assert_int_equal(r.recipients->len, 3);
+	assert_string_equal(r.recipients->pdata[0], "jane@example.org");
+	assert_string_equal(r.recipients->pdata[1], "max@example.org");
+	assert_string_equal(r.recipients->pdata[2], "lab@example.org");
+	assert_true(has_line(r.text, "To: Jane Dev <jane@example.org>"));
+	assert_true(has_line(r.text, "Cc: Max Maint <max@example.org>, lab@example.org"));
+	assert_true(has_line(r.text, "Subject: [lab:main 1/3] init: say hello: console-changed"));
+	assert_null(strstr(r.text, "In-Reply-To:"));
+	assert_true(has_line(r.text, "Auto-Submitted: auto-generated"));
+	assert_true(has_line(r.text, "Hi Jane,"));
+	assert_non_null(strstr(r.text, "before and after this commit, and\r\nthe commit changes what"));
+	assert_true(has_line(r.text, "tree:   git://127.0.0.1:9418/lab.git main"));
+	assert_true(has_line(r.text, "head:   9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f9f"));
+	assert_true(has_line(r.text, "commit: 1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d (\"init: say hello\")"));
+	assert_true(has_line(r.text, "author: Jane Dev <jane@example.org>"));
+	assert_true(has_line(r.text, "date:   Tue, 1 Dec 2026 10:00:00 +0000"));
+	assert_true(has_line(r.text, "        git fetch --no-tags git://127.0.0.1:9418/lab.git main && "
+			     "printkbot run 1a2b3c4d5e6f^!"));
+	assert_true(has_line(r.text, "        CONFIG_PRINTK_INDEX=y"));
+	assert_null(strstr(r.text, "patch link:"));
+	/* built again: the same id; another commit: another */
+	assert_int_equal(pk_reply_build_commit(&again, &c, model, &daemon_cfg, &with_archive, &err), 0);
+	assert_string_equal(again.message_id, r.message_id);
+	c.commit = "2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d1a";
+	c.committer = c.author;   /* the author committed it: mailed once */
+	c.list = NULL;
+	assert_int_equal(pk_reply_build_commit(&other, &c, model, &daemon_cfg, &with_archive, &err), 0);
+	assert_string_not_equal(other.message_id, r.message_id);
+	assert_int_equal(other.recipients->len, 1);
+	pk_reply_clear(&r);
+	pk_reply_clear(&again);
+	pk_reply_clear(&other);
+	pk_test_result_clear(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_reproduce),
 		cmocka_unit_test(test_archive_link),
+		cmocka_unit_test(test_commit_mail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -380,7 +380,7 @@ static void test_repo_fetch_hides_token(void **state)
 	for (size_t i = 0; i < G_N_ELEMENTS(urls); i++) {
 		g_autoptr(GError) err = NULL;
 
-		assert_int_equal(pk_repo_fetch(&f->lab, urls[i], specs, &err), -1);
+		assert_int_equal(pk_repo_fetch(&f->lab, urls[i], specs, NULL, &err), -1);
 		print_message("%s\n", err->message);
 		assert_null(strstr(err->message, "tok3n"));
 		assert_non_null(strstr(err->message, "***@127.0.0.1:1/x.git"));
