@@ -22,6 +22,18 @@ const char *pk_fold_name(const struct pk_fold_env *env, const char *name, gsize 
 	return NULL;
 }
 
+const char *pk_fold_literal(const char *p, GString *out)
+{
+	const char *q = p + 1;
+
+	while (*q && *q != '"')
+		q += (*q == '\\' && q[1]) ? 2 : 1;
+	if (!*q)
+		return NULL;
+	g_string_append_len(out, p + 1, q - p - 1);
+	return q + 1;
+}
+
 char *pk_fold_value(const struct pk_fold_env *env, const char *expr)
 {
 	g_autoptr(GString) out = g_string_new(NULL);
@@ -32,13 +44,8 @@ char *pk_fold_value(const struct pk_fold_env *env, const char *expr)
 		if (g_ascii_isspace(*p)) {
 			p++;
 		} else if (*p == '"') {
-			const char *q = p + 1;
-			while (*q && *q != '"')
-				q += (*q == '\\' && q[1]) ? 2 : 1;
-			if (!*q)
-				return NULL;    /* an unterminated literal: a cut-off hunk */
-			g_string_append_len(out, p + 1, q - p - 1);
-			p = q + 1;
+			if (!(p = pk_fold_literal(p, out)))
+				return NULL;
 			any = TRUE;
 		} else if (g_ascii_isalpha(*p) || *p == '_') {
 			const char *q = p, *v;

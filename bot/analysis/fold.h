@@ -33,6 +33,13 @@ struct pk_fold_env {
 const char *pk_fold_name(const struct pk_fold_env *env, const char *name, gsize len);
 
 /*
+ * The C string literal at p (its opening '"'): its body as written, C
+ * escapes kept, appended to out.  Returns what follows its closing
+ * quote, or NULL when it has none (a cut-off hunk).
+ */
+const char *pk_fold_literal(const char *p, GString *out);
+
+/*
  * The string an expression as written is, when the compiler knows it: a
  * sequence of string literals and pk_fold_name() names, joined, literals
  * without their quotes and with their C escapes kept ("\"x\" KBUILD_MODNAME"

@@ -535,11 +535,8 @@ static gboolean eval_prefix(const struct eval_ctx *x, const char *body, GString 
 		if (g_ascii_isspace(*p)) {
 			p++;
 		} else if (*p == '"') {
-			const char *q = p + 1;
-			while (*q && *q != '"')
-				q += (*q == '\\' && q[1]) ? 2 : 1;
-			g_string_append_len(out, p + 1, q - p - 1);
-			p = *q ? q + 1 : q;
+			if (!(p = pk_fold_literal(p, out)))
+				return FALSE;   /* unterminated: not a prefix we can trust */
 		} else if (g_ascii_isalpha(*p) || *p == '_') {
 			const char *q = p;
 			while (g_ascii_isalnum(*q) || *q == '_')
