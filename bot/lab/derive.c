@@ -58,16 +58,17 @@ static bool other_arch(const char *file)
  * sources, each once, into want; what asked for each into found->asked.
  */
 static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct pk_lab *lab,
-			const struct pk_patch *patch, GHashTable *config, GError **err)
+			const struct pk_patch *patch, GHashTable *config, bool deleted, GError **err)
 {
 	for (guint i = 0; i < patch->files->len; i++) {
 		const struct pk_diff_file *f = patch->files->pdata[i];
 		g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
-
 		/* a new file counts: on the patched tree its makefile line is there */
-		if (!f->new_path || other_arch(f->new_path))
+		const char *path = deleted ? (f->new_path ? NULL : f->old_path) : f->new_path;
+
+		if (!path || other_arch(path))
 			continue;
-		if (pk_coverage_kbuild_groups(lab->tree, f->new_path, groups, err) < 0)
+		if (pk_coverage_kbuild_groups(lab->tree, path, groups, err) < 0)
 			return -1;
 		for (guint g = 0; g < groups->len; g++) {
 			const char *group = groups->pdata[g];
@@ -77,7 +78,8 @@ static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct 
 			if (group_met(config, group) || g_ptr_array_find_with_equal_func(want, group, g_str_equal, NULL))
 				continue;
 			g_ptr_array_add(want, g_strdup(group));
-			g_ptr_array_add(found->asked, g_strdup_printf("%s: CONFIG_%s", f->new_path, named));
+			g_ptr_array_add(found->asked, g_strdup_printf("%s: CONFIG_%s%s", path, named,
+								      deleted ? ", which the patch removes" : ""));
 		}
 	}
 	return 0;
@@ -403,11 +405,62 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 	return 0;
 }
 
-int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
-		     const struct pk_patch *patch, GError **err)
+static struct pk_derived derived_new(void)
 {
-	struct pk_derived d = { NULL, g_ptr_array_new_with_free_func(g_free), g_ptr_array_new_with_free_func(g_free),
-				NULL, g_ptr_array_new_with_free_func(g_free) };
+	return (struct pk_derived){ NULL, g_ptr_array_new_with_free_func(g_free),
+				    g_ptr_array_new_with_free_func(g_free), NULL,
+				    g_ptr_array_new_with_free_func(g_free) };
+}
+
+/* The solver's answer: CONFIG_ lines onto lines, what it could not set onto d->cannot. */
+static void take_answer(GString *lines, struct pk_derived *d, char **answer)
+{
+	for (char **l = answer; l && *l; l++) {
+		if (g_str_has_prefix(*l, "CONFIG_"))
+			g_string_append_printf(lines, "%s\n", *l);
+		else if (g_str_has_prefix(*l, "# cannot: "))
+			g_ptr_array_add(d->cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
+	}
+}
+
+bool pk_derive_deletes_code(const struct pk_patch *patch)
+{
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		if (!f->new_path && f->old_path && g_str_has_suffix(f->old_path, ".c"))
+			return true;
+	}
+	return false;
+}
+
+int pk_derive_removed(struct pk_derived *out, const struct pk_lab *lab, const struct pk_patch *patch,
+		      GError **err)
+{
+	struct pk_derived d = derived_new();
+	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GHashTable) config = NULL;
+	g_autoptr(GString) lines = g_string_new(NULL);
+	g_auto(GStrv) answer = NULL;
+	g_autofree char *lab_build = pk_lab_build_dir(lab);
+
+	if (!(config = pk_kconfig_values(lab_build, err)) ||
+	    unmet_groups(want, &d, lab, patch, config, true, err) < 0 ||
+	    (want->len && !(answer = solve(lab, want, err)))) {
+		pk_derived_clear(&d);
+		return -1;
+	}
+	take_answer(lines, &d, answer);
+	if (lines->len)
+		d.lines = g_string_free(g_steal_pointer(&lines), FALSE);
+	*out = d;
+	return 0;
+}
+
+int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
+		     const struct pk_patch *patch, const struct pk_derived *removed, GError **err)
+{
+	struct pk_derived d = derived_new();
 	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GHashTable) config = NULL;
@@ -417,18 +470,20 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	int rc = -1;
 
 	if (!(config = pk_kconfig_values(lab_build, err)) ||
-	    unmet_groups(want, &d, lab, patch, config, err) < 0 ||
+	    unmet_groups(want, &d, lab, patch, config, false, err) < 0 ||
 	    pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
 		goto out;
 	added_options(want, &d, patch, config);
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
-	for (char **l = answer; l && *l; l++) {
-		if (g_str_has_prefix(*l, "CONFIG_"))
-			g_string_append_printf(lines, "%s\n", *l);
-		else if (g_str_has_prefix(*l, "# cannot: "))
-			g_ptr_array_add(d.cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
-	}
+	take_answer(lines, &d, answer);
+	/* the deleted code's lines: the kernel before the patch builds it, the patched one has no such options */
+	if (removed && removed->lines)
+		g_string_append(lines, removed->lines);
+	for (guint i = 0; removed && i < removed->asked->len; i++)
+		g_ptr_array_add(d.asked, g_strdup(removed->asked->pdata[i]));
+	for (guint i = 0; removed && i < removed->cannot->len; i++)
+		g_ptr_array_add(d.cannot, g_strdup(removed->cannot->pdata[i]));
 	rc = 0;
 	if (!lines->len && !args->len)
 		goto out;

@@ -35,6 +35,7 @@
 #define PK_DERIVE_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 #include "base/patch.h"
 #include "lab/lab.h"
@@ -61,8 +62,26 @@ struct pk_derived {
  * (pk_derived_clear()).
  */
 int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
-		     const struct pk_patch *patch, GError **err);
+		     const struct pk_patch *patch, const struct pk_derived *removed, GError **err);
 void pk_derived_clear(struct pk_derived *d);
+
+/* Whether the patch deletes a C source (a driver's removal). */
+bool pk_derive_deletes_code(const struct pk_patch *patch);
+
+/*
+ * A removal's half of a derived config: the symbols that build the C
+ * sources the patch deletes, read from the Kbuild makefiles of the tree as
+ * checked out now (the patch's parent, where they still are) and solved
+ * there, into *out (pk_derived_clear(); its lines NULL when the lab's
+ * config builds them already).  Given to pk_derive_config() on the
+ * patched tree as removed, its lines go into the derived config too: the
+ * kernel before the patch is built with the driver, so that what it
+ * printed shows in the printk index diff as removed; the patched tree has
+ * no such symbols, and its kernel goes without them (kconfig.h).  What
+ * no config can set (a driver that depends on BROKEN) is in out->cannot.
+ */
+int pk_derive_removed(struct pk_derived *out, const struct pk_lab *lab, const struct pk_patch *patch,
+		      GError **err);
 
 /*
  * The rows of datadir's qemu/devices whose prefix the patch touches: their

@@ -8,13 +8,23 @@
 
 int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
 			   const struct pk_test_opts *opts, const struct pk_patch *patch, const char *at,
-			   const char *what, GError **err)
+			   const char *removed_at, const char *what, GError **err)
 {
+	struct pk_derived removed = { 0 };
+	bool removal = removed_at && pk_derive_deletes_code(patch);
 	int rc;
 
+	/* a removal: what builds the deleted code, read where it still is */
+	if (removal && (pk_repo_checkout(lab, removed_at, err) < 0 ||
+			pk_kconfig_sync(lab, removed_at, NULL, err) < 0 ||
+			pk_derive_removed(&removed, lab, patch, err) < 0))
+		return -1;
 	/* the lab's .config, made for at's Kconfig, is what the derived config adds to */
-	if (pk_repo_checkout(lab, at, err) < 0 || pk_kconfig_sync(lab, at, NULL, err) < 0 ||
-	    (rc = pk_derive_config(out, found, lab, patch, err)) < 0)
+	rc = pk_repo_checkout(lab, at, err) < 0 || pk_kconfig_sync(lab, at, NULL, err) < 0 ? -1
+	   : pk_derive_config(out, found, lab, patch, removal ? &removed : NULL, err);
+	if (removal)
+		pk_derived_clear(&removed);
+	if (rc < 0)
 		return -1;
 	if (rc && found && found->lines) {
 		g_autofree char *lines = g_strdelimit(g_strdup(found->lines), "\n", ' ');

@@ -549,8 +549,8 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 			return rc;
 		derive_at = res->after.commit;
 	}
-	if ((found = pk_pipeline_config_for(&derived, &res->derived, lab, opts, patch, derive_at, "the patch",
-					    err)) < 0)
+	if ((found = pk_pipeline_config_for(&derived, &res->derived, lab, opts, patch, derive_at,
+					    derive_at != parent ? parent : NULL, "the patch", err)) < 0)
 		return -1;
 	res->config_hash = g_strdup(found ? derived.config_hash : lab->config_hash);
 	rc = dynamic(res, found ? &derived : lab, store, opts, patch, err);
