@@ -819,17 +819,28 @@ static void scan_pair(struct pk_scan_ctx *x, const struct pk_call *o, const stru
 	if (x->scan->findings->len == before)
 		pair_same_text(x, o, n, &pr);
 	printed_clear(&pr);
+	/* one debug call rewritten as another: what changed is not printed by default either */
+	for (guint i = before; o->dynamic && n->dynamic && i < x->scan->findings->len; i++)
+		((struct pk_finding *)x->scan->findings->pdata[i])->silent = TRUE;
 	scan_level_missing(x, o, n, q);
 	scan_literals(x, o, n, q);
 	scan_call_line(x, o, n, q, cont_reported);
 }
+
+/*
+ * What a debug call's finding adds: pr_debug(), dev_dbg() and the like
+ * print nothing unless DEBUG or dynamic debug enables them, so by
+ * themselves they leave the console as it was (the printk index of such
+ * a kernel does not hold them either: bench/scan-index.py).
+ */
+#define DEBUG_ONLY_NOTE "; it is a debug message, printed only when DEBUG or dynamic debug enables it"
 
 static void scan_removed(struct pk_scan_ctx *x, const struct pk_call *o)
 {
 	g_autofree char *q = quote(x, o, FALSE);
 
 	pk_scan_add_finding(x, PK_FINDING_MESSAGE_REMOVED, o, NULL, g_strdup_printf(
-		"%s() of %s is removed", o->name, q));
+		"%s() of %s is removed%s", o->name, q, o->dynamic ? DEBUG_ONLY_NOTE : ""))->silent |= o->dynamic;
 }
 
 static void scan_added(struct pk_scan_ctx *x, const struct pk_call *n)
@@ -838,12 +849,15 @@ static void scan_added(struct pk_scan_ctx *x, const struct pk_call *n)
 	g_autofree char *prefix = call_prefix(x, n, TRUE);
 	g_autofree char *text = printed_format(x, n, TRUE);
 
+	const char *note = n->dynamic ? DEBUG_ONLY_NOTE : "";
+
 	if (prefix && *prefix)
 		pk_scan_add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
-			"%s() of %s is added; it prints as \"%s%s\"", n->name, q, prefix, text));
+			"%s() of %s is added; it prints as \"%s%s\"%s", n->name, q, prefix, text,
+			note))->silent |= n->dynamic;
 	else
 		pk_scan_add_finding(x, PK_FINDING_MESSAGE_ADDED, NULL, n, g_strdup_printf(
-			"%s() of %s is added", n->name, q));
+			"%s() of %s is added%s", n->name, q, note))->silent |= n->dynamic;
 	scan_level_missing(x, NULL, n, q);
 	scan_literals(x, NULL, n, q);
 	scan_call_line(x, NULL, n, q, FALSE);

@@ -90,7 +90,8 @@ static const struct scan_case scan_cases[] = {
 	{ "message removed",
 	  " \tspin_lock(&lock);\n"
 	  "-\tpr_debug(\"%s: start\\n\", __func__);\n",
-	  "message-removed", "console-changed" },
+	  /* a debug message: not printed unless DEBUG or dynamic debug, so the console is the same */
+	  "message-removed", "no-visible-change" },
 	{ "unrelated messages are not paired",
 	  "-\tpr_err(\"timeout waiting for firmware\\n\");\n"
 	  "+\tpr_info(\"%d ports\\n\", n);\n",
@@ -278,7 +279,8 @@ static const struct said_case fold_cases[] = {
 	  "-\t\tch->ch_portnum, msignals);\n"
 	  "+\t\t\"%s: port: %d msignals: %x\\n\",\n"
 	  "+\t\t__func__, ch->ch_portnum, msignals);\n",
-	  "text-changed", "console-changed", "text-changed",
+	  /* jsm_dbg() is dev_dbg(): the text changes, but is printed only with dynamic debug */
+	  "text-changed", "no-visible-change", "text-changed",
 	  "the text \"neo_parse_modem: port: %d msignals: %x\" becomes "
 	  "\"neo_param: port: %d msignals: %x\"", NULL },
 	{ "__FUNCTION__ and a string literal for %s",
@@ -735,7 +737,7 @@ static const struct corpus_case corpus_cases[] = {
 	{ "usb-not-authorized-dev_err-to-dev_info.patch",
 	  "level-changed,level-changed,level-changed", "console-changed" },
 	{ "serial-8250-remove-isr-pr_debug.patch",
-	  "message-removed,message-removed", "console-changed" },
+	  "message-removed,message-removed", "no-visible-change" },
 	{ "initrd-remove-pr_cont-spinner.patch", "message-removed", "console-changed" },
 	{ "driver-core-fw_devlink-dev_warn-to-dev_info.patch", "level-changed",
 	  "console-changed" },
@@ -802,7 +804,8 @@ static const struct mbox_spot mbox_spots[] = {
 	{ "<20251210063543.2185727-1-Wenhua.Lin@unisoc.com>", "debug-compiled-out,debug-compiled-out,"
 	  "debug-compiled-out,level-changed,level-changed,level-changed",
 	  "console-changed" },
-	{ "<20260306015022.1940986-4-jim.cromie@gmail.com>", "text-changed", "console-changed" },
+	/* pr_debug() text: printed only when dynamic debug enables it */
+	{ "<20260306015022.1940986-4-jim.cromie@gmail.com>", "text-changed", "no-visible-change" },
 	/* dev_err() -> dev_err_probe(): "error %pe: " comes, and -EPROBE_DEFER is silent */
 	{ "<20251216193726.55449-4-gerhard@engleder-embedded.com>", "debug-compiled-out",
 	  "console-changed" },
