@@ -126,10 +126,10 @@ bool pk_mailcmd_sender_allowed(const char *const *allow, const char *addr)
 	return false;
 }
 
-bool pk_mailcmd_addressed_to(const char *const *addrs, const char *bot)
+bool pk_mailcmd_addressed_to(const char *const *addrs, guint n, const char *bot)
 {
-	for (const char *const *a = addrs; bot && a && *a; a++)
-		if (!g_ascii_strcasecmp(*a, bot))
+	for (guint i = 0; bot && addrs && i < n; i++)
+		if (addrs[i] && !g_ascii_strcasecmp(addrs[i], bot))
 			return true;
 	return false;
 }

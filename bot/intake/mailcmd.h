@@ -40,6 +40,8 @@ struct pk_mailcmd {
 	bool extra;           /* words after what the command takes (ignored, said in the reply) */
 };
 void pk_mailcmd_clear(struct pk_mailcmd *c);
+typedef struct pk_mailcmd pk_mailcmd_t;
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(pk_mailcmd_t, pk_mailcmd_clear)
 
 /*
  * The first command of body (a mail's text, LF or CRLF line ends; NULL
@@ -63,10 +65,10 @@ void pk_mailcmd_parse(struct pk_mailcmd *out, const char *body);
 bool pk_mailcmd_sender_allowed(const char *const *allow, const char *addr);
 
 /*
- * Whether addrs (NULL-terminated addr-specs, a mail's To and Cc) holds
- * bot (an addr-spec), case-insensitively: a command must be addressed to
- * the bot, not only sent to a list it reads.
+ * Whether addrs (n addr-specs, a mail's To and Cc) holds bot (an
+ * addr-spec), case-insensitively: a command must be addressed to the
+ * bot, not only sent to a list it reads.
  */
-bool pk_mailcmd_addressed_to(const char *const *addrs, const char *bot);
+bool pk_mailcmd_addressed_to(const char *const *addrs, guint n, const char *bot);
 
 #endif

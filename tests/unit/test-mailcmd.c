@@ -110,10 +110,11 @@ static void test_addressed_to(void **state)
 {
 	const char *const to[] = { "list@vger.kernel.org", "Bot@Example.org", NULL };
 
-	assert_true(pk_mailcmd_addressed_to(to, "bot@example.org"));
-	assert_false(pk_mailcmd_addressed_to(to, "other@example.org"));
-	assert_false(pk_mailcmd_addressed_to(NULL, "bot@example.org"));
-	assert_false(pk_mailcmd_addressed_to(to, NULL));
+	assert_true(pk_mailcmd_addressed_to(to, 2, "bot@example.org"));
+	assert_false(pk_mailcmd_addressed_to(to, 1, "bot@example.org"));
+	assert_false(pk_mailcmd_addressed_to(to, 2, "other@example.org"));
+	assert_false(pk_mailcmd_addressed_to(NULL, 0, "bot@example.org"));
+	assert_false(pk_mailcmd_addressed_to(to, 2, NULL));
 }
 
 int main(void)
