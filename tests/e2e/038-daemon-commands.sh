@@ -6,7 +6,8 @@
 # answered by `printkbot daemon --once` reading the list over IMAP.  Then:
 #   1. Max (in [daemon] commands_from) answers the patch, To the bot, Cc
 #      the list: "#printkbot test".  A daemon takes it and is killed -9
-#      while it tests the series again; `daemon --once` takes the job over
+#      with the job running (waiting for the lab, whose lock the test
+#      holds); `daemon --once` takes the job over, tests the series again
 #      and answers: one mail in Max's mailbox, threaded under his command
 #      (In-Reply-To it, References from the patch), To Max, Cc the list,
 #      with the patch's verdict and review; another --once sends nothing
@@ -121,13 +122,23 @@ send_cmd max1@example.org "Max Maint <max@example.org>" "printkbot <bot@example.
 > #printkbot help
 Thanks" "$subject"
 wait_mail list 3 || fail "the command did not reach the list"
+# The re-test of a one-patch series finds both kernels in the store and
+# takes a second: the test holds the lab's lock, so that the daemon is
+# killed with its job running (claimed, its lease held, nothing stored),
+# never before it or after its end.  When the test's own daemon waits,
+# another printkbot's can too: that is the lock.
+lab_locked sleep 900 &
+holder=$!
 $bot daemon --config "$work/printkbot.conf" 2>"$work/run1.log" &
 d=$!
-wait_for 900 "run 1: the re-test started" grep -q "testing 1/1 again on" "$work/run1.log"
+wait_for 120 "run 1: the command job started" grep -q "#printkbot test from max@example.org" "$work/run1.log"
+sleep 1
 orphans=$(descendants "$d")
 kill -9 "$d"
 wait "$d" 2>/dev/null || true
 for p in $orphans; do kill -9 -- "-$p" 2>/dev/null || kill -9 "$p" 2>/dev/null || true; done
+kill $(descendants "$holder") "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
 check "run 1: the command was queued, on the patch's series" \
 	grep -q "queued: '#printkbot test' from max@example.org, on the series of job" "$work/run1.log"
 check "kill -9: the command job is left running" \
