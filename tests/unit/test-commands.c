@@ -360,6 +360,7 @@ static void test_commands_checked(void **state)
 
 	/* max gave 3; a fourth elsewhere is acted on (no series there), a fifth is over the hour */
 	deliver_command(f, "c10", "max@example.org", bot, "nowhere", "#printkbot test\n");
+	g_free(log);
 	log = run_once(f, false);
 	deliver_command(f, "c11", "max@example.org", bot, "elsewhere", "#printkbot help\n");
 	g_free(log);
@@ -374,9 +375,11 @@ static void test_commands_checked(void **state)
 	/* commands off: skipped, said so */
 	{
 		g_autofree char *text = NULL, *off = NULL;
+		g_auto(GStrv) parts = NULL;
 
 		assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
-		off = g_strjoinv("#", g_strsplit(text, "commands_from", -1));
+		parts = g_strsplit(text, "commands_from", -1);
+		off = g_strjoinv("#", parts);
 		assert_true(g_file_set_contents(f->config, off, -1, NULL));
 		deliver_command(f, "c12", "max@example.org", bot, NULL, "#printkbot help\n");
 		g_free(log);
