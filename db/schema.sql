@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 9, kept in PRAGMA user_version).  A new database is made from
+-- version 10, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -266,7 +266,7 @@ CREATE INDEX reviews_test ON reviews(test_id);
 -- The daemon's queue.  state is written by one function of store/jobs.c only.
 CREATE TABLE jobs (
 	id       INTEGER PRIMARY KEY,
-	kind     TEXT NOT NULL,             -- "series", "reply", "push" (enum pk_job_kind)
+	kind     TEXT NOT NULL,             -- "series", "reply", "push", "command" (enum pk_job_kind)
 	payload  TEXT,                      -- what to do, as the kind defines it (JSON)
 	state    TEXT NOT NULL DEFAULT 'queued'
 	         CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
@@ -378,6 +378,22 @@ CREATE TABLE replies (
 	push_commit_id INTEGER UNIQUE REFERENCES push_commits(id),   -- the pushed commit, or NULL
 	CHECK ((mail_id IS NULL) <> (push_commit_id IS NULL))
 );
+
+-- Commands by mail the daemon acted on (010-commands.sql): the rate
+-- limits count them.  The command's mail is a row of mails, queued in
+-- its job (kind command).
+CREATE TABLE commands (
+	id        INTEGER PRIMARY KEY,
+	mail_id   INTEGER NOT NULL UNIQUE REFERENCES mails(id),   -- the command's mail
+	sender    TEXT NOT NULL,          -- its From's address, lower case
+	thread    TEXT NOT NULL,          -- the thread's first Message-ID (References, else In-Reply-To)
+	command   TEXT NOT NULL,          -- "test", "help", "unknown"
+	arg       TEXT,                   -- test: the base asked for
+	job_id    INTEGER REFERENCES jobs(id),
+	created   INTEGER NOT NULL
+);
+CREATE INDEX commands_sender ON commands(sender, created);
+CREATE INDEX commands_thread ON commands(thread, created);
 
 -- The store's secrets (008-secrets.sql): made once at random, kept.
 CREATE TABLE secrets (

@@ -30,7 +30,8 @@ static const char *const known_keys[][24] = {
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
-	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", NULL },
+	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", "commands_from",
+	  "commands_per_hour", "commands_per_thread_hour", NULL },
 	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
@@ -460,6 +461,35 @@ static char *beside_config(const char *config_path, char *file)
 	return g_canonicalize_filename(rel, abs_dir);
 }
 
+/*
+ * [daemon] commands_from: "*", addresses and "@domain"s, split at commas
+ * and blanks, lower case; none (absent or empty): NULL, commands off.  A
+ * word that is none of those (a bare name, "@", "a@") is an error: a typo
+ * must not open commands to nobody or to everyone.
+ */
+static int load_commands_from(GKeyFile *kf, const char *path, struct pk_daemon_config *d, GError **err)
+{
+	g_autofree char *v = g_key_file_get_string(kf, "daemon", "commands_from", NULL);
+	g_auto(GStrv) words = v ? g_strsplit_set(v, ", \t", -1) : NULL;
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **w = words; w && *w; w++) {
+		const char *at = strrchr(*w, '@');
+
+		if (!**w)
+			continue;
+		if (strcmp(*w, "*") && (!at || !at[1] || strchr(at + 1, '@') || (at != *w && strchr(*w, '@') != at)))
+			return config_error(err, path, "daemon", "commands_from", "'%s' is not *, an address "
+					    "or an @domain", *w);
+		g_ptr_array_add(out, g_ascii_strdown(*w, -1));
+	}
+	if (!out->len)
+		return 0;
+	g_ptr_array_add(out, NULL);
+	d->commands_from = (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+	return 0;
+}
+
 static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
 	static const char *const reply_on[] = { "changes", "always", "never", NULL };
@@ -476,6 +506,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->outbox = get_string(kf, "daemon", "outbox", NULL);
 	d->metrics_dir = beside_config(path, get_string(kf, "daemon", "metrics_dir", NULL));
 	d->metrics_interval = 30;
+	d->commands_per_hour = 5;
+	d->commands_per_thread_hour = 3;
 	if (!kf)
 		return 0;
 	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
@@ -487,7 +519,10 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_seconds(kf, path, "daemon", "lease", 3, &d->lease, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "worker_poll", 0.1, &d->worker_poll, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "fetch_interval", 1, &d->fetch_interval, err) < 0 ||
-	    get_seconds(kf, path, "daemon", "metrics_interval", 1, &d->metrics_interval, err) < 0)
+	    get_seconds(kf, path, "daemon", "metrics_interval", 1, &d->metrics_interval, err) < 0 ||
+	    get_uint(kf, path, "daemon", "commands_per_hour", &d->commands_per_hour, err) < 0 ||
+	    get_uint(kf, path, "daemon", "commands_per_thread_hour", &d->commands_per_thread_hour, err) < 0 ||
+	    load_commands_from(kf, path, d, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -905,6 +940,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->daemon.reply_on);
 	g_free(config->daemon.outbox);
 	g_free(config->daemon.metrics_dir);
+	g_strfreev(config->daemon.commands_from);
 	g_free(config->smtp.url);
 	g_free(config->smtp.user);
 	if (config->smtp.password)

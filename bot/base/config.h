@@ -92,6 +92,14 @@ struct pk_daemon_config {
 				     textfile collector (a relative path is the config file's
 				     neighbour); NULL: none written */
 	double metrics_interval;  /* the figures are written at least this often (default 30) */
+	/*
+	 * Commands by mail (#printkbot lines in replies addressed to from):
+	 * who may give them, "*" (everyone), addresses and "@domain"s;
+	 * NULL (the default): nobody, commands are off.
+	 */
+	char **commands_from;
+	unsigned commands_per_hour;        /* acted on per sender in any hour (default 5) */
+	unsigned commands_per_thread_hour; /* acted on per thread in any hour (default 3) */
 };
 
 /*

@@ -46,6 +46,12 @@ static char *job_what(const struct pk_store_job *j)
 		return g_strdup_printf("reply %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "reply", 0));
 	case PK_JOB_PUSH:
 		return g_strdup_printf("push %" G_GINT64_FORMAT, json_object_get_int_member_with_default(o, "push", 0));
+	case PK_JOB_COMMAND:
+		return g_strdup_printf("#printkbot %s%s%s (mail %" G_GINT64_FORMAT ")",
+				       json_object_get_string_member_with_default(o, "command", "?"),
+				       json_object_get_string_member_with_default(o, "base", NULL) ? " " : "",
+				       json_object_get_string_member_with_default(o, "base", ""),
+				       json_object_get_int_member_with_default(o, "mail", 0));
 	default:
 		return g_strdup(j->payload);
 	}

@@ -31,7 +31,23 @@
  *             one tested already is not tested again, nor mailed; one that
  *             left the branch before its turn (a force-push, a deletion)
  *             is skipped; a push of more than max_commits new commits has
- *             its newest tested and the rest listed as left out.
+ *             its newest tested and the rest listed as left out;
+ *   "command" {"command": "test"|"help"|"unknown", "mail": id, and for
+ *             test "base", the series' "mails", "cover", "total",
+ *             "subject" and "series_job", or "no_series": why none}: a
+ *             command by mail, a reply addressed to [daemon] from with a
+ *             #printkbot line (intake/mailcmd.h), from a sender
+ *             commands_from allows and within commands_per_hour and
+ *             commands_per_thread_hour, its mail, its row of commands and
+ *             its job stored in one transaction at intake (a refused one:
+ *             its mail skipped with why, logged).  test tests the series
+ *             its thread answers again (on base, or on the base a series
+ *             job would choose now) and stores each patch's test and
+ *             review with the one answer, threaded under the command, in
+ *             one transaction under the lease, keyed on the command's mail
+ *             (a job taken over after kill -9 answers once); help, an
+ *             unknown command or base, a thread without a series: the
+ *             answer alone.  The answer is sent by a "reply" job.
  * At start, a file in outbox/new whose reply the store records as sent (a
  * crash between the record and the move) is moved to cur/, not sent again.
  * Roles: the intake reads the sources and queues jobs, the worker claims

@@ -135,6 +135,13 @@ static int on_mail(void *data, const char *raw, size_t len, const char *where, G
 	}
 	row.state = kind == PK_SERIES_SKIP ? "skipped" : "pending";
 	row.reason = (char *)reason;
+	/* a reply may be a command by mail (#printkbot): stored, queued or refused there */
+	if (kind == PK_SERIES_SKIP) {
+		int rc = daemon_intake_command(d, &row, mail, raw, len, bot, err);
+
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
+	}
 	if (pk_store_mail_add(d->store, &id, &existed, &row, kind == PK_SERIES_SKIP ? NULL : raw,
 			      kind == PK_SERIES_SKIP ? 0 : len, err) < 0)
 		return -1;

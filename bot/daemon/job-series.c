@@ -83,27 +83,17 @@ fail_clear:
 	return -1;
 }
 
-/* A series job as it runs. */
-struct series_run {
-	struct pk_daemon *d;
-	gint64 job_id;
-	GPtrArray *rows;          /* struct pk_store_mail*, one per patch, in order */
-	GPtrArray *mails;         /* struct pk_mail*, each row's mail parsed */
-	struct pk_mail *cover;    /* the cover letter, or NULL */
-	guint total;              /* the patches the series announces */
-	struct pk_lab lab;
-	struct pk_test_opts topts;
-	char *parent;             /* what the next patch is applied on */
-	char *base_rev;           /* what the first patch went on */
-	char *base_name, *base_note;
-	struct pk_base_choice base;  /* where the series goes, and what was passed over */
-	char *kernel;             /* base_rev as a person names it (describe.h), or NULL */
-	char *compiler;           /* the lab's gcc (describe.h), or NULL */
-	char **config_lines;      /* qemu/kernel.config's options, or NULL */
-	GString *verdicts;        /* each tested patch's verdict, comma-separated */
-};
+void daemon_series_init(struct daemon_series *r, struct pk_daemon *d, gint64 job_id)
+{
+	*r = (struct daemon_series){
+		.d = d, .job_id = job_id, .lab = { .lock_fd = -1 },
+		.rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free),
+		.mails = g_ptr_array_new_with_free_func((GDestroyNotify)pk_mail_free),
+		.verdicts = g_string_new(NULL),
+	};
+}
 
-static void series_run_clear(struct series_run *r)
+void daemon_series_clear(struct daemon_series *r)
 {
 	g_ptr_array_unref(r->rows);
 	g_ptr_array_unref(r->mails);
@@ -120,8 +110,7 @@ static void series_run_clear(struct series_run *r)
 	g_string_free(r->verdicts, TRUE);
 }
 
-/* A stored mail and its raw bytes parsed (both new): 0, or -1 with *detail set. */
-static int read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_row,
+int daemon_read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_row,
 		     struct pk_mail **out_mail, char **detail)
 {
 	g_autoptr(GError) err = NULL;
@@ -143,12 +132,7 @@ static int read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_
 	return 0;
 }
 
-/*
- * Every mail of the job (payload: "mails", "cover", "total") is read back
- * before anything is built: a lost one fails the job at once.  0, or -1
- * with *detail set.
- */
-static int series_read(struct series_run *r, JsonObject *payload, char **detail)
+int daemon_series_read(struct daemon_series *r, JsonObject *payload, char **detail)
 {
 	JsonArray *ids = payload && json_object_has_member(payload, "mails")
 		       ? json_object_get_array_member(payload, "mails") : NULL;
@@ -163,13 +147,13 @@ static int series_read(struct series_run *r, JsonObject *payload, char **detail)
 	r->total = (guint)json_object_get_int_member_with_default(payload, "total",
 								  json_array_get_length(ids));
 	for (guint i = 0; i < json_array_get_length(ids); i++) {
-		if (read_mail(r->d, json_array_get_int_element(ids, i), &row, &m, detail) < 0)
+		if (daemon_read_mail(r->d, json_array_get_int_element(ids, i), &row, &m, detail) < 0)
 			return -1;
 		g_ptr_array_add(r->rows, row);
 		g_ptr_array_add(r->mails, m);
 	}
 	if (cover) {
-		if (read_mail(r->d, cover, &row, &r->cover, detail) < 0)
+		if (daemon_read_mail(r->d, cover, &row, &r->cover, detail) < 0)
 			return -1;
 		pk_store_mail_free(row);
 	}
@@ -182,7 +166,7 @@ static int series_read(struct series_run *r, JsonObject *payload, char **detail)
  * so a gcc upgraded under a running daemon is named from the next series
  * on.  One that cannot be read is left out of the replies, and logged.
  */
-static void series_describe(struct series_run *r)
+static void series_describe(struct daemon_series *r)
 {
 	g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
 
@@ -201,13 +185,25 @@ static void series_describe(struct series_run *r)
  * A base-commit the lab lacks fetches the [tree]s again at most once per
  * fetch_interval, whatever the mail.
  */
-static int choose_base(struct series_run *r, const char *base_commit, GError **err)
+static int choose_base(struct daemon_series *r, const char *base_commit, const char *forced, GError **err)
 {
 	const struct pk_config *c = &r->d->config;
 	g_autoptr(GPtrArray) patches = g_ptr_array_new();
 	g_auto(GStrv) bases = c->bases && *c->bases ? g_strdupv(c->bases)
 			    : pk_bases_default(&r->lab, c->base ? c->base : PK_LAB_BASE_TAG);
 
+	if (forced) {
+		/* a base asked for by name (a command by mail): that one, applying or not */
+		g_autofree char *ref = pk_bases_ref(forced);
+
+		if (!(r->base.rev = pk_repo_resolve(&r->lab, ref, err)))
+			return -1;
+		r->base.name = g_strdup(forced);
+		r->base.applies = true;
+		r->parent = g_strdup(r->base.rev);
+		r->base_name = g_strdup(forced);
+		return 0;
+	}
 	for (guint i = 0; i < r->mails->len; i++) {
 		const struct pk_mail *m = r->mails->pdata[i];
 		if (m->patch)
@@ -226,14 +222,13 @@ static int choose_base(struct series_run *r, const char *base_commit, GError **e
 	return 0;
 }
 
-/* Take the lab and choose the base the first patch goes on. */
-static int series_start(struct series_run *r, GError **err)
+int daemon_series_start(struct daemon_series *r, const char *base, GError **err)
 {
 	const struct pk_mail *first = r->mails->pdata[0];
 	const char *base_commit = r->cover && r->cover->base_commit ? r->cover->base_commit
 				: first->base_commit;
 
-	if (pk_lab_take(&r->lab, err) < 0 || choose_base(r, base_commit, err) < 0)
+	if (pk_lab_take(&r->lab, err) < 0 || choose_base(r, base_commit, base, err) < 0)
 		return -1;
 	if (r->base_note)
 		daemon_log(r->job_id, NULL, "%s", r->base_note);
@@ -246,12 +241,7 @@ static int series_start(struct series_run *r, GError **err)
 	return 0;
 }
 
-/*
- * The config of the source a mail came from (its list =, archive =), or
- * NULL.  A worker opens no source: it finds the [source NAME] by the name
- * the store keeps.
- */
-static const struct pk_source_config *source_of(const struct pk_daemon *d, gint64 source_id)
+const struct pk_source_config *daemon_source_of(const struct pk_daemon *d, gint64 source_id)
 {
 	const struct pk_source_config *src = NULL;
 	g_autofree char *name = NULL;
@@ -274,7 +264,7 @@ static const struct pk_source_config *source_of(const struct pk_daemon *d, gint6
 }
 
 /* The next patch goes on the commit the last one made (none: where it was). */
-static void series_advance(struct series_run *r, const char *after_commit)
+void daemon_series_advance(struct daemon_series *r, const char *after_commit)
 {
 	if (after_commit) {
 		g_free(r->parent);
@@ -288,7 +278,7 @@ static void series_advance(struct series_run *r, const char *after_commit)
  * patch goes on from it.  0 to go on, 1 when a signal came, -1 with err
  * set when the bot failed.
  */
-static int series_test_one(struct series_run *r, guint i, GError **err)
+static int series_test_one(struct daemon_series *r, guint i, GError **err)
 {
 	struct pk_daemon *d = r->d;
 	struct pk_mail *m = r->mails->pdata[i];
@@ -300,7 +290,7 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	const char *named = r->base.name && (g_str_has_prefix(r->base.name, "debian:") ||
 					     !strcmp(r->base.name, PK_LAB_BASE_TAG)) ? r->base.name : r->base_rev;
 	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
-	const struct pk_source_config *src = source_of(d, row->source_id);
+	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
 				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
 	struct pk_reply_info rinfo = {
@@ -318,7 +308,7 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 		return -1;
 	if (done) {
 		daemon_log(r->job_id, m->message_id, "tested before the restart; not again");
-		series_advance(r, done->after_commit);
+		daemon_series_advance(r, done->after_commit);
 		pk_store_reply_free(done);
 		return 0;
 	}
@@ -341,7 +331,7 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 	if (rc == 0) {
 		g_string_append_printf(r->verdicts, "%s%s", r->verdicts->len ? ", " : "",
 				       pk_verdict_name(res.verdict));
-		series_advance(r, res.after.commit);
+		daemon_series_advance(r, res.after.commit);
 	}
 	pk_test_result_clear(&res);
 	return rc;
@@ -357,21 +347,17 @@ static int series_test_one(struct series_run *r, guint i, GError **err)
 enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
 			       JsonObject *payload, char **detail, gint64 *out_retry)
 {
-	struct series_run r = {
-		.d = d, .job_id = job->id, .lab = { .lock_fd = -1 },
-		.rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_mail_free),
-		.mails = g_ptr_array_new_with_free_func((GDestroyNotify)pk_mail_free),
-		.verdicts = g_string_new(NULL),
-	};
+	struct daemon_series r;
 	g_autoptr(GError) err = NULL;
 	enum job_end end;
 	int rc;
 
-	if (series_read(&r, payload, detail) < 0) {
-		series_run_clear(&r);
+	daemon_series_init(&r, d, job->id);
+	if (daemon_series_read(&r, payload, detail) < 0) {
+		daemon_series_clear(&r);
 		return JOB_FAILED;
 	}
-	rc = series_start(&r, &err);
+	rc = daemon_series_start(&r, NULL, &err);
 	for (guint i = 0; rc == 0 && i < r.mails->len; i++)
 		rc = series_test_one(&r, i, &err);
 	if (rc > 0) {
@@ -401,6 +387,6 @@ enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *j
 					  r.verdicts->len ? r.verdicts->str : "tested before");
 		end = JOB_DONE;
 	}
-	series_run_clear(&r);
+	daemon_series_clear(&r);
 	return end;
 }

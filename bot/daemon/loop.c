@@ -99,14 +99,14 @@ static int lab_usable(GError **err)
 
 /*
  * Without a lab, a worker sends replies (they need none) but claims no
- * series or push: it would fail each at once, for good, and empty the
+ * series, push or command: it would fail each at once, for good, and empty the
  * queue of the workers that can test.  When one is due, it stops with
  * the reason and leaves it queued.  0 (*out_wait: seconds until one is
  * due, -1 none queued), or -1 with err.
  */
 static int claim_no_series(struct pk_daemon *d, const GError *why, gint64 *out_wait, GError **err)
 {
-	static const enum pk_job_kind testing[] = { PK_JOB_SERIES, PK_JOB_PUSH };
+	static const enum pk_job_kind testing[] = { PK_JOB_SERIES, PK_JOB_PUSH, PK_JOB_COMMAND };
 
 	*out_wait = -1;
 	for (size_t i = 0; i < G_N_ELEMENTS(testing); i++) {
@@ -184,8 +184,11 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	case PK_JOB_PUSH:
 		end = daemon_run_push(d, job, payload, &detail, &retry);
 		break;
+	case PK_JOB_COMMAND:
+		end = daemon_run_command(d, job, payload, &detail, &retry);
+		break;
 	default:
-		detail = g_strdup("unknown job kind (not series, reply or push)");
+		detail = g_strdup("unknown job kind (not series, reply, push or command)");
 		end = JOB_FAILED;
 		break;
 	}

@@ -33,9 +33,12 @@
 #include "daemon/signals.h"
 #include "base/config.h"
 #include "lab/bases.h"
+#include "lab/lab.h"
+#include "pipeline/test.h"
 #include "store/store.h"
 
 struct pk_intake;
+struct pk_mail;
 struct pk_outbox;
 struct pk_reply;
 struct pk_lab;
@@ -180,6 +183,21 @@ void daemon_fetch_source(struct pk_daemon *d, struct pk_intake *in);
  */
 int daemon_assemble(struct pk_daemon *d, double *out_wait, GError **err);
 
+/* ---- inbox-command.c ----------------------------------------------------- */
+
+/*
+ * A mail that may be a command by mail: row (its columns as inbox.c
+ * filled them: source, ids, subject, sender), mail parsed, raw its bytes
+ * (len), bot the bot's address (lower case).  Not a command (not
+ * addressed to the bot, no #printkbot line, our own or automatic mail):
+ * 0, nothing done.  A command: 1, stored (its mail, its command row and
+ * its command job in one transaction) or, refused (commands off, a
+ * sender not in commands_from, over a rate), its mail stored as skipped
+ * with why, and logged.  -1 with err when the store failed.
+ */
+int daemon_intake_command(struct pk_daemon *d, const struct pk_store_mail *row, const struct pk_mail *mail,
+			  const char *raw, size_t len, const char *bot, GError **err);
+
 /* ---- job-series.c -------------------------------------------------------- */
 
 /*
@@ -192,6 +210,73 @@ int daemon_assemble(struct pk_daemon *d, double *out_wait, GError **err);
  */
 enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
 			       JsonObject *payload, char **detail, gint64 *out_retry);
+
+/*
+ * A series as a job tests it, patch after patch on the one before; the
+ * series job and the command job (a series tested again) share it.
+ * daemon_series_init() fills it empty, daemon_series_clear() frees it.
+ */
+struct daemon_series {
+	struct pk_daemon *d;
+	gint64 job_id;
+	GPtrArray *rows;          /* struct pk_store_mail*, one per patch, in order */
+	GPtrArray *mails;         /* struct pk_mail*, each row's mail parsed */
+	struct pk_mail *cover;    /* the cover letter, or NULL */
+	guint total;              /* the patches the series announces */
+	struct pk_lab lab;
+	struct pk_test_opts topts;
+	char *parent;             /* what the next patch is applied on */
+	char *base_rev;           /* what the first patch went on */
+	char *base_name, *base_note;
+	struct pk_base_choice base;  /* where the series goes, and what was passed over */
+	char *kernel;             /* base_rev as a person names it (describe.h), or NULL */
+	char *compiler;           /* the lab's gcc (describe.h), or NULL */
+	char **config_lines;      /* qemu/kernel.config's options, or NULL */
+	GString *verdicts;        /* each tested patch's verdict, comma-separated */
+};
+void daemon_series_init(struct daemon_series *r, struct pk_daemon *d, gint64 job_id);
+void daemon_series_clear(struct daemon_series *r);
+/*
+ * Every mail of the series (payload: "mails", "cover", "total") read
+ * back before anything is built: a lost one fails the job at once.  0,
+ * or -1 with *detail set.
+ */
+int daemon_series_read(struct daemon_series *r, JsonObject *payload, char **detail);
+/*
+ * Take the lab and choose the base the first patch goes on: base (a
+ * name pk_bases_ref() resolves in the lab: the caller checked it), or,
+ * NULL, as a series job chooses (lab/bases.h pk_bases_choose()).  Then
+ * what the replies say of the lab (describe.h) and the test options.
+ */
+int daemon_series_start(struct daemon_series *r, const char *base, GError **err);
+/* The next patch goes on after_commit (NULL: where the last one went). */
+void daemon_series_advance(struct daemon_series *r, const char *after_commit);
+/* A stored mail (*out_row) and its raw bytes parsed (*out_mail), both new: 0, or -1 with *detail set. */
+int daemon_read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_row, struct pk_mail **out_mail,
+		     char **detail);
+/*
+ * The config of the source a mail came from (its list =, archive =), or
+ * NULL.  A worker opens no source: it finds the [source NAME] by the name
+ * the store keeps.
+ */
+const struct pk_source_config *daemon_source_of(const struct pk_daemon *d, gint64 source_id);
+
+/* ---- job-command.c ------------------------------------------------------- */
+
+/*
+ * Run a command job (payload: "command", "mail", and for test "base",
+ * the series' "mails", "cover", "total", "subject", or "no_series"):
+ * answer the command mail once.  test: the series tested again, each
+ * patch on the one before, on base (checked against the bases the bot
+ * knows; an unknown one is answered with them) or on the base a series
+ * job would choose now; every patch's test and review and the one answer
+ * stored in one transaction under the lease, keyed on the command's
+ * mail, so a job taken over after a crash answers once.  help, an
+ * unknown command, a thread without a series: the answer alone.  Errors
+ * of the bot as daemon_run_series().
+ */
+enum job_end daemon_run_command(struct pk_daemon *d, const struct pk_store_job *job, JsonObject *payload,
+				char **detail, gint64 *out_retry);
 
 /* ---- job-reply.c --------------------------------------------------------- */
 

@@ -13,6 +13,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddress, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeDataWrapper, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeFormatOptions, g_mime_format_options_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimePartIter, g_mime_part_iter_free)
 
 /* Lines of a mail body longer than this (octets, RFC 5322) force quoted-printable. */
 #define MAIL_LINE_MAX 998
@@ -46,6 +47,7 @@ void pk_mail_free(struct pk_mail *m)
 		g_ptr_array_unref(m->cc_addrs);
 	g_free(m->list_id);
 	g_free(m->base_commit);
+	g_free(m->body);
 	pk_patch_free(m->patch);
 	g_free(m);
 }
@@ -111,6 +113,44 @@ char *pk_mail_find_base_commit(const char *buf, size_t len)
 	if (!g_regex_match_full(re, buf, (gssize)len, 0, 0, &mi, NULL))
 		return NULL;
 	return g_match_info_fetch(mi, 1);
+}
+
+/* A text/plain part's text, UTF-8 (GMime converts the charset), cut at PK_MAIL_BODY_MAX; or NULL. */
+static char *plain_text(GMimeObject *obj)
+{
+	GMimeContentType *ct;
+	char *text;
+
+	if (!obj || !GMIME_IS_TEXT_PART(obj))
+		return NULL;
+	ct = g_mime_object_get_content_type(obj);
+	if (ct && !g_mime_content_type_is_type(ct, "text", "plain"))
+		return NULL;
+	if (!(text = g_mime_text_part_get_text(GMIME_TEXT_PART(obj))))
+		return NULL;
+	if (strlen(text) > PK_MAIL_BODY_MAX) {
+		const char *end = text + PK_MAIL_BODY_MAX;
+
+		g_utf8_validate(text, PK_MAIL_BODY_MAX, &end);
+		text[end - text] = '\0';
+	}
+	return text;
+}
+
+/* The first text/plain part of a message, or NULL. */
+static char *message_text(GMimeMessage *msg)
+{
+	GMimeObject *top = g_mime_message_get_mime_part(msg);
+	g_autoptr(GMimePartIter) iter = NULL;
+	char *text = NULL;
+
+	if (!top || !GMIME_IS_MULTIPART(top))
+		return plain_text(top);
+	iter = g_mime_part_iter_new(top);
+	do
+		text = plain_text(g_mime_part_iter_get_current(iter));
+	while (!text && g_mime_part_iter_next(iter));
+	return text;
 }
 
 /* A copy of buf with CRLF line ends made LF (mail from IMAP or SMTP comes as CRLF). */
@@ -209,6 +249,7 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 	if ((date = g_mime_message_get_date(msg)))
 		m->time = g_date_time_to_unix(date);
 	m->base_commit = pk_mail_find_base_commit(buf, len);
+	m->body = message_text(msg);
 	/* the patch: patch.c reads it the way `scan` and `test` do */
 	if (pk_patch_read_mails(&patches, NULL, buf, len, NULL) == 0 && patches->len > 0)
 		m->patch = g_ptr_array_steal_index(patches, 0);

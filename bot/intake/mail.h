@@ -41,7 +41,12 @@ struct pk_mail {
 	char *base_commit;        /* the "base-commit: <sha>" trailer of format-patch --base */
 	gint64 time;              /* Date as Unix time, 0 when unknown */
 	struct pk_patch *patch;   /* the diff it carries, or NULL */
+	char *body;               /* its first text/plain part, decoded to UTF-8, at most
+				     PK_MAIL_BODY_MAX bytes (a command is read there), or NULL */
 };
+
+/* The most of a mail's text kept in struct pk_mail's body. */
+#define PK_MAIL_BODY_MAX (256 * 1024)
 
 /* Parse one mail (len bytes).  -1 with err set when it is not a mail at all. */
 int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **err);

@@ -469,3 +469,156 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	out->text = text;
 	return 0;
 }
+
+/* ---- the answer to a command by mail ------------------------------------- */
+
+/* A JSON array of strings (NULL-terminated; NULL: empty). */
+static JsonArray *string_array(const char *const *v)
+{
+	JsonArray *a = json_array_new();
+
+	for (; v && *v; v++)
+		json_array_add_string_element(a, *v);
+	return a;
+}
+
+/* Each tested patch as command.txt lists it: position, subject, verdict, and its review. */
+static JsonArray *command_patches(const struct pk_reply_command *c, GError **err)
+{
+	g_autoptr(JsonArray) out = json_array_new();
+
+	for (unsigned i = 0; i < c->n; i++) {
+		g_autoptr(JsonNode) model = json_node_copy(c->models[i]);
+		JsonObject *m = json_node_get_object(model);
+		JsonObject *p = json_object_new();
+		g_autofree char *review = NULL;
+
+		/* the review inside the answer leaves out what its head says (review.txt) */
+		json_object_set_boolean_member(m, "in_reply", TRUE);
+		if (!(review = pk_review_render(model, "review.txt", err))) {
+			json_object_unref(p);
+			return NULL;
+		}
+		add_string(p, "position", json_object_get_string_member_with_default(m, "position", NULL));
+		add_string(p, "subject", json_object_get_string_member_with_default(m, "subject", ""));
+		add_string(p, "verdict", c->verdicts && c->verdicts[i] ? c->verdicts[i]
+			   : json_object_get_string_member_with_default(m, "verdict", ""));
+		add_string(p, "review", review);
+		json_array_add_object_element(out, p);
+	}
+	return g_steal_pointer(&out);
+}
+
+/* The body of a command's answer, through command.txt. */
+static char *render_command_body(const struct pk_mail *cmd, const struct pk_reply_command *c,
+				 const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+{
+	g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
+	JsonObject *o = json_object_new();
+	JsonObject *first = c->n ? json_node_get_object(c->models[0]) : NULL;
+	const char *hash = first ? json_object_get_string_member_with_default(first, "config_hash", "") : "";
+	g_autofree char *hello = greeting(cmd);
+	g_autofree char *problem = c->problem ? pk_wrap(c->problem, REPLY_WIDTH, "") : NULL;
+	g_autofree char *note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
+	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config %s%s", hash,
+						  info->config_lines ? " (below)" : "");
+	JsonArray *patches = NULL;
+
+	json_node_take_object(root, o);
+	if (c->n && !(patches = command_patches(c, err)))
+		return NULL;
+	add_string(o, "greeting", hello);
+	add_string(o, "line", c->line);
+	json_object_set_boolean_member(o, "help", c->help);
+	add_string(o, "problem_wrapped", problem);
+	json_object_set_boolean_member(o, "has_bases", c->bases && *c->bases);
+	json_object_set_array_member(o, "bases", string_array(c->bases));
+	json_object_set_boolean_member(o, "tested", c->n > 0);
+	add_string(o, "series", c->series);
+	add_string(o, "base", info->base);
+	add_string(o, "base_note_wrapped", note);
+	add_string(o, "kernel", info->kernel ? info->kernel : info->base);
+	add_string(o, "config_name", config);
+	add_string(o, "compiler", info->compiler);
+	json_object_set_boolean_member(o, "has_config_lines", c->n && info->config_lines && *info->config_lines);
+	json_object_set_array_member(o, "config_lines", string_array(c->n ? info->config_lines : NULL));
+	json_object_set_array_member(o, "patches", patches ? patches : json_array_new());
+	add_string(o, "bot", cfg->from);
+	add_string(o, "tool", "printkbot " PK_VERSION);
+	return pk_review_render(root, "command.txt", err);
+}
+
+int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, const struct pk_reply_command *c,
+			   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+{
+	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
+	g_autofree char *sender = NULL, *key = NULL, *mid = NULL, *body = NULL, *subject = NULL;
+	g_autofree char *clean = NULL, *xheader = NULL;
+	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
+	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) refs = g_ptr_array_new();
+	struct pk_mail_out m = { 0 };
+	char *text;
+
+	if (!cmd->message_id || !pk_mail_msgid_ok(cmd->message_id))
+		return pk_error(err, PK_ERROR_INPUT, "the command has no usable Message-ID to reply to");
+	if (!cmd->from_addr || !(sender = author_mailbox(cmd)))
+		return pk_error(err, PK_ERROR_INPUT, "%s: the command's From cannot be replied to", cmd->message_id);
+	if (!bot_addr)
+		return pk_error(err, PK_ERROR_INPUT, "[daemon] from: '%s' is not a mailbox", cfg->from);
+	if (!info->id_secret || !*info->id_secret)
+		return pk_error(err, PK_ERROR_FAILED, "%s: no secret to key the answer's Message-ID with",
+				cmd->message_id);
+	/* "command <id>": never the id of a reply to the same mail as a patch (pk_reply_build()) */
+	key = g_strdup_printf("command %s", cmd->message_id);
+	mid = pk_reply_message_id(key, cfg->from, info->id_secret);
+	if (!(body = render_command_body(cmd, c, cfg, info, err)))
+		return -1;
+
+	/* To who asked; Cc the list, else whoever the command went to */
+	add_recipient(addrs, to_shown, sender, bot_addr);
+	if (info->list)
+		add_recipient(addrs, cc_shown, info->list, bot_addr);
+	else
+		for (guint i = 0; i < cmd->to->len + cmd->cc->len; i++)
+			add_recipient(addrs, cc_shown, i < cmd->to->len ? cmd->to->pdata[i]
+				      : cmd->cc->pdata[i - cmd->to->len], bot_addr);
+	if (!addrs->len)
+		return pk_error(err, PK_ERROR_INPUT, "%s: nobody to answer but the bot", cmd->message_id);
+	g_ptr_array_add(to_shown, NULL);
+	g_ptr_array_add(cc_shown, NULL);
+
+	for (guint i = 0; i < cmd->references->len; i++)
+		if (pk_mail_msgid_ok(cmd->references->pdata[i]))
+			g_ptr_array_add(refs, cmd->references->pdata[i]);
+	if (!cmd->references->len && cmd->in_reply_to && pk_mail_msgid_ok(cmd->in_reply_to))
+		g_ptr_array_add(refs, cmd->in_reply_to);
+	g_ptr_array_add(refs, cmd->message_id);
+	if (refs->len > PK_REPLY_MAX_REFERENCES)
+		g_ptr_array_remove_range(refs, 1, refs->len - PK_REPLY_MAX_REFERENCES);
+	g_ptr_array_add(refs, NULL);
+
+	clean = pk_mail_clean_subject(cmd->subject ? cmd->subject : "#printkbot");
+	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
+	xheader = g_strdup_printf("X-Printkbot: printkbot %s; command=%s", PK_VERSION,
+				  c->n ? "tested" : c->help ? "help" : "refused");
+	m.from = cfg->from;
+	m.to = (const char *const *)to_shown->pdata;
+	m.cc = (const char *const *)cc_shown->pdata;
+	m.subject = subject;
+	m.message_id = mid;
+	m.in_reply_to = cmd->message_id;
+	m.references = (const char *const *)refs->pdata;
+	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
+	m.extra = (const char *const[]){ xheader, auto_submitted, NULL };
+	m.body = body;
+	if (!(text = pk_mail_compose(&m, err)))
+		return -1;
+	out->message_id = g_steal_pointer(&mid);
+	out->sender = g_steal_pointer(&bot_addr);
+	out->recipients = g_steal_pointer(&addrs);
+	out->text = text;
+	return 0;
+}

@@ -146,4 +146,34 @@ char *pk_reply_archive_link(const char *archive, const char *message_id);
  */
 char *pk_reply_message_id(const char *patch_message_id, const char *from, const char *secret);
 
+/*
+ * The answer to a command by mail (#printkbot, daemon.h), beside the
+ * reviews: what was asked and what came of it.  All borrowed.
+ */
+struct pk_reply_command {
+	const char *line;          /* the command as written ("#printkbot test debian:6.1") */
+	bool help;                 /* the answer lists the commands (help, an unknown command) */
+	const char *problem;       /* why nothing was tested (no series, an unknown base, an unknown
+				      command), or NULL */
+	const char *const *bases;  /* the bases the bot knows, for an unknown base; or NULL */
+	const char *series;        /* the series' subject, when tested */
+	JsonNode *const *models;   /* each tested patch's review model, in order (n of them) */
+	unsigned n;
+	const char *const *verdicts;   /* each patch's verdict name, in order */
+};
+
+/*
+ * Build the one answer to a command mail cmd (borrowed): threaded under
+ * it (In-Reply-To its Message-ID, its References extended), To its
+ * sender, Cc info->list (none: the command's own To and Cc, the bot left
+ * out), with each tested patch's verdict and review (templates/command.txt,
+ * each review through review.txt), or the commands, or the problem.  Its
+ * Message-ID is derived from the command's (pk_reply_message_id() of
+ * "command <id>") and info->id_secret, so a reply built again keeps it.
+ * info's base, base_note, kernel, compiler and config_lines are said
+ * when something was tested.  0, or -1 with err set.
+ */
+int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, const struct pk_reply_command *c,
+			   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
+
 #endif

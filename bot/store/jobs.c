@@ -31,6 +31,7 @@ static const char *const job_kind_names[] = {
 	[PK_JOB_SERIES] = "series",
 	[PK_JOB_REPLY] = "reply",
 	[PK_JOB_PUSH] = "push",
+	[PK_JOB_COMMAND] = "command",
 };
 
 const char *pk_job_state_name(enum pk_job_state state)
@@ -152,6 +153,16 @@ static int job_first(struct pk_store *s, store_stmt *st, struct pk_store_job **o
 		return -1;
 	*out = j;
 	return 1;
+}
+
+int pk_store_job_get(struct pk_store *store, gint64 job_id, struct pk_store_job **out, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?1", err);
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, job_id);
+	return job_first(store, st, out, err);
 }
 
 int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state *out_state,

@@ -433,3 +433,41 @@ int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GE
 		return -1;
 	return tx_end(store, reply_sent_locked(store, reply_id, time ? time : unix_now(), err), err);
 }
+
+/* ---- commands by mail ---------------------------------------------------- */
+
+int pk_store_command_add(struct pk_store *store, gint64 *out_id, const struct pk_store_command *c,
+			 GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "INSERT INTO commands (mail_id, sender, thread, command, arg, "
+					  "job_id, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id", err);
+
+	if (!st)
+		return -1;
+	bind_id(st, 1, c->mail_id);
+	bind_text(st, 2, c->sender);
+	bind_text(st, 3, c->thread);
+	bind_text(st, 4, c->command);
+	bind_text(st, 5, c->arg);
+	bind_id(st, 6, c->job_id);
+	bind_int(st, 7, c->created ? c->created : unix_now());
+	return run_id(store, st, out_id, err);
+}
+
+int pk_store_commands_since(struct pk_store *store, const char *sender, const char *thread, gint64 since,
+			    gint64 *out_count, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, sender
+		? "SELECT count(*) FROM commands WHERE sender = ?1 AND created >= ?2"
+		: "SELECT count(*) FROM commands WHERE thread = ?1 AND created >= ?2", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, sender ? sender : thread);
+	bind_int(st, 2, since);
+	if ((rc = step(store, st, err)) < 0)
+		return -1;
+	*out_count = rc ? col_int(st, 0) : 0;
+	return 0;
+}

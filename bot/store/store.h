@@ -49,7 +49,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 9
+#define PK_STORE_SCHEMA_VERSION 10
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -359,6 +359,7 @@ enum pk_job_kind {
 	PK_JOB_SERIES,     /* "series": test the patches of one series, in order */
 	PK_JOB_REPLY,      /* "reply": send one rendered reply */
 	PK_JOB_PUSH,       /* "push": test the new commits of one push to a watched branch */
+	PK_JOB_COMMAND,    /* "command": act on one #printkbot command mail, answer it once */
 };
 
 /* The kind's stable name ("series"); "unknown" for PK_JOB_UNKNOWN, "" for any other value. */
@@ -471,6 +472,8 @@ int pk_store_job_state(struct pk_store *store, gint64 job_id, enum pk_job_state 
 int pk_store_job_retry_at(struct pk_store *store, gint64 job_id, gint64 not_before,
 			  const char *detail, GError **err);
 
+/* A job by id: 1 found (*out new), 0 none. */
+int pk_store_job_get(struct pk_store *store, gint64 job_id, struct pk_store_job **out, GError **err);
 /* The oldest queued job, due or not: 1 found (*out new), 0 none. */
 int pk_store_job_next(struct pk_store *store, struct pk_store_job **out, GError **err);
 /*
@@ -623,6 +626,31 @@ int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
 /* The reply went out at time (0 = now); its review is marked posted too. */
 int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
 
+/*
+ * A command by mail the daemon acted on (#printkbot, daemon.h): its mail
+ * (a row of mails, queued in job_id), its sender (lower case), its
+ * thread (the thread's first Message-ID), the command's name and
+ * argument.  Borrowed when passed in.
+ */
+struct pk_store_command {
+	gint64 mail_id, job_id;
+	const char *sender;
+	const char *thread;
+	const char *command;      /* "test", "help", "unknown" */
+	const char *arg;          /* or NULL */
+	gint64 created;           /* Unix time; 0 = now */
+};
+/* Add one (one per mail: a second for the same mail is refused). */
+int pk_store_command_add(struct pk_store *store, gint64 *out_id, const struct pk_store_command *c,
+			 GError **err);
+/*
+ * How many commands were acted on since (Unix time, inclusive): of
+ * sender when sender is not NULL, of thread when thread is not NULL (one
+ * of them, the other NULL).  What the rate limits count.
+ */
+int pk_store_commands_since(struct pk_store *store, const char *sender, const char *thread, gint64 since,
+			    gint64 *out_count, GError **err);
+
 /* ---- pushes to watched branches (pushes.c) ----------------------------- */
 
 /*
@@ -713,7 +741,7 @@ int pk_store_push_commit_by_key(struct pk_store *store, const char *key,
  * queued (its created time; 0 when none is queued).  One read, no write:
  * a read-only store answers it.
  */
-#define PK_JOB_KINDS (PK_JOB_PUSH + 1)
+#define PK_JOB_KINDS (PK_JOB_COMMAND + 1)
 #define PK_JOB_STATES (PK_JOB_CANCELLED + 1)
 struct pk_store_queue_figures {
 	gint64 jobs[PK_JOB_KINDS][PK_JOB_STATES];

@@ -612,6 +612,46 @@ static void test_worker_keys(void **state)
 	unlink(empty);
 }
 
+/* [daemon] commands_from: off by default; *, addresses and @domains, lower case; a typo is an error. */
+static void test_commands_keys(void **state)
+{
+	g_autofree char *empty = write_tmp("");
+	g_autofree char *given = write_tmp("[daemon]\ncommands_from = Max@Example.org, @kernel.org *\n"
+					   "commands_per_hour = 10\ncommands_per_thread_hour = 0\n");
+	g_autofree char *blank = write_tmp("[daemon]\ncommands_from = \n");
+	g_autofree char *bad = write_tmp("[daemon]\ncommands_from = max, @example.org\n");
+	g_autofree char *twice = write_tmp("[daemon]\ncommands_from = a@b@c\n");
+	g_autoptr(GError) err = NULL;
+	struct pk_config c = { 0 };
+
+	assert_int_equal(pk_config_load(&c, empty, NULL), 0);
+	assert_null(c.daemon.commands_from);
+	assert_int_equal(c.daemon.commands_per_hour, 5);
+	assert_int_equal(c.daemon.commands_per_thread_hour, 3);
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, given, NULL), 0);
+	assert_int_equal(g_strv_length(c.daemon.commands_from), 3);
+	assert_string_equal(c.daemon.commands_from[0], "max@example.org");
+	assert_string_equal(c.daemon.commands_from[1], "@kernel.org");
+	assert_string_equal(c.daemon.commands_from[2], "*");
+	assert_int_equal(c.daemon.commands_per_hour, 10);
+	assert_int_equal(c.daemon.commands_per_thread_hour, 0);
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, blank, NULL), 0);
+	assert_null(c.daemon.commands_from);
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, bad, &err), -1);
+	assert_non_null(strstr(err->message, "[daemon] commands_from: 'max' is not"));
+	g_clear_error(&err);
+	assert_int_equal(pk_config_load(&c, twice, &err), -1);
+	assert_non_null(strstr(err->message, "commands_from"));
+	unlink(empty);
+	unlink(given);
+	unlink(blank);
+	unlink(bad);
+	unlink(twice);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_store_path_relative),
 		cmocka_unit_test(test_worker_keys),
 		cmocka_unit_test(test_metrics_keys),
+		cmocka_unit_test(test_commands_keys),
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_bases_and_trees),
 		cmocka_unit_test(test_tree_watch),

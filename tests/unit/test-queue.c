@@ -138,6 +138,7 @@ static void test_job_names(void **state)
 	};
 	static const struct { enum pk_job_kind kind; const char *name; } kinds[] = {
 		{ PK_JOB_SERIES, "series" }, { PK_JOB_REPLY, "reply" }, { PK_JOB_PUSH, "push" },
+		{ PK_JOB_COMMAND, "command" },
 	};
 	enum pk_job_state st;
 	enum pk_job_kind kind;

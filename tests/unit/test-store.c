@@ -468,7 +468,7 @@ static void test_pg_migrate_v8_replies(void **state)
 		 "mail_id BIGINT NOT NULL UNIQUE REFERENCES mails(id), review_id BIGINT REFERENCES reviews(id), "
 		 "job_id BIGINT REFERENCES jobs(id), after_commit TEXT, message_id TEXT UNIQUE, sender TEXT, "
 		 "recipients TEXT, text TEXT, sent BIGINT);"
-		 "DROP TABLE push_commits; DROP TABLE pushes;"
+		 "DROP TABLE commands; DROP TABLE push_commits; DROP TABLE pushes;"
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (1, 'm1@x', 'queued', 1);"
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (2, 'm2@x', 'queued', 1);"
 		 "INSERT INTO replies (id, mail_id, message_id, text, sent) VALUES (7, 1, 'r7@bot', 'x', 5);"
@@ -486,6 +486,61 @@ static void test_pg_migrate_v8_replies(void **state)
 		assert_int_equal(pk_store_reply_add(s, &id, &next, &err), 0);
 		assert_int_equal(id, 8);
 	}
+}
+
+/*
+ * A version-9 database with mails: the migration to 10 adds commands
+ * (what the rate limits of commands by mail count), the mails kept; a
+ * command is one per mail, counted by sender and by thread since a time;
+ * and the shape is a fresh database's.
+ */
+static void test_migrate_v9_commands(void **state)
+{
+	static const char *const steps[] = { "001-initial.sql", "002-history.sql", "003-daemon.sql",
+					     "004-boot-records.sql", "005-job-series.sql", "006-coverage.sql",
+					     "007-leases.sql", "008-secrets.sql", "009-pushes.sql" };
+	g_autofree char *old = db_path("v9-commands.db");
+	g_autofree char *fresh = db_path("v10.db");
+	g_autofree char *old_shape = NULL, *fresh_shape = NULL;
+	g_autoptr(GError) err = NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(steps); i++) {
+		g_autofree char *sql = migration_sql(steps[i]);
+
+		raw_exec(old, sql);
+	}
+	raw_exec(old, "PRAGMA user_version = 9;"
+		 "INSERT INTO mails (id, message_id, state, received) VALUES (1, 'c1@x', 'queued', 1);"
+		 "INSERT INTO mails (id, message_id, state, received) VALUES (2, 'c2@x', 'queued', 1);");
+	{
+		g_autoptr(pk_store) s = open_ok(old);
+		struct pk_store_command c = { .mail_id = 1, .sender = "max@example.org", .thread = "p1@x",
+					      .command = "test", .arg = "debian:6.1", .created = 100 };
+		gint64 id = 0, n = -1;
+
+		assert_int_equal(pk_store_mail_find(s, "c2@x", &id, &err), 1);
+		assert_int_equal(pk_store_command_add(s, &id, &c, &err), 0);
+		assert_int_equal(pk_store_command_add(s, &id, &c, &err), -1);   /* one per mail */
+		g_clear_error(&err);
+		c.mail_id = 2;
+		c.thread = "p2@x";
+		c.created = 200;
+		assert_int_equal(pk_store_command_add(s, &id, &c, &err), 0);
+		assert_int_equal(pk_store_commands_since(s, "max@example.org", NULL, 100, &n, &err), 0);
+		assert_int_equal(n, 2);
+		assert_int_equal(pk_store_commands_since(s, "max@example.org", NULL, 101, &n, &err), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(pk_store_commands_since(s, NULL, "p1@x", 0, &n, &err), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(pk_store_commands_since(s, "jane@example.org", NULL, 0, &n, &err), 0);
+		assert_int_equal(n, 0);
+	}
+	{
+		g_autoptr(pk_store) s = open_ok(fresh);
+	}
+	old_shape = schema_shape(old);
+	fresh_shape = schema_shape(fresh);
+	assert_string_equal(old_shape, fresh_shape);
 }
 
 static void test_newer_refused(void **state)
@@ -1347,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(test_migrate_v5_coverage),
 		cmocka_unit_test(test_migrate_v6_leases),
 		cmocka_unit_test(test_migrate_v8_replies),
+		cmocka_unit_test(test_migrate_v9_commands),
 		cmocka_unit_test(test_newer_refused),
 		cmocka_unit_test(test_negative_version_refused),
 		cmocka_unit_test(test_check_read_only),
