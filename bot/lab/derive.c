@@ -478,8 +478,10 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 		goto out;
 	take_answer(lines, &d, answer);
 	/* the deleted code's lines: the kernel before the patch builds it, the patched one has no such options */
-	if (removed && removed->lines)
+	if (removed && removed->lines) {
 		g_string_append(lines, removed->lines);
+		d.removal = true;
+	}
 	for (guint i = 0; removed && i < removed->asked->len; i++)
 		g_ptr_array_add(d.asked, g_strdup(removed->asked->pdata[i]));
 	for (guint i = 0; removed && i < removed->cannot->len; i++)

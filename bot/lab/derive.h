@@ -48,6 +48,7 @@ struct pk_derived {
 	char *devices;      /* the QEMU devices attached ("e1000e, pci-serial"), NULL when none */
 	GPtrArray *added;   /* char*: "CONFIG_FOO (tristate, default n)" per option the patch adds
 	                       that gates what it changes (wanted on), NULL when none */
+	bool removal;       /* lines came for the code the patch deletes (pk_derive_removed()) */
 };
 
 /*

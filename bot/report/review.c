@@ -702,6 +702,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 				       "so both kernels were built with a config derived for it: the lab's "
 				       "and %s (dependencies included).", asked->str, lines);
 	}
+	if (res->derived.removal)
+		g_string_append(s, " Those of the code the patch deletes are options the patched tree no longer "
+				"has: its kernel was built without them, the kernel before it with them on.");
 	if (res->derived.added && res->derived.added->len) {
 		g_autoptr(GString) added = g_string_new(NULL);
 
