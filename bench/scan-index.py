@@ -27,16 +27,24 @@ Per finding kind:
 Then, per test that compared two boots, whether scan's verdict agrees with
 test's (console-changed or no-visible-change), each disagreement listed.
 
-Run: python3 bench/scan-index.py [-v] STORE.db [STORE.db ...]
-     (-v: every finding that is not confirmed, with its class)
+Run: python3 bench/scan-index.py [-v] [--scan PRINTKBOT] STORE.db [STORE.db ...]
+     (-v: every finding that is not confirmed, with its class;
+      --scan: each patch scanned again by that build, from the patch the
+      store keeps, its findings and verdict instead of those stored when
+      it was tested: a scanner changed since is checked on the same kernels)
      (the stores of `KEEP=DIR bash bench/series.sh`: DIR/*/store.db)
 Exit status: 0 when nothing is contradicted and every verdict agrees, 1
 otherwise, 2 on bad input.
 """
 import collections
+import gzip
+import json
+import os
 import re
 import sqlite3
+import subprocess
 import sys
+import tempfile
 
 # kinds that say what the index must show differ between the two kernels
 CHANGE = {"text-changed", "newline-lost", "newline-added", "prefix-changed", "pr_fmt-added",
@@ -128,7 +136,27 @@ def check(store, before, after, f, files):
     return "contradicted", why
 
 
-def main(paths, verbose):
+FINDING_COLS = ("kind", "file", "line", "old_call", "new_call", "old_text", "new_text")
+
+
+def stored_scan(store, patch, scan_verdict):
+    rows = store.db.execute("SELECT %s FROM findings WHERE patch_id = ? ORDER BY seq" % ", ".join(FINDING_COLS),
+                            (patch,))
+    return scan_verdict, [dict(zip(FINDING_COLS, r)) for r in rows]
+
+
+def rescan(store, patch, scanner):
+    """The patch the store keeps (patches.raw), scanned by scanner: its verdict and findings."""
+    raw, = store.db.execute("SELECT raw FROM patches WHERE id = ?", (patch,)).fetchone()
+    with tempfile.NamedTemporaryFile(suffix=".patch") as f:
+        f.write(gzip.decompress(raw))
+        f.flush()
+        out = subprocess.run([scanner, "scan", "--json", f.name], capture_output=True, text=True).stdout
+    o = json.loads(next(l for l in out.splitlines() if l.startswith("{")))
+    return o["verdict"], [{k: x.get(k) for k in FINDING_COLS} for x in o["findings"]]
+
+
+def main(paths, verbose, scanner=None):
     kinds = collections.defaultdict(collections.Counter)
     contradictions, verdicts, disagreements = [], collections.Counter(), []
     for path in paths:
@@ -145,10 +173,9 @@ def main(paths, verbose):
             return 2
         for test, patch, subject, scan_verdict, verdict, before, after in tests:
             files = store.files(before) | store.files(after)
-            cols = ("kind", "file", "line", "old_call", "new_call", "old_text", "new_text")
-            for row in store.db.execute("SELECT %s FROM findings WHERE patch_id = ? ORDER BY seq" % ", ".join(cols),
-                                        (patch,)):
-                f = dict(zip(cols, row))
+            scan_verdict, findings = (rescan(store, patch, scanner) if scanner
+                                      else stored_scan(store, patch, scan_verdict))
+            for f in findings:
                 what, why = check(store, before, after, f, files)
                 kinds[f["kind"]][what] += 1
                 if verbose and what not in ("confirmed", "contradicted", "advice"):
@@ -182,5 +209,11 @@ if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         sys.exit(0 if len(sys.argv) > 1 else 2)
-    verbose = sys.argv[1] == "-v"
-    sys.exit(main(sys.argv[1 + verbose:], verbose))
+    args = sys.argv[1:]
+    verbose = args[:1] == ["-v"]
+    args = args[verbose:]
+    scanner = None
+    if args[:1] == ["--scan"] and len(args) > 2:
+        scanner = os.path.abspath(args[1])
+        args = args[2:]
+    sys.exit(main(args, verbose, scanner))
