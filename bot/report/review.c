@@ -361,11 +361,13 @@ static gint64 int_member(JsonObject *o, const char *name)
  * (before escaping): where_html (file:line, a link to the source line
  * when html->source_url is set) and, for console and index changes,
  * old_side_html and new_side_html, the two sides with what changed
- * between them marked (html.h).
+ * between them marked (html.h).  A row's own base_commit, when it has
+ * one, is the commit its source link names.
  */
 static void decorate(JsonObject *model, const struct pk_review_html *html)
 {
-	static const char *const lists[] = { "findings", "console", "index" };
+	/* history: a site's file page (report/site.c), whose rows name their own base_commit */
+	static const char *const lists[] = { "findings", "console", "index", "history" };
 	JsonObject *before = json_object_has_member(model, "before") &&
 			     JSON_NODE_HOLDS_OBJECT(json_object_get_member(model, "before"))
 			     ? json_object_get_object_member(model, "before") : NULL;
@@ -385,7 +387,9 @@ static void decorate(JsonObject *model, const struct pk_review_html *html)
 				continue;
 			url = html && html->source_url
 			      ? pk_html_source_url(html->source_url, string_member(o, "file"),
-						   (int)int_member(o, "line"), commit, base) : NULL;
+						   (int)int_member(o, "line"),
+						   string_member(o, "base_commit") ? string_member(o, "base_commit") : commit,
+						   base) : NULL;
 			where = pk_html_link(url, string_member(o, "where"));
 			json_object_set_string_member(o, "where_html", where);
 			if (l == 0)
