@@ -427,11 +427,47 @@ void pk_review_tmpl_free(struct pk_review_tmpl *t)
 	g_free(t);
 }
 
+/*
+ * The text of templates/<name> with each {{include "NAME.html"}} replaced
+ * by that template's text, one level deep.  Done here rather than by
+ * template-glib's own include, whose lexer (3.36) leaks the name of every
+ * include it reads.  0, or -1 with err naming the file.
+ */
+static int template_text(char **out, const char *dir, const char *name, bool nested, GError **err)
+{
+	static const char open[] = "{{include \"";
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GString) done = NULL;
+	g_autoptr(GError) e = NULL;
+	const char *p, *at;
+
+	if (!g_file_get_contents(path, &text, NULL, &e))
+		return pk_error(err, PK_ERROR_FAILED, "template %s: %s", name, e->message);
+	done = g_string_new(NULL);
+	for (p = text; (at = strstr(p, open)); ) {
+		const char *inc = at + strlen(open), *end = strstr(inc, "\"}}");
+		g_autofree char *inc_name = end ? g_strndup(inc, (gsize)(end - inc)) : NULL;
+		g_autofree char *inc_text = NULL;
+
+		if (!inc_name || nested || strchr(inc_name, '/') || inc_name[0] == '.')
+			return pk_error(err, PK_ERROR_FAILED, "%s: an include is a template of the same "
+					"directory, one level deep", path);
+		if (template_text(&inc_text, dir, inc_name, true, err) < 0)
+			return -1;
+		g_string_append_len(done, p, at - p);
+		g_string_append(done, inc_text);
+		p = end + strlen("\"}}");
+	}
+	g_string_append(done, p);
+	*out = g_string_free(g_steal_pointer(&done), FALSE);
+	return 0;
+}
+
 int pk_review_tmpl_load(struct pk_review_tmpl **out, const char *name, GError **err)
 {
 	g_autofree char *dir = template_dir();
-	g_autoptr(TmplTemplateLocator) locator = tmpl_template_locator_new();
-	g_autoptr(GFile) file = NULL;
+	g_autofree char *text = NULL;
 	struct pk_review_tmpl *t = g_new0(struct pk_review_tmpl, 1);
 
 	t->name = g_strdup(name);
@@ -443,11 +479,9 @@ int pk_review_tmpl_load(struct pk_review_tmpl **out, const char *name, GError **
 		pk_review_tmpl_free(t);
 		return -1;
 	}
-	/* {{include "review-body.html"}} is read from the same templates/ */
-	tmpl_template_locator_append_search_path(locator, dir);
-	t->tmpl = tmpl_template_new(locator);
-	file = g_file_new_for_path(t->path);
-	if (!tmpl_template_parse_file(t->tmpl, file, NULL, err)) {
+	t->tmpl = tmpl_template_new(NULL);
+	if (template_text(&text, dir, name, false, err) < 0 ||
+	    !tmpl_template_parse_string(t->tmpl, text, err)) {
 		g_prefix_error(err, "%s: ", t->path);
 		pk_review_tmpl_free(t);
 		return -1;
