@@ -34,6 +34,7 @@
 /* A series: the patches of one job, stored series or patch. */
 struct series {
 	char *page;                 /* "series/j42.html" */
+	char *hash;                 /* of its inputs, once series_write() made it */
 	GPtrArray *patches;         /* struct pk_store_site_patch*, borrowed; by number, then id */
 	gint64 time;                /* the newest patch date */
 };
@@ -41,6 +42,7 @@ struct series {
 static void series_free(struct series *s)
 {
 	g_free(s->page);
+	g_free(s->hash);
 	g_ptr_array_unref(s->patches);
 	g_free(s);
 }
@@ -71,7 +73,7 @@ struct site {
 	pk_review_tmpl *t_index, *t_series, *t_patch, *t_file, *t_files;
 	GPtrArray *patches;         /* struct pk_store_site_patch* */
 	GPtrArray *series;          /* struct series*, newest first */
-	GHashTable *page_of;        /* patch id (gint64*) -> series page (borrowed) */
+	GHashTable *page_of;        /* patch id (gint64*) -> its struct series* (borrowed) */
 	GHashTable *patch_of;       /* patch id (gint64*) -> struct pk_store_site_patch* (borrowed) */
 	GPtrArray *files;           /* struct file*, by path */
 	GHashTable *files_of;       /* patch id (gint64*) -> GPtrArray of struct file* (borrowed) */
@@ -328,7 +330,7 @@ static int group(struct site *s, GError **err)
 		}
 		g_ptr_array_add(se->patches, p);
 		se->time = MAX(se->time, p->time);
-		g_hash_table_insert(s->page_of, id_key(p->patch_id), se->page);
+		g_hash_table_insert(s->page_of, id_key(p->patch_id), se);
 		g_hash_table_insert(s->patch_of, id_key(p->patch_id), p);
 	}
 	for (guint i = 0; i < s->series->len; i++)
@@ -514,7 +516,7 @@ static char *series_title(const struct series *se)
 	return g_strdup_printf("%s (%u patches)", subject, se->patches->len);
 }
 
-static int series_write(struct site *s, const struct series *se, GError **err)
+static int series_write(struct site *s, struct series *se, GError **err)
 {
 	g_autoptr(GChecksum) h = g_checksum_new(G_CHECKSUM_SHA256);
 	g_autoptr(GString) sections = g_string_new(NULL);
@@ -528,8 +530,9 @@ static int series_write(struct site *s, const struct series *se, GError **err)
 	hash_str(h, s->inputs);
 	for (guint i = 0; i < se->patches->len; i++)
 		hash_patch(s, h, se->patches->pdata[i]);
-	g_hash_table_replace(s->new_state, g_strdup(se->page), g_strdup(g_checksum_get_string(h)));
-	if (!page_stale(s, se->page, g_checksum_get_string(h)))
+	se->hash = g_strdup(g_checksum_get_string(h));
+	g_hash_table_replace(s->new_state, g_strdup(se->page), g_strdup(se->hash));
+	if (!page_stale(s, se->page, se->hash))
 		return 0;
 	s->stats.series_rendered++;
 	json_builder_begin_object(b);
@@ -593,19 +596,14 @@ static int file_write(struct site *s, const struct file *f, GError **err)
 
 	hash_str(h, s->inputs);
 	hash_str(h, f->path);
+	/* each patch and its series' page and hash: a patch's rows change with its review */
 	for (guint i = 0; i < f->patches->len; i++) {
 		gint64 id = g_array_index(f->patches, gint64, i);
-		const char *page = g_hash_table_lookup(s->page_of, &id);
+		const struct series *se = g_hash_table_lookup(s->page_of, &id);
 
 		hash_int(h, id);
-		hash_str(h, page);
-	}
-	/* a patch's rows change with its review: the series pages' hashes say when */
-	for (guint i = 0; i < f->patches->len; i++) {
-		gint64 id = g_array_index(f->patches, gint64, i);
-		const char *page = g_hash_table_lookup(s->page_of, &id);
-
-		hash_str(h, page ? g_hash_table_lookup(s->new_state, page) : NULL);
+		hash_str(h, se ? se->page : NULL);
+		hash_str(h, se ? se->hash : NULL);
 	}
 	g_hash_table_replace(s->new_state, g_strdup(f->page), g_strdup(g_checksum_get_string(h)));
 	if (!page_stale(s, f->page, g_checksum_get_string(h)))
@@ -628,7 +626,8 @@ static int file_write(struct site *s, const struct file *f, GError **err)
 	json_builder_begin_array(b);
 	for (guint i = 0; i < rows->len && i < limit; i++) {
 		const struct pk_history_row *r = rows->pdata[i];
-		const char *page = g_hash_table_lookup(s->page_of, &r->patch_id);
+		const struct series *se = g_hash_table_lookup(s->page_of, &r->patch_id);
+		const char *page = se ? se->page : NULL;
 		g_autofree char *date = date_text(r->time), *where = row_where(r), *link = NULL;
 		/* the patch's base, for the source link */
 		const struct pk_store_site_patch *p = g_hash_table_lookup(s->patch_of, &r->patch_id);
