@@ -28,7 +28,7 @@ BOT_OBJS  = $(BOT_SRCS:.c=.o)
 UNIT_SRCS = $(wildcard tests/unit/test-*.c)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-.PHONY: all man deps check check-long unit e2e e2e-long demo install clean bench bench-store bench-sandbox bench-noise unit-asan fuzz fuzz-long
+.PHONY: all man deps check check-long unit e2e e2e-long demo install clean bench bench-store bench-site bench-sandbox bench-noise unit-asan fuzz fuzz-long
 
 all: printkbot printkbot-core man
 
@@ -175,7 +175,7 @@ unit: $(UNIT_BINS) man
 # by commit, a watched branch, a whole series, the kernel fix), run for
 # minutes on data (a 612 MiB mbox, checkpatch.pl over the corpus) or
 # install a browser.  make check-long runs those.  `make e2e E2E=020` runs one.
-E2E_LONG     = 010 011 025 026 034 036 040 060 070 072 080
+E2E_LONG     = 010 011 025 026 034 036 040 060 070 072 080 081
 E2E_ALL      = $(sort $(wildcard tests/e2e/[0-9]*.sh))
 E2E_LONG_SH  = $(foreach n,$(E2E_LONG),$(filter tests/e2e/$(n)-%,$(E2E_ALL)))
 E2E_SHORT_SH = $(filter-out $(E2E_LONG_SH),$(E2E_ALL))
@@ -222,6 +222,9 @@ bench-noise: printkbot
 
 bench-store: printkbot bot/libprintkbot.a
 	bash bench/store.sh
+
+bench-site: printkbot bot/libprintkbot.a
+	bash bench/site.sh
 
 # The binary reads qemu/ and templates/ from $(PREFIX)/share/printkbot
 # (bot/base/util.h, pk_data_dir()).  -p keeps qemu/init.c's time: a newer

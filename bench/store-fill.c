@@ -2,7 +2,7 @@
  * store-fill.c - fill a printkbot database the way months of testing would,
  * through the store's own API, for bench/store.sh.
  *
- * usage: store-fill DB [PATCHES] [CHANGES_PER_PATCH]
+ * usage: store-fill DB [PATCHES] [CHANGES_PER_PATCH] [models]
  *        store-fill --query DB [--file F] [--grep T] ...   (history's filters)
  *
  * The second form times pk_store_history() alone, in this process: the
@@ -17,6 +17,11 @@
  * neighbours, a few say "scheduling while atomic", dates run over two
  * years up to 2026-03, so the bench's queries have something to find.
  * Deterministic: the same arguments give the same database.
+ *
+ * With "models" last, each review's model is the one `test` would keep
+ * (pk_review_model() of the patch, its findings and changes), so that
+ * `report` and `report --site` (bench/site.sh) render real reviews;
+ * without it a short stand-in, as bench/store.sh has always measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +30,7 @@
 
 #include "store/store.h"
 #include "base/util.h"
+#include "report/review.h"
 
 #define INDEX_ENTRIES 3000
 #define BOOT_RECORDS 400
@@ -181,8 +187,32 @@ static char *message(GRand *rand, const char *file, unsigned k)
 			       subsystems[k % G_N_ELEMENTS(subsystems)], g_rand_int_range(rand, 0, 100000));
 }
 
+/* The model `test` keeps for this patch and what was found of it (pk_review_model()). */
+static char *real_model(const struct pk_patch *p, struct pk_scan *scan, struct pk_kdiff *diff,
+			enum pk_verdict verdict, const char *tip)
+{
+	struct pk_test_result res = { .verdict = verdict, .scan = scan, .diff = diff, .noise_boots = 3,
+				      .seconds = 52.5 };
+	struct pk_review_info info = { .source = "bench.mbox", .index = 1, .total = 1, .base = "printkbot-base",
+				       .config_hash = "bench" };
+	g_autoptr(JsonNode) model = NULL;
+
+	res.before.commit = "0123456789abcdef0123456789abcdef01234567";
+	res.before.cached = true;
+	res.before.booted = true;
+	res.after.commit = (char *)tip;
+	res.after.build_tried = true;
+	res.after.build.ok = true;
+	res.after.build.seconds = 40;
+	res.after.booted = true;
+	res.after.boot.seconds = 6;
+	res.after.boot.accel = "kvm";
+	model = pk_review_model(p, &res, &info);
+	return json_to_string(model, FALSE);
+}
+
 static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const gint64 sources[3],
-		      gint64 base_boot, const struct pk_capture *base, GRand *rand, GError **err)
+		      gint64 base_boot, const struct pk_capture *base, GRand *rand, bool models, GError **err)
 {
 	unsigned src = n % 3, author = (unsigned)g_rand_int_range(rand, 0, AUTHORS);
 	gint64 start = 1704067200 /* 2024-01-01 */, span = 1772323200 /* 2026-03-01 */ - start;
@@ -263,9 +293,10 @@ static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const 
 	mutate(after, base, n, rand);
 	console = console_text(after);
 	boot.console = console;
-	model = g_strdup_printf("{\"verdict\":\"%s\",\"subject\":\"%s\",\"findings\":%u,"
-				"\"changes\":%u,\"base\":\"base\",\"config\":\"bench\"}",
-				pk_verdict_name(t.verdict), subject, n_static, per_patch - n_static);
+	model = models ? real_model(&p, &scan, &diffs, t.verdict, tip)
+		: g_strdup_printf("{\"verdict\":\"%s\",\"subject\":\"%s\",\"findings\":%u,"
+				  "\"changes\":%u,\"base\":\"base\",\"config\":\"bench\"}",
+				  pk_verdict_name(t.verdict), subject, n_static, per_patch - n_static);
 	body = g_strdup_printf("printkbot tested \"%s\" on base.\n\nVerdict: %s\n\n"
 			       "%u static findings, %u changes at boot.\n", subject, pk_verdict_name(t.verdict),
 			       n_static, per_patch - n_static);
@@ -360,6 +391,7 @@ int main(int argc, char **argv)
 	g_autoptr(GRand) rand = g_rand_new_with_seed(42);
 	unsigned patches = argc > 2 ? (unsigned)atoi(argv[2]) : 10000;
 	unsigned per_patch = argc > 3 ? (unsigned)atoi(argv[3]) : 10;
+	bool models = argc > 4 && !strcmp(argv[4], "models");
 	struct pk_build_result b = { .ok = true, .seconds = 600 };
 	g_autofree char *console = console_text(base);
 	struct pk_boot_result boot = { .status = PK_BOOT_OK, .seconds = 6, .accel = "kvm",
@@ -371,7 +403,7 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--query"))
 		return query(argc, argv);
 	if (argc < 2 || !patches || per_patch < 2) {
-		fprintf(stderr, "usage: store-fill DB [PATCHES] [CHANGES_PER_PATCH >= 2]\n");
+		fprintf(stderr, "usage: store-fill DB [PATCHES] [CHANGES_PER_PATCH >= 2] [models]\n");
 		return 2;
 	}
 	if (pk_store_open(&s, argv[1], &err) < 0 ||
@@ -382,7 +414,7 @@ int main(int argc, char **argv)
 	    pk_store_add_boot(s, &base_boot, build, &boot, &err) < 0)
 		goto fail;
 	for (unsigned n = 0; n < patches; n++) {
-		if (fill_patch(s, n, per_patch, sources, base_boot, base, rand, &err) < 0)
+		if (fill_patch(s, n, per_patch, sources, base_boot, base, rand, models, &err) < 0)
 			goto fail;
 		if (n % 1000 == 999)
 			pk_progress("filled %u of %u patches", n + 1, patches);

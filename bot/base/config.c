@@ -38,6 +38,7 @@ static const char *const known_keys[][24] = {
 	  "ca_file", "insecure", "timeout", NULL },
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
 	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", NULL },
+	{ "site", "url", "source_url", NULL },
 };
 
 const char *const *pk_config_known_keys(unsigned group)
@@ -553,6 +554,16 @@ static int load_smtp(GKeyFile *kf, const char *path, struct pk_config *c, GError
 	return 0;
 }
 
+/*
+ * Whether url is an http(s):// URL a page can link to as it is: nothing
+ * in it that ends an HTML attribute or a mail header line.
+ */
+static bool http_url(const char *url)
+{
+	return (g_str_has_prefix(url, "https://") || g_str_has_prefix(url, "http://")) &&
+	       !strpbrk(url, " \t\r\n\"'<>\\`");
+}
+
 static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrArray *out, GError **err)
 {
 	static const char *const types[] = { "imap", "maildir", "mbox", "public-inbox", NULL };
@@ -581,8 +592,7 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 		return config_error(err, path, group, "url", "an imap source needs url = imap[s]://host/MAILBOX");
 	if (strcmp(s->type, "imap") && !s->path)
 		return config_error(err, path, group, NULL, "a %s source needs a path", s->type);
-	if (s->archive && ((!g_str_has_prefix(s->archive, "https://") && !g_str_has_prefix(s->archive, "http://")) ||
-			   strpbrk(s->archive, " \t\r\n")))
+	if (s->archive && !http_url(s->archive))
 		return config_error(err, path, group, "archive", "'%s' is not an http(s):// URL", s->archive);
 	if (s->poll_interval < 1)
 		s->poll_interval = 1;
@@ -778,6 +788,32 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	return load_build(kf, path, c, err);
 }
 
+/*
+ * [site] (report --site, report/site.h): url, where readers reach the
+ * site, and source_url, the address of a kernel source line: both
+ * http(s), source_url with {path} in it.  Without kf, none.
+ */
+static int load_site(GKeyFile *kf, const char *path, struct pk_site_config *out, GError **err)
+{
+	out->url = get_string(kf, "site", "url", NULL);
+	out->source_url = get_string(kf, "site", "source_url", NULL);
+	if (out->url && !http_url(out->url))
+		return config_error(err, path, "site", "url", "'%s' is not an http(s):// URL", out->url);
+	if (out->source_url && (!http_url(out->source_url) || !strstr(out->source_url, "{path}")))
+		return config_error(err, path, "site", "source_url", "'%s' is not an http(s):// URL with "
+				    "{path} in it ({line}, {commit} and {base} may be there too)", out->source_url);
+	return 0;
+}
+
+void pk_site_config_clear(struct pk_site_config *site)
+{
+	g_free(site->url);
+	g_free(site->source_url);
+	if (site->archives)
+		g_hash_table_unref(site->archives);
+	memset(site, 0, sizeof *site);
+}
+
 /* The file to read: path, else $PRINTKBOT_CONFIG, else DEFAULT_CONFIG if it exists, else NULL. */
 static const char *config_file(const char *path)
 {
@@ -826,6 +862,46 @@ int pk_config_store_path(char **out, const char *path, GError **err)
 	return store_where(kf, path, out, err);
 }
 
+int pk_config_site(struct pk_site_config *out, const char *path, GError **err)
+{
+	struct pk_site_config site = { 0 };
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GError) e = NULL;
+	g_auto(GStrv) groups = NULL;
+
+	site.archives = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	if (!(path = config_file(path))) {
+		*out = site;
+		return 0;
+	}
+	if (config_scan(path, err) < 0)
+		goto fail;
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+		pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
+		goto fail;
+	}
+	if (check_known_keys(kf, path, err) < 0 || load_site(kf, path, &site, err) < 0)
+		goto fail;
+	groups = g_key_file_get_groups(kf, NULL);
+	for (char **g = groups; *g; g++) {
+		char *archive;
+
+		if (!g_str_has_prefix(*g, "source ") || !(archive = get_string(kf, *g, "archive", NULL)))
+			continue;
+		if (!http_url(archive)) {
+			config_error(err, path, *g, "archive", "'%s' is not an http(s):// URL", archive);
+			g_free(archive);
+			goto fail;
+		}
+		g_hash_table_replace(site.archives, g_strdup(*g + strlen("source ")), archive);
+	}
+	*out = site;
+	return 0;
+fail:
+	pk_site_config_clear(&site);
+	return -1;
+}
+
 int pk_config_load(struct pk_config *out, const char *path, GError **err)
 {
 	struct pk_config c = { .policy = PK_POLICY_DEFAULT, .sandbox = PK_SANDBOX_CONFIG_INIT };
@@ -855,7 +931,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    load_sandbox(kf, path, &c, err) < 0 ||
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
 	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0 ||
-	    store_where(kf, path, &c.db, err) < 0) {
+	    load_site(kf, path, &c.site, err) < 0 || store_where(kf, path, &c.db, err) < 0) {
 		pk_config_clear(&c);
 		return -1;
 	}
@@ -952,6 +1028,7 @@ void pk_config_clear(struct pk_config *config)
 	if (config->trees)
 		g_ptr_array_unref(config->trees);
 	g_strfreev(config->bases);
+	pk_site_config_clear(&config->site);
 	if (config->keys)
 		g_key_file_unref(config->keys);
 	memset(config, 0, sizeof *config);

@@ -131,6 +131,19 @@ struct pk_smtp_config {
 	double timeout;           /* seconds per transfer, default 60 */
 };
 
+/*
+ * [site]: the static site of every review (`report --site`,
+ * report/site.h).  Both keys are http(s) URLs or NULL.
+ */
+struct pk_site_config {
+	char *url;                /* where readers reach the site; a reply's patch link: is its
+	                             series' page there; NULL: the source's archive, as before */
+	char *source_url;         /* a kernel source line's address, {path} {line} {commit}
+	                             {base} replaced (report/html.h), or NULL: no source links */
+	GHashTable *archives;     /* pk_config_site() only: [source NAME] -> its archive = */
+};
+void pk_site_config_clear(struct pk_site_config *site);
+
 struct pk_config {
 	char *path;               /* the file read, or NULL when none was */
 	char *db;                 /* [store] url or path, or NULL for the default */
@@ -147,6 +160,7 @@ struct pk_config {
 	char **bases;             /* [test] bases: the bases a series may go on, in order
 	                             ("debian:6.12", "net/main"); NULL: base alone */
 	GPtrArray *trees;         /* struct pk_tree_config*, one per [tree NAME], in file order */
+	struct pk_site_config site; /* [site] (archives NULL: see sources) */
 	GKeyFile *keys;           /* the whole file, for the modules that read their own groups */
 };
 
@@ -175,6 +189,16 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err);
  * that (password files the daemon's user alone may read, say).
  */
 int pk_config_store_path(char **out, const char *path, GError **err);
+
+/*
+ * What `report --site` needs of the file pk_config_load() would read
+ * (same lookup): [site], and each [source NAME]'s archive into
+ * out->archives (a new table, NAME -> URL), nothing else (no password
+ * file is opened).  Unknown keys and bad values are errors as in
+ * pk_config_load().  No file: every member empty.  Clear with
+ * pk_site_config_clear().
+ */
+int pk_config_site(struct pk_site_config *out, const char *path, GError **err);
 
 /*
  * What the daemon needs beyond a config that parses: when it replies

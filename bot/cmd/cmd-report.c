@@ -2,6 +2,7 @@
 #include "cmd/commands.h"
 #include "report/pushes.h"
 #include "report/review.h"
+#include "report/site.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -11,7 +12,8 @@
 static const char report_usage[] =
 	"usage: printkbot report [--config FILE] [--db FILE] [--html FILE] ID\n"
 	"       printkbot report [--config FILE] [--db FILE] [--html FILE] --commit COMMIT\n"
-	"       printkbot report [--config FILE] [--db FILE] --push ID\n\n"
+	"       printkbot report [--config FILE] [--db FILE] --push ID\n"
+	"       printkbot report [--config FILE] [--db FILE] --site DIR [--full]\n\n"
 	"Render stored review ID again from its model (the data `test` kept),\n"
 	"through templates/review.txt.  The text is byte-identical to the review\n"
 	"as first rendered; when the template changed since, a note on standard\n"
@@ -22,6 +24,15 @@ static const char report_usage[] =
 	"--pushes lists them): the branch and its tips, what was left out (over\n"
 	"max_commits), each commit and what became of it, then the review of\n"
 	"every commit tested in it that changed the console or failed.\n\n"
+	"With --site, no ID: DIR becomes a static web site of every stored review\n"
+	"(doc/site.md): index.html lists every series (date, source, author,\n"
+	"subject, verdict, base) with filters by verdict, file or directory and\n"
+	"author that run in the browser; series/ has a page per series with each\n"
+	"patch's review (the console diff side by side, the changed words marked,\n"
+	"links to the list's archive and, with [site] source_url, to the source\n"
+	"lines); files/ a page per file with its history.  Only pages whose\n"
+	"reviews, templates or config changed since the last run are written\n"
+	"again; serve DIR with any web server, or open index.html from disk.\n\n"
 	"    --config FILE  read its [store] path (default $PRINTKBOT_CONFIG, else\n"
 	"                 /etc/printkbot.conf if present)\n"
 	"    --db FILE    the database (default the config's [store] path, else\n"
@@ -29,15 +40,20 @@ static const char report_usage[] =
 	"    --html FILE  also write the review as an HTML page with a side-by-side\n"
 	"                 console diff (templates/review.html) to FILE\n"
 	"    --commit     the argument is a commit, not a review id\n"
-	"    --push       ID is a push, not a review\n\n"
-	"exit status: 0 rendered, 1 no such review or push, 2 usage, database or\n"
-	"template error\n";
+	"    --push       ID is a push, not a review\n"
+	"    --site DIR   write the site of every stored review to DIR; the config's\n"
+	"                 [site] and each [source NAME]'s archive are read\n"
+	"    --full       with --site, write every page again\n\n"
+	"exit status: 0 rendered (the site written), 1 no such review or push, 2\n"
+	"usage, database, template or disk error\n";
 
 /* The command line of report (--config and --db are main's). */
 struct report_opts {
 	const char *html;
 	bool commit;
 	bool push;
+	const char *site;
+	bool full;
 };
 
 static const struct pk_option report_options[] = {
@@ -46,6 +62,8 @@ static const struct pk_option report_options[] = {
 	PK_OPTION_STRING("html", struct report_opts, html),
 	PK_OPTION_FLAG("commit", struct report_opts, commit),
 	PK_OPTION_FLAG("push", struct report_opts, push),
+	PK_OPTION_STRING("site", struct report_opts, site),
+	PK_OPTION_FLAG("full", struct report_opts, full),
 	{ NULL },
 };
 
@@ -64,6 +82,21 @@ static int report_check(const struct pk_cmdline *cl, GError **err)
 	const struct report_opts *o = cl->opts;
 	gint64 id;
 
+	if (o->site && (cl->n_args || o->commit || o->push || o->html)) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--site writes every review: no ID, "
+			    "--html, --commit or --push with it");
+		return -1;
+	}
+	if (o->site)
+		return 0;
+	if (o->full) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--full goes with --site");
+		return -1;
+	}
+	if (cl->n_args != 1) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "missing ID");
+		return -1;
+	}
 	if (o->commit && o->push) {
 		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--commit or --push, not both");
 		return -1;
@@ -135,6 +168,36 @@ static int render(char **out, const char *model, const char *html_path, GError *
 	return 0;
 }
 
+/* --site DIR: the site of every review (site.h), and what the run wrote. */
+static int report_site(struct pk_cmd_ctx *ctx)
+{
+	const struct report_opts *o = ctx->cmdline.opts;
+	struct pk_site_config config = { 0 };
+	struct pk_site_opts opts = { .dir = o->site, .config = &config, .full = o->full };
+	struct pk_site_stats st;
+	g_autoptr(GError) err = NULL;
+	double t0 = pk_now();
+
+	if (pk_config_site(&config, ctx->cmdline.common.config_path, &err) < 0) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return 2;
+	}
+	if (pk_site_write(ctx->store, &opts, &st, &err) < 0) {
+		fprintf(stderr, "printkbot: site %s: %s\n", o->site, err->message);
+		pk_site_config_clear(&config);
+		return 2;
+	}
+	pk_site_config_clear(&config);
+	printf("site %s: %u series (%u rendered, %u written), %u files (%u rendered, %u written), "
+	       "%u other pages written, %u removed, in %.1f s\n", o->site, st.series, st.series_rendered,
+	       st.series_written, st.files, st.files_rendered, st.files_written, st.other_written, st.removed,
+	       pk_now() - t0);
+	if (st.failed)
+		pk_info("%u review%s could not be rendered: %s say%s why", st.failed, st.failed == 1 ? "" : "s",
+			st.failed == 1 ? "its page" : "their pages", st.failed == 1 ? "s" : "");
+	return 0;
+}
+
 static int cmd_report(struct pk_cmd_ctx *ctx)
 {
 	const struct report_opts *o = ctx->cmdline.opts;
@@ -143,6 +206,8 @@ static int cmd_report(struct pk_cmd_ctx *ctx)
 	g_autoptr(GError) err = NULL;
 	gint64 id = 0;
 
+	if (o->site)
+		return report_site(ctx);
 	if (o->push) {
 		review_id(&id, id_arg);   /* report_check() made sure it is one */
 		return report_push(ctx, id);
@@ -177,7 +242,7 @@ const struct pk_cmd_spec cmd_report_spec = {
 	.options = report_options,
 	.opts_size = sizeof(struct report_opts),
 	.args_name = "ID",
-	.args_min = 1, .args_max = 1,
+	.args_min = 0, .args_max = 1,   /* report_check(): one, unless --site */
 	.check = report_check,
 	.setup_status = 2,
 	.run = cmd_report,

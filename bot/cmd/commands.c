@@ -24,7 +24,7 @@ const struct pk_command pk_commands[] = {
 	{ "history", NEEDS_READ,                       &cmd_history_spec,
 	  "stored changes to kernel messages: by file, text, author, date..." },
 	{ "report",  NEEDS_READ,                       &cmd_report_spec,
-	  "render a stored review again" },
+	  "render a stored review again; every review as a static web site" },
 	/* db checks the file read-only: opening it would migrate it */
 	{ "db",      PK_NEEDS_STORE_PATH,              &cmd_db_spec,
 	  "check the database (integrity, schema version)" },

@@ -17,6 +17,7 @@
 #include "report/outbox.h"
 #include "report/reply.h"
 #include "report/review.h"
+#include "report/site.h"
 #include "base/util.h"
 
 #include <string.h>
@@ -291,11 +292,14 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 					     !strcmp(r->base.name, PK_LAB_BASE_TAG)) ? r->base.name : r->base_rev;
 	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
 	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
+	/* report --site names a daemon's series by its job (report/site.h) */
+	g_autofree char *site_page = pk_site_series_url(d->config.site.url, r->job_id, 0);
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
 				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
 	struct pk_reply_info rinfo = {
 		.base = r->base_name, .base_note = r->base_note, .list = src ? src->list : NULL,
 		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,
+		.site_page = site_page,
 		.compiler = r->compiler, .config_lines = (const char *const *)r->config_lines,
 	};
 	g_autofree char *id_secret = NULL;

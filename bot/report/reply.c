@@ -207,7 +207,9 @@ static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_re
 {
 	const char *hash = json_object_get_string_member_with_default(o, "config_hash", "");
 	const char *derived = json_object_get_string_member_with_default(o, "config_derived", NULL);
-	g_autofree char *link = pk_reply_archive_link(info->archive, pm->message_id);
+	/* the site's page of the series, which links the archive's in turn */
+	g_autofree char *link = info->site_page ? g_strdup(info->site_page)
+				: pk_reply_archive_link(info->archive, pm->message_id);
 	g_autofree char *closes = pk_reply_archive_link(info->archive, reply_id);
 	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config%s %s%s",
 						  derived ? " + lines for this patch" : "", hash,

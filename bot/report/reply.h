@@ -35,6 +35,12 @@ struct pk_reply_info {
 	gint64 date;               /* Unix time for the Date header */
 	const char *kernel;        /* the base as a person names it (describe.h), or NULL */
 	const char *archive;       /* the source's archive = (a URL a Message-ID is appended to), or NULL */
+	/*
+	 * The page of the patch's series on the bot's site ([site] url,
+	 * pk_site_series_url()), or NULL: "patch link:" is then the archive's
+	 * page of the patch, as without a site.  An http(s) URL.
+	 */
+	const char *site_page;
 	const char *compiler;      /* `gcc --version`'s first line, or NULL */
 	const char *const *config_lines; /* qemu/kernel.config's options (describe.h), or NULL */
 	/* what the reply's Message-ID is keyed with: the store's secret (pk_store_secret()); required */

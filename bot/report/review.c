@@ -18,6 +18,7 @@
 
 #include "base/util.h"
 #include "lab/coverage.h"
+#include "report/html.h"
 
 /* The members a row class has, in property order (property id = index + 1). */
 struct row_shape {
@@ -291,14 +292,25 @@ static TmplScope *scope_from_model(JsonObject *model)
 	return scope;
 }
 
-/* Replace every string value under node by its HTML-escaped form. */
+/* Whether a member's name says it holds markup (html.h's, made here): "..._html". */
+static bool markup_member(const char *name)
+{
+	return g_str_has_suffix(name, "_html");
+}
+
+/*
+ * Replace every string value under node by its HTML-escaped form, but
+ * the markup members decorate() made (a stored model never holds one:
+ * strip_markup() took them out first).
+ */
 static void escape_strings(JsonNode *node)
 {
 	if (JSON_NODE_HOLDS_OBJECT(node)) {
 		JsonObject *obj = json_node_get_object(node);
 		g_autoptr(GList) members = json_object_get_members(obj);
 		for (GList *m = members; m; m = m->next)
-			escape_strings(json_object_get_member(obj, m->data));
+			if (!markup_member(m->data))
+				escape_strings(json_object_get_member(obj, m->data));
 	} else if (JSON_NODE_HOLDS_ARRAY(node)) {
 		JsonArray *arr = json_node_get_array(node);
 		for (guint i = 0; i < json_array_get_length(arr); i++)
@@ -309,49 +321,226 @@ static void escape_strings(JsonNode *node)
 	}
 }
 
-/* templates/<name> of the data dir (pk_data_dir()). */
-static char *template_path(const char *name)
+/* Remove every "..._html" member under node: markup comes from decorate() alone, never from a model. */
+static void strip_markup(JsonNode *node)
+{
+	if (JSON_NODE_HOLDS_OBJECT(node)) {
+		JsonObject *obj = json_node_get_object(node);
+		g_autoptr(GList) members = json_object_get_members(obj);
+		for (GList *m = members; m; m = m->next) {
+			if (markup_member(m->data))
+				json_object_remove_member(obj, m->data);
+			else
+				strip_markup(json_object_get_member(obj, m->data));
+		}
+	} else if (JSON_NODE_HOLDS_ARRAY(node)) {
+		JsonArray *arr = json_node_get_array(node);
+		for (guint i = 0; i < json_array_get_length(arr); i++)
+			strip_markup(json_array_get_element(arr, i));
+	}
+}
+
+static const char *string_member(JsonObject *o, const char *name)
+{
+	JsonNode *v = o ? json_object_get_member(o, name) : NULL;
+
+	return v && JSON_NODE_HOLDS_VALUE(v) && json_node_get_value_type(v) == G_TYPE_STRING
+	       ? json_node_get_string(v) : NULL;
+}
+
+static gint64 int_member(JsonObject *o, const char *name)
+{
+	JsonNode *v = json_object_get_member(o, name);
+
+	return v && JSON_NODE_HOLDS_VALUE(v) && json_node_get_value_type(v) == G_TYPE_INT64
+	       ? json_node_get_int(v) : 0;
+}
+
+/*
+ * The markup members of each finding and change, from their text
+ * (before escaping): where_html (file:line, a link to the source line
+ * when html->source_url is set) and, for console and index changes,
+ * old_side_html and new_side_html, the two sides with what changed
+ * between them marked (html.h).  A row's own base_commit, when it has
+ * one, is the commit its source link names.
+ */
+static void decorate(JsonObject *model, const struct pk_review_html *html)
+{
+	/* history: a site's file page (report/site.c), whose rows name their own base_commit */
+	static const char *const lists[] = { "findings", "console", "index", "history" };
+	JsonObject *before = json_object_has_member(model, "before") &&
+			     JSON_NODE_HOLDS_OBJECT(json_object_get_member(model, "before"))
+			     ? json_object_get_object_member(model, "before") : NULL;
+	const char *commit = string_member(before, "commit");
+	const char *base = string_member(model, "base");
+
+	for (size_t l = 0; l < G_N_ELEMENTS(lists); l++) {
+		JsonNode *arr = json_object_get_member(model, lists[l]);
+
+		for (guint i = 0; arr && JSON_NODE_HOLDS_ARRAY(arr) && i < json_array_get_length(json_node_get_array(arr)); i++) {
+			JsonNode *e = json_array_get_element(json_node_get_array(arr), i);
+			JsonObject *o = JSON_NODE_HOLDS_OBJECT(e) ? json_node_get_object(e) : NULL;
+			g_autofree char *url = NULL, *where = NULL;
+			char *old_html, *new_html;
+
+			if (!o)
+				continue;
+			url = html && html->source_url
+			      ? pk_html_source_url(html->source_url, string_member(o, "file"),
+						   (int)int_member(o, "line"),
+						   string_member(o, "base_commit") ? string_member(o, "base_commit") : commit,
+						   base) : NULL;
+			where = pk_html_link(url, string_member(o, "where"));
+			json_object_set_string_member(o, "where_html", where);
+			if (l == 0)
+				continue;
+			pk_html_word_diff(string_member(o, "old_side"), string_member(o, "new_side"), &old_html, &new_html);
+			json_object_set_string_member(o, "old_side_html", old_html);
+			json_object_set_string_member(o, "new_side_html", new_html);
+			g_free(old_html);
+			g_free(new_html);
+		}
+	}
+}
+
+/* templates/ of the data dir (pk_data_dir()). */
+static char *template_dir(void)
 {
 	g_autofree char *dir = pk_data_dir();
 
-	return g_build_filename(dir, "templates", name, NULL);
+	return g_build_filename(dir, "templates", NULL);
 }
 
-char *pk_review_render(JsonNode *model, const char *name, GError **err)
+/* A parsed template of templates/ (its includes found there too). */
+struct pk_review_tmpl {
+	char *name, *path;
+	TmplTemplate *tmpl;
+};
+
+void pk_review_tmpl_free(struct pk_review_tmpl *t)
 {
-	g_autoptr(TmplTemplate) tmpl = tmpl_template_new(NULL);
-	g_autoptr(TmplScope) scope = NULL;
-	g_autofree char *path = template_path(name);
+	if (!t)
+		return;
+	g_free(t->name);
+	g_free(t->path);
+	g_clear_object(&t->tmpl);
+	g_free(t);
+}
+
+/*
+ * The text of templates/<name> with each {{include "NAME.html"}} replaced
+ * by that template's text, one level deep.  Done here rather than by
+ * template-glib's own include, whose lexer (3.36) leaks the name of every
+ * include it reads.  0, or -1 with err naming the file.
+ */
+static int template_text(char **out, const char *dir, const char *name, bool nested, GError **err)
+{
+	static const char open[] = "{{include \"";
+	g_autofree char *path = g_build_filename(dir, name, NULL);
 	g_autofree char *text = NULL;
-	g_autoptr(GFile) file = NULL;
+	g_autoptr(GString) done = NULL;
+	g_autoptr(GError) e = NULL;
+	const char *p, *at;
+
+	if (!g_file_get_contents(path, &text, NULL, &e))
+		return pk_error(err, PK_ERROR_FAILED, "template %s: %s", name, e->message);
+	done = g_string_new(NULL);
+	for (p = text; (at = strstr(p, open)); ) {
+		const char *inc = at + strlen(open), *end = strstr(inc, "\"}}");
+		g_autofree char *inc_name = end ? g_strndup(inc, (gsize)(end - inc)) : NULL;
+		g_autofree char *inc_text = NULL;
+
+		if (!inc_name || nested || strchr(inc_name, '/') || inc_name[0] == '.')
+			return pk_error(err, PK_ERROR_FAILED, "%s: an include is a template of the same "
+					"directory, one level deep", path);
+		if (template_text(&inc_text, dir, inc_name, true, err) < 0)
+			return -1;
+		g_string_append_len(done, p, at - p);
+		g_string_append(done, inc_text);
+		p = end + strlen("\"}}");
+	}
+	g_string_append(done, p);
+	*out = g_string_free(g_steal_pointer(&done), FALSE);
+	return 0;
+}
+
+int pk_review_tmpl_load(struct pk_review_tmpl **out, const char *name, GError **err)
+{
+	g_autofree char *dir = template_dir();
+	g_autofree char *text = NULL;
+	struct pk_review_tmpl *t = g_new0(struct pk_review_tmpl, 1);
+
+	t->name = g_strdup(name);
+	t->path = g_build_filename(dir, name, NULL);
+	if (!g_file_test(t->path, G_FILE_TEST_IS_REGULAR)) {
+		pk_error(err, PK_ERROR_FAILED, "template %s not found: no file %s "
+			 "(the data dir is $PRINTKBOT_DATADIR, the checkout or the installed one)",
+			 name, t->path);
+		pk_review_tmpl_free(t);
+		return -1;
+	}
+	t->tmpl = tmpl_template_new(NULL);
+	if (template_text(&text, dir, name, false, err) < 0 ||
+	    !tmpl_template_parse_string(t->tmpl, text, err)) {
+		g_prefix_error(err, "%s: ", t->path);
+		pk_review_tmpl_free(t);
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+char *pk_review_tmpl_render(struct pk_review_tmpl *t, JsonNode *model, const struct pk_review_html *html,
+			    GError **err)
+{
+	g_autoptr(TmplScope) scope = NULL;
+	g_autofree char *text = NULL;
 
 	if (!model || !JSON_NODE_HOLDS_OBJECT(model)) {
 		pk_error(err, PK_ERROR_INPUT, "review model is not a JSON object");
 		return NULL;
 	}
-	if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
-		pk_error(err, PK_ERROR_FAILED, "template %s not found: no file %s "
-			 "(the data dir is $PRINTKBOT_DATADIR, the checkout or the installed one)",
-			 name, path);
-		return NULL;
-	}
-	file = g_file_new_for_path(path);
-	if (!tmpl_template_parse_file(tmpl, file, NULL, err)) {
-		g_prefix_error(err, "%s: ", path);
-		return NULL;
-	}
-	if (g_str_has_suffix(name, ".html")) {
+	if (g_str_has_suffix(t->name, ".html")) {
 		/* every string the HTML template inserts is escaped, so none can add markup */
 		g_autoptr(JsonNode) escaped = json_node_copy(model);
+		JsonObject *o = json_node_get_object(escaped);
+
+		strip_markup(escaped);
+		decorate(o, html);
 		escape_strings(escaped);
-		scope = scope_from_model(json_node_get_object(escaped));
+		for (const char *const *r = html && html->raw ? html->raw : NULL; r && r[0] && r[1]; r += 2)
+			if (markup_member(r[0]))
+				json_object_set_string_member(o, r[0], r[1]);
+		scope = scope_from_model(o);
 	} else {
 		scope = scope_from_model(json_node_get_object(model));
 	}
-	text = tmpl_template_expand_string(tmpl, scope, err);
+	text = tmpl_template_expand_string(t->tmpl, scope, err);
 	if (!text)
-		g_prefix_error(err, "%s: ", path);
+		g_prefix_error(err, "%s: ", t->path);
 	return g_steal_pointer(&text);
+}
+
+char *pk_review_render_html(JsonNode *model, const char *name, const struct pk_review_html *html,
+			    GError **err)
+{
+	struct pk_review_tmpl *t = NULL;
+	char *text;
+
+	if (!model || !JSON_NODE_HOLDS_OBJECT(model)) {
+		pk_error(err, PK_ERROR_INPUT, "review model is not a JSON object");
+		return NULL;
+	}
+	if (pk_review_tmpl_load(&t, name, err) < 0)
+		return NULL;
+	text = pk_review_tmpl_render(t, model, html, err);
+	pk_review_tmpl_free(t);
+	return text;
+}
+
+char *pk_review_render(JsonNode *model, const char *name, GError **err)
+{
+	return pk_review_render_html(model, name, NULL, err);
 }
 
 char *pk_review_render_json(const char *model_json, const char *name, GError **err)

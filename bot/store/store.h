@@ -326,6 +326,42 @@ void pk_history_row_free(struct pk_history_row *row);
 int pk_store_history(struct pk_store *store, GPtrArray **out,
 		     const struct pk_history_filter *filter, GError **err);
 
+/* ---- what the static site lists (site.c) --------------------------------- */
+
+/*
+ * A tested patch and its newest review, as `report --site` lists it.
+ * Strings owned (pk_store_site_patch_free()); NULL when unknown.
+ */
+struct pk_store_site_patch {
+	gint64 patch_id, review_id;
+	gint64 reviews;             /* how many reviews the patch has (the newest is review_id) */
+	gint64 job_id;              /* the daemon's series job that read its mail, 0: none */
+	gint64 series_id;           /* its series row, 0: none */
+	char *subject, *author;     /* author: the name, else From: as written */
+	char *message_id, *commit;  /* a mail's id (without <>), a commit's id */
+	char *verdict;              /* of the newest review's test */
+	char *source;               /* the source's name ([source NAME], TREE/BRANCH) */
+	char *base_commit;          /* the commit its before side built, NULL when none built */
+	gint64 time;                /* the patch's date, 0 when unknown */
+	int number, total, version; /* [PATCH vV N/T] */
+};
+void pk_store_site_patch_free(struct pk_store_site_patch *p);
+/* Every patch that has a review, by patch id: a new array of struct pk_store_site_patch*. */
+int pk_store_site_patches(struct pk_store *store, GPtrArray **out, GError **err);
+
+/* A file a stored change names, and a patch whose change names it. */
+struct pk_store_site_file {
+	char *file;
+	gint64 patch_id;
+};
+void pk_store_site_file_free(struct pk_store_site_file *f);
+/*
+ * Every (file, patch) pair of the findings, console and index changes
+ * (what history --file reads), once each, by file then patch: a new
+ * array of struct pk_store_site_file*.
+ */
+int pk_store_site_files(struct pk_store *store, GPtrArray **out, GError **err);
+
 /* ---- the daemon's queue: jobs (jobs.c); mails, replies, sources (queue.c) */
 
 /*

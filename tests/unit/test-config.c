@@ -134,6 +134,39 @@ static void test_source_archive(void **state)
 	unlink(path);
 }
 
+/*
+ * [site]: loaded with the rest, and alone by pk_config_site() (report
+ * --site) with each source's archive, and no password file opened (one
+ * that does not exist is no error there).
+ */
+static void test_site(void **state)
+{
+	g_autofree char *path = write_tmp("[site]\nurl = https://bot.example.org/\n"
+					  "source_url = https://git.example.org/tree/{path}?id={commit}#n{line}\n"
+					  "[source a]\ntype = imap\nurl = imaps://h/A\npassword_file = /nonexistent\n"
+					  "archive = https://lore.kernel.org/a/\n"
+					  "[source b]\ntype = mbox\npath = /b\n");
+	struct pk_site_config site;
+	struct pk_config c;
+
+	assert_int_equal(pk_config_site(&site, path, NULL), 0);
+	assert_string_equal(site.url, "https://bot.example.org/");
+	assert_string_equal(site.source_url, "https://git.example.org/tree/{path}?id={commit}#n{line}");
+	assert_int_equal(g_hash_table_size(site.archives), 1);
+	assert_string_equal(g_hash_table_lookup(site.archives, "a"), "https://lore.kernel.org/a/");
+	pk_site_config_clear(&site);
+	assert_int_equal(pk_config_load(&c, path, NULL), -1);   /* the password file is missing */
+	unlink(path);
+
+	g_free(path);
+	path = write_tmp("[site]\nurl = https://bot.example.org/\n");
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_string_equal(c.site.url, "https://bot.example.org/");
+	assert_null(c.site.source_url);
+	pk_config_clear(&c);
+	unlink(path);
+}
+
 /* [test] bases in order, [tree NAME] with path or url and branches (master by default), fetch_interval. */
 static void test_bases_and_trees(void **state)
 {
@@ -299,6 +332,11 @@ static const struct bad_case bad[] = {
 	{ "this is not a key file\n", "printkbot-config-" },
 	{ "[source l]\ntype = mbox\npath = /x\narchive = lore.kernel.org/l/\n",
 	  "[source l] archive: 'lore.kernel.org/l/' is not an http(s):// URL" },
+	{ "[site]\nurl = javascript:alert(1)\n", ":2: [site] url: 'javascript:alert(1)' is not an http(s):// URL" },
+	{ "[site]\nurl = https://x.example/\"><script>\n", "[site] url: " },
+	{ "[site]\nsource_url = https://git.example.org/tree/\n", "[site] source_url: " },
+	{ "[site]\nsource_url = ftp://x/{path}\n", "[site] source_url: 'ftp://x/{path}' is not" },
+	{ "[site]\nbase = x\n", "[site]: unknown key 'base'" },
 	{ "[smtp]\ntls = maybe\n", "[smtp] tls: 'maybe' is not one of required, try, off" },
 	{ "[smtp]\nstarttls = always\n", "[smtp] starttls: is now tls = required | try | off" },
 	{ "[smtp]\nurl = smtps://mail.example.org\ntls = off\n", "[smtp] tls: 'off' contradicts" },
@@ -662,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_keys),
 		cmocka_unit_test(test_commands_keys),
 		cmocka_unit_test(test_source_archive),
+		cmocka_unit_test(test_site),
 		cmocka_unit_test(test_bases_and_trees),
 		cmocka_unit_test(test_tree_watch),
 		cmocka_unit_test(test_sandbox_and_limits),

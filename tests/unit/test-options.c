@@ -52,19 +52,26 @@ static const void *value(const struct pk_cmd_ctx *ctx, const char *option)
  * option its checks want (before: the option tested comes after and wins),
  * and as many arguments as it needs.
  */
-static void add_words(GPtrArray *argv, const struct pk_command *cmd, bool before)
+static void add_words(GPtrArray *argv, const struct pk_command *cmd, const char *flag, bool before)
 {
-	static const struct { const char *cmd, *before, *arg; } good[] = {
-		{ "report", NULL, "1" }, { "db", NULL, "check" }, { "scan", "--tree=/t", NULL },
+	/* opt: the option the row is for (its flag's start), NULL: any; arg "": no argument */
+	static const struct { const char *cmd, *opt, *before, *arg; } good[] = {
+		{ "report", "--site", NULL, "" }, { "report", "--full", "--site=/s", "" },
+		{ "report", NULL, NULL, "1" }, { "db", NULL, NULL, "check" }, { "scan", NULL, "--tree=/t", NULL },
 	};
 	const char *word = before ? NULL : "x";
+	bool found = false;
 
-	for (size_t i = 0; i < G_N_ELEMENTS(good); i++)
-		if (!strcmp(cmd->name, good[i].cmd))
+	for (size_t i = 0; i < G_N_ELEMENTS(good) && !found; i++)
+		if (!strcmp(cmd->name, good[i].cmd) && (!good[i].opt || g_str_has_prefix(flag, good[i].opt))) {
 			word = before ? good[i].before : good[i].arg;
+			found = true;
+		}
 	if (before && word)
 		g_ptr_array_add(argv, (char *)word);
-	for (unsigned i = 0; !before && i < cmd->spec->args_min; i++)
+	if (!before && word && !*word)
+		return;
+	for (unsigned i = 0; !before && i < MAX(cmd->spec->args_min, word && found ? 1u : 0u); i++)
 		g_ptr_array_add(argv, (char *)word);
 }
 
@@ -103,11 +110,11 @@ static int parse_with(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, cons
 	int rc;
 
 	g_ptr_array_add(argv, (char *)cmd->name);
-	add_words(argv, cmd, true);
+	add_words(argv, cmd, w1, true);
 	g_ptr_array_add(argv, (char *)w1);
 	if (w2)
 		g_ptr_array_add(argv, (char *)w2);
-	add_words(argv, cmd, false);
+	add_words(argv, cmd, w1, false);
 	g_ptr_array_add(argv, NULL);
 	rc = pk_command_parse(ctx, cmd, (int)argv->len - 1, (char **)argv->pdata, err);
 	return rc;

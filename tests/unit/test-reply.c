@@ -14,6 +14,7 @@
 
 #include "intake/mail.h"
 #include "report/reply.h"
+#include "report/site.h"
 #include "report/review.h"
 
 static const char patch_mail[] =
@@ -189,6 +190,21 @@ static void test_message_id_keyed(void **state)
 	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &none, &err), -1);
 	assert_non_null(strstr(err->message, "secret"));
 	pk_test_result_clear(&res);
+}
+
+/* With [site] url: "patch link:" is the series' page on the site; Closes: stays the archive's. */
+static void test_site_link(void **state)
+{
+	struct pk_reply_info info = with_archive;
+	g_autofree char *page = pk_site_series_url("https://bot.example.org", 42, 0);
+	g_autofree char *text = NULL;
+
+	assert_string_equal(page, "https://bot.example.org/series/j42.html");
+	info.site_page = page;
+	text = reply_text("build-failed", &info);
+	assert_true(has_line(text, "patch link:    https://bot.example.org/series/j42.html"));
+	assert_null(strstr(text, "patch link:    https://lore"));
+	assert_non_null(strstr(text, "Closes: https://lore.kernel.org/linux-serial/"));
 }
 
 /* No archive configured: no link is made up, the Message-ID is named instead. */
@@ -391,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_derived_config),
 		cmocka_unit_test(test_tags_when_something_to_fix),
 		cmocka_unit_test(test_message_id_keyed),
+		cmocka_unit_test(test_site_link),
 		cmocka_unit_test(test_no_archive),
 		cmocka_unit_test(test_non_ascii_names),
 		cmocka_unit_test(test_caps),

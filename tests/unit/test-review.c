@@ -263,11 +263,56 @@ static void test_html_escapes_markup(void **state)
 	assert_null(strstr(html, "<script"));
 	assert_null(strstr(html, "<img"));
 	assert_null(strstr(html, "<b>"));
-	assert_non_null(strstr(html, "<td class=\"log new\">&lt;6&gt;[mem] &lt;script&gt;alert(1)&lt;/script&gt;"
-				     "&lt;/td&gt; &quot;free&quot; &apos;x&apos;</td>"));
+	/* the changed words marked, the markup of the line still text inside the mark */
+	assert_non_null(strstr(html, "<td class=\"log old\">&lt;6&gt;[mem] <del>available</del></td>"));
+	assert_non_null(strstr(html, "<td class=\"log new\">&lt;6&gt;[mem] <ins>&lt;script&gt;alert(1)&lt;/script&gt;"
+				     "&lt;/td&gt; &quot;free&quot; &apos;x&apos;</ins></td>"));
 	assert_non_null(strstr(html, "<title>printkbot: [PATCH] x86: &lt;script&gt;alert(2)&lt;/script&gt;</title>"));
 	assert_non_null(strstr(html, "a &amp; b"));
 	assert_non_null(strstr(html, "&lt;img src=x onerror=alert(3)&gt;"));
+}
+
+/*
+ * Markup comes from the renderer alone: a model that carries its own
+ * where_html or old_side_html (a stored model someone wrote into the
+ * database) has them dropped, and the renderer's own are made from the
+ * text.  With a source_url, file:line links to the source line, and a
+ * path that would break out of the address is escaped in it.
+ */
+static void test_html_markup_members(void **state)
+{
+	static const char model[] =
+		"{\"subject\": \"s\", \"verdict\": \"console-changed\", \"summary\": \"\", \"reason\": null,"
+		" \"base\": \"v6.12\", \"before\": {\"commit\": \"0123456789abcdef\"},"
+		" \"has_findings\": true, \"findings\": [{\"where\": \"a/b.c:7\", \"file\": \"a/b\\\"><script>.c\","
+		" \"line\": 7, \"kind\": \"text-changed\", \"confirmation_note\": \"\", \"message\": \"m\","
+		" \"where_html\": \"<script>alert(1)</script>\"}],"
+		" \"has_console\": true, \"console\": [{\"where\": \"x.c:1\", \"file\": \"x.c\", \"line\": 1,"
+		" \"kind\": \"text-changed\", \"old_side\": \"a b\", \"new_side\": \"a c\","
+		" \"old_side_html\": \"<img src=x onerror=alert(1)>\", \"new_side_html\": \"<b>\"}],"
+		" \"has_index\": false, \"index\": [], \"has_unstable\": false, \"unstable\": [],"
+		" \"after\": {\"build_errors\": null, \"console_tail\": null}, \"subject_html\": \"<i>\","
+		" \"tested_wrapped\": \"\", \"reproduce\": \"r\", \"tool\": \"printkbot\"}";
+	const struct pk_review_html opts = {
+		.source_url = "https://git.example.org/linux/tree/{path}?id={commit}#n{line}",
+	};
+	g_autoptr(JsonParser) parser = json_parser_new();
+	g_autoptr(GError) err = NULL;
+	g_autofree char *html = NULL;
+
+	assert_true(json_parser_load_from_data(parser, model, -1, NULL));
+	html = pk_review_render_html(json_parser_get_root(parser), "review.html", &opts, &err);
+	if (!html)
+		fail_msg("%s", err->message);
+	assert_null(strstr(html, "<script"));
+	assert_null(strstr(html, "<img"));
+	assert_null(strstr(html, "<b>"));
+	assert_null(strstr(html, "<i>"));
+	assert_non_null(strstr(html, "<a href=\"https://git.example.org/linux/tree/a/b%22%3E%3Cscript%3E.c"
+				     "?id=0123456789abcdef#n7\">a/b.c:7</a>"));
+	assert_non_null(strstr(html, "<code><a href=\"https://git.example.org/linux/tree/x.c?id=0123456789abcdef#n1\">"
+				     "x.c:1</a></code>"));
+	assert_non_null(strstr(html, "<td class=\"log old\">a <del>b</del></td><td class=\"log new\">a <ins>c</ins></td>"));
 }
 
 static void test_wrap(void **state)
@@ -290,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_templates_from_the_data_dir),
 		cmocka_unit_test(test_html_escapes_markup),
+		cmocka_unit_test(test_html_markup_members),
 		cmocka_unit_test(test_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
