@@ -309,9 +309,6 @@ static int command_run_test(struct command_run *r, JsonObject *payload, char **w
 	return command_answer(r, &c, err);
 }
 
-/* A command job the bot failed on is tried again this many times, as a series job is. */
-#define COMMAND_MAX_ATTEMPTS 5
-
 enum job_end daemon_run_command(struct pk_daemon *d, const struct pk_store_job *job, JsonObject *payload,
 				char **detail, gint64 *out_retry)
 {
@@ -367,22 +364,8 @@ enum job_end daemon_run_command(struct pk_daemon *d, const struct pk_store_job *
 		rc = command_answer(&r, &c, &err);
 	}
 	g_clear_pointer(detail, g_free);
-	if (rc > 0) {
-		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && daemon_stopping()) {
-		*detail = g_strdup(err ? err->message : "failed");
-		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && (pk_error_transient(err) || job->attempts < COMMAND_MAX_ATTEMPTS)) {
-		double wait = daemon_retry_wait(d, job->attempts);
-
-		*out_retry = daemon_now() + (gint64)wait;
-		*detail = g_strdup_printf("%s; the worker failed, not the command: next try in %.0f s",
-					  err ? err->message : "failed", wait);
-		end = JOB_RETRY;
-	} else if (rc < 0) {
-		*detail = g_strdup_printf("%s (the worker failed %d times on it)", err ? err->message : "failed",
-					  job->attempts);
-		end = JOB_FAILED;
+	if (rc != 0) {
+		end = daemon_test_job_unfinished(d, job, rc, err, "command", detail, out_retry);
 	} else {
 		*detail = g_steal_pointer(&what);
 		end = JOB_DONE;

@@ -308,9 +308,6 @@ static int push_test_one(struct push_run *r, guint i, GError **err)
 	return rc;
 }
 
-/* A push the bot failed on is tried again this many times, as a series is. */
-#define PUSH_MAX_ATTEMPTS 5
-
 enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job, JsonObject *payload,
 			     char **detail, gint64 *out_retry)
 {
@@ -334,23 +331,8 @@ enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job
 	rc = push_start(&r, &err);
 	for (guint i = 0; rc == 0 && i < r.commits->len; i++)
 		rc = push_test_one(&r, i, &err);
-	if (rc > 0) {
-		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && daemon_stopping()) {
-		*detail = g_strdup(err ? err->message : "failed");
-		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && (pk_error_transient(err) || job->attempts < PUSH_MAX_ATTEMPTS)) {
-		/* the bot's error, not the commit's: again, for this worker or another */
-		double wait = daemon_retry_wait(d, job->attempts);
-
-		*out_retry = daemon_now() + (gint64)wait;
-		*detail = g_strdup_printf("%s; the worker failed, not the push: next try in %.0f s",
-					  err ? err->message : "failed", wait);
-		end = JOB_RETRY;
-	} else if (rc < 0) {
-		*detail = g_strdup_printf("%s (the worker failed %d times on it)", err ? err->message : "failed",
-					  job->attempts);
-		end = JOB_FAILED;
+	if (rc != 0) {
+		end = daemon_test_job_unfinished(d, job, rc, err, "push", detail, out_retry);
 	} else {
 		g_autofree char *earlier = r.earlier ? g_strdup_printf(", %u stored by an earlier run", r.earlier)
 					   : g_strdup("");

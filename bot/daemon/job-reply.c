@@ -108,6 +108,28 @@ double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts)
 		   d->config.daemon.retry_max);
 }
 
+enum job_end daemon_test_job_unfinished(const struct pk_daemon *d, const struct pk_store_job *job, int rc,
+					const GError *err, const char *what, char **detail, gint64 *out_retry)
+{
+	const char *why = err ? err->message : "failed";
+
+	if (rc > 0)
+		return JOB_INTERRUPTED;
+	if (daemon_stopping()) {
+		*detail = g_strdup(why);
+		return JOB_INTERRUPTED;
+	}
+	if (pk_error_transient(err) || job->attempts < DAEMON_TEST_JOB_MAX_ATTEMPTS) {
+		double wait = daemon_retry_wait(d, job->attempts);
+
+		*out_retry = daemon_now() + (gint64)wait;
+		*detail = g_strdup_printf("%s; the worker failed, not the %s: next try in %.0f s", why, what, wait);
+		return JOB_RETRY;
+	}
+	*detail = g_strdup_printf("%s (the worker failed %d times on it)", why, job->attempts);
+	return JOB_FAILED;
+}
+
 /*
  * A reply that needs no sending is settled here: one the outbox has in
  * cur/ (sent, maybe not recorded) or the store records as sent (moved to

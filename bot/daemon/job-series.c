@@ -341,13 +341,6 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	return rc;
 }
 
-/*
- * A series the bot failed on (not the patch: its results are verdicts) is
- * queued again until it was tried this many times, then failed for good:
- * a series that breaks every worker must not take their time for ever.
- */
-#define SERIES_MAX_ATTEMPTS 5
-
 enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
 			       JsonObject *payload, char **detail, gint64 *out_retry)
 {
@@ -364,28 +357,8 @@ enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *j
 	rc = daemon_series_start(&r, NULL, &err);
 	for (guint i = 0; rc == 0 && i < r.mails->len; i++)
 		rc = series_test_one(&r, i, &err);
-	if (rc > 0) {
-		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && daemon_stopping()) {
-		*detail = g_strdup(err ? err->message : "failed");
-		end = JOB_INTERRUPTED;
-	} else if (rc < 0 && (pk_error_transient(err) || job->attempts < SERIES_MAX_ATTEMPTS)) {
-		/*
-		 * An error of the bot (its lab, its store, a full disk), not a
-		 * result of the patch (those are verdicts, stored): the series
-		 * goes back to the queue, for this worker or another, and the
-		 * patches stored before are not tested again.
-		 */
-		double wait = daemon_retry_wait(d, job->attempts);
-
-		*out_retry = daemon_now() + (gint64)wait;
-		*detail = g_strdup_printf("%s; the worker failed, not the series: next try in %.0f s",
-					  err ? err->message : "failed", wait);
-		end = JOB_RETRY;
-	} else if (rc < 0) {
-		*detail = g_strdup_printf("%s (the worker failed %d times on it)", err ? err->message : "failed",
-					  job->attempts);
-		end = JOB_FAILED;
+	if (rc != 0) {
+		end = daemon_test_job_unfinished(d, job, rc, err, "series", detail, out_retry);
 	} else {
 		*detail = g_strdup_printf("%u patch%s: %s", r.mails->len, r.mails->len == 1 ? "" : "es",
 					  r.verdicts->len ? r.verdicts->str : "tested before");

@@ -291,6 +291,23 @@ enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *jo
  * retry_min after the first failure, doubling up to retry_max.
  */
 double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts);
+/*
+ * A job that tests something (series, push, command) it failed to finish
+ * tried this many times: the bot's error, not a result of what it tests
+ * (those are verdicts, stored); one that breaks every worker must not
+ * take their time for ever.
+ */
+#define DAEMON_TEST_JOB_MAX_ATTEMPTS 5
+/*
+ * How such a job ends when its run did not come to its end (rc != 0):
+ * rc > 0, a signal came, or rc < 0 with err while the daemon stops:
+ * interrupted; rc < 0 otherwise: back to the queue (*out_retry) while the
+ * error is transient or the job was tried fewer than
+ * DAEMON_TEST_JOB_MAX_ATTEMPTS times ("the worker failed, not the
+ * <what>"), else failed.  *detail is set in each case.
+ */
+enum job_end daemon_test_job_unfinished(const struct pk_daemon *d, const struct pk_store_job *job, int rc,
+					const GError *err, const char *what, char **detail, gint64 *out_retry);
 /* The outbox the config names (created when missing); the one open before is kept on failure. */
 int daemon_open_outbox(struct pk_daemon *d, GError **err);
 /*
