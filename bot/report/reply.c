@@ -394,6 +394,24 @@ int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c,
 	return 0;
 }
 
+/*
+ * The References of a reply to m, onto refs (borrowed, NULL-terminated):
+ * m's own (or its In-Reply-To) and m, the well-formed ones; too many: the
+ * thread's root and the nearest ones, as RFC 5322 3.6.4 allows.
+ */
+static void thread_references(GPtrArray *refs, const struct pk_mail *m)
+{
+	for (guint i = 0; i < m->references->len; i++)
+		if (pk_mail_msgid_ok(m->references->pdata[i]))
+			g_ptr_array_add(refs, m->references->pdata[i]);
+	if (!m->references->len && m->in_reply_to && pk_mail_msgid_ok(m->in_reply_to))
+		g_ptr_array_add(refs, m->in_reply_to);
+	g_ptr_array_add(refs, m->message_id);
+	if (refs->len > PK_REPLY_MAX_REFERENCES)
+		g_ptr_array_remove_range(refs, 1, refs->len - PK_REPLY_MAX_REFERENCES);
+	g_ptr_array_add(refs, NULL);
+}
+
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
 		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
 {
@@ -439,16 +457,7 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	g_ptr_array_add(to_shown, NULL);
 	g_ptr_array_add(cc_shown, NULL);
 
-	for (guint i = 0; i < pm->references->len; i++)
-		if (pk_mail_msgid_ok(pm->references->pdata[i]))
-			g_ptr_array_add(refs, pm->references->pdata[i]);
-	if (!pm->references->len && pm->in_reply_to && pk_mail_msgid_ok(pm->in_reply_to))
-		g_ptr_array_add(refs, pm->in_reply_to);
-	g_ptr_array_add(refs, pm->message_id);
-	/* too many: the thread's root and the nearest ones, as RFC 5322 3.6.4 allows */
-	if (refs->len > PK_REPLY_MAX_REFERENCES)
-		g_ptr_array_remove_range(refs, 1, refs->len - PK_REPLY_MAX_REFERENCES);
-	g_ptr_array_add(refs, NULL);
+	thread_references(refs, pm);
 
 	clean = pk_mail_clean_subject(pm->subject ? pm->subject : "your patch");
 	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
@@ -592,15 +601,7 @@ int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, cons
 	g_ptr_array_add(to_shown, NULL);
 	g_ptr_array_add(cc_shown, NULL);
 
-	for (guint i = 0; i < cmd->references->len; i++)
-		if (pk_mail_msgid_ok(cmd->references->pdata[i]))
-			g_ptr_array_add(refs, cmd->references->pdata[i]);
-	if (!cmd->references->len && cmd->in_reply_to && pk_mail_msgid_ok(cmd->in_reply_to))
-		g_ptr_array_add(refs, cmd->in_reply_to);
-	g_ptr_array_add(refs, cmd->message_id);
-	if (refs->len > PK_REPLY_MAX_REFERENCES)
-		g_ptr_array_remove_range(refs, 1, refs->len - PK_REPLY_MAX_REFERENCES);
-	g_ptr_array_add(refs, NULL);
+	thread_references(refs, cmd);
 
 	clean = pk_mail_clean_subject(cmd->subject ? cmd->subject : "#printkbot");
 	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
