@@ -412,23 +412,60 @@ static void thread_references(GPtrArray *refs, const struct pk_mail *m)
 	g_ptr_array_add(refs, NULL);
 }
 
+/*
+ * The answer to mail `to`, composed into out: From the bot, To and Cc as
+ * shown (NULL-terminated), threaded under `to` (thread_references()), "Re:"
+ * its subject (fallback when it has none), the X-Printkbot header xheader
+ * and Auto-Submitted; date 0: now.  Takes *mid, *bot_addr and *addrs on
+ * success.
+ */
+static int compose_answer(struct pk_reply *out, const struct pk_daemon_config *cfg, const struct pk_mail *to,
+			  const char *fallback, const char *xheader, GPtrArray *to_shown, GPtrArray *cc_shown,
+			  const char *body, gint64 date, char **mid, char **bot_addr, GPtrArray **addrs,
+			  GError **err)
+{
+	g_autoptr(GPtrArray) refs = g_ptr_array_new();
+	g_autofree char *clean = pk_mail_clean_subject(to->subject ? to->subject : fallback);
+	g_autofree char *subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean)
+				 : g_strdup(clean);
+	/* RFC 3834: an automatic reply, which vacation responders leave unanswered (a copy:
+	   pk_mail_compose() trims the values of extra in place) */
+	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
+	g_autofree char *xh = g_strdup(xheader);
+	struct pk_mail_out m = { 0 };
+	char *text;
+
+	thread_references(refs, to);
+	m.from = cfg->from;
+	m.to = (const char *const *)to_shown->pdata;
+	m.cc = (const char *const *)cc_shown->pdata;
+	m.subject = subject;
+	m.message_id = *mid;
+	m.in_reply_to = to->message_id;
+	m.references = (const char *const *)refs->pdata;
+	m.date = date ? date : g_get_real_time() / G_USEC_PER_SEC;
+	m.extra = (const char *const[]){ xh, auto_submitted, NULL };
+	m.body = body;
+	if (!(text = pk_mail_compose(&m, err)))
+		return -1;
+	out->message_id = g_steal_pointer(mid);
+	out->sender = g_steal_pointer(bot_addr);
+	out->recipients = g_steal_pointer(addrs);
+	out->text = text;
+	return 0;
+}
+
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
 		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
 {
 	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
-	g_autofree char *body = NULL, *subject = NULL;
-	g_autofree char *author = NULL, *author_addr = NULL, *mid = NULL, *clean = NULL;
+	g_autofree char *body = NULL;
+	g_autofree char *author = NULL, *author_addr = NULL, *mid = NULL;
 	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) refs = g_ptr_array_new();
 	g_autofree char *xheader = NULL;
-	/* RFC 3834: an automatic reply, which vacation responders leave unanswered (a copy:
-	   pk_mail_compose() trims the values of extra in place) */
-	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
 	enum pk_verdict verdict = model_verdict(json_node_get_object(model));
-	struct pk_mail_out m = { 0 };
-	char *text;
 
 	if (!pm->message_id || !pk_mail_msgid_ok(pm->message_id))
 		return pk_error(err, PK_ERROR_INPUT, "the patch has no usable Message-ID to reply to");
@@ -457,28 +494,9 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	g_ptr_array_add(to_shown, NULL);
 	g_ptr_array_add(cc_shown, NULL);
 
-	thread_references(refs, pm);
-
-	clean = pk_mail_clean_subject(pm->subject ? pm->subject : "your patch");
-	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
 	xheader = g_strdup_printf("X-Printkbot: printkbot %s; verdict=%s", PK_VERSION, pk_verdict_name(verdict));
-	m.from = cfg->from;
-	m.to = (const char *const *)to_shown->pdata;
-	m.cc = (const char *const *)cc_shown->pdata;
-	m.subject = subject;
-	m.message_id = mid;
-	m.in_reply_to = pm->message_id;
-	m.references = (const char *const *)refs->pdata;
-	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
-	m.extra = (const char *const[]){ xheader, auto_submitted, NULL };
-	m.body = body;
-	if (!(text = pk_mail_compose(&m, err)))
-		return -1;
-	out->message_id = g_steal_pointer(&mid);
-	out->sender = g_steal_pointer(&bot_addr);
-	out->recipients = g_steal_pointer(&addrs);
-	out->text = text;
-	return 0;
+	return compose_answer(out, cfg, pm, "your patch", xheader, to_shown, cc_shown, body, info->date, &mid,
+			      &bot_addr, &addrs, err);
 }
 
 /* ---- the answer to a command by mail ------------------------------------- */
@@ -563,15 +581,10 @@ int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, cons
 			   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
 {
 	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
-	g_autofree char *sender = NULL, *key = NULL, *mid = NULL, *body = NULL, *subject = NULL;
-	g_autofree char *clean = NULL, *xheader = NULL;
-	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
+	g_autofree char *sender = NULL, *key = NULL, *mid = NULL, *body = NULL, *xheader = NULL;
 	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) refs = g_ptr_array_new();
-	struct pk_mail_out m = { 0 };
-	char *text;
 
 	if (!cmd->message_id || !pk_mail_msgid_ok(cmd->message_id))
 		return pk_error(err, PK_ERROR_INPUT, "the command has no usable Message-ID to reply to");
@@ -601,27 +614,8 @@ int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, cons
 	g_ptr_array_add(to_shown, NULL);
 	g_ptr_array_add(cc_shown, NULL);
 
-	thread_references(refs, cmd);
-
-	clean = pk_mail_clean_subject(cmd->subject ? cmd->subject : "#printkbot");
-	subject = g_ascii_strncasecmp(clean, "re:", 3) ? g_strdup_printf("Re: %s", clean) : g_strdup(clean);
 	xheader = g_strdup_printf("X-Printkbot: printkbot %s; command=%s", PK_VERSION,
 				  c->n ? "tested" : c->help ? "help" : "refused");
-	m.from = cfg->from;
-	m.to = (const char *const *)to_shown->pdata;
-	m.cc = (const char *const *)cc_shown->pdata;
-	m.subject = subject;
-	m.message_id = mid;
-	m.in_reply_to = cmd->message_id;
-	m.references = (const char *const *)refs->pdata;
-	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
-	m.extra = (const char *const[]){ xheader, auto_submitted, NULL };
-	m.body = body;
-	if (!(text = pk_mail_compose(&m, err)))
-		return -1;
-	out->message_id = g_steal_pointer(&mid);
-	out->sender = g_steal_pointer(&bot_addr);
-	out->recipients = g_steal_pointer(&addrs);
-	out->text = text;
-	return 0;
+	return compose_answer(out, cfg, cmd, "#printkbot", xheader, to_shown, cc_shown, body, info->date, &mid,
+			      &bot_addr, &addrs, err);
 }
