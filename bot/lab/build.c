@@ -110,36 +110,6 @@ static char *denied_line(const char *log)
 	return NULL;
 }
 
-/*
- * The user's ccache directory (NULL when ccache is missing or has no
- * cache yet), used read-only when [build] ccache_dir is not set.  Asked
- * once: it is a child process.
- */
-static const char *user_ccache_dir(void)
-{
-	static gsize done;
-	static char *dir;
-
-	if (g_once_init_enter(&done)) {
-		const char *env = g_getenv("CCACHE_DIR");
-		const char *argv[] = { "ccache", "-k", "cache_dir", NULL };
-		g_autoptr(GString) out = g_string_new(NULL);
-		struct pk_proc_opts o = PK_PROC_OPTS_INIT;
-		struct pk_proc_result r;
-
-		o.capture = out;
-		o.timeout = 10;
-		if (env && *env)
-			dir = g_strdup(env);
-		else if (pk_proc_have("ccache") && pk_proc_run(&r, argv, &o, NULL) == 0 && pk_proc_ok(&r))
-			dir = g_strdup(g_strstrip(out->str));
-		if (dir && !g_file_test(dir, G_FILE_TEST_IS_DIR))
-			g_clear_pointer(&dir, g_free);
-		g_once_init_leave(&done, 1);
-	}
-	return dir;
-}
-
 /* Beside the build dir, out of the sandbox's reach: "only published commits were built here". */
 static char *published_only_marker(const struct pk_lab *lab)
 {
@@ -161,6 +131,15 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
 	return pk_write_file(marker, "", 0, err);
 }
 
+int pk_build_dir_copy_mark(const struct pk_lab *to, const struct pk_lab *from, GError **err)
+{
+	g_autofree char *had = published_only_marker(from), *marker = published_only_marker(to);
+
+	if (!g_file_test(had, G_FILE_TEST_EXISTS))
+		return 0;
+	return pk_write_file(marker, "", 0, err);
+}
+
 /*
  * Whether a make may write the bot's ccache ([build] ccache_dir): what
  * is checked out is the tip of a published ref (pk_repo_head_published())
@@ -171,7 +150,8 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
  * (layered) leaves nothing behind, so it keeps the mark and only reads
  * the cache; without layers (not root) the first make (or config step)
  * of an unpublished checkout in a build dir drops the marker for good; a
- * build dir copied for a derived config never has one.  -1 when the
+ * build dir copied for a derived config has one when the lab's had
+ * (pk_build_dir_copy_mark()).  -1 when the
  * marker could not be dropped.
  */
 static int may_write_ccache(bool *out, const struct pk_lab *lab, bool layered, GError **err)
@@ -338,30 +318,30 @@ struct ccache_use {
 
 /*
  * The ccache of one make, its environment into env (room for five more
- * at *e).  [build] ccache_dir is the bot's own, which a machine's workers
- * may share: a base build writes it (may_write_ccache(), as the sandbox
- * user), every other build reads it only, with CCACHE_READONLY.  Unset,
- * the user's ccache is read only, by every build.  No cache yet: ccache
- * is off.  CCACHE_BASEDIR is the lab's cache dir, so paths into the tree
- * and the build dir hash the same from any lab.
+ * at *e).  [build] ccache_dir, else the lab's ccache/ (PK_LAB_CCACHE_DIR),
+ * is the bot's own, which a machine's workers may share: a base build
+ * writes it (may_write_ccache(), as the sandbox user), every other build
+ * reads it only, with CCACHE_READONLY.  Nothing to read yet: ccache is
+ * off.  CCACHE_BASEDIR is the lab's cache dir, so paths into the tree and
+ * the build dir hash the same from any lab.
  */
 static int ccache_setup(struct ccache_use *u, const char **env, unsigned *e, const struct pk_lab *lab,
 			bool layered, GError **err)
 {
 	const char *own = pk_sandbox_settings()->ccache_dir;
-	g_autofree char *dir = g_strdup(own ? own : user_ccache_dir());
+	g_autofree char *dir = own ? g_strdup(own) : g_build_filename(lab->cache, PK_LAB_CCACHE_DIR, NULL);
 	bool base_build;
 
 	memset(u, 0, sizeof *u);
 	if (may_write_ccache(&base_build, lab, layered, err) < 0)
 		return -1;
-	u->writable = own && base_build;
+	u->writable = base_build;
 	if (u->writable) {
 		if (g_mkdir_with_parents(dir, 0755) < 0)
 			return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
 		if (pk_sandbox_own(dir, err) < 0)
 			return -1;
-	} else if (!dir || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+	} else if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
 		/* nothing to read yet: gcc alone, under the same CC (a new CC rebuilds everything) */
 		env[(*e)++] = "CCACHE_DISABLE=1";
 		return 0;

@@ -40,6 +40,15 @@ struct pk_build_result {
 int pk_build_dir_make(const struct pk_lab *lab, GError **err);
 
 /*
+ * A build dir just copied from another (derive.h: a derived config's dir
+ * starts as a copy of the lab's) keeps the source's mark of having built
+ * only published commits, so that its own builds of a published commit
+ * write the ccache too.  Call with the source's layer dropped: the copy
+ * is then of published builds only.
+ */
+int pk_build_dir_copy_mark(const struct pk_lab *to, const struct pk_lab *from, GError **err);
+
+/*
  * Where the tree as checked out may be built: the build dir itself when
  * HEAD is published (pk_repo_head_published(); a layer over it is dropped
  * first), else a throwaway layer over it made for HEAD (layer.h), which

@@ -394,6 +394,10 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 			pk_lab_clear(&d);
 			return -1;
 		}
+		if (pk_build_dir_copy_mark(&d, lab, err) < 0) {
+			pk_lab_clear(&d);
+			return -1;
+		}
 	}
 	/* used now: pk_derive_prune() removes the least recently used first */
 	if (g_file_test(build_dir, G_FILE_TEST_IS_DIR) && utimensat(AT_FDCWD, build_dir, NULL, 0) < 0) {

@@ -15,6 +15,9 @@
  *                          the fragment, .printkbot-kconfig the commit the
  *                          .config was last made for
  *   build/<cfg>.ready      setup was completed for that config
+ *   ccache/                the bot's ccache unless [build] ccache_dir names
+ *                          another: only builds of published commits write
+ *                          it (build.c)
  *   layers/<build dir>.<pid>/  a throwaway layer's upper and work dirs (layer.h)
  *   guest/init, initrd.cpio  the static guest init and its initramfs
  *   accel                  whether QEMU can use KVM here (boot.c's probe)
@@ -100,5 +103,8 @@ gboolean pk_lab_ready(struct pk_lab *lab);
 char *pk_lab_ready_stamp(const struct pk_lab *lab);
 
 #define PK_LAB_BASE_TAG "printkbot-base"
+
+/* The bot's ccache under the cache dir, when [build] ccache_dir is not set. */
+#define PK_LAB_CCACHE_DIR "ccache"
 
 #endif
