@@ -30,35 +30,12 @@
 #include "report/outbox.h"
 #include "store/store.h"
 #include "base/proc.h"
+#include "daemon-lab-fixture.h"
 
 struct fixture {
-	char *dir;
-	char *config;
-	char *upstream;            /* the [tree]'s repository */
+	struct daemon_lab d;
 	char *maildir;             /* the source */
-	struct pk_lab lab;
 };
-
-static char *git(const char *dir, const char *const *args)
-{
-	const char *argv[24] = { "git", "-C", dir, "-c", "user.name=Jane Dev", "-c", "user.email=jane@example.org",
-				 "-c", "init.defaultBranch=main" };
-	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
-	struct pk_proc_result r;
-	GString *out = g_string_new(NULL);
-	unsigned n = 9;
-
-	for (; *args; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	o.capture = out;
-	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
-	if (!pk_proc_ok(&r))
-		fail_msg("git %s: %s", argv[9], out->str);
-	return g_strstrip(g_string_free(out, FALSE));
-}
-
-#define GIT(dir, ...) g_free(git(dir, (const char *[]){ __VA_ARGS__, NULL }))
 
 static void write_config(struct fixture *f)
 {
@@ -72,72 +49,37 @@ static void write_config(struct fixture *f)
 		"[smtp]\nurl = smtp://127.0.0.1:9\n"
 		"[tree lab]\npath = %s\nbranches = main\n"
 		"[source list]\ntype = maildir\nstart = all\npath = %s\nlist = list@example.org\n",
-		f->dir, f->dir, f->upstream, f->maildir);
+		f->d.dir, f->d.dir, f->d.upstream, f->maildir);
 
-	assert_true(g_file_set_contents(f->config, text, -1, NULL));
+	assert_true(g_file_set_contents(f->d.config, text, -1, NULL));
 }
 
 static int setup(void **state)
 {
 	struct fixture *f = g_new0(struct fixture, 1);
-	g_autofree char *cache = NULL, *stamp = NULL, *guest = NULL, *builds = NULL, *mk = NULL, *src = NULL;
-	g_autoptr(GError) err = NULL;
 
-	f->dir = g_dir_make_tmp("pk-commands-XXXXXX", NULL);
-	f->config = g_build_filename(f->dir, "printkbot.conf", NULL);
-	f->upstream = g_build_filename(f->dir, "upstream", NULL);
-	f->maildir = g_build_filename(f->dir, "maildir", NULL);
+	daemon_lab_init(&f->d, "pk-commands", "PK_TEST_COMMANDS",
+			"int main(void)\n{\n\tpr_info(\"hello\\n\");\n\treturn 0;\n}\n");
+	/* the lab's default base, as setup tags it */
+	GIT(f->d.lab.tree, "tag", PK_LAB_BASE_TAG);
+	f->maildir = g_build_filename(f->d.dir, "maildir", NULL);
 	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
 		g_autofree char *p = g_build_filename(f->maildir, *sub, NULL);
 
 		assert_int_equal(g_mkdir_with_parents(p, 0700), 0);
 	}
-	cache = g_build_filename(f->dir, "cache", NULL);
-	g_setenv("PRINTKBOT_CACHE", cache, TRUE);
-	f->lab.lock_fd = -1;
-	assert_int_equal(pk_lab_open(&f->lab, &err), 0);
-	stamp = pk_lab_ready_stamp(&f->lab);
-	guest = g_path_get_dirname(f->lab.initrd);
-	builds = g_path_get_dirname(stamp);
-	assert_int_equal(g_mkdir_with_parents(guest, 0755), 0);
-	assert_int_equal(g_mkdir_with_parents(builds, 0755), 0);
-	assert_true(g_file_set_contents(stamp, f->lab.config_hash, -1, NULL));
-	assert_true(g_file_set_contents(f->lab.initrd, "", 0, NULL));
-	assert_int_equal(g_mkdir_with_parents(f->upstream, 0755), 0);
-	mk = g_build_filename(f->upstream, "Makefile", NULL);
-	src = g_build_filename(f->upstream, "init.c", NULL);
-	assert_true(g_file_set_contents(mk, "VERSION = 6\nPATCHLEVEL = 12\n", -1, NULL));
-	assert_true(g_file_set_contents(src, "int main(void)\n{\n\tpr_info(\"hello\\n\");\n\treturn 0;\n}\n",
-					-1, NULL));
-	GIT(f->upstream, "init", "-q");
-	GIT(f->upstream, "add", "Makefile", "init.c");
-	GIT(f->upstream, "commit", "-q", "-m", "base");
-	GIT(f->dir, "clone", "-q", f->upstream, f->lab.tree);
-	/* the lab's default base, as setup tags it */
-	GIT(f->lab.tree, "tag", PK_LAB_BASE_TAG);
-	if (pk_lab_check(&f->lab, &err) < 0)
-		fail_msg("lab: %s", err->message);
 	write_config(f);
 	*state = f;
 	return 0;
 }
 
+/* PK_TEST_COMMANDS_LOG=1 shows the daemon's log of each run, PK_TEST_COMMANDS_KEEP=1 keeps the dir */
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
 
-	g_unsetenv("PRINTKBOT_CACHE");
-	pk_lab_clear(&f->lab);
-	/* PK_TEST_COMMANDS_KEEP=1 keeps the dir */
-	if (getenv("PK_TEST_COMMANDS_KEEP"))
-		print_message("kept %s\n", f->dir);
-	else
-		g_assert(system(cmd) == 0);
-	g_free(f->upstream);
+	daemon_lab_clear(&f->d);
 	g_free(f->maildir);
-	g_free(f->config);
-	g_free(f->dir);
 	g_free(f);
 	return 0;
 }
@@ -145,35 +87,12 @@ static int teardown(void **state)
 /* The daemon once (queue_only: the intake alone): its log (caller frees). */
 static char *run_once(struct fixture *f, bool queue_only)
 {
-	struct pk_daemon_opts once = { .config_path = f->config, .once = true, .queue_only = queue_only };
-	g_autofree char *log = g_build_filename(f->dir, "daemon.log", NULL);
-	g_autoptr(GError) err = NULL;
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600), saved = dup(STDERR_FILENO), rc;
-	char *text = NULL;
-
-	assert_true(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
-	rc = pk_daemon_run(&once, &err);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	assert_true(g_file_get_contents(log, &text, NULL, NULL));
-	if (rc < 0)
-		fail_msg("run: %s\n%s", err->message, text);
-	if (getenv("PK_TEST_COMMANDS_LOG"))
-		print_message("%s", text);
-	return text;
+	return daemon_lab_run_once(&f->d, queue_only);
 }
 
 static struct pk_store *store_of(struct fixture *f)
 {
-	g_autofree char *db = g_build_filename(f->dir, "cmd.db", NULL);
-	struct pk_store *s = NULL;
-
-	assert_int_equal(pk_store_open(&s, db, NULL), 0);
-	return s;
+	return daemon_lab_store(&f->d, "cmd.db");
 }
 
 /* A mail into the source's new/: headers (From, To, ... without Message-ID) and body. */
@@ -225,7 +144,7 @@ static void mail_state(struct pk_store *s, const char *id, const char *state, co
 
 static unsigned outbox_mails(struct fixture *f)
 {
-	g_autofree char *dir = g_build_filename(f->dir, "outbox", "new", NULL);
+	g_autofree char *dir = g_build_filename(f->d.dir, "outbox", "new", NULL);
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	unsigned n = 0;
 
@@ -377,10 +296,10 @@ static void test_commands_checked(void **state)
 		g_autofree char *text = NULL, *off = NULL;
 		g_auto(GStrv) parts = NULL;
 
-		assert_true(g_file_get_contents(f->config, &text, NULL, NULL));
+		assert_true(g_file_get_contents(f->d.config, &text, NULL, NULL));
 		parts = g_strsplit(text, "commands_from", -1);
 		off = g_strjoinv("#", parts);
-		assert_true(g_file_set_contents(f->config, off, -1, NULL));
+		assert_true(g_file_set_contents(f->d.config, off, -1, NULL));
 		deliver_command(f, "c12", "max@example.org", bot, NULL, "#printkbot help\n");
 		g_free(log);
 		log = run_once(f, false);

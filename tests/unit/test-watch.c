@@ -33,46 +33,21 @@
 #include "report/pushes.h"
 #include "store/store.h"
 #include "base/proc.h"
+#include "daemon-lab-fixture.h"
 
 struct fixture {
-	char *dir;
-	char *config;
-	char *upstream;            /* the [tree]'s repository, where the tests push */
-	struct pk_lab lab;         /* a lab that passes pk_lab_check(): its tree a git repository */
+	struct daemon_lab d;
 };
-
-static char *git(const char *dir, const char *const *args)
-{
-	const char *argv[24] = { "git", "-C", dir, "-c", "user.name=Jane Dev", "-c", "user.email=jane@example.org",
-				 "-c", "init.defaultBranch=main" };
-	const char *env[] = { "GIT_COMMITTER_NAME=Max Maint", "GIT_COMMITTER_EMAIL=max@example.org", NULL };
-	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
-	struct pk_proc_result r;
-	GString *out = g_string_new(NULL);
-	unsigned n = 9;
-
-	for (; *args; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	o.capture = out;
-	o.env = env;
-	assert_int_equal(pk_proc_run(&r, argv, &o, NULL), 0);
-	if (!pk_proc_ok(&r))
-		fail_msg("git %s: %s", argv[9], out->str);
-	return g_strstrip(g_string_free(out, FALSE));
-}
-
-#define GIT(dir, ...) g_free(git(dir, (const char *[]){ __VA_ARGS__, NULL }))
 
 /* A commit on upstream's checked-out branch adding file with text; its id (caller frees). */
 static char *commit_file(struct fixture *f, const char *file, const char *text, const char *subject)
 {
-	g_autofree char *path = g_build_filename(f->upstream, file, NULL);
+	g_autofree char *path = g_build_filename(f->d.upstream, file, NULL);
 
 	assert_true(g_file_set_contents(path, text, -1, NULL));
-	GIT(f->upstream, "add", file);
-	GIT(f->upstream, "commit", "-q", "-m", subject);
-	return git(f->upstream, (const char *[]){ "rev-parse", "HEAD", NULL });
+	GIT(f->d.upstream, "add", file);
+	GIT(f->d.upstream, "commit", "-q", "-m", subject);
+	return git(f->d.upstream, (const char *[]){ "rev-parse", "HEAD", NULL });
 }
 
 static void write_config(struct fixture *f, unsigned max_commits)
@@ -83,61 +58,27 @@ static void write_config(struct fixture *f, unsigned max_commits)
 		"retry_min = 3600\n"
 		"[smtp]\nurl = smtp://127.0.0.1:9\n"
 		"[tree lab]\npath = %s\nwatch = main\nlist = lab@example.org\nreply_on = always\n"
-		"max_commits = %u\n", f->dir, f->dir, f->upstream, max_commits);
+		"max_commits = %u\n", f->d.dir, f->d.dir, f->d.upstream, max_commits);
 
-	assert_true(g_file_set_contents(f->config, text, -1, NULL));
+	assert_true(g_file_set_contents(f->d.config, text, -1, NULL));
 }
 
 static int setup(void **state)
 {
 	struct fixture *f = g_new0(struct fixture, 1);
-	g_autofree char *cache = NULL, *stamp = NULL, *guest = NULL, *builds = NULL, *mk = NULL;
-	g_autoptr(GError) err = NULL;
 
-	f->dir = g_dir_make_tmp("pk-watch-XXXXXX", NULL);
-	f->config = g_build_filename(f->dir, "printkbot.conf", NULL);
-	f->upstream = g_build_filename(f->dir, "upstream", NULL);
-	cache = g_build_filename(f->dir, "cache", NULL);
-	g_setenv("PRINTKBOT_CACHE", cache, TRUE);
-	f->lab.lock_fd = -1;
-	assert_int_equal(pk_lab_open(&f->lab, &err), 0);
-	stamp = pk_lab_ready_stamp(&f->lab);
-	guest = g_path_get_dirname(f->lab.initrd);
-	builds = g_path_get_dirname(stamp);
-	assert_int_equal(g_mkdir_with_parents(guest, 0755), 0);
-	assert_int_equal(g_mkdir_with_parents(builds, 0755), 0);
-	assert_true(g_file_set_contents(stamp, f->lab.config_hash, -1, NULL));
-	assert_true(g_file_set_contents(f->lab.initrd, "", 0, NULL));
-	/* the upstream tree: a Makefile and a source file; the lab's tree a clone of it */
-	assert_int_equal(g_mkdir_with_parents(f->upstream, 0755), 0);
-	mk = g_build_filename(f->upstream, "Makefile", NULL);
-	assert_true(g_file_set_contents(mk, "VERSION = 6\nPATCHLEVEL = 12\n", -1, NULL));
-	GIT(f->upstream, "init", "-q");
-	GIT(f->upstream, "add", "Makefile");
-	g_free(commit_file(f, "init.c", "int main(void) { return 0; }\n", "base"));
-	GIT(f->dir, "clone", "-q", f->upstream, f->lab.tree);
-	if (pk_lab_check(&f->lab, &err) < 0)
-		fail_msg("lab: %s", err->message);
+	daemon_lab_init(&f->d, "pk-watch", "PK_TEST_WATCH", "int main(void) { return 0; }\n");
 	write_config(f, 4);
 	*state = f;
 	return 0;
 }
 
+/* PK_TEST_WATCH_LOG=1 shows the daemon's log of each run, PK_TEST_WATCH_KEEP=1 keeps the dir */
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
 
-	g_unsetenv("PRINTKBOT_CACHE");
-	pk_lab_clear(&f->lab);
-	/* PK_TEST_WATCH_LOG=1 shows the daemon's log of each run, PK_TEST_WATCH_KEEP=1 keeps the dir */
-	if (getenv("PK_TEST_WATCH_KEEP"))
-		print_message("kept %s\n", f->dir);
-	else
-		g_assert(system(cmd) == 0);
-	g_free(f->upstream);
-	g_free(f->config);
-	g_free(f->dir);
+	daemon_lab_clear(&f->d);
 	g_free(f);
 	return 0;
 }
@@ -145,35 +86,12 @@ static int teardown(void **state)
 /* The daemon once: fetch, compare, run what is due.  Its log (caller frees). */
 static char *run_once(struct fixture *f)
 {
-	struct pk_daemon_opts once = { .config_path = f->config, .once = true };
-	g_autofree char *log = g_build_filename(f->dir, "daemon.log", NULL);
-	g_autoptr(GError) err = NULL;
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600), saved = dup(STDERR_FILENO), rc;
-	char *text = NULL;
-
-	assert_true(fd >= 0 && saved >= 0);
-	fflush(stderr);
-	dup2(fd, STDERR_FILENO);
-	close(fd);
-	rc = pk_daemon_run(&once, &err);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	assert_true(g_file_get_contents(log, &text, NULL, NULL));
-	if (rc < 0)
-		fail_msg("run: %s\n%s", err->message, text);
-	if (getenv("PK_TEST_WATCH_LOG"))
-		print_message("%s", text);
-	return text;
+	return daemon_lab_run_once(&f->d, false);
 }
 
 static struct pk_store *store_of(struct fixture *f)
 {
-	g_autofree char *db = g_build_filename(f->dir, "watch.db", NULL);
-	struct pk_store *s = NULL;
-
-	assert_int_equal(pk_store_open(&s, db, NULL), 0);
-	return s;
+	return daemon_lab_store(&f->d, "watch.db");
 }
 
 /* The newest push and its commits. */
@@ -198,7 +116,7 @@ static struct pk_store_push_commit *nth(GPtrArray *commits, guint i)
 /* The files in the outbox's new/ (the mails rendered and not sent: SMTP is down). */
 static unsigned outbox_mails(struct fixture *f)
 {
-	g_autofree char *dir = g_build_filename(f->dir, "outbox", "new", NULL);
+	g_autofree char *dir = g_build_filename(f->d.dir, "outbox", "new", NULL);
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	unsigned n = 0;
 
@@ -226,10 +144,10 @@ static void test_watch(void **state)
 
 	/* 2. a push: A, a merge of a side branch, B; first parents only, the merge not tested */
 	a = commit_file(f, "a.c", "int a;\n", "a: add a");
-	GIT(f->upstream, "checkout", "-q", "-b", "side", "HEAD~1");
+	GIT(f->d.upstream, "checkout", "-q", "-b", "side", "HEAD~1");
 	side = commit_file(f, "s.c", "int s;\n", "s: on the side");
-	GIT(f->upstream, "checkout", "-q", "main");
-	GIT(f->upstream, "merge", "-q", "--no-ff", "-m", "Merge side", "side");
+	GIT(f->d.upstream, "checkout", "-q", "main");
+	GIT(f->d.upstream, "merge", "-q", "--no-ff", "-m", "Merge side", "side");
 	b = commit_file(f, "b.c", "int b;\n", "b: add b");
 	g_clear_pointer(&log, g_free);
 	log = run_once(f);
@@ -284,10 +202,10 @@ static void test_watch(void **state)
 	pk_store_close(g_steal_pointer(&s));
 
 	/* 3. a force-push: A reworded (same patch, same parent tree), B replaced by another change */
-	GIT(f->upstream, "reset", "-q", "--hard", "HEAD~3");
-	GIT(f->upstream, "cherry-pick", a);
-	GIT(f->upstream, "commit", "-q", "--amend", "-m", "a: add a, reworded");
-	a2 = git(f->upstream, (const char *[]){ "rev-parse", "HEAD", NULL });
+	GIT(f->d.upstream, "reset", "-q", "--hard", "HEAD~3");
+	GIT(f->d.upstream, "cherry-pick", a);
+	GIT(f->d.upstream, "commit", "-q", "--amend", "-m", "a: add a, reworded");
+	a2 = git(f->d.upstream, (const char *[]){ "rev-parse", "HEAD", NULL });
 	b2 = commit_file(f, "b.c", "int b2;\n", "b: add b, another way");
 	g_clear_pointer(&log, g_free);
 	log = run_once(f);
@@ -441,8 +359,8 @@ static void test_watch(void **state)
 	assert_int_equal(outbox_mails(f), 8);
 
 	/* 7. the branch deleted: dropped, its tip forgotten; made again: seen for the first time */
-	GIT(f->upstream, "checkout", "-q", "side");
-	GIT(f->upstream, "branch", "-q", "-D", "main");
+	GIT(f->d.upstream, "checkout", "-q", "side");
+	GIT(f->d.upstream, "branch", "-q", "-D", "main");
 	g_clear_pointer(&log, g_free);
 	log = run_once(f);
 	assert_non_null(strstr(log, "tree lab: branch main was deleted"));
@@ -453,7 +371,7 @@ static void test_watch(void **state)
 	assert_int_equal(pk_store_source_state_get(s, source, "tip", &tip, NULL), 1);
 	assert_null(tip);
 	pk_store_close(g_steal_pointer(&s));
-	GIT(f->upstream, "checkout", "-q", "-b", "main");
+	GIT(f->d.upstream, "checkout", "-q", "-b", "main");
 	g_clear_pointer(&log, g_free);
 	log = run_once(f);
 	assert_non_null(strstr(log, "tree lab: branch main seen for the first time"));
