@@ -10,25 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 data=tests/data/test
 
-# Chromium from Debian, installed as mailservers.sh installs Postfix.
-browser_need() {
-	command -v chromium >/dev/null && return 0
-	echo "installing: chromium"
-	if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		chromium fonts-dejavu-core; } >"$work/apt.log" 2>&1; then
-		tail -5 "$work/apt.log"
-		skip "cannot install chromium (apt-get failed, see above); the browser is needed"
-	fi
-}
-
-# Headless Chromium with a profile dir of its own; its chatter (no D-Bus
-# here) goes to a log.  Bounded: a script that ran and called alert() keeps
-# --dump-dom waiting for the dialog forever.
-browser() {
-	timeout -k 5 30 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" "$@" \
-		2>>"$work/chromium.log"
-}
-
+source "$(dirname "$0")/browser.sh"
 browser_need
 lab_setup
 

@@ -15,22 +15,7 @@
 # javascript: link, and a page whose script called alert() would hang
 # --dump-dom (bounded: a failure).  A second run writes nothing.
 source "$(dirname "$0")/lib.sh"
-
-browser_need() {
-	command -v chromium >/dev/null && return 0
-	echo "installing: chromium"
-	if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		chromium fonts-dejavu-core; } >"$work/apt.log" 2>&1; then
-		tail -5 "$work/apt.log"
-		skip "cannot install chromium (apt-get failed, see above); the browser is needed"
-	fi
-}
-
-# Headless Chromium with a profile of its own, bounded (see 080).
-browser() {
-	timeout -k 5 30 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" "$@" \
-		2>>"$work/chromium.log"
-}
+source "$(dirname "$0")/browser.sh"
 
 dump() {  # name url: the DOM Chromium built, in $work/NAME.dom
 	browser --virtual-time-budget=5000 --dump-dom "$2" >"$work/$1.dom" ||
