@@ -55,10 +55,7 @@ done
 git -C "$dev" format-patch -q --cover-letter --thread=shallow --base=HEAD~2 -o "$work/series" HEAD~2
 sed -i -e 's/\*\*\* SUBJECT HERE \*\*\*/printk: two logging changes/' \
 	-e 's/\*\*\* BLURB HERE \*\*\*/One message changes, one call is converted./' "$work/series/0000-cover-letter.patch"
-git -C "$dev" send-email --quiet --confirm=never --suppress-cc=all --no-validate \
-	--smtp-server=127.0.0.1 --smtp-server-port="$smtp_port" \
-	--from="Jane Dev <jane@example.org>" --to=list@example.org "$work/series"/*.patch >"$work/send-email.log" 2>&1 ||
-	fail "git send-email" "$work/send-email.log"
+mail_send_patches "$dev" "$work/series"/*.patch
 wait_mail list 3
 
 echo pw >"$work/bot-password"

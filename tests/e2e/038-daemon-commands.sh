@@ -41,10 +41,7 @@ git -C "$dev" apply "$src/tests/data/test/text-change.patch"
 git -C "$dev" commit -qam "$(sed -n 's/^Subject: \[PATCH\] //p' tests/data/test/text-change.patch)" \
 	-m "A fixture of printkbot's tests." -m "Signed-off-by: Jane Dev <jane@example.org>"
 git -C "$dev" format-patch -q -o "$work/series" HEAD~1
-git -C "$dev" send-email --quiet --confirm=never --suppress-cc=all --no-validate \
-	--smtp-server=127.0.0.1 --smtp-server-port="$smtp_port" \
-	--from="Jane Dev <jane@example.org>" --to=list@example.org "$work/series"/*.patch >"$work/send-email.log" 2>&1 ||
-	fail "git send-email" "$work/send-email.log"
+mail_send_patches "$dev" "$work/series"/*.patch
 wait_mail list 1 || fail "the patch did not reach the list"
 patch_id=$(sed -n 's/^Message-I[Dd]: <\(.*\)>\r\?$/\1/p' "$work/mail/list/Maildir/new"/* | head -1)
 subject=$(sed -n 's/^Subject: //p' "$work/mail/list/Maildir/new"/* | head -1)

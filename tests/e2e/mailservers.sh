@@ -16,6 +16,9 @@
 #   postfix_stop / postfix_start   the SMTP server down and up again
 #   mail_stop          both down (at the test's exit)
 #   wait_mail USER N   until USER's Maildir holds N mails (else 1, saying so)
+#   mail_send_patches REPO FILE...   git send-email of the files from REPO, as
+#                      Jane Dev to the list, through Postfix (a failure fails
+#                      the test)
 
 mail_need() {
 	local missing=
@@ -192,4 +195,13 @@ wait_mail() {
 	echo "FAIL $user has $(ls "$work/mail/$user/Maildir/new" | wc -l) mail(s), not $n"
 	tail -20 "$work/postfix.log"
 	return 1
+}
+
+mail_send_patches() {
+	local repo=$1
+	shift
+	git -C "$repo" send-email --quiet --confirm=never --suppress-cc=all --no-validate \
+		--smtp-server=127.0.0.1 --smtp-server-port="$smtp_port" \
+		--from="Jane Dev <jane@example.org>" --to=list@example.org "$@" >"$work/send-email.log" 2>&1 ||
+		fail "git send-email" "$work/send-email.log"
 }
