@@ -55,9 +55,11 @@ static bool other_arch(const char *file)
 
 /*
  * The symbol groups the lab's config leaves unmet for the patch's C
- * sources, each once, into want; what asked for each into found->asked.
+ * sources, each once, into want; what asked for each into found->asked;
+ * when per_file is not NULL, each file's unmet groups (a GPtrArray of
+ * strings) into it, a file that needs none left out.
  */
-static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct pk_lab *lab,
+static int unmet_groups(GPtrArray *want, GPtrArray *per_file, struct pk_derived *found, const struct pk_lab *lab,
 			const struct pk_patch *patch, GHashTable *config, bool deleted, GError **err)
 {
 	for (guint i = 0; i < patch->files->len; i++) {
@@ -70,19 +72,76 @@ static int unmet_groups(GPtrArray *want, struct pk_derived *found, const struct 
 			continue;
 		if (pk_coverage_kbuild_groups(lab->tree, path, groups, err) < 0)
 			return -1;
+		g_autoptr(GPtrArray) unmet = g_ptr_array_new_with_free_func(g_free);
+
 		for (guint g = 0; g < groups->len; g++) {
 			const char *group = groups->pdata[g];
 			g_auto(GStrv) alts = g_strsplit(group, "|", -1);
 			g_autofree char *named = g_strjoinv(" or CONFIG_", alts);
 
-			if (group_met(config, group) || g_ptr_array_find_with_equal_func(want, group, g_str_equal, NULL))
+			if (group_met(config, group))
+				continue;
+			g_ptr_array_add(unmet, g_strdup(group));
+			if (g_ptr_array_find_with_equal_func(want, group, g_str_equal, NULL))
 				continue;
 			g_ptr_array_add(want, g_strdup(group));
 			g_ptr_array_add(found->asked, g_strdup_printf("%s: CONFIG_%s%s", path, named,
 								      deleted ? ", which the patch removes" : ""));
 		}
+		if (per_file && unmet->len)
+			g_ptr_array_add(per_file, g_steal_pointer(&unmet));
 	}
 	return 0;
+}
+
+/* Whether the solver said it cannot set group ("CONFIG_<group>: why" in cannot). */
+static bool group_cannot(const GPtrArray *cannot, const char *group)
+{
+	size_t n = strlen(group);
+
+	for (guint i = 0; i < cannot->len; i++) {
+		const char *c = (const char *)cannot->pdata[i] + strlen("CONFIG_");
+
+		if (!strncmp(c, group, n) && c[n] == ':')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * want again without the groups that only serve files the solver cannot
+ * build (one of their groups it cannot set): the directory a file sits
+ * in is of no use without the file's own option, and reaching it may
+ * take a large subsystem (the hvc/ directory of a PowerPC-only driver
+ * through Xen on x86_64).  The wants after the first n_files ones (a
+ * device's, an option the patch adds) stay.  NULL when nothing goes.
+ */
+static GPtrArray *without_dead_files(const GPtrArray *want, guint n_files, const GPtrArray *per_file,
+				     const GPtrArray *cannot)
+{
+	g_autoptr(GHashTable) alive = g_hash_table_new(g_str_hash, g_str_equal);
+	GPtrArray *out;
+
+	if (!cannot->len)
+		return NULL;
+	for (guint f = 0; f < per_file->len; f++) {
+		const GPtrArray *groups = per_file->pdata[f];
+		bool dead = false;
+
+		for (guint g = 0; g < groups->len && !dead; g++)
+			dead = group_cannot(cannot, groups->pdata[g]);
+		for (guint g = 0; g < groups->len && !dead; g++)
+			g_hash_table_add(alive, groups->pdata[g]);
+	}
+	out = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < want->len; i++)
+		if (i >= n_files || g_hash_table_contains(alive, want->pdata[i]))
+			g_ptr_array_add(out, g_strdup(want->pdata[i]));
+	if (out->len == want->len) {
+		g_ptr_array_unref(out);
+		return NULL;
+	}
+	return out;
 }
 
 static bool is_kconfig_file(const char *path)
@@ -449,7 +508,7 @@ int pk_derive_removed(struct pk_derived *out, const struct pk_lab *lab, const st
 	g_autofree char *lab_build = pk_lab_build_dir(lab);
 
 	if (!(config = pk_kconfig_values(lab_build, err)) ||
-	    unmet_groups(want, &d, lab, patch, config, true, err) < 0 ||
+	    unmet_groups(want, NULL, &d, lab, patch, config, true, err) < 0 ||
 	    (want->len && !(answer = solve(lab, want, err)))) {
 		pk_derived_clear(&d);
 		return -1;
@@ -467,20 +526,38 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	struct pk_derived d = derived_new();
 	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) per_file = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GPtrArray) fewer = NULL;
 	g_autoptr(GHashTable) config = NULL;
 	g_autoptr(GString) lines = g_string_new(NULL), names = g_string_new(NULL);
 	g_auto(GStrv) answer = NULL;
 	g_autofree char *lab_build = pk_lab_build_dir(lab);
+	guint n_files;
 	int rc = -1;
 
 	if (!(config = pk_kconfig_values(lab_build, err)) ||
-	    unmet_groups(want, &d, lab, patch, config, false, err) < 0 ||
-	    pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
+	    unmet_groups(want, per_file, &d, lab, patch, config, false, err) < 0)
+		goto out;
+	n_files = want->len;
+	if (pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
 		goto out;
 	added_options(want, &d, patch, config);
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
 	take_answer(lines, &d, answer);
+	/* a file that cannot be built: solved again without what only it asked for (its reasons kept) */
+	if ((fewer = without_dead_files(want, n_files, per_file, d.cannot))) {
+		g_auto(GStrv) again = NULL;
+		g_autoptr(GPtrArray) reasons = g_ptr_array_ref(d.cannot);
+
+		if (fewer->len && !(again = solve(lab, fewer, err)))
+			goto out;
+		g_string_truncate(lines, 0);
+		d.cannot = g_ptr_array_new_with_free_func(g_free);
+		take_answer(lines, &d, again);
+		g_ptr_array_unref(d.cannot);
+		d.cannot = g_steal_pointer(&reasons);
+	}
 	/* the deleted code's lines: the kernel before the patch builds it, the patched one has no such options */
 	if (removed && removed->lines) {
 		g_string_append(lines, removed->lines);
