@@ -548,12 +548,14 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	/* a file that cannot be built: solved again without what only it asked for (its reasons kept) */
 	if ((fewer = without_dead_files(want, n_files, per_file, d.cannot))) {
 		g_auto(GStrv) again = NULL;
-		g_autoptr(GPtrArray) reasons = g_ptr_array_ref(d.cannot);
+		g_autoptr(GPtrArray) reasons = NULL;
 
 		if (fewer->len && !(again = solve(lab, fewer, err)))
 			goto out;
-		g_string_truncate(lines, 0);
+		/* the lines of the second answer; its cannots are the first's again, which say why */
+		reasons = g_steal_pointer(&d.cannot);
 		d.cannot = g_ptr_array_new_with_free_func(g_free);
+		g_string_truncate(lines, 0);
 		take_answer(lines, &d, again);
 		g_ptr_array_unref(d.cannot);
 		d.cannot = g_steal_pointer(&reasons);
