@@ -65,6 +65,7 @@ static int unmet_groups(GPtrArray *want, GPtrArray *per_file, struct pk_derived 
 	for (guint i = 0; i < patch->files->len; i++) {
 		const struct pk_diff_file *f = patch->files->pdata[i];
 		g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GPtrArray) unmet = g_ptr_array_new_with_free_func(g_free);
 		/* a new file counts: on the patched tree its makefile line is there */
 		const char *path = deleted ? (f->new_path ? NULL : f->old_path) : f->new_path;
 
@@ -72,8 +73,6 @@ static int unmet_groups(GPtrArray *want, GPtrArray *per_file, struct pk_derived 
 			continue;
 		if (pk_coverage_kbuild_groups(lab->tree, path, groups, err) < 0)
 			return -1;
-		g_autoptr(GPtrArray) unmet = g_ptr_array_new_with_free_func(g_free);
-
 		for (guint g = 0; g < groups->len; g++) {
 			const char *group = groups->pdata[g];
 			g_auto(GStrv) alts = g_strsplit(group, "|", -1);
