@@ -41,6 +41,9 @@
 #      PLACE_ONLY=1 bash bench/series.sh          (no kernel built: the feed takes 2-3 min a corpus,
 #                                                  --which-base ~1 min, plus its waits for the lab's lock)
 #      CORPUS=2023q1|2025|both  LIMIT=N  TIMEOUT=SECONDS  KEEP=DIR (keep the run dir)  OUT=DIR
+#      SUMMARY_ONLY=1 KEEP=DIR bash bench/series.sh  (the figures again from an earlier
+#                                                  run kept in DIR, stopped or not: a series
+#                                                  not tested counts as placed, untested)
 # `test` reads $PRINTKBOT_CONFIG (else /etc/printkbot.conf) as usual: its
 # [test] bases and [policy] apply; the lab is the usual one
 # ($PRINTKBOT_CACHE), taken under its lock (a running test holds it up).
@@ -70,8 +73,126 @@ now() { date +%s.%N; }
 base_series=$(git -C "${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}/linux" show printkbot-base:Makefile 2>/dev/null |
 	awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" && !s {s = v "." $3} END {print s}') || base_series=
 
+# --- 5. the figures of corpus $2 from its run dir $1 (steps 1-4 left them there) ---
+figures() {
+	python3 - "$1" "$2" "$out/series.tsv" "${PLACE_ONLY:-0}" "$base_series" <<'PY'
+import collections, json, os, re, sqlite3, statistics, sys
+run, corpus, tsv, place_only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+lab_base = "printkbot-base (%s)" % sys.argv[5] if sys.argv[5] else "printkbot-base"
+db = sqlite3.connect(run + "/intake.db")
+series = [json.loads(l) for l in open(run + "/series.jsonl")]
+churn = set(open(run + "/churn.list").read().split())
+which = {}
+for line in open(run + "/which.txt"):
+    path, _, rest = line.rstrip("\n").partition(": ")
+    if rest.startswith("no base takes it"):
+        which[path] = None
+    else:
+        name = rest.split()[0]
+        which[path] = (lab_base if name == "printkbot-base" else name) + (" (3-way)" if " (3-way)" in rest.split(";")[0] else "")
+# the series the intake skipped, each named by its first mail in the log
+skipped = []
+for line in open(run + "/intake.log", errors="replace"):
+    m = re.match(r"printkbot daemon: <(.*)>: series v\d+ skipped: (.*)$", line)
+    if m:
+        row = db.execute("select subject, total from mails where message_id = ?", (m.group(1),)).fetchone()
+        skipped.append((row[0] if row else m.group(1), row[1] if row else 0, m.group(2)))
+lost_churn = db.execute("select count(*) from mails where state = 'skipped' and churn > 0").fetchone()[0]
+
+ok_churn = {"no-visible-change", "console-changed", "not-built"}
+rows, times, verdicts = [], [], collections.Counter()
+complete = refused = refused_bs = timeouts = failed = unapplied_bs = bs_churn = bs_quiet = 0
+placed = collections.Counter()
+for s in series:
+    if s["mbox"] not in churn:
+        continue
+    # scan's verdict of each patch, by Message-ID (a cover letter with a diff is no patch of it)
+    by_id = {}
+    for l in open(s["mbox"][:-5] + ".scan"):
+        if l.startswith("{"):
+            o = json.loads(l)
+            by_id[(o["message_id"] or "").strip("<>")] = o["verdict"]
+    scan = [by_id.get(m, "unread") for m in s["message_ids"]]
+    base = which.get(s["mbox"], "unanswered")
+    placed[base or "none"] += 1
+    if base and base != "unanswered":
+        churn_bs = any(b and c != "no-churn" for b, c in zip(s["build_system"], scan))
+        bs_churn += churn_bs
+        bs_quiet += not churn_bs and any(s["build_system"])
+    n = len(s["message_ids"])
+    row = [corpus, s["subject"], str(n), base or "none", "-", "-", ",".join(scan), "-",
+           "; ".join(x for x in ("superseded later by a newer version" if s["state"] == "cancelled" else "",
+                                 "a build-system patch in it" if any(s["build_system"]) else "") if x)]
+    rcfile = s["mbox"][:-5] + ".rc"
+    if base and base != "unanswered" and not place_only and os.path.exists(rcfile):
+        rc, secs = open(rcfile).read().split()
+        rc, secs = int(rc), float(secs)
+        times.append(secs)
+        got = {}
+        for l in open(s["mbox"][:-5] + ".json", errors="replace"):
+            if l.startswith("{"):
+                o = json.loads(l)
+                got[o["message_id"].strip("<>") if o.get("message_id") else len(got)] = o
+        answers = []
+        for i, mid in enumerate(s["message_ids"]):
+            o = got.get(mid)
+            answers.append((o["verdict"], o) if o else ("timeout" if rc == 124 else "no-answer", None))
+        for v, o in answers:
+            verdicts[v] += 1
+            if v == "refused":
+                refused += 1
+                refused_bs += "build system" in (o.get("reason") or "")
+        # a no-churn patch the policy would not build is left unapplied, its
+        # verdict still no-churn: counted apart (bot/pipeline/test.c apply_only)
+        unapplied_bs += sum(1 for (v, _), c, b in zip(answers, scan, s["build_system"]) if v == "no-churn" and b)
+        whole = rc in (0, 1) and all(
+            (v in ok_churn if c != "no-churn" else v == "no-churn") and
+            (v != "not-built" or any(x.get("state") == "not-built" and x.get("reason")
+                                     for x in (o.get("coverage") or [])))
+            for (v, o), c in zip(answers, scan))
+        complete += whole
+        timeouts += rc == 124
+        failed += rc == 2
+        row[4], row[5], row[7] = ",".join(v for v, _ in answers), "%.0f" % secs, "yes" if whole else "no"
+    rows.append(row)
+for subj, total, why in skipped:
+    rows.append([corpus, subj, "?/%d" % total, "-", "-", "-", "-", "-", "skipped by the intake: " + why])
+with open(tsv, "a") as f:
+    for r in rows:
+        f.write("\t".join(x.replace("\t", " ") for x in r) + "\n")
+
+reasons = collections.Counter(why for _, _, why in skipped)
+name = {"2023q1": "linux-serial 2023-Q1", "2025": "linux-serial 2025-11..2026-03"}[corpus]
+print("%s:" % name)
+print("  series: %d (%d queued by the intake, %d of them superseded later by a newer version; %d skipped: %s)"
+      % (len(series) + len(skipped), len(series), sum(s["state"] == "cancelled" for s in series), len(skipped),
+         ", ".join("%s %d" % (k, v) for k, v in reasons.most_common())))
+print("  churn series: %d (churn patches in series the intake skipped: %d)" % (len(churn), lost_churn))
+print("  placed: %d (%s); no base: %d%s" % (sum(v for k, v in placed.items() if k not in ("none", "unanswered")),
+      ", ".join("%s %d" % kv for kv in sorted(placed.items()) if kv[0] not in ("none", "unanswered")) or "-",
+      placed["none"], "; --which-base gave no answer: %d" % placed["unanswered"] if placed["unanswered"] else ""))
+print("  of the placed, with a churn patch that touches the build system (built in a layer; refused without one): %d;"
+      " with only no-churn ones (left unapplied): %d" % (bs_churn, bs_quiet))
+if not place_only:
+    tested = len(times)
+    print("  tested: %d; complete answers: %d; exit 2 (the bot failed): %d; timed out: %d"
+          % (tested, complete, failed, timeouts))
+    print("  verdicts: %s" % (", ".join("%s %d" % kv for kv in sorted(verdicts.items())) or "-"))
+    print("  refused: %d (%d for the build system); no-churn patches left unapplied by the policy: %d"
+          % (refused, refused_bs, unapplied_bs))
+    if times:
+        print("  seconds a series: median %.0f, max %.0f, total %.0f"
+              % (statistics.median(times), max(times), sum(times)))
+PY
+}
+
 for c in "${corpora[@]}"; do
 	run=$work/$c
+	if [ "${SUMMARY_ONLY:-0}" = 1 ]; then
+		[ -f "$run/which.txt" ] || { echo "SUMMARY_ONLY=1: no earlier run of $c in $work (KEEP=DIR)" >&2; exit 2; }
+		figures "$run" "$c"
+		continue
+	fi
 	rm -rf "$run" && mkdir -p "$run/series"
 	xz -dc "$corpus/${mbox[$c]}" >"$run/corpus.mbox"
 
@@ -206,114 +327,6 @@ PY
 	fi
 
 	# --- 5. the figures ---
-	python3 - "$run" "$c" "$out/series.tsv" "${PLACE_ONLY:-0}" "$base_series" <<'PY'
-import collections, json, os, re, sqlite3, statistics, sys
-run, corpus, tsv, place_only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-lab_base = "printkbot-base (%s)" % sys.argv[5] if sys.argv[5] else "printkbot-base"
-db = sqlite3.connect(run + "/intake.db")
-series = [json.loads(l) for l in open(run + "/series.jsonl")]
-churn = set(open(run + "/churn.list").read().split())
-which = {}
-for line in open(run + "/which.txt"):
-    path, _, rest = line.rstrip("\n").partition(": ")
-    if rest.startswith("no base takes it"):
-        which[path] = None
-    else:
-        name = rest.split()[0]
-        which[path] = (lab_base if name == "printkbot-base" else name) + (" (3-way)" if " (3-way)" in rest.split(";")[0] else "")
-# the series the intake skipped, each named by its first mail in the log
-skipped = []
-for line in open(run + "/intake.log", errors="replace"):
-    m = re.match(r"printkbot daemon: <(.*)>: series v\d+ skipped: (.*)$", line)
-    if m:
-        row = db.execute("select subject, total from mails where message_id = ?", (m.group(1),)).fetchone()
-        skipped.append((row[0] if row else m.group(1), row[1] if row else 0, m.group(2)))
-lost_churn = db.execute("select count(*) from mails where state = 'skipped' and churn > 0").fetchone()[0]
-
-ok_churn = {"no-visible-change", "console-changed", "not-built"}
-rows, times, verdicts = [], [], collections.Counter()
-complete = refused = refused_bs = timeouts = failed = unapplied_bs = bs_churn = bs_quiet = 0
-placed = collections.Counter()
-for s in series:
-    if s["mbox"] not in churn:
-        continue
-    # scan's verdict of each patch, by Message-ID (a cover letter with a diff is no patch of it)
-    by_id = {}
-    for l in open(s["mbox"][:-5] + ".scan"):
-        if l.startswith("{"):
-            o = json.loads(l)
-            by_id[(o["message_id"] or "").strip("<>")] = o["verdict"]
-    scan = [by_id.get(m, "unread") for m in s["message_ids"]]
-    base = which.get(s["mbox"], "unanswered")
-    placed[base or "none"] += 1
-    if base and base != "unanswered":
-        churn_bs = any(b and c != "no-churn" for b, c in zip(s["build_system"], scan))
-        bs_churn += churn_bs
-        bs_quiet += not churn_bs and any(s["build_system"])
-    n = len(s["message_ids"])
-    row = [corpus, s["subject"], str(n), base or "none", "-", "-", ",".join(scan), "-",
-           "; ".join(x for x in ("superseded later by a newer version" if s["state"] == "cancelled" else "",
-                                 "a build-system patch in it" if any(s["build_system"]) else "") if x)]
-    rcfile = s["mbox"][:-5] + ".rc"
-    if base and base != "unanswered" and not place_only and os.path.exists(rcfile):
-        rc, secs = open(rcfile).read().split()
-        rc, secs = int(rc), float(secs)
-        times.append(secs)
-        got = {}
-        for l in open(s["mbox"][:-5] + ".json", errors="replace"):
-            if l.startswith("{"):
-                o = json.loads(l)
-                got[o["message_id"].strip("<>") if o.get("message_id") else len(got)] = o
-        answers = []
-        for i, mid in enumerate(s["message_ids"]):
-            o = got.get(mid)
-            answers.append((o["verdict"], o) if o else ("timeout" if rc == 124 else "no-answer", None))
-        for v, o in answers:
-            verdicts[v] += 1
-            if v == "refused":
-                refused += 1
-                refused_bs += "build system" in (o.get("reason") or "")
-        # a no-churn patch the policy would not build is left unapplied, its
-        # verdict still no-churn: counted apart (bot/pipeline/test.c apply_only)
-        unapplied_bs += sum(1 for (v, _), c, b in zip(answers, scan, s["build_system"]) if v == "no-churn" and b)
-        whole = rc in (0, 1) and all(
-            (v in ok_churn if c != "no-churn" else v == "no-churn") and
-            (v != "not-built" or any(x.get("state") == "not-built" and x.get("reason")
-                                     for x in (o.get("coverage") or [])))
-            for (v, o), c in zip(answers, scan))
-        complete += whole
-        timeouts += rc == 124
-        failed += rc == 2
-        row[4], row[5], row[7] = ",".join(v for v, _ in answers), "%.0f" % secs, "yes" if whole else "no"
-    rows.append(row)
-for subj, total, why in skipped:
-    rows.append([corpus, subj, "?/%d" % total, "-", "-", "-", "-", "-", "skipped by the intake: " + why])
-with open(tsv, "a") as f:
-    for r in rows:
-        f.write("\t".join(x.replace("\t", " ") for x in r) + "\n")
-
-reasons = collections.Counter(why for _, _, why in skipped)
-name = {"2023q1": "linux-serial 2023-Q1", "2025": "linux-serial 2025-11..2026-03"}[corpus]
-print("%s:" % name)
-print("  series: %d (%d queued by the intake, %d of them superseded later by a newer version; %d skipped: %s)"
-      % (len(series) + len(skipped), len(series), sum(s["state"] == "cancelled" for s in series), len(skipped),
-         ", ".join("%s %d" % (k, v) for k, v in reasons.most_common())))
-print("  churn series: %d (churn patches in series the intake skipped: %d)" % (len(churn), lost_churn))
-print("  placed: %d (%s); no base: %d%s" % (sum(v for k, v in placed.items() if k not in ("none", "unanswered")),
-      ", ".join("%s %d" % kv for kv in sorted(placed.items()) if kv[0] not in ("none", "unanswered")) or "-",
-      placed["none"], "; --which-base gave no answer: %d" % placed["unanswered"] if placed["unanswered"] else ""))
-print("  of the placed, with a churn patch that touches the build system (built in a layer; refused without one): %d;"
-      " with only no-churn ones (left unapplied): %d" % (bs_churn, bs_quiet))
-if not place_only:
-    tested = len(times)
-    print("  tested: %d; complete answers: %d; exit 2 (the bot failed): %d; timed out: %d"
-          % (tested, complete, failed, timeouts))
-    print("  verdicts: %s" % (", ".join("%s %d" % kv for kv in sorted(verdicts.items())) or "-"))
-    print("  refused: %d (%d for the build system); no-churn patches left unapplied by the policy: %d"
-          % (refused, refused_bs, unapplied_bs))
-    if times:
-        print("  seconds a series: median %.0f, max %.0f, total %.0f"
-              % (statistics.median(times), max(times), sum(times)))
-PY
+	figures "$run" "$c"
 done
 echo "series table: $out/series.tsv"
