@@ -111,11 +111,20 @@ static char *denied_line(const char *log)
 }
 
 /* Beside the build dir, out of the sandbox's reach: "only published commits were built here". */
+#define PUBLISHED_ONLY_SUFFIX ".published-only"
+
 static char *published_only_marker(const struct pk_lab *lab)
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 
-	return g_strconcat(build_dir, ".published-only", NULL);
+	return g_strconcat(build_dir, PUBLISHED_ONLY_SUFFIX, NULL);
+}
+
+static int unlink_marker(const char *marker, GError **err)
+{
+	if (g_unlink(marker) < 0 && errno != ENOENT)
+		return pk_error(err, PK_ERROR_FAILED, "cannot remove %s: %s", marker, g_strerror(errno));
+	return 0;
 }
 
 int pk_build_dir_make(const struct pk_lab *lab, GError **err)
@@ -135,9 +144,20 @@ int pk_build_dir_copy_mark(const struct pk_lab *to, const struct pk_lab *from, G
 {
 	g_autofree char *had = published_only_marker(from), *marker = published_only_marker(to);
 
+	/* a mark left by a dir of the same name that is gone says nothing of this one */
 	if (!g_file_test(had, G_FILE_TEST_EXISTS))
-		return 0;
+		return unlink_marker(marker, err);
 	return pk_write_file(marker, "", 0, err);
+}
+
+int pk_build_dir_remove(const char *build_dir, GError **err)
+{
+	g_autofree char *marker = g_strconcat(build_dir, PUBLISHED_ONLY_SUFFIX, NULL);
+
+	/* the mark first: a dir left without one only reads the ccache */
+	if (unlink_marker(marker, err) < 0 || pk_layer_drop(build_dir, err) < 0)
+		return -1;
+	return pk_remove_tree(build_dir, err);
 }
 
 /*
@@ -165,9 +185,7 @@ static int may_write_ccache(bool *out, const struct pk_lab *lab, bool layered, G
 		*out = true;
 		return 0;
 	}
-	if (g_unlink(marker) < 0 && errno != ENOENT)
-		return pk_error(err, PK_ERROR_FAILED, "cannot remove %s: %s", marker, g_strerror(errno));
-	return 0;
+	return unlink_marker(marker, err);
 }
 
 int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err)

@@ -645,7 +645,7 @@ int pk_derive_prune(const struct pk_lab *lab, const struct pk_lab *in_use, unsig
 
 		pk_info("removing the derived build dir %s (the least recently used of %u, [test] derived_builds = %u)",
 			u->path, found->len, keep);
-		if (pk_layer_drop(u->path, err) < 0 || pk_remove_tree(u->path, err) < 0)
+		if (pk_build_dir_remove(u->path, err) < 0)
 			return -1;
 	}
 	return 0;

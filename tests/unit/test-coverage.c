@@ -427,6 +427,12 @@ static void test_prune(void **state)
 	put_build_dir(f->root, "dddddddddddd-6.12", true, 3000);
 	put_build_dir(f->root, "eeeeeeeeeeee-6.12", true, 4000);
 	put_build_dir(f->root, "ffffffffffff-6.1", true, 5000);
+	/* the marks of having built only published commits (build.c), beside two of them */
+	for (const char *const *m = (const char *const[]){ "dddddddddddd-6.12", "ffffffffffff-6.1", NULL }; *m; m++) {
+		g_autofree char *mark = g_strdup_printf("%s/build/%s.published-only", f->root, *m);
+
+		assert_true(g_file_set_contents(mark, "", 0, NULL));
+	}
 	assert_int_equal(pk_derive_prune(&lab, &in_use, 2, &err), 0);
 	assert_true(build_dir_exists(f->root, "aaaaaaaaaaaa-6.12"));
 	assert_true(build_dir_exists(f->root, "aaaaaaaaaaaa-6.1"));
@@ -435,6 +441,14 @@ static void test_prune(void **state)
 	assert_true(build_dir_exists(f->root, "eeeeeeeeeeee-6.12"));
 	assert_false(build_dir_exists(f->root, "dddddddddddd-6.12"));
 	assert_false(build_dir_exists(f->root, "cccccccccccc-6.12"));
+	{
+		/* a removed dir's mark goes with it: a new dir of that name must earn its own */
+		g_autofree char *gone = g_strdup_printf("%s/build/dddddddddddd-6.12.published-only", f->root);
+		g_autofree char *kept = g_strdup_printf("%s/build/ffffffffffff-6.1.published-only", f->root);
+
+		assert_false(g_file_test(gone, G_FILE_TEST_EXISTS));
+		assert_true(g_file_test(kept, G_FILE_TEST_EXISTS));
+	}
 	/* nothing in use: the old one goes too when keep allows one */
 	assert_int_equal(pk_derive_prune(&lab, NULL, 1, &err), 0);
 	assert_true(build_dir_exists(f->root, "ffffffffffff-6.1"));
