@@ -474,14 +474,14 @@ static struct pk_derived derived_new(void)
 				    g_ptr_array_new_with_free_func(g_free) };
 }
 
-/* The solver's answer: CONFIG_ lines onto lines, what it could not set onto d->cannot. */
-static void take_answer(GString *lines, struct pk_derived *d, char **answer)
+/* The solver's answer: CONFIG_ lines onto lines, what it could not set onto cannot (unless NULL). */
+static void take_answer(GString *lines, GPtrArray *cannot, char **answer)
 {
 	for (char **l = answer; l && *l; l++) {
 		if (g_str_has_prefix(*l, "CONFIG_"))
 			g_string_append_printf(lines, "%s\n", *l);
-		else if (g_str_has_prefix(*l, "# cannot: "))
-			g_ptr_array_add(d->cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
+		else if (cannot && g_str_has_prefix(*l, "# cannot: "))
+			g_ptr_array_add(cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
 	}
 }
 
@@ -512,7 +512,7 @@ int pk_derive_removed(struct pk_derived *out, const struct pk_lab *lab, const st
 		pk_derived_clear(&d);
 		return -1;
 	}
-	take_answer(lines, &d, answer);
+	take_answer(lines, d.cannot, answer);
 	if (lines->len)
 		d.lines = g_string_free(g_steal_pointer(&lines), FALSE);
 	*out = d;
@@ -543,21 +543,16 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	added_options(want, &d, patch, config);
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
-	take_answer(lines, &d, answer);
+	take_answer(lines, d.cannot, answer);
 	/* a file that cannot be built: solved again without what only it asked for (its reasons kept) */
 	if ((fewer = without_dead_files(want, n_files, per_file, d.cannot))) {
 		g_auto(GStrv) again = NULL;
-		g_autoptr(GPtrArray) reasons = NULL;
 
 		if (fewer->len && !(again = solve(lab, fewer, err)))
 			goto out;
 		/* the lines of the second answer; its cannots are the first's again, which say why */
-		reasons = g_steal_pointer(&d.cannot);
-		d.cannot = g_ptr_array_new_with_free_func(g_free);
 		g_string_truncate(lines, 0);
-		take_answer(lines, &d, again);
-		g_ptr_array_unref(d.cannot);
-		d.cannot = g_steal_pointer(&reasons);
+		take_answer(lines, NULL, again);
 	}
 	/* the deleted code's lines: the kernel before the patch builds it, the patched one has no such options */
 	if (removed && removed->lines) {
