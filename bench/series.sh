@@ -44,6 +44,12 @@
 #      SUMMARY_ONLY=1 KEEP=DIR bash bench/series.sh  (the figures again from an earlier
 #                                                  run kept in DIR, stopped or not: a series
 #                                                  not tested counts as placed, untested)
+#      RESUME=1 KEEP=DIR bash bench/series.sh     (go on with a stopped run: steps 1-3 are
+#                                                  kept, only series without a result are
+#                                                  tested; delete a series' .rc to test it again)
+# The placed series are tested grouped by base, in corpus order within a
+# base: the lab has one kernel tree, and each switch of base costs a
+# catch-up build of the lab's build dir.
 # `test` reads $PRINTKBOT_CONFIG (else /etc/printkbot.conf) as usual: its
 # [test] bases and [policy] apply; the lab is the usual one
 # ($PRINTKBOT_CACHE), taken under its lock (a running test holds it up).
@@ -186,13 +192,8 @@ if not place_only:
 PY
 }
 
-for c in "${corpora[@]}"; do
-	run=$work/$c
-	if [ "${SUMMARY_ONLY:-0}" = 1 ]; then
-		[ -f "$run/which.txt" ] || { echo "SUMMARY_ONLY=1: no earlier run of $c in $work (KEEP=DIR)" >&2; exit 2; }
-		figures "$run" "$c"
-		continue
-	fi
+# --- 1-3. the series of corpus $c in run dir $run, their churn and their base ---
+place_series() {
 	rm -rf "$run" && mkdir -p "$run/series"
 	xz -dc "$corpus/${mbox[$c]}" >"$run/corpus.mbox"
 
@@ -310,14 +311,33 @@ PY
 		# 1: some series has no base; 2: the bot could not read one (no line: "unanswered")
 		[ "$rc" -le 1 ] || echo "test --which-base: exit $rc (see $run/which.err)" >&2
 	done
+}
 
-	# --- 4. the tests ---
+for c in "${corpora[@]}"; do
+	run=$work/$c
+	if [ "${SUMMARY_ONLY:-0}" = 1 ]; then
+		[ -f "$run/which.txt" ] || { echo "SUMMARY_ONLY=1: no earlier run of $c in $work (KEEP=DIR)" >&2; exit 2; }
+		figures "$run" "$c"
+		continue
+	fi
+	if [ "${RESUME:-0}" = 1 ]; then
+		[ -f "$run/which.txt" ] || { echo "RESUME=1: no earlier run of $c in $work (KEEP=DIR)" >&2; exit 2; }
+	else
+		place_series
+	fi
+
+	# --- 4. the tests, grouped by base (sort -s: corpus order within one) ---
 	if [ "${PLACE_ONLY:-0}" != 1 ]; then
-		mapfile -t placed < <(grep -v ': no base takes it' "$run/which.txt" | sed 's/: .*//')
+		mapfile -t placed < <(grep -v ': no base takes it' "$run/which.txt" |
+			sed 's/^\([^:]*\): \([^ ;]*\).*/\2 \1/' | sort -s -k1,1 | cut -d' ' -f2)
 		[ -z "${LIMIT:-}" ] || placed=("${placed[@]:0:$LIMIT}")
 		i=0
 		for m in "${placed[@]}"; do
-			i=$((i + 1)); s=$(now); rc=0
+			i=$((i + 1))
+			if [ "${RESUME:-0}" = 1 ] && [ -f "${m%.mbox}.rc" ]; then
+				continue
+			fi
+			s=$(now); rc=0
 			timeout -k 60 "${TIMEOUT:-1800}" "$bot" test --json --db "$run/store.db" "$m" \
 				>"${m%.mbox}.json" 2>"${m%.mbox}.err" || rc=$?
 			t=$(echo "$(now) - $s" | bc)
