@@ -30,7 +30,10 @@
 #    timeout), every patch answered, none `refused`, every churn patch
 #    `no-visible-change`, `console-changed` or `not-built` with its
 #    reason, and every no-churn patch applied (`no-churn`).  build-failed,
-#    boot-failed and does-not-apply are answers, but not complete ones.
+#    boot-failed and does-not-apply are answers, but not complete ones;
+#    except a build-failed patch whose kernel did not link for an option
+#    it does not select, when the test again with that option on (its
+#    `relinked` verdict) is one of the above.
 # 5. Per corpus: series, churn series, placed by base, complete answers,
 #    verdicts, refused (and for the build system), seconds per series
 #    (median, max); and $OUT/series.tsv, a row per series (corpus,
@@ -107,7 +110,7 @@ lost_churn = db.execute("select count(*) from mails where state = 'skipped' and 
 
 ok_churn = {"no-visible-change", "console-changed", "not-built"}
 rows, times, verdicts = [], [], collections.Counter()
-complete = refused = refused_bs = timeouts = failed = unapplied_bs = bs_churn = bs_quiet = 0
+complete = relinked = refused = refused_bs = timeouts = failed = unapplied_bs = bs_churn = bs_quiet = 0
 placed = collections.Counter()
 for s in series:
     if s["mbox"] not in churn:
@@ -151,12 +154,20 @@ for s in series:
         # a no-churn patch the policy would not build is left unapplied, its
         # verdict still no-churn: counted apart (bot/pipeline/test.c apply_only)
         unapplied_bs += sum(1 for (v, _), c, b in zip(answers, scan, s["build_system"]) if v == "no-churn" and b)
-        whole = rc in (0, 1) and all(
-            (v in ok_churn if c != "no-churn" else v == "no-churn") and
-            (v != "not-built" or any(x.get("state") == "not-built" and x.get("reason")
-                                     for x in (o.get("coverage") or [])))
-            for (v, o), c in zip(answers, scan))
+        # a patch whose kernel did not link (build-failed, the patch's own
+        # fault), tested again with the options that build what it lacked
+        # (bot/pipeline/test.c test_relinked()): answered when that test is
+        def answered(v, o):
+            if v == "build-failed" and o and o.get("relinked"):
+                v = o["relinked"]["verdict"]
+            return v in ok_churn and (v != "not-built" or any(
+                x.get("state") == "not-built" and x.get("reason") for x in (o.get("coverage") or [])))
+        whole = rc in (0, 1) and all(answered(v, o) if c != "no-churn" else v == "no-churn"
+                                     for (v, o), c in zip(answers, scan))
         complete += whole
+        relinked += whole and any(v == "build-failed" for v, _ in answers)
+        answers = [(v + "(relinked: %s)" % o["relinked"]["verdict"] if o and o.get("relinked") else v, o)
+                   for v, o in answers]
         timeouts += rc == 124
         failed += rc == 2
         row[4], row[5], row[7] = ",".join(v for v, _ in answers), "%.0f" % secs, "yes" if whole else "no"
@@ -181,8 +192,9 @@ print("  of the placed, with a churn patch that touches the build system (built 
       " with only no-churn ones (left unapplied): %d" % (bs_churn, bs_quiet))
 if not place_only:
     tested = len(times)
-    print("  tested: %d; complete answers: %d; exit 2 (the bot failed): %d; timed out: %d"
-          % (tested, complete, failed, timeouts))
+    print("  tested: %d; complete answers: %d (%d of them with a patch whose kernel did not link as posted,"
+          " answered from kernels with what it lacked on); exit 2 (the bot failed): %d; timed out: %d"
+          % (tested, complete, relinked, failed, timeouts))
     print("  verdicts: %s" % (", ".join("%s %d" % kv for kv in sorted(verdicts.items())) or "-"))
     print("  refused: %d (%d for the build system); no-churn patches left unapplied by the policy: %d"
           % (refused, refused_bs, unapplied_bs))

@@ -30,7 +30,18 @@ void pk_derived_clear(struct pk_derived *d)
 		g_ptr_array_unref(d->cannot);
 	if (d->added)
 		g_ptr_array_unref(d->added);
+	if (d->linked)
+		g_ptr_array_unref(d->linked);
 	memset(d, 0, sizeof *d);
+}
+
+void pk_unlinked_clear(struct pk_unlinked *u)
+{
+	if (u->want)
+		g_ptr_array_unref(u->want);
+	if (u->why)
+		g_ptr_array_unref(u->why);
+	memset(u, 0, sizeof *u);
 }
 
 /* Whether config sets any alternative of group ("A|B") built in. */
@@ -519,8 +530,113 @@ int pk_derive_removed(struct pk_derived *out, const struct pk_lab *lab, const st
 	return 0;
 }
 
+static void gstring_free(gpointer s)
+{
+	g_string_free(s, TRUE);
+}
+
+/* At most this many missing symbols are looked for: a build that lacks more is broken otherwise. */
+#define UNLINKED_MAX 32
+
+/* The symbols a failed link names, each once, in the order they come. */
+static GPtrArray *undefined_symbols(const char *errors)
+{
+	g_autoptr(GRegex) re = g_regex_new("undefined reference to [`']([A-Za-z_][A-Za-z0-9_]*)'"
+					   "|ERROR: modpost: \"([A-Za-z_][A-Za-z0-9_]*)\" \\[[^]]*\\] undefined!",
+					   0, 0, NULL);
+	g_autoptr(GMatchInfo) m = NULL;
+	GPtrArray *symbols = g_ptr_array_new_with_free_func(g_free);
+
+	g_regex_match(re, errors ? errors : "", 0, &m);
+	for (; g_match_info_matches(m) && symbols->len < UNLINKED_MAX; g_match_info_next(m, NULL)) {
+		g_autofree char *a = g_match_info_fetch(m, 1), *b = g_match_info_fetch(m, 2);
+		char *sym = a && *a ? g_steal_pointer(&a) : g_steal_pointer(&b);
+
+		if (g_ptr_array_find_with_equal_func(symbols, sym, g_str_equal, NULL))
+			g_free(sym);
+		else
+			g_ptr_array_add(symbols, sym);
+	}
+	return symbols;
+}
+
+int pk_derive_unlinked(struct pk_unlinked *out, const struct pk_lab *lab, GHashTable *config,
+		       const char *errors, GError **err)
+{
+	g_autoptr(GPtrArray) symbols = undefined_symbols(errors);
+	g_autoptr(GString) pattern = g_string_new("^EXPORT_SYMBOL[A-Z_]*\\((");
+	g_autoptr(GString) found = g_string_new(NULL);
+	/* file -> GString of the symbols it exports; files in grep's order */
+	g_autoptr(GHashTable) by_file = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, gstring_free);
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(g_free);
+	struct pk_proc_result res;
+	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
+
+	out->want = g_ptr_array_new_with_free_func(g_free);
+	out->why = g_ptr_array_new_with_free_func(g_free);
+	if (!symbols->len)
+		return 0;
+	for (guint i = 0; i < symbols->len; i++)
+		g_string_append_printf(pattern, "%s%s", i ? "|" : "", (char *)symbols->pdata[i]);
+	g_string_append(pattern, ")\\)");
+	/* grep, not a walk of our own: the tree's 35,000 C sources are read in seconds, once, on a failed link */
+	const char *argv[] = { "grep", "-rHoE", "--include=*.c", "-e", pattern->str, ".", NULL };
+	opts.cwd = lab->tree;
+	opts.capture = found;
+	opts.output_cap = 1 << 20;
+	opts.timeout = 600;
+	if (pk_proc_run(&res, argv, &opts, err) < 0)
+		return -1;
+	if (res.end != PK_PROC_EXITED || res.exit_code > 1) {   /* 1: nothing matched */
+		g_autofree char *what = pk_proc_describe(&res);
+
+		return pk_error(err, PK_ERROR_FAILED, "searching %s for the symbols the kernel did not link: grep %s",
+				lab->tree, what);
+	}
+	/* "./lib/crc8.c:EXPORT_SYMBOL(crc8)" */
+	g_auto(GStrv) rows = g_strsplit(found->str, "\n", -1);
+	for (char **r = rows; *r; r++) {
+		char *colon = strstr(*r, ":EXPORT_SYMBOL"), *open, *close;
+		const char *file = g_str_has_prefix(*r, "./") ? *r + 2 : *r;
+		GString *syms;
+
+		if (!colon || !(open = strchr(colon, '(')) || !(close = strchr(open, ')')))
+			continue;
+		*colon = *close = '\0';
+		if (!(syms = g_hash_table_lookup(by_file, file))) {
+			syms = g_string_new(NULL);
+			g_hash_table_insert(by_file, g_strdup(file), syms);
+			g_ptr_array_add(files, g_strdup(file));
+		}
+		g_string_append_printf(syms, "%s%s", syms->len ? ", " : "", open + 1);
+	}
+	for (guint i = 0; i < files->len; i++) {
+		g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+		const GString *syms = g_hash_table_lookup(by_file, files->pdata[i]);
+
+		if (pk_coverage_kbuild_groups(lab->tree, files->pdata[i], groups, err) < 0)
+			return -1;
+		for (guint g = 0; g < groups->len; g++) {
+			const char *group = groups->pdata[g];
+			g_auto(GStrv) alts = NULL;
+			g_autofree char *named = NULL;
+
+			if (group_met(config, group) ||
+			    g_ptr_array_find_with_equal_func(out->want, group, g_str_equal, NULL))
+				continue;
+			g_ptr_array_add(out->want, g_strdup(group));
+			alts = g_strsplit(group, "|", -1);
+			named = g_strjoinv(" or CONFIG_", alts);
+			g_ptr_array_add(out->why, g_strdup_printf("CONFIG_%s (%s: %s)", named,
+								  (char *)files->pdata[i], syms->str));
+		}
+	}
+	return 0;
+}
+
 int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
-		     const struct pk_patch *patch, const struct pk_derived *removed, GError **err)
+		     const struct pk_patch *patch, const struct pk_derived *removed,
+		     const struct pk_unlinked *unlinked, GError **err)
 {
 	struct pk_derived d = derived_new();
 	g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func(g_free);
@@ -541,6 +657,13 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	if (pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
 		goto out;
 	added_options(want, &d, patch, config);
+	for (guint i = 0; unlinked && i < unlinked->want->len; i++) {
+		if (!g_ptr_array_find_with_equal_func(want, unlinked->want->pdata[i], g_str_equal, NULL))
+			g_ptr_array_add(want, g_strdup(unlinked->want->pdata[i]));
+		if (!d.linked)
+			d.linked = g_ptr_array_new_with_free_func(g_free);
+		g_ptr_array_add(d.linked, g_strdup(unlinked->why->pdata[i]));
+	}
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
 	take_answer(lines, d.cannot, answer);

@@ -49,7 +49,35 @@ struct pk_derived {
 	GPtrArray *added;   /* char*: "CONFIG_FOO (tristate, default n)" per option the patch adds
 	                       that gates what it changes (wanted on), NULL when none */
 	bool removal;       /* lines came for the code the patch deletes (pk_derive_removed()) */
+	GPtrArray *linked;  /* char*: "CONFIG_CRC8 (lib/crc8.c: crc8)" per option turned on for what the
+	                       patched kernel did not link (pk_derive_unlinked()), NULL when none */
 };
+
+/*
+ * What a kernel that did not link lacks (pk_derive_unlinked()): a patch
+ * that calls a library function without selecting its option (crc8()
+ * without `select CRC8`) links only in configs where something else
+ * turned it on.
+ */
+struct pk_unlinked {
+	GPtrArray *want;    /* char*: Kbuild groups ("CRC8", "A|B") that build the missing symbols */
+	GPtrArray *why;     /* char*: "CONFIG_CRC8 (lib/crc8.c: crc8, crc8_populate_msb)", one per group */
+};
+void pk_unlinked_clear(struct pk_unlinked *u);
+
+/*
+ * Read from a failed build's errors (the linker's "undefined reference to
+ * `sym'", modpost's "\"sym\" [...] undefined!") the symbols the kernel
+ * lacks; find each one's C source in lab->tree as checked out (the line
+ * that exports it, EXPORT_SYMBOL*(sym)) and that file's Kbuild groups
+ * (pk_coverage_kbuild_groups()) which config (pk_kconfig_values() of the
+ * build) leaves unmet: into *out (pk_unlinked_clear(); both arrays empty
+ * when no symbol is exported by code some option off in config would
+ * build: a typo, a function the patch forgot to write, a symbol of
+ * another architecture).  -1 with err when the tree could not be searched.
+ */
+int pk_derive_unlinked(struct pk_unlinked *out, const struct pk_lab *lab, GHashTable *config,
+		       const char *errors, GError **err);
 
 /*
  * For the patch (its C sources, read in the tree as checked out now: the
@@ -60,10 +88,12 @@ struct pk_derived {
  * C source that any symbol could add and no device is wanted (out
  * untouched); -1 with err when the solver or a file could not be run or
  * read.  *found (may be NULL) says what was looked for either way
- * (pk_derived_clear()).
+ * (pk_derived_clear()).  unlinked (may be NULL): groups wanted as well,
+ * for a kernel of this patch that did not link without them (found->linked).
  */
 int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
-		     const struct pk_patch *patch, const struct pk_derived *removed, GError **err);
+		     const struct pk_patch *patch, const struct pk_derived *removed,
+		     const struct pk_unlinked *unlinked, GError **err);
 void pk_derived_clear(struct pk_derived *d);
 
 /* Whether the patch deletes a C source (a driver's removal). */

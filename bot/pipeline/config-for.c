@@ -8,7 +8,8 @@
 
 int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
 			   const struct pk_test_opts *opts, const struct pk_patch *patch, const char *at,
-			   const char *removed_at, const char *what, GError **err)
+			   const char *removed_at, const struct pk_unlinked *unlinked, const char *what,
+			   GError **err)
 {
 	struct pk_derived removed = { 0 };
 	bool removal = removed_at && pk_derive_deletes_code(patch);
@@ -21,7 +22,7 @@ int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const s
 		return -1;
 	/* the lab's .config, made for at's Kconfig, is what the derived config adds to */
 	rc = pk_repo_checkout(lab, at, err) < 0 || pk_kconfig_sync(lab, at, NULL, err) < 0 ? -1
-	   : pk_derive_config(out, found, lab, patch, removal ? &removed : NULL, err);
+	   : pk_derive_config(out, found, lab, patch, removal ? &removed : NULL, unlinked, err);
 	if (removal)
 		pk_derived_clear(&removed);
 	if (rc < 0)

@@ -41,7 +41,8 @@ int pk_pipeline_recheck(struct pk_test_result *res, const struct pk_lab *lab, st
  * the lab's .config to at's Kconfig, derive the config patch needs there
  * (pk_derive_config(): the same returns, *out and *found; when the patch
  * deletes C sources and removed_at is not NULL, with what builds them in
- * the tree of removed_at, pk_derive_removed()), say on stderr
+ * the tree of removed_at, pk_derive_removed(); with unlinked's groups too
+ * when it is not NULL), say on stderr
  * what it holds ("testing on a config derived for <what>"), and prune
  * the derived build dirs beyond opts->derived_builds, keeping the one
  * just made.  The caller decides what becomes of *out: a test borrows it
@@ -49,7 +50,8 @@ int pk_pipeline_recheck(struct pk_test_result *res, const struct pk_lab *lab, st
  */
 int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const struct pk_lab *lab,
 			   const struct pk_test_opts *opts, const struct pk_patch *patch, const char *at,
-			   const char *removed_at, const char *what, GError **err);
+			   const char *removed_at, const struct pk_unlinked *unlinked, const char *what,
+			   GError **err);
 
 /*
  * Read which files patch touches the lab's build dir holds into

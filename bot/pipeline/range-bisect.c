@@ -401,7 +401,7 @@ static int derive_for_range(struct pk_range_bisect *b, GError **err)
 	int found;
 
 	if (!diff || (found = pk_pipeline_config_for(&derived, &b->derived, &b->lab, &b->opts, diff, base,
-						      NULL, "the range", err)) < 0)
+						      NULL, NULL, "the range", err)) < 0)
 		return -1;
 	if (!found)
 		return 0;

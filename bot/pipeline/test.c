@@ -55,6 +55,10 @@ void pk_test_result_clear(struct pk_test_result *res)
 	g_free(res->config_hash);
 	g_free(res->left_out);
 	pk_derived_clear(&res->derived);
+	if (res->relinked) {
+		pk_test_result_clear(res->relinked);
+		g_free(res->relinked);
+	}
 	memset(res, 0, sizeof *res);
 }
 
@@ -538,7 +542,63 @@ typedef int (*dynamic_fn)(struct pk_test_result *res, const struct pk_lab *lab, 
  */
 static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
 			 const char *parent, struct pk_store *store, const struct pk_test_opts *opts,
-			 dynamic_fn dynamic, GError **err)
+			 const struct pk_unlinked *unlinked, dynamic_fn dynamic, GError **err);
+
+/*
+ * The after side of res, built on tested (the lab or a derived one), did
+ * not link: when what it lacks is exported by code an option off in
+ * tested's config builds (a driver calling crc8() without `select
+ * CRC8`), the patch is tested again, both sides, on a config derived
+ * with those options on too, into res->relinked: the build failure is
+ * the patch's to fix, and the printk changes can still be shown.  The
+ * worktree is at the after commit (its build just failed there).
+ */
+static int test_relinked(struct pk_test_result *res, const struct pk_lab *tested, const struct pk_lab *lab,
+			 const struct pk_patch *patch, const char *parent, struct pk_store *store,
+			 const struct pk_test_opts *opts, dynamic_fn dynamic, GError **err)
+{
+	struct pk_unlinked unlinked = { 0 };
+	g_autofree char *build_dir = NULL;
+	g_autoptr(GHashTable) config = NULL;
+	struct pk_test_result *again = NULL;
+	int rc = -1;
+
+	if (res->verdict != PK_VERDICT_BUILD_FAILED || !res->before.build.ok || !res->after.commit ||
+	    !res->after.build.errors || !strstr(res->after.build.errors, "undefined"))
+		return 0;
+	build_dir = pk_lab_build_dir(tested);
+	if (!(config = pk_kconfig_values(build_dir, err)) ||
+	    pk_derive_unlinked(&unlinked, lab, config, res->after.build.errors, err) < 0)
+		goto out;
+	rc = 0;
+	if (!unlinked.want->len)
+		goto out;
+	pk_info("the patched kernel did not link; testing again with what it lacks: %s",
+		(char *)unlinked.why->pdata[0]);
+	again = g_new0(struct pk_test_result, 1);
+	again->scan = pk_scan(patch);
+	again->before.commit = g_strdup(res->before.commit);
+	again->after.commit = g_strdup(res->after.commit);   /* applied already: checked out, not applied again */
+	if (on_config_for(again, lab, patch, parent, store, opts, &unlinked, dynamic, err) < 0) {
+		rc = -1;
+	} else if (!g_strcmp0(again->config_hash, res->config_hash)) {
+		/* the solver could set none of it: the same kernel again, nothing learnt */
+		pk_info("no config could set what the patched kernel lacks (%s)", again->config_hash);
+	} else {
+		res->relinked = g_steal_pointer(&again);
+	}
+	if (again) {
+		pk_test_result_clear(again);
+		g_free(again);
+	}
+out:
+	pk_unlinked_clear(&unlinked);
+	return rc;
+}
+
+static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, const struct pk_patch *patch,
+			 const char *parent, struct pk_store *store, const struct pk_test_opts *opts,
+			 const struct pk_unlinked *unlinked, dynamic_fn dynamic, GError **err)
 {
 	struct pk_lab derived = { .lock_fd = -1 };
 	const char *derive_at = parent;
@@ -550,10 +610,13 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
 		derive_at = res->after.commit;
 	}
 	if ((found = pk_pipeline_config_for(&derived, &res->derived, lab, opts, patch, derive_at,
-					    derive_at != parent ? parent : NULL, "the patch", err)) < 0)
+					    derive_at != parent ? parent : NULL, unlinked, "the patch", err)) < 0)
 		return -1;
 	res->config_hash = g_strdup(found ? derived.config_hash : lab->config_hash);
 	rc = dynamic(res, found ? &derived : lab, store, opts, patch, err);
+	/* once: a retry that still does not link is the answer */
+	if (rc == 0 && !unlinked)
+		rc = test_relinked(res, found ? &derived : lab, lab, patch, parent, store, opts, dynamic, err);
 	pk_lab_clear(&derived);
 	return rc;
 }
@@ -603,7 +666,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 			goto fail;
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
-	} else if (on_config_for(&res, lab, patch, res.before.commit, store, opts, run_dynamic, err) < 0) {
+	} else if (on_config_for(&res, lab, patch, res.before.commit, store, opts, NULL, run_dynamic, err) < 0) {
 		goto fail;
 	}
 	pk_progress("%s", "");
@@ -743,7 +806,7 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
-	} else if (on_config_for(&res, lab, res.patch, res.before.commit, store, opts, commit_dynamic_patch,
+	} else if (on_config_for(&res, lab, res.patch, res.before.commit, store, opts, NULL, commit_dynamic_patch,
 				 err) < 0) {
 		goto fail;
 	}

@@ -95,6 +95,9 @@ struct pk_test_result {
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 	char *left_out;           /* files no build reads left out, their hunks not applying (apply.h) */
+	struct pk_test_result *relinked; /* build-failed on a link: the same patch tested again with
+	                             the options that build what its kernel lacked turned on too
+	                             (relinked->derived.linked names them), or NULL (owned) */
 };
 
 /*

@@ -891,6 +891,10 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 				       "so both kernels were built with a config derived for it: the lab's "
 				       "and %s (dependencies included).", asked->str, lines);
 	}
+	if (res->derived.linked && res->derived.linked->len)
+		g_string_append_printf(s, " %s of them %s there for what the patched kernel did not link "
+				       "without (see its build errors).", res->derived.linked->len == 1 ? "One" : "Some",
+				       res->derived.linked->len == 1 ? "is" : "are");
 	if (res->derived.removal)
 		g_string_append(s, " Those of the code the patch deletes are options the patched tree no longer "
 				"has: its kernel was built without them, the kernel before it with them on.");
@@ -937,16 +941,40 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	return g_string_free(s, FALSE);
 }
 
+/*
+ * A patch whose kernel did not link, tested again with what it lacked
+ * (test.h, relinked): the verdict stays the patch's own, build-failed,
+ * and says what to select; what it changes in the printed messages is
+ * shown from the kernels that linked.
+ */
+static char *relinked_summary(const struct pk_test_result *res, const struct pk_review_info *info)
+{
+	const struct pk_test_result *again = res->relinked;
+	g_autoptr(GString) options = g_string_new(NULL);
+	g_autofree char *then = summary_sentence(again, info);
+
+	for (guint i = 0; again->derived.linked && i < again->derived.linked->len; i++)
+		g_string_append_printf(options, "%s%s", i ? "; " : "", (char *)again->derived.linked->pdata[i]);
+	return g_strdup_printf("The kernel does not link with the patch applied: it calls code that only %s "
+			       "builds, and nothing the patch turns on selects %s. Tested again with %s on "
+			       "too: %s. %s",
+			       options->str, again->derived.linked->len == 1 ? "it" : "them",
+			       again->derived.linked->len == 1 ? "it" : "them",
+			       pk_verdict_name(again->verdict), then);
+}
+
 JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_result *res,
 			  const struct pk_review_info *info)
 {
 	g_autoptr(JsonBuilder) b = json_builder_new();
-	g_autofree char *summary = summary_sentence(res, info);
+	g_autofree char *summary = res->relinked ? relinked_summary(res, info) : summary_sentence(res, info);
 	g_autofree char *base_short = short_id(res->before.commit);
 	g_autofree char *reason = res->reason ? g_strstrip(g_strdup(res->reason)) : NULL;
 	g_autofree char *position = info->total > 1 ? g_strdup_printf("%u/%u", info->index, info->total) : NULL;
-	const struct pk_kdiff *d = res->diff;
-	g_autofree char *tested = tested_sentence(res, info);
+	/* what the kernels printed: those of the test again with what a kernel that did not link lacked */
+	const struct pk_test_result *shown = res->relinked ? res->relinked : res;
+	const struct pk_kdiff *d = shown->diff;
+	g_autofree char *tested = tested_sentence(shown, info);
 	g_autofree char *reproduce = info->reproduce ? g_strdup(info->reproduce)
 				     : g_strdup_printf("printkbot test %s", info->source);
 
@@ -970,32 +998,45 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "compiler", info->compiler);
 	add_bool(b, "three_way", res->three_way);
 	add_str(b, "left_out", res->left_out);
-	add_str(b, "config_hash", res->config_hash ? res->config_hash : info->config_hash);
-	add_str(b, "config_derived", res->derived.lines);
-	add_str(b, "devices", res->derived.devices);
+	add_str(b, "config_hash", shown->config_hash ? shown->config_hash : info->config_hash);
+	add_str(b, "config_derived", shown->derived.lines);
+	add_str(b, "devices", shown->derived.devices);
 	json_builder_set_member_name(b, "options_added");
 	json_builder_begin_array(b);
-	for (guint i = 0; res->derived.added && i < res->derived.added->len; i++)
-		json_builder_add_string_value(b, res->derived.added->pdata[i]);
+	for (guint i = 0; shown->derived.added && i < shown->derived.added->len; i++)
+		json_builder_add_string_value(b, shown->derived.added->pdata[i]);
 	json_builder_end_array(b);
 	add_int(b, "calls_changed", res->scan->calls_changed);
-	add_int(b, "noise_boots", res->noise_boots);
+	add_int(b, "noise_boots", shown->noise_boots);
 	add_int(b, "noise_dropped", d ? d->noise_dropped : 0);
 	add_seconds(b, "seconds", TRUE, res->seconds);
 	add_side(b, "before", &res->before);
 	add_side(b, "after", &res->after);
+	if (res->relinked) {
+		json_builder_set_member_name(b, "relinked");
+		json_builder_begin_object(b);
+		add_str(b, "verdict", pk_verdict_name(res->relinked->verdict));
+		json_builder_set_member_name(b, "options");
+		json_builder_begin_array(b);
+		for (guint i = 0; res->relinked->derived.linked && i < res->relinked->derived.linked->len; i++)
+			json_builder_add_string_value(b, res->relinked->derived.linked->pdata[i]);
+		json_builder_end_array(b);
+		add_side(b, "before", &res->relinked->before);
+		add_side(b, "after", &res->relinked->after);
+		json_builder_end_object(b);
+	}
 	add_bool(b, "has_findings", res->scan->findings->len > 0);
-	add_findings(b, res);
+	add_findings(b, shown);
 	add_bool(b, "has_console", d && d->changes->len > 0);
 	add_console_changes(b, d);
 	add_bool(b, "has_index", d && d->index_changes->len > 0);
 	add_index_changes(b, d);
-	add_bool(b, "has_coverage", res->coverage && res->coverage->len > 0);
-	add_coverage(b, res->coverage);
-	add_bool(b, "coverage_elsewhere", res->coverage_elsewhere);
-	add_bool(b, "has_unstable", res->unstable && res->unstable->len > 0);
-	add_unstable(b, res->unstable);
-	add_int(b, "recheck_rounds", res->recheck_rounds);
+	add_bool(b, "has_coverage", shown->coverage && shown->coverage->len > 0);
+	add_coverage(b, shown->coverage);
+	add_bool(b, "coverage_elsewhere", shown->coverage_elsewhere);
+	add_bool(b, "has_unstable", shown->unstable && shown->unstable->len > 0);
+	add_unstable(b, shown->unstable);
+	add_int(b, "recheck_rounds", shown->recheck_rounds);
 	add_bool(b, "compared", d != NULL);
 	add_wrapped(b, "tested_wrapped", tested, "");
 	if (res->patch) {

@@ -457,6 +457,62 @@ static void test_prune(void **state)
 	assert_true(build_dir_exists(f->root, "aaaaaaaaaaaa-6.12"));
 }
 
+/*
+ * A kernel that did not link: the symbols of the linker's and modpost's
+ * errors, found by their EXPORT_SYMBOL lines, ask for the options that
+ * build their files, unless the config has them on already.
+ */
+static void test_unlinked(void **state)
+{
+	const struct fake *f = *state;
+	struct pk_lab lab = { .tree = f->tree, .lock_fd = -1 };
+	g_autoptr(GHashTable) config = g_hash_table_new(g_str_hash, g_str_equal);
+	struct pk_unlinked u = { 0 };
+	g_autoptr(GError) err = NULL;
+	const char *errors =
+		"ld: vmlinux.o: in function `nxp_recv':\n"
+		"btnxpuart.c:(.text+0x881): undefined reference to `crc8'\n"
+		"btnxpuart.c:(.text+0x1344): undefined reference to `crc8_populate_msb'\n"
+		"btnxpuart.c:(.text+0x1400): undefined reference to `crc8'\n"
+		"ERROR: modpost: \"lz_thing\" [drivers/foo/foo.ko] undefined!\n"
+		"btnxpuart.c:(.text+0x1500): undefined reference to `on_already'\n"
+		"btnxpuart.c:(.text+0x1600): undefined reference to `nowhere_at_all'\n";
+
+	put(f->tree, "lib/Makefile", "obj-$(CONFIG_CRC8) += crc8.o\nobj-$(CONFIG_LZ) += lz.o\nobj-$(CONFIG_ON) += on.o\n");
+	put(f->tree, "lib/crc8.c", "void crc8_populate_msb(void) {}\nEXPORT_SYMBOL(crc8_populate_msb);\n"
+				   "int crc8(void) { return 0; }\nEXPORT_SYMBOL(crc8);\n"
+				   "/* EXPORT_SYMBOL(nowhere_at_all) in a comment is not an export */\n");
+	put(f->tree, "lib/lz.c", "EXPORT_SYMBOL_GPL(lz_thing);\n");
+	put(f->tree, "lib/on.c", "EXPORT_SYMBOL(on_already);\n");
+	/* a header's macro is no definition */
+	put(f->tree, "include/linux/crc8.h", "EXPORT_SYMBOL(crc8)\n");
+	g_hash_table_insert(config, "ON", "y");
+
+	assert_int_equal(pk_derive_unlinked(&u, &lab, config, errors, &err), 0);
+	assert_int_equal(u.want->len, 2);
+	assert_true(g_ptr_array_find_with_equal_func(u.want, "CRC8", g_str_equal, NULL));
+	assert_true(g_ptr_array_find_with_equal_func(u.want, "LZ", g_str_equal, NULL));
+	assert_int_equal(u.why->len, 2);
+	{
+		/* in grep's order of files, which is the directory's */
+		const char *a = u.why->pdata[0], *b = u.why->pdata[1];
+		const char *crc = strstr(a, "CRC8") ? a : b, *lz = strstr(a, "CRC8") ? b : a;
+
+		assert_string_equal(crc, "CONFIG_CRC8 (lib/crc8.c: crc8_populate_msb, crc8)");
+		assert_string_equal(lz, "CONFIG_LZ (lib/lz.c: lz_thing)");
+	}
+	pk_unlinked_clear(&u);
+
+	/* no link error: nothing asked, nothing searched */
+	assert_int_equal(pk_derive_unlinked(&u, &lab, config, "foo.c:1:2: error: expected ';'\n", &err), 0);
+	assert_int_equal(u.want->len, 0);
+	pk_unlinked_clear(&u);
+	/* what is on already asks for nothing */
+	assert_int_equal(pk_derive_unlinked(&u, &lab, config, "undefined reference to `on_already'", &err), 0);
+	assert_int_equal(u.want->len, 0);
+	pk_unlinked_clear(&u);
+}
+
 /* The build dir follows the tree's kernel series; without a tree, the stem alone. */
 static void test_build_dir_series(void **state)
 {
@@ -481,6 +537,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_devices_table, setup, teardown),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlinked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_dir_series, setup, teardown),
 		cmocka_unit_test(test_state_names),
 	};
