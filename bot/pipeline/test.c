@@ -550,8 +550,7 @@ static int on_config_for(struct pk_test_result *res, const struct pk_lab *lab, c
  * tested's config builds (a driver calling crc8() without `select
  * CRC8`), the patch is tested again, both sides, on a config derived
  * with those options on too, into res->relinked: the build failure is
- * the patch's to fix, and the printk changes can still be shown.  The
- * worktree is at the after commit (its build just failed there).
+ * the patch's to fix, and the printk changes can still be shown.
  */
 static int test_relinked(struct pk_test_result *res, const struct pk_lab *tested, const struct pk_lab *lab,
 			 const struct pk_patch *patch, const char *parent, struct pk_store *store,
@@ -567,7 +566,8 @@ static int test_relinked(struct pk_test_result *res, const struct pk_lab *tested
 	    !res->after.build.errors || !strstr(res->after.build.errors, "undefined"))
 		return 0;
 	build_dir = pk_lab_build_dir(tested);
-	if (!(config = pk_kconfig_values(build_dir, err)) ||
+	/* the symbols are looked for in the tree the kernel was built from (a stored failure built none now) */
+	if (pk_repo_checkout(lab, res->after.commit, err) < 0 || !(config = pk_kconfig_values(build_dir, err)) ||
 	    pk_derive_unlinked(&unlinked, lab, config, res->after.build.errors, err) < 0)
 		goto out;
 	rc = 0;
@@ -738,7 +738,7 @@ static int stored_mask(struct pk_store *store, const struct pk_lab *lab, const c
 
 /* Both sides of a commit and their diff; the verdicts are those of run_dynamic(). */
 static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
-			  const struct pk_test_opts *opts, GError **err)
+			  const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
 {
 	g_autofree char *parent = g_steal_pointer(&res->before.commit);
 	g_autofree char *commit = g_steal_pointer(&res->after.commit);
@@ -770,7 +770,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 		goto out;
 	}
 	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
-	    judge_after(res, lab, store, opts, res->patch, &noise, !res->after.cached, err) < 0)
+	    judge_after(res, lab, store, opts, patch, &noise, !res->after.cached, err) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -783,12 +783,6 @@ out:
 	return rc;
 }
 
-static int commit_dynamic_patch(struct pk_test_result *res, const struct pk_lab *lab, struct pk_store *store,
-				const struct pk_test_opts *opts, const struct pk_patch *patch, GError **err)
-{
-	(void)patch;   /* res->patch, the commit's own */
-	return commit_dynamic(res, lab, store, opts, err);
-}
 
 int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		   const struct pk_test_opts *opts, const char *commit, GError **err)
@@ -806,7 +800,7 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
-	} else if (on_config_for(&res, lab, res.patch, res.before.commit, store, opts, NULL, commit_dynamic_patch,
+	} else if (on_config_for(&res, lab, res.patch, res.before.commit, store, opts, NULL, commit_dynamic,
 				 err) < 0) {
 		goto fail;
 	}
