@@ -899,14 +899,29 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append(s, " Those of the code the patch deletes are options the patched tree no longer "
 				"has: its kernel was built without them, the kernel before it with them on.");
 	if (res->derived.added && res->derived.added->len) {
-		g_autoptr(GString) added = g_string_new(NULL);
+		/* on: those the derived config's lines set; the others are in cannot, said below */
+		g_autoptr(GString) on = g_string_new(NULL), off = g_string_new(NULL);
+		guint n_on = 0, n_off = 0;
 
-		for (guint i = 0; i < res->derived.added->len; i++)
-			g_string_append_printf(added, "%s%s", i ? ", " : "", (char *)res->derived.added->pdata[i]);
-		g_string_append_printf(s, " The patch adds the option%s %s, which gate%s what it changes: the "
-				       "patched kernel was built with %s on (the kernel before it has no such "
-				       "option).", res->derived.added->len == 1 ? "" : "s", added->str,
-				       res->derived.added->len == 1 ? "s" : "", res->derived.added->len == 1 ? "it" : "them");
+		for (guint i = 0; i < res->derived.added->len; i++) {
+			const char *added = res->derived.added->pdata[i];   /* "CONFIG_FOO (tristate, default n)" */
+			g_autofree char *name = g_strndup(added, strcspn(added, " "));
+			g_autofree char *line = g_strconcat(name, "=y\n", NULL);
+			bool set = res->derived.lines && strstr(res->derived.lines, line);
+			GString *to = set ? on : off;
+
+			g_string_append_printf(to, "%s%s", to->len ? ", " : "", added);
+			*(set ? &n_on : &n_off) += 1;
+		}
+		if (n_on)
+			g_string_append_printf(s, " The patch adds the option%s %s, which gate%s what it changes: the "
+					       "patched kernel was built with %s on (the kernel before it has no such "
+					       "option).", n_on == 1 ? "" : "s", on->str, n_on == 1 ? "s" : "",
+					       n_on == 1 ? "it" : "them");
+		if (n_off)
+			g_string_append_printf(s, " The patch adds the option%s %s, which gate%s what it changes, but "
+					       "no kernel here could have %s on (below).", n_off == 1 ? "" : "s", off->str,
+					       n_off == 1 ? "s" : "", n_off == 1 ? "it" : "them");
 	}
 	if (res->derived.devices)
 		g_string_append_printf(s, " Both kernels booted with the QEMU devices its drivers bind to "
@@ -921,9 +936,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " Before: build %.1f s, boot %.1f s;", b->build.seconds, b->boot.seconds);
 	g_string_append_printf(s, " after: build %.1f s, boot %.1f s (%s).", a->build.seconds, a->boot.seconds,
 			       a->boot.accel ? a->boot.accel : "?");
-	g_string_append_printf(s, " The base was booted %u times to learn run-to-run noise; %u varying "
-			       "record%s left out of the comparison.", res->noise_boots, res->diff->noise_dropped,
-			       res->diff->noise_dropped == 1 ? " was" : "s were");
+	g_string_append_printf(s, " The base was booted %u time%s to learn run-to-run noise; %u varying "
+			       "record%s left out of the comparison.", res->noise_boots, res->noise_boots == 1 ? "" : "s",
+			       res->diff->noise_dropped, res->diff->noise_dropped == 1 ? " was" : "s were");
 	if (res->recheck_rounds)
 		g_string_append_printf(s, " The boot log changed, so both kernels were booted %u more time%s, "
 				       "and only what repeated is counted.", res->recheck_rounds,

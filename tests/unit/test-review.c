@@ -176,6 +176,100 @@ static void test_render_not_built(void **state)
 	pk_test_result_clear(&res);
 }
 
+/* text with every run of white space as one space: a review wraps at 72 columns */
+static char *flattened(const char *text)
+{
+	g_autoptr(GRegex) space = g_regex_new("\\s+", 0, 0, NULL);
+
+	return g_regex_replace_literal(space, text, -1, 0, " ", 0, NULL);
+}
+
+/*
+ * A derived config: an option the patch adds that the config set is
+ * said to be on; one no config could set is not (it was claimed on
+ * before, beside "No x86_64 config could set" it).
+ */
+static void test_render_added_options(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *text = NULL;
+
+	make_result(&res, &patch);
+	res.verdict = PK_VERDICT_NOT_BUILT;
+	res.derived.lines = g_strdup("CONFIG_NET=y\nCONFIG_BT=y\nCONFIG_BT_NXPUART=y\n");
+	res.derived.asked = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(res.derived.asked, g_strdup("drivers/bluetooth/btnxpuart.c: CONFIG_BT_NXPUART"));
+	res.derived.cannot = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(res.derived.cannot, g_strdup("CONFIG_SERIAL_8250_ASPEED: CONFIG_SERIAL_8250_ASPEED depends on "
+						     "ARCH_ASPEED"));
+	res.derived.added = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(res.derived.added, g_strdup("CONFIG_BT_NXPUART (tristate, default n)"));
+	g_ptr_array_add(res.derived.added, g_strdup("CONFIG_SERIAL_8250_ASPEED (tristate, default n)"));
+	model = pk_review_model(patch, &res, &info);
+	text = pk_review_render(model, "review.txt", NULL);
+	assert_non_null(text);
+	g_autofree char *flat = flattened(text);
+	fputs(text, stdout);
+	assert_non_null(strstr(flat, "The patch adds the option CONFIG_BT_NXPUART (tristate, default n), which gates "
+				     "what it changes: the patched kernel was built with it on"));
+	assert_non_null(strstr(flat, "The patch adds the option CONFIG_SERIAL_8250_ASPEED (tristate, default n), "
+				     "which gates what it changes, but no kernel here could have it on"));
+	assert_null(strstr(flat, "CONFIG_SERIAL_8250_ASPEED (tristate, default n), which gates what it changes: the"));
+	pk_test_result_clear(&res);
+}
+
+/*
+ * A kernel that did not link, tested again with what it lacked: the
+ * verdict is build-failed, the summary says what to select, and the
+ * changes shown are those of the test again.
+ */
+static void test_render_relinked(void **state)
+{
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *text = NULL, *flat = NULL;
+	struct pk_test_result *again;
+	JsonObject *relinked;
+
+	make_result(&res, &patch);
+	g_clear_pointer(&res.reason, g_free);
+	res.verdict = PK_VERDICT_BUILD_FAILED;
+	res.before.build.ok = true;
+	res.after.commit = g_strdup("8dc463df7f71aaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	res.after.build.errors = g_strdup("btnxpuart.c:(.text+0x881): undefined reference to `crc8'\n");
+	again = g_new0(struct pk_test_result, 1);
+	again->scan = pk_scan(patch);
+	again->verdict = PK_VERDICT_NOT_BUILT;
+	again->before.commit = g_strdup(res.before.commit);
+	again->derived.lines = g_strdup("CONFIG_CRC8=y\n");
+	again->derived.asked = g_ptr_array_new_with_free_func(g_free);
+	again->derived.linked = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(again->derived.linked, g_strdup("CONFIG_CRC8 (lib/crc8.c: crc8)"));
+	again->coverage = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+	g_ptr_array_add(again->coverage, pk_file_coverage_new("kernel/sched/core.c", PK_COVERAGE_BUILT, NULL, true));
+	res.relinked = again;
+	model = pk_review_model(patch, &res, &info);
+	text = pk_review_render(model, "review.txt", NULL);
+	assert_non_null(text);
+	fputs(text, stdout);
+	flat = flattened(text);
+	assert_non_null(strstr(flat, "verdict: build-failed"));
+	assert_non_null(strstr(flat, "it calls code that only CONFIG_CRC8 (lib/crc8.c: crc8) builds, and nothing "
+				     "the patch turns on selects it. Tested again with it on too: not-built."));
+	assert_non_null(strstr(flat, "undefined reference to `crc8'"));
+	assert_non_null(strstr(flat, "kernel/sched/core.c: built"));   /* the coverage of the kernels that linked */
+	assert_non_null(strstr(flat, "One of them is there for what the patched kernel did not link without"));
+	relinked = json_object_get_object_member(json_node_get_object(model), "relinked");
+	assert_non_null(relinked);
+	assert_string_equal(json_object_get_string_member(relinked, "verdict"), "not-built");
+	assert_string_equal(json_array_get_string_element(json_object_get_array_member(relinked, "options"), 0),
+			    "CONFIG_CRC8 (lib/crc8.c: crc8)");
+	pk_test_result_clear(&res);
+}
+
 /* A model stored before coverage was in it (no has_coverage, coverage) still renders. */
 static void test_render_older_model(void **state)
 {
@@ -331,6 +425,8 @@ int main(void)
 		cmocka_unit_test(test_render_corrupt_mail),
 		cmocka_unit_test(test_render_from_json_is_identical),
 		cmocka_unit_test(test_render_not_built),
+		cmocka_unit_test(test_render_added_options),
+		cmocka_unit_test(test_render_relinked),
 		cmocka_unit_test(test_render_older_model),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_templates_from_the_data_dir),
