@@ -580,7 +580,7 @@ int pk_derive_unlinked(struct pk_unlinked *out, const struct pk_lab *lab, GHashT
 		g_string_append_printf(pattern, "%s%s", i ? "|" : "", (char *)symbols->pdata[i]);
 	g_string_append(pattern, ")\\)");
 	/* grep, not a walk of our own: the tree's 35,000 C sources are read in seconds, once, on a failed link */
-	const char *argv[] = { "grep", "-rHoE", "--include=*.c", "-e", pattern->str, ".", NULL };
+	const char *argv[] = { "grep", "-rHoE", "--include=*.c", "--exclude-dir=.git", "-e", pattern->str, ".", NULL };
 	opts.cwd = lab->tree;
 	opts.capture = found;
 	opts.output_cap = 1 << 20;
@@ -600,7 +600,8 @@ int pk_derive_unlinked(struct pk_unlinked *out, const struct pk_lab *lab, GHashT
 		const char *file = g_str_has_prefix(*r, "./") ? *r + 2 : *r;
 		GString *syms;
 
-		if (!colon || !(open = strchr(colon, '(')) || !(close = strchr(open, ')')))
+		/* another architecture's copy (arch/arm/lib/...) is no option of an x86_64 kernel */
+		if (!colon || !(open = strchr(colon, '(')) || !(close = strchr(open, ')')) || other_arch(file))
 			continue;
 		*colon = *close = '\0';
 		if (!(syms = g_hash_table_lookup(by_file, file))) {

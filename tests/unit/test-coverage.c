@@ -484,6 +484,9 @@ static void test_unlinked(void **state)
 				   "/* EXPORT_SYMBOL(nowhere_at_all) in a comment is not an export */\n");
 	put(f->tree, "lib/lz.c", "EXPORT_SYMBOL_GPL(lz_thing);\n");
 	put(f->tree, "lib/on.c", "EXPORT_SYMBOL(on_already);\n");
+	/* another architecture's copy asks for nothing */
+	put(f->tree, "arch/arm/lib/Makefile", "obj-$(CONFIG_ARM_CRC) += crc8.o\n");
+	put(f->tree, "arch/arm/lib/crc8.c", "EXPORT_SYMBOL(crc8);\n");
 	/* a header's macro is no definition */
 	put(f->tree, "include/linux/crc8.h", "EXPORT_SYMBOL(crc8)\n");
 	g_hash_table_insert(config, "ON", "y");
