@@ -327,6 +327,42 @@ static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err
 	return 0;
 }
 
+/*
+ * "KCPPFLAGS=-fmacro-prefix-map=../../linux/=": the tree as a path
+ * relative to the build dir, mapped away from __FILE__ like the absolute
+ * one Kbuild maps itself.  With CCACHE_BASEDIR, ccache's direct and
+ * preprocessor modes hand gcc the sources by paths relative to the build
+ * dir, which Kbuild's map does not match; its depend mode, the bot's,
+ * does not, but it finds what those modes stored (a ccache a user or an
+ * older printkbot filled): a 2023 series' before kernel, from such
+ * objects, named every file "../../linux/arch/..." in its printk index,
+ * and its after kernel "arch/...", so that all 3,158 entries differed.
+ * Set for every build, ccache or not, so that the command lines (Kbuild
+ * rebuilds an object whose command changed) stay the same; the change
+ * also retires every object and cache entry made without it.  Both paths
+ * are resolved as getcwd() gives them to ccache.
+ */
+static char *macro_prefix_map(const char *build_dir, const char *tree)
+{
+	g_autofree char *from = realpath(build_dir, NULL), *to = realpath(tree, NULL);
+	g_auto(GStrv) f = NULL, t = NULL;
+	GString *map = g_string_new("KCPPFLAGS=-fmacro-prefix-map=");
+	guint i = 0;
+
+	f = g_strsplit(from ? from : build_dir, "/", -1);
+	t = g_strsplit(to ? to : tree, "/", -1);
+	while (f[i] && t[i] && !strcmp(f[i], t[i]))
+		i++;
+	for (guint j = i; f[j]; j++)
+		if (*f[j])
+			g_string_append(map, "../");
+	for (guint j = i; t[j]; j++)
+		if (*t[j])
+			g_string_append_printf(map, "%s/", t[j]);
+	g_string_append_c(map, '=');
+	return g_string_free(map, FALSE);
+}
+
 /* What ccache_setup() decided; the strings are for the make's environment and binds. */
 struct ccache_use {
 	char *dir;        /* to bind, or NULL when ccache is off */
@@ -414,8 +450,9 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	struct build_cc cc;
 	struct ccache_use ccache = { 0 };
 	g_autofree char *icecc_version = NULL, *icecc_dir = NULL;
+	g_autofree char *prefix_map = macro_prefix_map(build_dir, lab->tree);
 	const char *argv[] = { "make", "-s", jobs, odir, NULL, "vmlinux", NULL };
-	const char *env[16] = { BUILD_ENV };   /* BUILD_ENV, 6 of the compiler's, NULL */
+	const char *env[16] = { BUILD_ENV };   /* BUILD_ENV, the prefix map, 6 of the compiler's, NULL */
 	const char *ro[4] = { lab->tree }, *rw[3] = { build_dir };
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
 				 .limits = &sc->build };
@@ -425,6 +462,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	if (build_cc(&cc, lab, err) < 0)
 		return -1;
 	argv[4] = cc.cc;
+	env[e++] = prefix_map;
 	if (cc.ccache) {
 		if (ccache_setup(&ccache, env, &e, lab, layered, err) < 0)
 			goto out;
