@@ -783,7 +783,6 @@ out:
 	return rc;
 }
 
-
 int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		   const struct pk_test_opts *opts, const char *commit, GError **err)
 {
