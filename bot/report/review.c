@@ -567,6 +567,26 @@ static void add_str(JsonBuilder *b, const char *name, const char *value)
 		json_builder_add_null_value(b);
 }
 
+/* A list of strings (a NULL list: an empty one). */
+static void add_strings(JsonBuilder *b, const char *name, const GPtrArray *values)
+{
+	json_builder_set_member_name(b, name);
+	json_builder_begin_array(b);
+	for (guint i = 0; values && i < values->len; i++)
+		json_builder_add_string_value(b, values->pdata[i]);
+	json_builder_end_array(b);
+}
+
+/* The strings of values joined by sep (a NULL list: ""). */
+static char *joined(const GPtrArray *values, const char *sep)
+{
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; values && i < values->len; i++)
+		g_string_append_printf(out, "%s%s", i ? sep : "", (char *)values->pdata[i]);
+	return g_string_free(out, FALSE);
+}
+
 static void add_int(JsonBuilder *b, const char *name, gint64 value)
 {
 	json_builder_set_member_name(b, name);
@@ -883,13 +903,11 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 				       "this base: %s.", res->left_out);
 	if (res->derived.lines) {
 		g_autofree char *lines = g_strstrip(g_strdelimit(g_strdup(res->derived.lines), "\n", ' '));
-		g_autoptr(GString) asked = g_string_new(NULL);
+		g_autofree char *asked = joined(res->derived.asked, "; ");
 
-		for (guint i = 0; i < res->derived.asked->len; i++)
-			g_string_append_printf(asked, "%s%s", i ? "; " : "", (char *)res->derived.asked->pdata[i]);
 		g_string_append_printf(s, " The lab's config does not build all the patch needs (%s), "
 				       "so both kernels were built with a config derived for it: the lab's "
-				       "and %s (dependencies included).", asked->str, lines);
+				       "and %s (dependencies included).", asked, lines);
 	}
 	if (res->derived.linked && res->derived.linked->len)
 		g_string_append_printf(s, " %s of them %s there for what the patched kernel did not link "
@@ -911,7 +929,10 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 			GString *to = set ? on : off;
 
 			g_string_append_printf(to, "%s%s", to->len ? ", " : "", added);
-			*(set ? &n_on : &n_off) += 1;
+			if (set)
+				n_on++;
+			else
+				n_off++;
 		}
 		if (n_on)
 			g_string_append_printf(s, " The patch adds the option%s %s, which gate%s what it changes: the "
@@ -965,15 +986,13 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 static char *relinked_summary(const struct pk_test_result *res, const struct pk_review_info *info)
 {
 	const struct pk_test_result *again = res->relinked;
-	g_autoptr(GString) options = g_string_new(NULL);
+	g_autofree char *options = joined(again->derived.linked, "; ");
 	g_autofree char *then = summary_sentence(again, info);
 
-	for (guint i = 0; again->derived.linked && i < again->derived.linked->len; i++)
-		g_string_append_printf(options, "%s%s", i ? "; " : "", (char *)again->derived.linked->pdata[i]);
 	return g_strdup_printf("The kernel does not link with the patch applied: it calls code that only %s "
 			       "builds, and nothing the patch turns on selects %s. Tested again with %s on "
 			       "too: %s. %s",
-			       options->str, again->derived.linked->len == 1 ? "it" : "them",
+			       options, again->derived.linked->len == 1 ? "it" : "them",
 			       again->derived.linked->len == 1 ? "it" : "them",
 			       pk_verdict_name(again->verdict), then);
 }
@@ -1016,11 +1035,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "config_hash", shown->config_hash ? shown->config_hash : info->config_hash);
 	add_str(b, "config_derived", shown->derived.lines);
 	add_str(b, "devices", shown->derived.devices);
-	json_builder_set_member_name(b, "options_added");
-	json_builder_begin_array(b);
-	for (guint i = 0; shown->derived.added && i < shown->derived.added->len; i++)
-		json_builder_add_string_value(b, shown->derived.added->pdata[i]);
-	json_builder_end_array(b);
+	add_strings(b, "options_added", shown->derived.added);
 	add_int(b, "calls_changed", res->scan->calls_changed);
 	add_int(b, "noise_boots", shown->noise_boots);
 	add_int(b, "noise_dropped", d ? d->noise_dropped : 0);
@@ -1031,11 +1046,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 		json_builder_set_member_name(b, "relinked");
 		json_builder_begin_object(b);
 		add_str(b, "verdict", pk_verdict_name(res->relinked->verdict));
-		json_builder_set_member_name(b, "options");
-		json_builder_begin_array(b);
-		for (guint i = 0; res->relinked->derived.linked && i < res->relinked->derived.linked->len; i++)
-			json_builder_add_string_value(b, res->relinked->derived.linked->pdata[i]);
-		json_builder_end_array(b);
+		add_strings(b, "options", res->relinked->derived.linked);
 		add_side(b, "before", &res->relinked->before);
 		add_side(b, "after", &res->relinked->after);
 		json_builder_end_object(b);
