@@ -1,6 +1,7 @@
 /* build.c - incremental, reproducible kernel builds; see build.h. */
 #include "lab/build.h"
 #include "base/proc.h"
+#include "lab/interrupted.h"
 #include "lab/layer.h"
 #include "lab/repo.h"
 #include "lab/sandbox.h"
@@ -206,6 +207,22 @@ int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err
 	return 0;
 }
 
+/*
+ * Run a make of build_dir in the sandbox sb, as pk_sandbox_run(): after
+ * undoing what an interrupted make left there, and marked as running
+ * until it ends by itself (interrupted.h).
+ */
+static int sandboxed_make(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_sandbox *sb,
+			  const char *const *argv, const struct pk_proc_opts *opts, const char *build_dir,
+			  GError **err)
+{
+	if (pk_build_dir_repair(build_dir, err) < 0 || pk_make_started(build_dir, err) < 0 ||
+	    pk_sandbox_run(out, out_sandboxed, sb, argv, opts, err) < 0)
+		return -1;
+	pk_make_ended(build_dir, out);
+	return 0;
+}
+
 int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, const char *const *argv,
 		  const char *const *extra_ro, GError **err)
 {
@@ -232,7 +249,7 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	opts.env = build_env;
 	opts.capture = out;
 	opts.timeout = sc->build_timeout > 0 ? sc->build_timeout : 3600;
-	if (pk_sandbox_run(&res, &sandboxed, &sb, argv, &opts, err) < 0)
+	if (sandboxed_make(&res, &sandboxed, &sb, argv, &opts, build_dir, err) < 0)
 		return -1;
 	if (pk_proc_ok(&res))
 		return 0;
@@ -478,7 +495,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 		if (g_file_test(ICECC_SOCKET_DIR, G_FILE_TEST_IS_DIR))
 			ro[r++] = ICECC_SOCKET_DIR;
 	}
-	rc = pk_sandbox_run(out, out_sandboxed, &sb, argv, opts, err);
+	rc = sandboxed_make(out, out_sandboxed, &sb, argv, opts, build_dir, err);
 out:
 	ccache_use_clear(&ccache);
 	g_free(cc.icecc_env);

@@ -59,6 +59,34 @@ print("boot took %.2f s (%s)" % (a["boot"]["seconds"], a["boot"]["accel"]))
 done()
 PY
 
+# What a make ended by a signal leaves in the build dir (lab/interrupted.h):
+# a .cmd cut at one of fixdep's 4 KiB writes (alone, it failed every
+# later build of the dir: "unterminated call to function 'wildcard'"), and
+# under the mark of a make that never ended, an object cut short and a
+# vmlinux half linked, newer than their .cmd.  The next build makes them
+# again and the kernel boots.
+bdir=$($bot setup | sed -n 's/.*, build dir //p')
+[ -f "$bdir/kernel/.pid.o.cmd" ] && [ "$(stat -c %s "$bdir/kernel/.pid.o.cmd")" -gt 4096 ] ||
+	fail "no kernel/.pid.o.cmd over 4 KiB in the build dir '$bdir'"
+lab_locked truncate -s 4096 "$bdir/kernel/.pid.o.cmd"
+lab_locked touch "$bdir/.printkbot-make-running"
+sleep 0.1
+lab_locked truncate -s 1000 "$bdir/init/main.o"
+lab_locked truncate -s 4096 "$bdir/vmlinux"
+$bot boot --json > "$work/boot3.json" 2>"$work/boot3.err" || fail "boot after an interrupted make" "$work/boot3.err"
+python3 - "$work/boot3.json" "$work/boot3.err" "$bdir" <<'PY'
+import json, os, sys
+from e2elib import check, done
+b, err, bdir = json.load(open(sys.argv[1])), open(sys.argv[2]).read(), sys.argv[3]
+check(b["build"]["ok"] and b["boot"]["status"] == "ok", "after an interrupted make: built and booted")
+check("removed 4 files an interrupted make left (" in err, "the cut .cmd, its object, the cut object "
+      "and vmlinux removed: %s" % err.strip())
+check("\n$(deps_kernel/pid.o):\n" in open(os.path.join(bdir, "kernel/.pid.o.cmd")).read(),
+      "kernel/.pid.o.cmd whole again")
+check(not os.path.exists(os.path.join(bdir, ".printkbot-make-running")), "no mark left")
+done()
+PY
+
 # A kernel that panics in an initcall, and one that hangs, as commits in the
 # lab's repository on printkbot-base, tagged printkbot-test-<name> (made
 # again by every run, as every checkout's 001-lab.sh names them).  They are
