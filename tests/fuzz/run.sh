@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Run each libFuzzer target for SECONDS, or with --runs for RUNS executions
-# (libFuzzer's -runs=, the seeds' own included), one at a time, seeded at
-# run time from tests/data and ../shared/corpus (nothing of a corpus is
-# committed), then print each target's executions and findings and the
-# totals.  A finding (crash, leak, timeout, out of memory) is kept in
+# (libFuzzer's -runs=, the seeds' own included), as many at a time as
+# the machine has CPUs (FUZZ_JOBS to say otherwise: each is one process),
+# seeded at run time from tests/data and ../shared/corpus (nothing of a
+# corpus is committed), then print each target's executions and findings
+# and the totals.  A finding (crash, leak, timeout, out of memory) is kept in
 # build/fuzz/findings/ and makes the exit status 1: fix it and add the
 # input to tests/data/fuzz-regressions/<target>/, which
 # test-fuzz-regressions replays.  With --runs, a target that ran fewer
@@ -80,10 +81,12 @@ done
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-status=0
-total=0
-printf '%-14s %12s %8s %8s  %s\n' target executions exec/s corpus findings >"$work/table"
-for bin in "$@"; do
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+
+# One target, into $work/<name>.result: exit code, executions, exec/s,
+# corpus units and findings.
+fuzz_one() {
+	local bin=$1 name kind log max_len rc runs rate units found
 	name=$(basename "$bin")
 	kind=${name#fuzz-}
 	mkdir -p "$work/corpus/$kind" "$work/empty-$kind"
@@ -105,18 +108,36 @@ for bin in "$@"; do
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
 	units=$(ls "$work/corpus/$kind" | wc -l)
 	found=$(grep -cE '^==[0-9]+==ERROR|^SUMMARY: (Address|Undefined|Leak)Sanitizer|deadly signal|ERROR: libFuzzer' "$log")
+	echo "$rc ${runs:-0} ${rate:-0} $units $found" >"$work/$name.result"
+}
+
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+for bin in "$@"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	fuzz_one "$bin" &
+done
+wait
+
+status=0
+total=0
+printf '%-14s %12s %8s %8s  %s\n' target executions exec/s corpus findings >"$work/table"
+for bin in "$@"; do
+	name=$(basename "$bin")
+	log=$work/$name.log
+	read -r rc runs rate units found <"$work/$name.result" || { rc=1 runs=0 rate=0 units=0 found=1; }
 	if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
 		status=1
 		echo "== $name: finding (exit $rc); log: $findings/$name.log"
 		cp "$log" "$findings/$name.log"
 		grep -E 'ERROR|SUMMARY|#[0-9]+ 0x' "$log" | head -20
-	elif [ -n "$want_runs" ] && [ "${runs:-0}" -lt "$want_runs" ]; then
+	elif [ -n "$want_runs" ] && [ "$runs" -lt "$want_runs" ]; then
 		status=1
-		echo "== $name: ${runs:-0} executions, fewer than the $want_runs asked; log: $findings/$name.log"
+		echo "== $name: $runs executions, fewer than the $want_runs asked; log: $findings/$name.log"
 		cp "$log" "$findings/$name.log"
 	fi
-	total=$((total + ${runs:-0}))
-	printf '%-14s %12s %8s %8s  %s\n' "$kind" "${runs:-0}" "${rate:-0}" "$units" "$found" >>"$work/table"
+	total=$((total + runs))
+	printf '%-14s %12s %8s %8s  %s\n' "${name#fuzz-}" "$runs" "$rate" "$units" "$found" >>"$work/table"
 done
 cat "$work/table"
 echo "fuzz: $total executions in all, $( [ $status = 0 ] && echo 'no findings' || echo "failed: see $findings")"
