@@ -188,12 +188,16 @@ e2e-long: printkbot
 # The C builds take -j: make check starts on a machine with nothing built.
 NPROC = $(shell nproc 2>/dev/null || echo 2)
 # 001 (the lab set up and its base built cold) runs beside the unit tests,
-# which leave the CPU idle half their time: tests/check.sh.
-E2E_COLD_SH  = $(filter tests/e2e/001-%,$(E2E_SHORT_SH))
+# which leave the CPU idle half their time, and then beside the e2e
+# scripts that build no kernel and mostly wait: tests/check.sh.
+E2E_COLD_SH   = $(filter tests/e2e/001-%,$(E2E_SHORT_SH))
+E2E_NO_LAB    = 031 033 037
+E2E_BESIDE_SH = $(foreach n,$(E2E_NO_LAB),$(filter tests/e2e/$(n)-%,$(E2E_SHORT_SH)))
 check: deps
 	$(MAKE) -j$(NPROC) all
 	@bash tests/check.sh $(NPROC) "$(UNIT_BINS) $(ASAN_UNITS)" \
-		-- $(E2E_COLD_SH) -- $(filter-out $(E2E_COLD_SH),$(E2E_SHORT_SH))
+		-- $(E2E_COLD_SH) -- $(E2E_BESIDE_SH) \
+		-- $(filter-out $(E2E_COLD_SH) $(E2E_BESIDE_SH),$(E2E_SHORT_SH))
 
 check-long: deps
 	$(MAKE) -j$(NPROC) all
