@@ -434,6 +434,51 @@ static void test_build_dir_published_only(void **state)
 	g_free(lab.build_stem);
 }
 
+/*
+ * make sees the same environment with sandbox = off as in the sandbox:
+ * the reproducible build's variables and the prefix map (KCPPFLAGS) that
+ * the compiler's command line carries.  Without it, each switch between
+ * the two rebuilt every object of the build dir (e2e 041 ran one build
+ * for 20 minutes).  A make first in PATH writes down what it was given.
+ */
+static void test_build_env_without_sandbox(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GError) err = NULL;
+	struct pk_sandbox_config off = PK_SANDBOX_CONFIG_INIT;
+	g_autofree char *bin = g_build_filename(f->dir, "fake-bin", NULL);
+	g_autofree char *make = g_build_filename(bin, "make", NULL);
+	g_autofree char *seen = g_build_filename(f->dir, "make.env", NULL);
+	g_autofree char *path = g_strconcat(bin, ":", g_getenv("PATH"), NULL);
+	g_autofree char *old_path = g_strdup(g_getenv("PATH"));
+	g_autofree char *script = g_strdup_printf("#!/bin/sh\nenv > '%s'\n", seen);
+	g_autofree char *env = NULL;
+	struct pk_build_result res = { 0 };
+	struct pk_lab lab = f->lab;
+
+	off.mode = PK_SANDBOX_OFF;
+	pk_sandbox_configure(&off);
+	lab.cache = f->dir;
+	lab.build_stem = g_build_filename(f->dir, "build", "cfg", NULL);
+	assert_int_equal(g_mkdir_with_parents(bin, 0755), 0);
+	assert_true(g_file_set_contents(make, script, -1, NULL));
+	assert_int_equal(g_chmod(make, 0755), 0);
+	g_setenv("PATH", path, TRUE);
+
+	assert_int_equal(pk_repo_checkout(&lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_int_equal(pk_build_kernel(&res, &lab, &err), 0);
+	g_setenv("PATH", old_path, TRUE);
+	assert_true(res.ok);
+	assert_false(res.sandboxed);
+	assert_true(g_file_get_contents(seen, &env, NULL, NULL));
+	assert_non_null(strstr(env, "\nKCPPFLAGS=-fmacro-prefix-map="));
+	assert_non_null(strstr(env, "\nKBUILD_BUILD_TIMESTAMP=2024-01-01 00:00:00 UTC\n"));
+	assert_non_null(strstr(env, "\nLOCALVERSION=\n"));
+	pk_build_result_clear(&res);
+	pk_layer_drop_all();
+	g_free(lab.build_stem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_repo_makefile_version),
 		cmocka_unit_test(test_repo_head_published),
 		cmocka_unit_test(test_build_dir_published_only),
+		cmocka_unit_test(test_build_env_without_sandbox),
 		cmocka_unit_test(test_repo_fetch_hides_token),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
