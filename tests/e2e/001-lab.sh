@@ -50,7 +50,8 @@ odd = [t for t in set(ta) ^ set(tb) if not clock.match(t)]
 # The PS/2 mouse's protocol probe runs in serio's workqueue, seconds of
 # guest time under TCG: on a busy host one boot's capture may end before
 # its "input: ImExPS/2 ..." line.  Absent from one boot is allowed (the
-# bot's noise mask learns exactly that); a different text is not.
+# bot leaves the i8042 input lines out as timing noise, noise.c); a
+# different text is not.
 late = re.compile(r"^input: .* as /devices/platform/iN/")   # i8042, its digits masked
 odd = [t for t in odd if not (late.match(t) and (t in ta) != (t in tb))]
 check(odd == [], "with numbers masked, the boots differ only in clock calibration "

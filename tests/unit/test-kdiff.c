@@ -241,6 +241,36 @@ static void test_noise_calibrate_direct(void **state)
 	pk_noise_free(mask);
 }
 
+/*
+ * The PS/2 mouse's registration, late on a busy host: in the after boot
+ * and not in the base's, it is timing noise; a USB device's is compared.
+ */
+static void test_noise_serio_input(void **state)
+{
+	static const struct rec_spec early[] = {
+		{ 6, "input: AT Translated Set 2 keyboard as /devices/platform/i8042/serio0/input/input2" },
+		{ 6, "Freeing unused kernel image (initmem) memory: 1000K" },
+		{ 0 },
+	};
+	static const struct rec_spec late[] = {
+		{ 6, "input: AT Translated Set 2 keyboard as /devices/platform/i8042/serio0/input/input2" },
+		{ 6, "Freeing unused kernel image (initmem) memory: 1000K" },
+		{ 6, "input: ImExPS/2 Generic Explorer Mouse as /devices/platform/i8042/serio1/input/input3" },
+		{ 6, "input: QEMU QEMU USB Tablet as /devices/pci0000:00/0000:00:1d.0/usb1/1-1/1-1:1.0/input/input4" },
+		{ 0 },
+	};
+	const char *const no_keys[] = { NULL };
+	g_autoptr(pk_capture) a = capture_new(early, NULL);
+	g_autoptr(pk_capture) b = capture_new(late, NULL);
+	struct pk_noise *mask = pk_noise_from_keys(no_keys);
+	g_autoptr(pk_kdiff) d = pk_kdiff_captures(a, b, mask);
+
+	assert_int_equal(d->changes->len, 1);
+	assert_non_null(strstr(((struct pk_change *)g_ptr_array_index(d->changes, 0))->new_text, "USB Tablet"));
+	assert_int_equal(d->noise_dropped, 3);
+	pk_noise_free(mask);
+}
+
 /* ---------------------------------------------------------------- change kinds */
 
 struct want_change {
@@ -799,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_normalise_table),
 		cmocka_unit_test(test_noise_learn),
 		cmocka_unit_test(test_noise_calibrate_direct),
+		cmocka_unit_test(test_noise_serio_input),
 		cmocka_unit_test(test_kdiff_table),
 		cmocka_unit_test(test_change_fields),
 		cmocka_unit_test(test_attribution_table),
