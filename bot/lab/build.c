@@ -473,9 +473,6 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	const char *ro[4] = { lab->tree }, *rw[3] = { build_dir };
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
 				 .limits = &sc->build };
-	/* make sees the same environment in the sandbox or not (sandbox = off): a
-	 * compiler command line without the prefix map would rebuild every object */
-	struct pk_proc_opts plain = *opts;
 	unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), r = 1;
 	int rc = -1;
 
@@ -498,8 +495,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 		if (g_file_test(ICECC_SOCKET_DIR, G_FILE_TEST_IS_DIR))
 			ro[r++] = ICECC_SOCKET_DIR;
 	}
-	plain.env = env;
-	rc = sandboxed_make(out, out_sandboxed, &sb, argv, &plain, build_dir, err);
+	rc = sandboxed_make(out, out_sandboxed, &sb, argv, opts, build_dir, err);
 out:
 	ccache_use_clear(&ccache);
 	g_free(cc.icecc_env);

@@ -397,8 +397,12 @@ int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct
 	bool sandboxed = pk_sandbox_active();
 
 	if (!sandboxed) {
+		struct pk_proc_opts plain = *opts;
+
 		warn_unsandboxed();
-		if (pk_proc_run(out, argv, opts, err) < 0)
+		if (sb->env)
+			plain.env = sb->env;
+		if (pk_proc_run(out, argv, &plain, err) < 0)
 			return -1;
 		goto done;
 	}

@@ -73,8 +73,11 @@ struct pk_sandbox {
  * (pk_sandbox_active()): each path of sb->rw is handed to the sandbox
  * user (pk_sandbox_own()), and sb->argv (or argv) runs inside
  * pk_sandbox_argv(sb, ...), with sb->limits when set.  When it is not,
- * argv runs as it is with opts as they are, and, when the sandbox is on
- * but cannot be used, stderr says so once per process.  *out_sandboxed
+ * argv runs as it is with opts as they are but for the environment,
+ * sb->env when set (so that a child sees the same either way: a make
+ * whose compiler command line changed would rebuild every object), and,
+ * when the sandbox is on but cannot be used, stderr says so once per
+ * process.  *out_sandboxed
  * (may be NULL) says which it was.  Returns what pk_proc_run() returns;
  * -1 also when the sandbox could not be set up.
  */
