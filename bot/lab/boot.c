@@ -307,6 +307,7 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	say_at_console_end(console, cut->str, res.capture->problems->str);
 	res.console = g_string_free(g_steal_pointer(&console), FALSE);
 
+	res.cut = cut->len > 0;
 	judge_boot(&res, &pr, cut->str, popts.timeout);
 	*out = res;
 	return 0;

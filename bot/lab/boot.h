@@ -37,6 +37,7 @@ struct pk_boot_result {
 	char *cmdline;            /* the kernel command line used */
 	char *console;            /* ttyS0 output */
 	char *detail;             /* panic lines, QEMU's complaint, or what was cut */
+	bool cut;                 /* the console or the capture reached its limit */
 	struct pk_capture *capture; /* records and index (possibly partial); never NULL on success */
 };
 

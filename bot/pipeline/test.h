@@ -68,6 +68,8 @@ struct pk_test_side {
 	struct pk_boot_result boot;    /* status, seconds, console, detail, capture;
 	                                  a cached side has the capture only */
 	char *console_tail;       /* last console lines of a failed boot */
+	double timed_out;         /* seconds of a first boot that never ended and was
+	                             booted again (prepare_after()); 0: none */
 	gint64 build_id, boot_id; /* in the store, 0 when not stored (yet) */
 };
 

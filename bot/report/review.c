@@ -872,6 +872,7 @@ static void add_side(JsonBuilder *b, const char *name, const struct pk_test_side
 	add_bool(b, "booted", s->booted);
 	add_str(b, "boot_status", s->booted ? pk_boot_status_name(s->boot.status) : NULL);
 	add_seconds(b, "boot_seconds", s->booted && !s->cached, s->boot.seconds);
+	add_seconds(b, "first_boot_timed_out", s->timed_out > 0, s->timed_out);
 	add_str(b, "accel", s->boot.accel);
 	add_str(b, "boot_detail", s->boot.detail);
 	add_str(b, "console_tail", tail);
@@ -957,6 +958,10 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " Before: build %.1f s, boot %.1f s;", b->build.seconds, b->boot.seconds);
 	g_string_append_printf(s, " after: build %.1f s, boot %.1f s (%s).", a->build.seconds, a->boot.seconds,
 			       a->boot.accel ? a->boot.accel : "?");
+	if (a->timed_out > 0)
+		g_string_append_printf(s, " The patched kernel's first boot did not end within %.0f s (no "
+				       "limit was reached); it was booted again, and that boot is the one "
+				       "compared.", a->timed_out);
 	g_string_append_printf(s, " The base was booted %u time%s to learn run-to-run noise; %u varying "
 			       "record%s left out of the comparison.", res->noise_boots, res->noise_boots == 1 ? "" : "s",
 			       res->diff->noise_dropped, res->diff->noise_dropped == 1 ? " was" : "s were");

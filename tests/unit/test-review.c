@@ -9,6 +9,8 @@
 
 #include "report/review.h"
 #include "lab/coverage.h"
+#include "analysis/kdiff.h"
+#include "analysis/kmsg.h"
 #include "base/util.h"
 
 static const char fixture[] =
@@ -270,6 +272,48 @@ static void test_render_relinked(void **state)
 	pk_test_result_clear(&res);
 }
 
+/*
+ * The patched kernel's first boot never ended and a second one did: the
+ * review says so, and which boot it compared (the model keeps the first
+ * boot's seconds).
+ */
+static void test_render_booted_again(void **state)
+{
+	static const char stream[] = "@PKB 1\n@K 30\n6,0,1000,-;Linux version 6.12\n\n@E 1 0\n";
+	struct pk_test_result res;
+	g_autoptr(pk_patch) patch = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *text = NULL, *flat = NULL;
+	JsonObject *after;
+
+	make_result(&res, &patch);
+	g_clear_pointer(&res.reason, g_free);
+	res.verdict = PK_VERDICT_NO_VISIBLE_CHANGE;
+	res.after.commit = g_strdup("8dc463df7f71aaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	for (struct pk_test_side *s = &res.before; s; s = s == &res.before ? &res.after : NULL) {
+		s->build_tried = s->build.ok = s->booted = true;
+		s->build.seconds = 5.0;
+		s->boot.status = PK_BOOT_OK;
+		s->boot.seconds = 4.5;
+		s->boot.accel = "tcg";
+		s->boot.capture = pk_capture_parse(stream, sizeof stream - 1);
+		assert_true(s->boot.capture->complete);
+	}
+	res.after.timed_out = 60.2;
+	res.diff = pk_kdiff_captures(res.before.boot.capture, res.after.boot.capture, NULL);
+	model = pk_review_model(patch, &res, &info);
+	text = pk_review_render(model, "review.txt", NULL);
+	assert_non_null(text);
+	fputs(text, stdout);
+	flat = flattened(text);
+	assert_non_null(strstr(flat, "after: build 5.0 s, boot 4.5 s (tcg). The patched kernel's first boot did "
+				     "not end within 60 s (no limit was reached); it was booted again, and that "
+				     "boot is the one compared."));
+	after = json_object_get_object_member(json_node_get_object(model), "after");
+	assert_string_equal(json_object_get_string_member(after, "first_boot_timed_out"), "60.2");
+	pk_test_result_clear(&res);
+}
+
 /* A model stored before coverage was in it (no has_coverage, coverage) still renders. */
 static void test_render_older_model(void **state)
 {
@@ -427,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_render_not_built),
 		cmocka_unit_test(test_render_added_options),
 		cmocka_unit_test(test_render_relinked),
+		cmocka_unit_test(test_render_booted_again),
 		cmocka_unit_test(test_render_older_model),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_templates_from_the_data_dir),
