@@ -25,8 +25,16 @@
  * run on the database's clock, and a test moves a lease's end there
  * (lease_ends_in()) for the time that passes.
  */
-static const struct pk_store_worker worker_a = { "host-a:100", "machine-a", 100, 60 };
-static const struct pk_store_worker worker_b = { "host-b:200", "machine-b", 200, 60 };
+/*
+ * Process ids no process can have (above the kernel's PID_MAX_LIMIT,
+ * 4194304): a job these workers hold is one whose holder is gone.  With
+ * 100 and 200 a fresh CI machine (pid_max 32768, wrapped by the kernel
+ * builds beside the unit tests) had a process 100, and test_job_questions
+ * found the holder alive.
+ */
+#define NO_SUCH_PID(n) (4194304 + (n))
+static const struct pk_store_worker worker_a = { "host-a:100", "machine-a", NO_SUCH_PID(100), 60 };
+static const struct pk_store_worker worker_b = { "host-b:200", "machine-b", NO_SUCH_PID(200), 60 };
 
 /* The database's clock as SQL, for the run at hand (as sql-sqlite.c and sql-pg.c write it). */
 static const char *db_now_sql(void)
