@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # QEMU's TCG with one host thread per guest CPU (thread=multi, QEMU's
 # default for x86 on x86) against one thread for both (thread=single), on
-# a busy host: N boots of the lab's base kernel each, alternating A, B,
-# A, B beside HOGS busy loops, then N/2 of each on the quiet host.  Each
-# boot is the bot's own (2 guest CPUs, the capture port, its init); a
-# boot is complete when the capture ends in its @E trailer.  Prints each
-# mode's mean, median and slowest boot and how many did not complete
-# within TIMEOUT.  Needs `printkbot setup` and a built base
-# (`printkbot boot`).
+# a busy host: N boots each of the kernel the lab's build dir holds (its
+# base after `printkbot boot`), alternating A, B, A, B beside HOGS busy
+# loops, then N/2 of each on the quiet host.  Each boot is the bot's own
+# (2 guest CPUs, the capture port, its init); a boot is complete when
+# the capture ends in its @E trailer.  Prints each mode's mean, median
+# and slowest boot and how many did not complete within TIMEOUT.  Needs
+# `printkbot setup` and a built base (`printkbot boot`).
 #   N=20 HOGS=2 bench/boot-tcg.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
