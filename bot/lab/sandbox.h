@@ -77,9 +77,9 @@ struct pk_sandbox {
  * sb->env when set (so that a child sees the same either way: a make
  * whose compiler command line changed would rebuild every object), and,
  * when the sandbox is on but cannot be used, stderr says so once per
- * process.  *out_sandboxed
- * (may be NULL) says which it was.  Returns what pk_proc_run() returns;
- * -1 also when the sandbox could not be set up.
+ * process.  *out_sandboxed (may be NULL) says which it was.  Returns
+ * what pk_proc_run() returns; -1 also when the sandbox could not be set
+ * up.
  */
 int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_sandbox *sb,
 		   const char *const *argv, const struct pk_proc_opts *opts, GError **err);

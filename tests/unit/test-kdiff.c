@@ -210,6 +210,19 @@ static void test_noise_learn(void **state)
 	pk_noise_free(NULL);
 }
 
+/* The diff of two boots' records under a mask that names nothing: only timing noise is left out. */
+static struct pk_kdiff *diff_unmasked(const struct rec_spec *before, const struct rec_spec *after)
+{
+	const char *const no_keys[] = { NULL };
+	g_autoptr(pk_capture) a = capture_new(before, NULL);
+	g_autoptr(pk_capture) b = capture_new(after, NULL);
+	struct pk_noise *mask = pk_noise_from_keys(no_keys);
+	struct pk_kdiff *d = pk_kdiff_captures(a, b, mask);
+
+	pk_noise_free(mask);
+	return d;
+}
+
 /*
  * The APIC timer's calibration against the PM timer, off on a loaded host,
  * and a second CPU's direct delay calibration, given up there: timing
@@ -230,15 +243,10 @@ static void test_noise_calibrate_direct(void **state)
 		{ 6, "smp: Brought up 1 node, 2 CPUs" },
 		{ 0 },
 	};
-	const char *const no_keys[] = { NULL };
-	g_autoptr(pk_capture) a = capture_new(quiet, NULL);
-	g_autoptr(pk_capture) b = capture_new(loaded, NULL);
-	struct pk_noise *mask = pk_noise_from_keys(no_keys);
-	g_autoptr(pk_kdiff) d = pk_kdiff_captures(a, b, mask);
+	g_autoptr(pk_kdiff) d = diff_unmasked(quiet, loaded);
 
 	assert_int_equal(d->changes->len, 0);
 	assert_int_equal(d->noise_dropped, 4);
-	pk_noise_free(mask);
 }
 
 /*
@@ -259,16 +267,11 @@ static void test_noise_serio_input(void **state)
 		{ 6, "input: QEMU QEMU USB Tablet as /devices/pci0000:00/0000:00:1d.0/usb1/1-1/1-1:1.0/input/input4" },
 		{ 0 },
 	};
-	const char *const no_keys[] = { NULL };
-	g_autoptr(pk_capture) a = capture_new(early, NULL);
-	g_autoptr(pk_capture) b = capture_new(late, NULL);
-	struct pk_noise *mask = pk_noise_from_keys(no_keys);
-	g_autoptr(pk_kdiff) d = pk_kdiff_captures(a, b, mask);
+	g_autoptr(pk_kdiff) d = diff_unmasked(early, late);
 
 	assert_int_equal(d->changes->len, 1);
 	assert_non_null(strstr(((struct pk_change *)g_ptr_array_index(d->changes, 0))->new_text, "USB Tablet"));
 	assert_int_equal(d->noise_dropped, 3);
-	pk_noise_free(mask);
 }
 
 /* ---------------------------------------------------------------- change kinds */

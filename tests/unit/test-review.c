@@ -290,7 +290,9 @@ static void test_render_booted_again(void **state)
 	g_clear_pointer(&res.reason, g_free);
 	res.verdict = PK_VERDICT_NO_VISIBLE_CHANGE;
 	res.after.commit = g_strdup("8dc463df7f71aaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-	for (struct pk_test_side *s = &res.before; s; s = s == &res.before ? &res.after : NULL) {
+	for (unsigned i = 0; i < 2; i++) {
+		struct pk_test_side *s = i ? &res.after : &res.before;
+
 		s->build_tried = s->build.ok = s->booted = true;
 		s->build.seconds = 5.0;
 		s->boot.status = PK_BOOT_OK;
