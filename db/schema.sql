@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 10, kept in PRAGMA user_version).  A new database is made from
+-- version 11, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -376,8 +376,19 @@ CREATE TABLE replies (
 	text         TEXT,                  -- the whole mail; NULL when none is sent
 	sent         INTEGER,               -- when it was sent, NULL while not
 	push_commit_id INTEGER UNIQUE REFERENCES push_commits(id),   -- the pushed commit, or NULL
+	-- what the list's policy made of it (011-reply-policy.sql)
+	list_name    TEXT,                  -- the [list] or [tree] group's name, NULL for none
+	author       TEXT,                  -- the patch's or commit's author's address, lower case
+	effect       TEXT,                  -- pk_reply_effect_key() of its review
+	rule         TEXT,                  -- the rule of pk_reply_judge() that held
+	held         TEXT,                  -- why no mail went (or goes) out; NULL: it is mailed
+	created      INTEGER NOT NULL DEFAULT 0,   -- when it was decided
+	send_job     INTEGER REFERENCES jobs(id),  -- the job that sends it
 	CHECK ((mail_id IS NULL) <> (push_commit_id IS NULL))
 );
+CREATE INDEX replies_list ON replies(list_name, created);
+CREATE INDEX replies_author ON replies(author, created);
+CREATE INDEX replies_effect ON replies(effect);
 
 -- Commands by mail the daemon acted on (010-commands.sql): the rate
 -- limits count them.  The command's mail is a row of mails, queued in

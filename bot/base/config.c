@@ -31,8 +31,12 @@ static const char *const known_keys[][24] = {
 	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
 	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", "commands_from",
-	  "commands_per_hour", "commands_per_thread_hour", NULL },
-	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", NULL },
+	  "commands_per_hour", "commands_per_thread_hour", "max_reply_lines", NULL },
+	/* reply_on is the old name of a tree's reply: known, so that its error can say so */
+	{ "tree ", "url", "path", "branches", "watch", "list", "reply", "reply_on", "to_author", "cc_list",
+	  "positive", "embargo_minutes", "max_per_day", "max_per_author_day", "max_commits", NULL },
+	{ "list ", "address", "list_id", "reply", "to_author", "cc_list", "positive", "embargo_minutes",
+	  "subject_prefixes", "max_per_day", "max_per_author_day", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -491,9 +495,46 @@ static int load_commands_from(GKeyFile *kf, const char *path, struct pk_daemon_c
 	return 0;
 }
 
+const char *pk_reply_mode_name(enum pk_reply_mode mode)
+{
+	return mode == PK_REPLY_ALWAYS ? "always" : mode == PK_REPLY_CHANGES ? "changes" : "off";
+}
+
+/*
+ * A reply mode: off, changes or always (and never, the old word for off,
+ * where old_never: [daemon] reply_on was written so before there were
+ * [list] groups); absent keeps *out.
+ */
+static int get_reply_mode(GKeyFile *kf, const char *path, const char *group, const char *key, bool old_never,
+			  enum pk_reply_mode *out, GError **err)
+{
+	static const char *const words[] = { "off", "changes", "always", "never", NULL };
+	g_autofree char *v = NULL;
+
+	if (!g_key_file_has_key(kf, group, key, NULL))
+		return 0;
+	v = get_string(kf, group, key, "");
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(v, words[i]) && (i < 3 || old_never)) {
+			*out = i == 3 ? PK_REPLY_OFF : (enum pk_reply_mode)i;
+			return 0;
+		}
+	return config_error(err, path, group, key, "'%s' is not one of off, changes, always", v);
+}
+
+/* At least min: a key whose 0 would make no sense (a reply of no lines). */
+static int get_uint_min(GKeyFile *kf, const char *path, const char *group, const char *key, unsigned min,
+			unsigned *out, GError **err)
+{
+	if (get_uint(kf, path, group, key, out, err) < 0)
+		return -1;
+	if (*out < min)
+		return config_error(err, path, group, key, "at least %u", min);
+	return 0;
+}
+
 static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
-	static const char *const reply_on[] = { "changes", "always", "never", NULL };
 	struct pk_daemon_config *d = &c->daemon;
 
 	d->from = get_string(kf, "daemon", "from", "printkbot <printkbot@localhost>");
@@ -509,9 +550,13 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->metrics_interval = 30;
 	d->commands_per_hour = 5;
 	d->commands_per_thread_hour = 3;
+	d->reply_on = PK_REPLY_OFF;
+	d->max_reply_lines = 120;
 	if (!kf)
 		return 0;
-	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
+	if (get_reply_mode(kf, path, "daemon", "reply_on", true, &d->reply_on, err) < 0 ||
+	    /* the head and the signature alone take about 30 lines */
+	    get_uint_min(kf, path, "daemon", "max_reply_lines", 40, &d->max_reply_lines, err) < 0 ||
 	    get_bool(kf, path, "daemon", "cc_original", &d->cc_original, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "series_wait", 0, &d->series_wait, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "retry_min", 1, &d->retry_min, err) < 0 ||
@@ -634,7 +679,7 @@ static void tree_config_free(struct pk_tree_config *t)
 	g_strfreev(t->branches);
 	g_strfreev(t->watch);
 	g_free(t->list);
-	g_free(t->reply_on);
+	g_strfreev(t->policy.subject_prefixes);
 	g_free(t);
 }
 
@@ -670,23 +715,46 @@ static int get_watch(GKeyFile *kf, const char *path, const char *group, char ***
 	return 0;
 }
 
-/* What a [tree] does with its watched branches: watch, list, reply_on, max_commits. */
+/*
+ * The keys a [list] and a [tree] share into *p, from the defaults of a
+ * group whose reply is def: to_author and cc_list on, positive off, no
+ * embargo, 50 mails a day to the list and 20 to one author.
+ */
+static int load_reply_policy(GKeyFile *kf, const char *path, const char *group, enum pk_reply_mode def,
+			     struct pk_reply_policy *p, GError **err)
+{
+	*p = (struct pk_reply_policy){ .reply = def, .to_author = true, .cc_list = true,
+				       .max_per_day = 50, .max_per_author_day = 20 };
+	if (get_reply_mode(kf, path, group, "reply", false, &p->reply, err) < 0 ||
+	    get_bool(kf, path, group, "to_author", &p->to_author, err) < 0 ||
+	    get_bool(kf, path, group, "cc_list", &p->cc_list, err) < 0 ||
+	    get_bool(kf, path, group, "positive", &p->positive, err) < 0 ||
+	    get_uint(kf, path, group, "embargo_minutes", &p->embargo_minutes, err) < 0 ||
+	    get_uint(kf, path, group, "max_per_day", &p->max_per_day, err) < 0 ||
+	    get_uint(kf, path, group, "max_per_author_day", &p->max_per_author_day, err) < 0)
+		return -1;
+	if (p->embargo_minutes > PK_CONFIG_SECONDS_MAX / 60)
+		return config_error(err, path, group, "embargo_minutes", "%u minutes is more than 30 days",
+				    p->embargo_minutes);
+	if (p->reply != PK_REPLY_OFF && !p->to_author && !p->cc_list)
+		return config_error(err, path, group, NULL, "to_author and cc_list are both false: nobody would "
+				    "be mailed (reply = off says that)");
+	return 0;
+}
+
+/* What a [tree] does with its watched branches: watch, list, reply and its policy, max_commits. */
 static int load_tree_watch(GKeyFile *kf, const char *path, const char *group, const struct pk_config *c,
 			   struct pk_tree_config *t, GError **err)
 {
-	static const char *const reply_on[] = { "changes", "always", "never", NULL };
-
 	t->max_commits = 50;
 	t->list = g_key_file_get_string(kf, group, "list", NULL);
+	if (g_key_file_has_key(kf, group, "reply_on", NULL))
+		return config_error(err, path, group, "reply_on", "is now reply = off | changes | always (never "
+				    "is off), as in a [list] group");
 	if (get_watch(kf, path, group, &t->watch, err) < 0 ||
-	    get_uint(kf, path, group, "max_commits", &t->max_commits, err) < 0)
+	    get_uint(kf, path, group, "max_commits", &t->max_commits, err) < 0 ||
+	    load_reply_policy(kf, path, group, c->daemon.reply_on, &t->policy, err) < 0)
 		return -1;
-	if (g_key_file_has_key(kf, group, "reply_on", NULL)) {
-		if (get_word(kf, path, group, "reply_on", reply_on, &t->reply_on, err) < 0)
-			return -1;
-	} else {
-		t->reply_on = g_strdup(c->daemon.reply_on ? c->daemon.reply_on : "changes");
-	}
 	if (t->list && (!strchr(t->list, '@') || strpbrk(t->list, "\r\n")))
 		return config_error(err, path, group, "list", "'%s' is not a mail address", t->list);
 	if (t->max_commits < 1)
@@ -727,6 +795,120 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 			return config_error(err, path, *g, NULL, "'%s' cannot name a tree (a word without / ~ ^ :)",
 					    t->name);
 	}
+	return 0;
+}
+
+static void list_config_free(struct pk_list_config *l)
+{
+	if (!l)
+		return;
+	g_free(l->name);
+	g_free(l->address);
+	g_free(l->list_id);
+	g_strfreev(l->policy.subject_prefixes);
+	g_free(l);
+}
+
+/*
+ * subject_prefixes = tty-next, tty-linus: the words (commas or blanks
+ * between them), lower case, each once; a word with a bracket or a
+ * control character in it could never be one of a subject's tag.
+ */
+static int get_subject_prefixes(GKeyFile *kf, const char *path, const char *group, char ***out, GError **err)
+{
+	g_autofree char *v = g_key_file_get_string(kf, group, "subject_prefixes", NULL);
+	g_auto(GStrv) words = v ? g_strsplit_set(v, ", \t", -1) : NULL;
+	g_autoptr(GPtrArray) out_words = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **w = words; w && *w; w++) {
+		g_autofree char *lower = g_ascii_strdown(*w, -1);
+		bool bad = false;
+
+		if (!**w)
+			continue;
+		for (const char *p = lower; *p; p++)
+			bad |= *p == '[' || *p == ']' || g_ascii_iscntrl(*p);
+		if (bad)
+			return config_error(err, path, group, "subject_prefixes", "'%s' cannot be a word of a "
+					    "[PATCH ...] tag", *w);
+		if (!g_ptr_array_find_with_equal_func(out_words, lower, g_str_equal, NULL))
+			g_ptr_array_add(out_words, g_steal_pointer(&lower));
+	}
+	if (!out_words->len)
+		return 0;
+	g_ptr_array_add(out_words, NULL);
+	*out = (char **)g_ptr_array_free(g_steal_pointer(&out_words), FALSE);
+	return 0;
+}
+
+/* Whether s is an addr-spec a list can have: local@domain, printable, no blanks or <>. */
+static bool list_address_ok(const char *s)
+{
+	const char *at = strchr(s, '@');
+
+	if (!at || at == s || !at[1] || strchr(at + 1, '@'))
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f || strchr("<>()\",;[]", *s))
+			return false;
+	return true;
+}
+
+/*
+ * [list NAME]: address (required), list_id (default: address with its @
+ * made a dot), and the reply policy, reply = changes unless it says
+ * otherwise (a group is a list's opt-in).  Two groups for one address or
+ * one List-Id would make a mail's policy depend on the file's order:
+ * refused.
+ */
+static int load_list(GKeyFile *kf, const char *path, const char *group, GPtrArray *lists, GError **err)
+{
+	struct pk_list_config *l = g_new0(struct pk_list_config, 1);
+	g_autofree char *address = get_string(kf, group, "address", NULL);
+	g_autofree char *list_id = get_string(kf, group, "list_id", NULL);
+
+	g_ptr_array_add(lists, l);
+	l->name = g_strstrip(g_strdup(group + strlen("list ")));
+	if (!address)
+		return config_error(err, path, group, NULL, "no address (the list's posting address, which a "
+				    "patch mail has in its To or Cc)");
+	if (!list_address_ok(address))
+		return config_error(err, path, group, "address", "'%s' is not a mail address", address);
+	l->address = g_ascii_strdown(address, -1);
+	if (list_id) {
+		size_t n = strlen(list_id);
+		g_autofree char *bare = n > 2 && list_id[0] == '<' && list_id[n - 1] == '>'
+					? g_strndup(list_id + 1, n - 2) : g_strdup(list_id);
+
+		for (const char *p = bare; *p; p++)
+			if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || strchr("<>", *p))
+				return config_error(err, path, group, "list_id", "'%s' is not a List-Id "
+						    "(list.example.org)", list_id);
+		l->list_id = g_ascii_strdown(bare, -1);
+	} else {
+		l->list_id = g_strdelimit(g_strdup(l->address), "@", '.');
+	}
+	if (load_reply_policy(kf, path, group, PK_REPLY_CHANGES, &l->policy, err) < 0 ||
+	    get_subject_prefixes(kf, path, group, &l->policy.subject_prefixes, err) < 0)
+		return -1;
+	for (guint i = 0; i + 1 < lists->len; i++) {
+		const struct pk_list_config *o = lists->pdata[i];
+
+		if (!strcmp(o->address, l->address) || !strcmp(o->list_id, l->list_id))
+			return config_error(err, path, group, NULL, "the same list as [list %s] (%s): one group a "
+					    "list", o->name, !strcmp(o->address, l->address) ? o->address : o->list_id);
+	}
+	return 0;
+}
+
+static int load_lists(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
+{
+	g_auto(GStrv) groups = kf ? g_key_file_get_groups(kf, NULL) : NULL;
+
+	c->lists = g_ptr_array_new_with_free_func((GDestroyNotify)list_config_free);
+	for (char **g = groups; g && *g; g++)
+		if (g_str_has_prefix(*g, "list ") && load_list(kf, path, *g, c->lists, err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -913,7 +1095,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		load_smtp(NULL, NULL, &c, NULL);
 		load_sources(NULL, NULL, &c, NULL);
 		load_trees(NULL, NULL, &c, NULL);
-		c.daemon.reply_on = g_strdup("changes");
+		load_lists(NULL, NULL, &c, NULL);
 		*out = c;
 		return 0;
 	}
@@ -931,6 +1113,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    load_sandbox(kf, path, &c, err) < 0 ||
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
 	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0 ||
+	    load_lists(kf, path, &c, err) < 0 ||
 	    load_site(kf, path, &c.site, err) < 0 || store_where(kf, path, &c.db, err) < 0) {
 		pk_config_clear(&c);
 		return -1;
@@ -951,14 +1134,21 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 	bool set = config->keys && g_key_file_has_key(config->keys, "daemon", "from", NULL);
 	g_autofree char *domain = NULL;
 
-	const char *mails = g_strcmp0(d->reply_on, "never") ? d->reply_on : NULL;
+	g_autofree char *mails = d->reply_on != PK_REPLY_OFF
+				 ? g_strdup_printf("[daemon] reply_on = %s", pk_reply_mode_name(d->reply_on)) : NULL;
 
-	/* a watched branch mails its commits' authors under its own reply_on */
+	/* a list's group, and a watched branch, mail under their own reply */
+	for (guint i = 0; !mails && config->lists && i < config->lists->len; i++) {
+		const struct pk_list_config *l = config->lists->pdata[i];
+
+		if (l->policy.reply != PK_REPLY_OFF)
+			mails = g_strdup_printf("[list %s] reply = %s", l->name, pk_reply_mode_name(l->policy.reply));
+	}
 	for (guint i = 0; !mails && config->trees && i < config->trees->len; i++) {
 		const struct pk_tree_config *t = config->trees->pdata[i];
 
-		if (t->watch && g_strcmp0(t->reply_on, "never"))
-			mails = t->reply_on;
+		if (t->watch && t->policy.reply != PK_REPLY_OFF)
+			mails = g_strdup_printf("[tree %s] reply = %s", t->name, pk_reply_mode_name(t->policy.reply));
 	}
 	if (!mails)
 		return 0;
@@ -968,8 +1158,8 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 	if (!*domain || !strcmp(domain, "localhost") || g_str_has_suffix(domain, ".localhost") ||
 	    !strcmp(domain, "localhost.localdomain"))
 		return config_error(err, path, "daemon", "from",
-				    "%s%s%s is at localhost: with reply_on = %s the bot mails people, who must "
-				    "be able to answer; set from, or reply_on = never", set ? "'" : "not set, and the default ",
+				    "%s%s%s is at localhost: with %s the bot mails people, who must "
+				    "be able to answer; set from, or reply off", set ? "'" : "not set, and the default ",
 				    d->from ? d->from : "", set ? "'" : "", mails);
 	return 0;
 }
@@ -1013,7 +1203,6 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->sandbox_user);
 	g_free(config->ccache_dir);
 	g_free(config->daemon.from);
-	g_free(config->daemon.reply_on);
 	g_free(config->daemon.outbox);
 	g_free(config->daemon.metrics_dir);
 	g_strfreev(config->daemon.commands_from);
@@ -1027,6 +1216,8 @@ void pk_config_clear(struct pk_config *config)
 		g_ptr_array_unref(config->sources);
 	if (config->trees)
 		g_ptr_array_unref(config->trees);
+	if (config->lists)
+		g_ptr_array_unref(config->lists);
 	g_strfreev(config->bases);
 	pk_site_config_clear(&config->site);
 	if (config->keys)

@@ -75,11 +75,62 @@ struct pk_source_config {
 	gint64 start_date;        /* PK_START_DATE: Unix time, midnight UTC for a plain date */
 };
 
+/*
+ * Which tested patches (or pushed commits) a list is mailed about: the
+ * reply key of [list NAME], [tree NAME] and [daemon] reply_on.  What
+ * "the author's" is: report/listpolicy.h.
+ */
+enum pk_reply_mode {
+	PK_REPLY_OFF,      /* none: tested and stored only ("never" is the old word for it) */
+	PK_REPLY_CHANGES,  /* what is the author's: the console changed, or the patch broke the build
+			      or the boot; never the bot's limits */
+	PK_REPLY_ALWAYS,   /* every tested patch, the bot's limits included */
+};
+/* The word of the config for a mode ("off", "changes", "always"). */
+const char *pk_reply_mode_name(enum pk_reply_mode mode);
+
+/*
+ * What a list wants mailed, and how: the keys a [list NAME] group and a
+ * [tree NAME] group share (config.example says each one's default).
+ */
+struct pk_reply_policy {
+	enum pk_reply_mode reply;
+	bool to_author;           /* To the author (default true); false: To the list */
+	bool cc_list;             /* Cc the list (default true) */
+	bool positive;            /* with changes, also a no-visible-change patch (default false) */
+	unsigned embargo_minutes; /* a mail waits this long; a later version or a resend inside the
+				     window replaces it (default 0: at once) */
+	char **subject_prefixes;  /* lower case: only a [PATCH ...] tag with one of these words is
+				     mailed; NULL: any */
+	unsigned max_per_day;     /* mails to the list in any 24 hours; over it: held, logged;
+				     0: no limit (default 50) */
+	unsigned max_per_author_day; /* the same per author (default 20) */
+};
+
+/*
+ * [list NAME]: a mailing list the bot may answer, with its policy.  A
+ * patch mail is the list's when its List-Id is list_id, else when address
+ * is in its To or Cc (listpolicy.h says the order).
+ */
+struct pk_list_config {
+	char *name;               /* NAME of [list NAME] */
+	char *address;            /* address = (lower case): the list's posting address */
+	char *list_id;            /* list_id = (lower case, no <>), default address with its @ made
+				     a dot, as vger's and most lists' List-Id reads */
+	struct pk_reply_policy policy;
+};
+
 /* [daemon]: how the mailing-list bot behaves. */
 struct pk_daemon_config {
 	char *from;               /* the bot's From: (default "printkbot <printkbot@localhost>",
 				     which pk_config_check_daemon() refuses when replies are on) */
-	char *reply_on;           /* "changes" (default), "always" or "never" */
+	/*
+	 * reply_on: the reply of a mail that matches no [list NAME] group, as
+	 * if such a group said reply = reply_on (default off: a list is
+	 * answered once it has a group of its own)
+	 */
+	enum pk_reply_mode reply_on;
+	unsigned max_reply_lines; /* a reply longer is cut in its boot-log and index diffs (default 120) */
 	bool cc_original;         /* Cc the patch's own To and Cc too (default true) */
 	double series_wait;       /* seconds to wait for the rest of a series (default 600) */
 	double retry_min;         /* first retry of a failed reply, seconds (default 60) */
@@ -113,7 +164,8 @@ struct pk_tree_config {
 	char **branches;          /* branches = main, next (default: master) */
 	char **watch;             /* watch = main next: branches watched (fetched too); NULL: none */
 	char *list;               /* Cc'd on the mail about a pushed commit, or NULL */
-	char *reply_on;           /* changes, always or never (default: [daemon] reply_on) */
+	struct pk_reply_policy policy; /* reply (default: [daemon] reply_on) and the keys of a [list];
+					  subject_prefixes is NULL: a commit has no [PATCH] tag */
 	unsigned max_commits;     /* commits of one push tested at most, the newest (default 50) */
 };
 
@@ -160,6 +212,7 @@ struct pk_config {
 	char **bases;             /* [test] bases: the bases a series may go on, in order
 	                             ("debian:6.12", "net/main"); NULL: base alone */
 	GPtrArray *trees;         /* struct pk_tree_config*, one per [tree NAME], in file order */
+	GPtrArray *lists;         /* struct pk_list_config*, one per [list NAME], in file order */
 	struct pk_site_config site; /* [site] (archives NULL: see sources) */
 	GKeyFile *keys;           /* the whole file, for the modules that read their own groups */
 };
@@ -202,7 +255,8 @@ int pk_config_site(struct pk_site_config *out, const char *path, GError **err);
 
 /*
  * What the daemon needs beyond a config that parses: when it replies
- * (reply_on other than never), a From whose address is not at localhost
+ * (a [list] or a watched [tree] whose reply is not off, or [daemon]
+ * reply_on not off), a From whose address is not at localhost
  * (the default): a reply from printkbot@localhost bounces or is dropped
  * as spam, and its loop guard matches nothing.  -1 with err naming the
  * file and [daemon] from.

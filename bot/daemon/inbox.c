@@ -230,10 +230,19 @@ static int cancel_older(struct pk_daemon *d, const struct pk_series *s, gint64 n
 					       s->version, new_job);
 	g_autoptr(GArray) cancelled = NULL;
 
+	g_autofree char *replaced = g_strdup_printf("replaced by v%d (job %" G_GINT64_FORMAT "), which came inside "
+						    "the list's embargo", s->version, new_job);
+	g_autoptr(GArray) waiting = NULL;
+
 	if (pk_store_jobs_cancel_superseded(d->store, s->key, s->version, why, &cancelled, err) < 0)
 		return -1;
 	for (guint i = 0; i < cancelled->len; i++)
 		daemon_log(g_array_index(cancelled, gint64, i), NULL, "cancelled: %s", why);
+	/* the mails of an earlier version, or of a resend's first post, that wait out an embargo */
+	if (pk_store_replies_replace_waiting(d->store, s->key, s->version, replaced, &waiting, err) < 0)
+		return -1;
+	for (guint i = 0; i < waiting->len; i++)
+		daemon_log(g_array_index(waiting, gint64, i), NULL, "reply not sent: %s", replaced);
 	return 0;
 }
 

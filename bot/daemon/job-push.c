@@ -176,8 +176,9 @@ static int push_tested_before(struct push_run *r, const struct pk_store_push_com
 
 /*
  * Store one tested commit: test, review, what became of the pushed commit
- * and, when reply_on wants one, the mail to its author and the job that
- * sends it, all or nothing, and only while this worker holds the lease.
+ * and, when the tree's policy mails it (reply-gate.c), the mail to its
+ * author and the job that sends it, all or nothing, and only while this
+ * worker holds the lease.
  */
 static int push_store_tested(struct push_run *r, const struct pk_store_push_commit *c, guint index,
 			     const char *key, const struct pk_test_result *res, GError **err)
@@ -196,27 +197,34 @@ static int push_store_tested(struct push_run *r, const struct pk_store_push_comm
 		.index = index, .total = r->commits->len, .list = r->tree->list,
 	};
 	struct pk_reply_info rinfo = { .date = daemon_now(), .compiler = r->compiler,
-				       .config_lines = (const char *const *)r->config_lines };
+				       .config_lines = (const char *const *)r->config_lines,
+				       .max_lines = d->config.daemon.max_reply_lines };
 	struct pk_test_record_info rec = { NULL, r->push->source_id, r->lab.config_hash, NULL, NULL };
 	struct pk_store_push_commit row = { .id = c->id, .state = "tested", .patch_key = (char *)key,
 					    .verdict = (char *)pk_verdict_name(res->verdict) };
 	struct pk_store_reply sr = { .push_commit_id = c->id, .job_id = r->job_id, .after_commit = c->commit_id };
 	g_autoptr(GError) rerr = NULL;
+	g_autofree char *what = g_strdup_printf("%.12s %s", c->commit_id, row.verdict);
+	struct daemon_gate gate = { 0 };
 	struct pk_review_doc doc;
 	struct pk_reply reply = { 0 };
-	bool wanted = pk_reply_wanted(r->tree->reply_on, res->verdict);
 	gint64 send_job = 0;
 
 	if (pk_review_doc_make(&doc, NULL, res, &info, err) < 0)
 		return -1;
 	rec.model_json = doc.model_json;
 	rec.review_text = doc.text;
-	if (wanted && pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err) < 0)
+	if (daemon_gate_commit(d, &gate, r->tree, c->author, json_node_get_object(doc.model), res, &r->lab,
+			       err) < 0)
+		goto fail_clear;
+	rinfo.policy = &gate.policy;
+	if (gate.mail && pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err) < 0)
 		goto fail_clear;
 	rinfo.id_secret = id_secret;
-	if (wanted && pk_reply_build_commit(&reply, &rc, doc.model, &d->config.daemon, &rinfo, &rerr) < 0) {
+	if (gate.mail && pk_reply_build_commit(&reply, &rc, doc.model, &d->config.daemon, &rinfo, &rerr) < 0) {
 		daemon_log(r->job_id, NULL, "%.12s: no mail: %s", c->commit_id, rerr->message);
-		wanted = false;
+		gate.mail = false;
+		gate.held = g_strdup_printf("not rendered: %s", rerr->message);
 	}
 	if (pk_store_begin(d->store, err) < 0)
 		goto fail_clear;
@@ -226,23 +234,30 @@ static int push_store_tested(struct push_run *r, const struct pk_store_push_comm
 	    pk_store_push_commit_set(d->store, &row, err) < 0)
 		goto fail;
 	sr.review_id = row.review_id;
-	if (wanted && daemon_reply_store(d, &sr, &reply, &send_job, err) < 0)
+	sr.list_name = gate.list_name;
+	sr.author = gate.author;
+	sr.effect = gate.effect;
+	sr.rule = (char *)gate.judgement.rule;
+	sr.held = gate.held;
+	if (daemon_reply_store_at(d, &sr, gate.mail ? &reply : NULL, gate.not_before, NULL, 0, &send_job, err) < 0)
 		goto fail;
 	if (pk_store_commit(d->store, err) < 0)
 		goto fail;
-	if (wanted)
-		daemon_log(r->job_id, NULL, "%.12s %s (review %" G_GINT64_FORMAT "); mail <%s> to %s in the "
-			   "outbox, sent by job %" G_GINT64_FORMAT, c->commit_id, row.verdict, row.review_id,
-			   reply.message_id, c->author, send_job);
+	daemon_gate_log(&gate, r->job_id, NULL, what);
+	if (gate.mail)
+		daemon_log(r->job_id, NULL, "%s (review %" G_GINT64_FORMAT "); mail <%s> to %s %s, sent by job %"
+			   G_GINT64_FORMAT, what, row.review_id, reply.message_id, c->author,
+			   gate.not_before ? "waits out the tree's embargo" : "in the outbox", send_job);
 	else
-		daemon_log(r->job_id, NULL, "%.12s %s (review %" G_GINT64_FORMAT "); no mail (reply_on = %s)",
-			   c->commit_id, row.verdict, row.review_id, r->tree->reply_on);
+		daemon_log(r->job_id, NULL, "%s (review %" G_GINT64_FORMAT "); no mail", what, row.review_id);
+	daemon_gate_clear(&gate);
 	pk_reply_clear(&reply);
 	pk_review_doc_clear(&doc);
 	return 0;
 fail:
 	pk_store_rollback(d->store);
 fail_clear:
+	daemon_gate_clear(&gate);
 	pk_reply_clear(&reply);
 	pk_review_doc_clear(&doc);
 	return -1;

@@ -71,6 +71,13 @@ int daemon_reconcile_outbox(struct pk_daemon *d, GError **err)
 int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
 		       gint64 *out_send_job, GError **err)
 {
+	return daemon_reply_store_at(d, row, reply, 0, NULL, 0, out_send_job, err);
+}
+
+int daemon_reply_store_at(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
+			  gint64 not_before, const char *series_key, int version, gint64 *out_send_job,
+			  GError **err)
+{
 	struct pk_store_reply sr = *row;
 	g_autoptr(GString) recipients = g_string_new(NULL);
 	g_autofree char *payload = NULL;
@@ -89,11 +96,17 @@ int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, co
 		return -1;
 	if (reply) {
 		payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
-		if (pk_store_job_add(d->store, &send_job, PK_JOB_REPLY, payload, err) < 0)
+		if (pk_store_job_add_reply(d->store, &send_job, not_before ? series_key : NULL, version,
+					   not_before, payload, err) < 0 ||
+		    pk_store_reply_set_send_job(d->store, reply_id, send_job, err) < 0)
 			return -1;
-		/* in the outbox before the commit: a crash between leaves a file the re-render finds */
-		if (pk_outbox_deliver(d->outbox, reply->message_id, reply->text, strlen(reply->text), NULL,
-				      err) < 0)
+		/*
+		 * in the outbox before the commit: a crash between leaves a file the re-render
+		 * finds.  One that waits out an embargo is put there when its job runs: a later
+		 * version may replace it before.
+		 */
+		if (!not_before && pk_outbox_deliver(d->outbox, reply->message_id, reply->text, strlen(reply->text),
+						     NULL, err) < 0)
 			return -1;
 	}
 	*out_send_job = send_job;
@@ -285,6 +298,41 @@ static enum job_end reply_send(struct pk_daemon *d, const struct pk_store_job *j
 }
 
 /*
+ * A reply that is not to go out after all: held by the list's policy
+ * (the row says why), or, one that waited out the list's embargo
+ * (queued under its series, job->series_key), replaced by a later
+ * version or a resend of its series that came meanwhile: held now, and
+ * done, nothing sent.  0 with *detail set when so, 0 with *detail NULL to
+ * go on, -1 with err when the store failed.
+ */
+static int reply_replaced(struct pk_daemon *d, const struct pk_store_job *job, struct pk_store_reply *r,
+			  enum job_end *end, char **detail, GError **err)
+{
+	gint64 newer = 0;
+	int rc;
+
+	*detail = NULL;
+	if (r->held) {
+		*detail = g_strdup_printf("<%s> not sent: %s", r->message_id, r->held);
+		*end = JOB_DONE;
+		return 0;
+	}
+	if (!job->series_key || r->sent)
+		return 0;
+	if ((rc = pk_store_job_newer_series(d->store, job->series_key, job->series_version, r->job_id, &newer,
+					    err)) <= 0)
+		return rc;
+	r->held = g_strdup_printf("replaced by a later version or a resend of its series (job %" G_GINT64_FORMAT
+				  ") inside the list's embargo", newer);
+	if (pk_store_reply_hold(d->store, r->id, r->held, err) < 0)
+		return -1;
+	daemon_log(job->id, r->message_id, "not sent: %s", r->held);
+	*detail = g_strdup_printf("<%s> not sent: %s", r->message_id, r->held);
+	*end = JOB_DONE;
+	return 0;
+}
+
+/*
  * Send one reply from the outbox.  Sent, it is recorded in the store, then
  * moved to cur/; a crash between the two leaves a file in new/ of a reply
  * the store says is sent, which is moved and not sent again (here and in
@@ -305,8 +353,14 @@ enum job_end daemon_run_reply(struct pk_daemon *d, const struct pk_store_job *jo
 		pk_store_reply_free(r);
 		return JOB_FAILED;
 	}
-	if (!reply_settled(d, job, r, &end, detail, out_retry))
+	if (reply_replaced(d, job, r, &end, detail, &err) < 0) {
+		/* the store could not say: asked again later, as a send that failed */
+		*out_retry = daemon_now() + (gint64)daemon_retry_wait(d, job->attempts);
+		*detail = g_strdup_printf("<%s> not sent now: %s", r->message_id, err->message);
+		end = JOB_RETRY;
+	} else if (!*detail && !reply_settled(d, job, r, &end, detail, out_retry)) {
 		end = reply_send(d, job, r, detail, out_retry);
+	}
 	pk_store_reply_free(r);
 	return end;
 }

@@ -30,27 +30,40 @@ static char *mbox_name(const char *message_id)
 /*
  * Store one tested patch: test, review, reply and the job that sends it,
  * all or nothing, and only while this worker holds the job's lease.
+ * Whether a mail goes out, and when, is the list's (reply-gate.c); a
+ * patch that gets none still has its row, saying why.
  */
-static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_store_mail *row,
+static int store_tested(struct daemon_series *r, const struct pk_store_mail *row,
 			const struct pk_mail *mail, const struct pk_test_result *res,
-			const struct pk_lab *lab, const struct pk_review_info *info,
-			const struct pk_reply_info *rinfo, GError **err)
+			const struct pk_review_info *info, struct pk_reply_info *rinfo, GError **err)
 {
+	struct pk_daemon *d = r->d;
+	gint64 job_id = r->job_id;
 	g_autoptr(GError) rerr = NULL;
 	struct pk_review_doc doc;
-	struct pk_test_record_info rec = { mail->patch, row->source_id, lab->config_hash, NULL, NULL };
+	struct pk_test_record_info rec = { mail->patch, row->source_id, r->lab.config_hash, NULL, NULL };
 	struct pk_reply reply = { 0 };
 	struct pk_store_reply sr = { 0 };
-	bool wanted = pk_reply_wanted(d->config.daemon.reply_on, res->verdict);
+	struct daemon_gate gate = { 0 };
+	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
+	/* the series went on its own base-commit: what that tree lacks, the author's lacked */
+	bool own_base = r->base.name && g_str_has_prefix(r->base.name, "base-commit ");
 	gint64 review_id, send_job = 0;
 
 	if (pk_review_doc_make(&doc, mail->patch, res, info, err) < 0)
 		return -1;
 	rec.model_json = doc.model_json;
 	rec.review_text = doc.text;
-	if (wanted && pk_reply_build(&reply, mail, doc.model, &d->config.daemon, rinfo, &rerr) < 0) {
+	if (daemon_gate_patch(d, &gate, job_id, mail, src ? src->list : NULL, json_node_get_object(doc.model),
+			      res, &r->lab, own_base, err) < 0)
+		goto fail_clear;
+	rinfo->list = gate.list_address;
+	rinfo->policy = &gate.policy;
+	rinfo->same_as = gate.same_as;
+	if (gate.mail && pk_reply_build(&reply, mail, doc.model, &d->config.daemon, rinfo, &rerr) < 0) {
 		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
-		wanted = false;
+		gate.mail = false;
+		gate.held = g_strdup_printf("not rendered: %s", rerr->message);
 	}
 	if (pk_store_begin(d->store, err) < 0)
 		goto fail_clear;
@@ -63,22 +76,32 @@ static int store_tested(struct pk_daemon *d, gint64 job_id, const struct pk_stor
 	sr.review_id = review_id;
 	sr.job_id = job_id;
 	sr.after_commit = res->after.commit;
-	if (daemon_reply_store(d, &sr, wanted ? &reply : NULL, &send_job, err) < 0)
+	sr.list_name = gate.list_name;
+	sr.author = gate.author;
+	sr.effect = gate.effect;
+	sr.rule = (char *)gate.judgement.rule;
+	sr.held = gate.held;
+	if (daemon_reply_store_at(d, &sr, gate.mail ? &reply : NULL, gate.not_before, r->series_key, r->version,
+				  &send_job, err) < 0)
 		goto fail;
 	if (pk_store_commit(d->store, err) < 0)
 		goto fail;
-	if (wanted)
-		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> in the outbox, "
-			   "sent by job %" G_GINT64_FORMAT, pk_verdict_name(res->verdict), review_id, reply.message_id, send_job);
+	daemon_gate_log(&gate, job_id, mail->message_id, pk_verdict_name(res->verdict));
+	if (gate.mail)
+		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> %s, sent by job %"
+			   G_GINT64_FORMAT, pk_verdict_name(res->verdict), review_id, reply.message_id,
+			   gate.not_before ? "waits out the list's embargo" : "in the outbox", send_job);
 	else
-		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply (reply_on = %s)",
-			   pk_verdict_name(res->verdict), review_id, d->config.daemon.reply_on);
+		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply",
+			   pk_verdict_name(res->verdict), review_id);
+	daemon_gate_clear(&gate);
 	pk_reply_clear(&reply);
 	pk_review_doc_clear(&doc);
 	return 0;
 fail:
 	pk_store_rollback(d->store);
 fail_clear:
+	daemon_gate_clear(&gate);
 	pk_reply_clear(&reply);
 	pk_review_doc_clear(&doc);
 	return -1;
@@ -109,6 +132,7 @@ void daemon_series_clear(struct daemon_series *r)
 	g_free(r->compiler);
 	g_strfreev(r->config_lines);
 	g_string_free(r->verdicts, TRUE);
+	g_free(r->series_key);
 }
 
 int daemon_read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_row,
@@ -147,6 +171,9 @@ int daemon_series_read(struct daemon_series *r, JsonObject *payload, char **deta
 	}
 	r->total = (guint)json_object_get_int_member_with_default(payload, "total",
 								  json_array_get_length(ids));
+	/* a later version or a resend replaces this one's mails while they wait (reply-gate.c) */
+	r->series_key = g_strdup(json_object_get_string_member_with_default(payload, "key", NULL));
+	r->version = (int)json_object_get_int_member_with_default(payload, "version", 1);
 	for (guint i = 0; i < json_array_get_length(ids); i++) {
 		if (daemon_read_mail(r->d, json_array_get_int_element(ids, i), &row, &m, detail) < 0)
 			return -1;
@@ -297,10 +324,11 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
 				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
 	struct pk_reply_info rinfo = {
-		.base = r->base_name, .base_note = r->base_note, .list = src ? src->list : NULL,
+		.base = r->base_name, .base_note = r->base_note,
 		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,
 		.site_page = site_page,
 		.compiler = r->compiler, .config_lines = (const char *const *)r->config_lines,
+		.max_lines = d->config.daemon.max_reply_lines,
 	};
 	g_autofree char *id_secret = NULL;
 	int rc;
@@ -330,7 +358,7 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	/* the store's: a reply built again, by any worker, keeps its Message-ID */
 	if (rc == 0 && (rc = pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err)) == 0) {
 		rinfo.id_secret = id_secret;
-		rc = store_tested(d, r->job_id, row, m, &res, &r->lab, &info, &rinfo, err);
+		rc = store_tested(r, row, m, &res, &info, &rinfo, err);
 	}
 	if (rc == 0) {
 		g_string_append_printf(r->verdicts, "%s%s", r->verdicts->len ? ", " : "",

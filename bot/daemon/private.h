@@ -32,6 +32,7 @@
 #include "daemon/daemon.h"
 #include "daemon/signals.h"
 #include "base/config.h"
+#include "report/listpolicy.h"
 #include "lab/bases.h"
 #include "lab/lab.h"
 #include "pipeline/test.h"
@@ -233,6 +234,8 @@ struct daemon_series {
 	char *compiler;           /* the lab's gcc (describe.h), or NULL */
 	char **config_lines;      /* qemu/kernel.config's options, or NULL */
 	GString *verdicts;        /* each tested patch's verdict, comma-separated */
+	char *series_key;         /* the series' key and version (intake/series.h), for the replies' */
+	int version;              /* embargo; NULL for a series tested again by a command */
 };
 void daemon_series_init(struct daemon_series *r, struct pk_daemon *d, gint64 job_id);
 void daemon_series_clear(struct daemon_series *r);
@@ -260,6 +263,47 @@ int daemon_read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_
  * the store keeps.
  */
 const struct pk_source_config *daemon_source_of(const struct pk_daemon *d, gint64 source_id);
+
+/* ---- reply-gate.c -------------------------------------------------------- */
+
+/*
+ * What becomes of the mail about one tested patch or commit: the list's
+ * policy (report/listpolicy.h) and what only the lab and the store know.
+ * daemon_gate_clear() frees it.
+ */
+struct daemon_gate {
+	bool mail;                     /* render the mail and queue it */
+	char *same_as;                 /* with mail: a one-line mail instead, saying this (an earlier
+					  mail has the same effect, and the list wants positive ones) */
+	gint64 not_before;             /* with mail: the embargo's end (Unix time), 0: at once */
+	struct pk_reply_policy policy; /* what it was decided under (subject_prefixes borrowed) */
+	char *list_name;               /* "list NAME", "tree NAME", or NULL for no group: what the
+					  brakes count under, as the store keeps it */
+	const char *list_address;      /* the list to Cc, or NULL (borrowed from the config) */
+	char *author;                  /* the author's address, lower case, or NULL */
+	char *effect;                  /* pk_reply_effect_key() of the review */
+	struct pk_reply_judgement judgement;   /* whose the outcome is: the rule and why */
+	char *held;                    /* without mail: why (the log, the store) */
+};
+void daemon_gate_clear(struct daemon_gate *g);
+/*
+ * The mail about a tested patch mail: its list (List-Id, To/Cc, else
+ * source_list), reply and subject_prefixes, whose the outcome of model
+ * is (a failed build's missing names looked for in the tree it went on,
+ * res->before.commit, in the lab taken by the caller; own_base: that tree
+ * is the series' own base-commit), once per change, the brakes and the
+ * embargo, in that order.  0, or -1 with err when the lab or the store
+ * could not answer (nothing decided).
+ */
+int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, gint64 job_id, const struct pk_mail *mail,
+		      const char *source_list, JsonObject *model, const struct pk_test_result *res,
+		      const struct pk_lab *lab, bool own_base, GError **err);
+/* The same for a pushed commit of tree t by author ("Name <addr>"): t's policy, no once per change. */
+int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_config *t,
+		       const char *author, JsonObject *model, const struct pk_test_result *res,
+		       const struct pk_lab *lab, GError **err);
+/* One log line of the decision: "what: rule (why)" or "what: no mail: rule: held". */
+void daemon_gate_log(const struct daemon_gate *g, gint64 job_id, const char *msgid, const char *what);
 
 /* ---- job-command.c ------------------------------------------------------- */
 
@@ -313,11 +357,19 @@ int daemon_open_outbox(struct pk_daemon *d, GError **err);
 /*
  * A tested mail's or commit's reply row, inside the caller's transaction
  * (its lease checked there): row (mail_id or push_commit_id, review,
- * job, after_commit set) is stored with reply's envelope and text when
- * reply is not NULL (a mail to send; NULL: reply_on said none); then the
- * job that sends it is queued (*out_send_job, 0 for none) and the mail
- * delivered into the outbox's new/ before the caller commits.
+ * job, after_commit, and what the list's policy made of it set) is stored
+ * with reply's envelope and text when reply is not NULL (a mail to send;
+ * NULL: the policy held it, row->held says why); then the job that sends
+ * it is queued (*out_send_job, 0 for none), not to run before not_before
+ * (the list's embargo; 0: at once), under series_key and version when
+ * it waits (so that a later version or a resend replaces it; NULL: it
+ * cannot be).  A mail sent at once is delivered into the outbox's new/
+ * before the caller commits; one that waits, when its job runs.
  */
+int daemon_reply_store_at(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
+			  gint64 not_before, const char *series_key, int version, gint64 *out_send_job,
+			  GError **err);
+/* daemon_reply_store_at() of a mail sent at once (an answer to a command). */
 int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
 		       gint64 *out_send_job, GError **err);
 /* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */

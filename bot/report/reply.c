@@ -24,16 +24,6 @@ void pk_reply_clear(struct pk_reply *r)
 	memset(r, 0, sizeof *r);
 }
 
-bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict)
-{
-	if (!g_strcmp0(reply_on, "never"))
-		return false;
-	if (!g_strcmp0(reply_on, "always"))
-		return true;
-	/* "changes": the console changed, or the patch could not be tried */
-	return pk_verdict_is_bad(verdict);
-}
-
 char *pk_reply_message_id(const char *patch_message_id, const char *from, const char *secret)
 {
 	g_autofree char *addr = pk_mail_addr(from);
@@ -149,6 +139,17 @@ static void add_recipient(GPtrArray *addrs, GPtrArray *shown, const char *mailbo
 	g_ptr_array_add(shown, g_strdup(mailbox));
 }
 
+/* add_recipient(), but never not (an address, any case; NULL: none). */
+static void add_recipient_but(GPtrArray *addrs, GPtrArray *shown, const char *mailbox, const char *bot,
+			      const char *not)
+{
+	g_autofree char *addr = not ? pk_mail_addr(mailbox) : NULL;
+
+	if (addr && !g_ascii_strcasecmp(addr, not))
+		return;
+	add_recipient(addrs, shown, mailbox, bot);
+}
+
 /* The author as a mailbox the header can carry: "Name <addr>" or addr. */
 static char *author_mailbox(const struct pk_mail *m)
 {
@@ -236,6 +237,111 @@ static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_re
 	json_object_set_boolean_member(o, "in_reply", TRUE);
 }
 
+/* Lines of text (a last line without its newline counts). */
+static unsigned count_lines(const char *text)
+{
+	unsigned n = 0;
+
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n + (*text && text[strlen(text) - 1] != '\n');
+}
+
+static guint array_length(JsonObject *o, const char *name)
+{
+	return json_object_has_member(o, name) ? json_array_get_length(json_object_get_array_member(o, name)) : 0;
+}
+
+/*
+ * The model's boot-log and printk index changes cut to their first keep
+ * (the boot log's first), from full (the uncut model's object), and a
+ * sentence of what was left out and where it all is.
+ */
+static void cut_changes(JsonObject *o, JsonObject *full, guint keep, const char *where)
+{
+	static const char *const lists[] = { "console", "index" };
+	guint left = 0;
+
+	for (size_t k = 0; k < G_N_ELEMENTS(lists); k++) {
+		JsonArray *all = json_object_get_array_member(full, lists[k]);
+		JsonArray *kept = json_array_new();
+		g_autofree char *has = g_strdup_printf("has_%s", lists[k]);
+
+		for (guint i = 0; i < json_array_get_length(all); i++) {
+			if (keep) {
+				json_array_add_element(kept, json_node_copy(json_array_get_element(all, i)));
+				keep--;
+			} else {
+				left++;
+			}
+		}
+		json_object_set_boolean_member(o, has, json_array_get_length(kept) > 0);
+		json_object_set_array_member(o, lists[k], kept);
+	}
+	g_autofree char *more = g_strdup_printf("... and %u more change%s of the boot log and the printk index, "
+						"left out to keep this mail short: %s", left, left == 1 ? "" : "s",
+						where);
+	g_autofree char *wrapped = pk_wrap(more, REPLY_WIDTH - 2, "  ");
+
+	json_object_set_string_member(o, "more_changes_wrapped", wrapped);
+}
+
+/* Render the review, then the mail around it through tmpl. */
+static char *render_around(JsonNode *reply_model, const char *tmpl, GError **err)
+{
+	g_autofree char *review = pk_review_render(reply_model, "review.txt", err);
+
+	if (!review)
+		return NULL;
+	add_string(json_node_get_object(reply_model), "review", review);
+	return pk_review_render(reply_model, tmpl, err);
+}
+
+/*
+ * The mail through tmpl, its boot-log and index changes cut so that it
+ * has at most max lines (0: no limit), as few cut as that takes (a
+ * binary search on how many are kept; each try renders the mail again,
+ * a millisecond).  The review's findings are grouped already (digest.h).
+ */
+static char *render_capped(JsonNode *reply_model, const char *tmpl, unsigned max, const char *where,
+			   GError **err)
+{
+	JsonObject *o = json_node_get_object(reply_model);
+	g_autoptr(JsonNode) full = json_node_copy(reply_model);
+	g_autofree char *text = render_around(reply_model, tmpl, err);
+	guint total = array_length(o, "console") + array_length(o, "index"), lo = 0, hi;
+	char *best = NULL;
+
+	if (!text || !max || count_lines(text) <= max || !total)
+		return g_steal_pointer(&text);
+	/* the largest keep in [lo, hi) that fits; keep 0 when none does */
+	for (hi = total; lo + 1 < hi;) {
+		guint mid = (lo + hi) / 2;
+		g_autofree char *t = NULL;
+
+		cut_changes(o, json_node_get_object(full), mid, where);
+		if (!(t = render_around(reply_model, tmpl, err)))
+			return NULL;
+		if (count_lines(t) <= max)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	cut_changes(o, json_node_get_object(full), lo, where);
+	best = render_around(reply_model, tmpl, err);
+	return best;
+}
+
+/* Where every change of a cut reply is: the series' page, the patch's, else how to run it again. */
+static char *all_changes_where(const struct pk_reply_info *info, const char *message_id)
+{
+	g_autofree char *link = info->site_page ? g_strdup(info->site_page)
+				: pk_reply_archive_link(info->archive, message_id);
+
+	return link ? g_strdup_printf("every one is on %s", link)
+		    : g_strdup("`reproduce:` above prints every one");
+}
+
 /* The body: the review model with the reply's members, the review inside, through reply.txt. */
 static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct pk_daemon_config *cfg,
 			 const struct pk_reply_info *info, const char *mid, GError **err)
@@ -245,7 +351,7 @@ static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct
 	g_autofree char *hello = greeting(pm);
 	g_autofree char *found = pk_wrap(found_sentence(model_verdict(o)), REPLY_WIDTH, "");
 	g_autofree char *note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
-	g_autofree char *review = NULL;
+	g_autofree char *where = all_changes_where(info, pm->message_id);
 
 	add_string(o, "greeting", hello);
 	add_string(o, "found_wrapped", found);
@@ -256,10 +362,14 @@ static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct
 	add_string(o, "bot", cfg->from);
 	add_string(o, "reply_message_id", mid);
 	add_head(o, pm, info, mid);
-	if (!(review = pk_review_render(reply_model, "review.txt", err)))
-		return NULL;
-	add_string(o, "review", review);
-	return pk_review_render(reply_model, "reply.txt", err);
+	if (info->same_as) {
+		/* an earlier mail said it all: one sentence */
+		g_autofree char *same = pk_wrap(info->same_as, REPLY_WIDTH, "");
+
+		add_string(o, "same_as_wrapped", same);
+		return pk_review_render(reply_model, "reply-same.txt", err);
+	}
+	return render_capped(reply_model, "reply.txt", info->max_lines, where, err);
 }
 
 char *pk_reply_commit_reproduce(const char *tree_url, const char *branch, const char *commit)
@@ -302,7 +412,6 @@ static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c
 	g_autofree char *reproduce = pk_reply_commit_reproduce(c->tree_url, c->branch, c->commit);
 	g_auto(GStrv) extra = derived ? g_strsplit(derived, "\n", -1) : NULL;
 	JsonArray *lines = json_array_new();
-	g_autofree char *review = NULL;
 
 	for (const char *const *l = info->config_lines; l && *l; l++)
 		json_array_add_string_element(lines, *l);
@@ -327,10 +436,8 @@ static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c
 	json_object_set_array_member(o, "config_lines", lines);
 	/* the review inside the mail leaves out what the head says (review.txt) */
 	json_object_set_boolean_member(o, "in_reply", TRUE);
-	if (!(review = pk_review_render(reply_model, "review.txt", err)))
-		return NULL;
-	add_string(o, "review", review);
-	return pk_review_render(reply_model, "commit.txt", err);
+	return render_capped(reply_model, "commit.txt", info->max_lines, "`reproduce:` above prints every one",
+			     err);
 }
 
 int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c, JsonNode *model,
@@ -359,11 +466,14 @@ int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c,
 	mid = pk_reply_message_id(key, cfg->from, info->id_secret);
 	if (!(body = render_commit_body(model, c, cfg, info, mid, err)))
 		return -1;
-	/* To the author; Cc the committer (who pushed or applied it) and the tree's list */
-	add_recipient(addrs, to_shown, c->author, bot_addr);
+	/* To the author (else the list); Cc the committer (who pushed or applied it) and the tree's list */
+	if (!info->policy || info->policy->to_author || !c->list)
+		add_recipient(addrs, to_shown, c->author, bot_addr);
+	else
+		add_recipient(addrs, to_shown, c->list, bot_addr);
 	if (c->committer)
 		add_recipient(addrs, cc_shown, c->committer, bot_addr);
-	if (c->list)
+	if (c->list && (!info->policy || info->policy->cc_list))
 		add_recipient(addrs, cc_shown, c->list, bot_addr);
 	if (!addrs->len)
 		return pk_error(err, PK_ERROR_INPUT, "commit %.12s: nobody to mail but the bot", c->commit);
@@ -464,8 +574,9 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) cc_shown = g_ptr_array_new_with_free_func(g_free);
-	g_autofree char *xheader = NULL;
+	g_autofree char *xheader = NULL, *list_addr = NULL;
 	enum pk_verdict verdict = model_verdict(json_node_get_object(model));
+	bool to_author, cc_list;
 
 	if (!pm->message_id || !pk_mail_msgid_ok(pm->message_id))
 		return pk_error(err, PK_ERROR_INPUT, "the patch has no usable Message-ID to reply to");
@@ -480,17 +591,21 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 	if (!(body = render_body(model, pm, cfg, info, mid, err)))
 		return -1;
 
-	/* To the author; Cc the list, then (cc_original) whoever the patch went to */
-	add_recipient(addrs, to_shown, author, bot_addr);
-	if (info->list)
+	/* To the author (else the list); Cc the list, then (cc_original) whoever the patch went to */
+	to_author = !info->policy || info->policy->to_author || !info->list;
+	cc_list = !info->policy || info->policy->cc_list;
+	/* a list that said cc_list = false is left out wherever the patch named it */
+	list_addr = !cc_list && info->list ? pk_mail_addr(info->list) : NULL;
+	add_recipient(addrs, to_shown, to_author ? author : info->list, bot_addr);
+	if (info->list && cc_list)
 		add_recipient(addrs, cc_shown, info->list, bot_addr);
 	if (cfg->cc_original || !info->list) {
 		for (guint i = 0; i < pm->to->len; i++)
-			add_recipient(addrs, cc_shown, pm->to->pdata[i], bot_addr);
+			add_recipient_but(addrs, cc_shown, pm->to->pdata[i], bot_addr, list_addr);
 	}
 	if (cfg->cc_original)
 		for (guint i = 0; i < pm->cc->len; i++)
-			add_recipient(addrs, cc_shown, pm->cc->pdata[i], bot_addr);
+			add_recipient_but(addrs, cc_shown, pm->cc->pdata[i], bot_addr, list_addr);
 	g_ptr_array_add(to_shown, NULL);
 	g_ptr_array_add(cc_shown, NULL);
 

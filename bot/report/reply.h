@@ -45,6 +45,26 @@ struct pk_reply_info {
 	const char *const *config_lines; /* qemu/kernel.config's options (describe.h), or NULL */
 	/* what the reply's Message-ID is keyed with: the store's secret (pk_store_secret()); required */
 	const char *id_secret;
+	/*
+	 * Who is mailed (report/listpolicy.h): To the author unless
+	 * to_author is false (then To the list), the list Cc'd unless
+	 * cc_list is false (then it is left out even where the patch named
+	 * it).  NULL: To the author, Cc the list.
+	 */
+	const struct pk_reply_policy *policy;
+	/*
+	 * A reply of one sentence instead of the review: an earlier mail
+	 * said all of it (the same effect); NULL for the whole reply.
+	 */
+	const char *same_as;
+	/*
+	 * The most lines the reply's body may have ([daemon]
+	 * max_reply_lines; 0: no limit): past it the boot-log and printk
+	 * index changes are cut, whole changes at a time, and the reply
+	 * says how many were left out and where they all are (site_page,
+	 * else the archive's page of the patch, else reproduce:).
+	 */
+	unsigned max_lines;
 };
 
 /* The name of that secret in the store. */
@@ -68,9 +88,6 @@ struct pk_reply {
 	char *text;                /* the whole mail, CRLF line ends */
 };
 void pk_reply_clear(struct pk_reply *r);
-
-/* Whether a verdict gets a reply under reply_on ("changes", "always", "never"). */
-bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict);
 
 /*
  * Build the reply to patch_mail (borrowed) from the review model (the

@@ -264,6 +264,7 @@ static const char *const later_flags[] = {
 	"coverage_elsewhere",
 	"has_unstable",        /* boot-log changes the confirmation boots did not see again */
 	"in_reply",            /* set only by reply.c: the review inside a reply mail */
+	"more_changes_wrapped", /* set only by reply.c: the changes a long reply left out */
 };
 
 /* The model's top-level members as template variables. */

@@ -269,7 +269,7 @@ int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 
 /* ---- queueing and moving jobs ------------------------------------------ */
 
 static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
-		      const char *series_key, int series_version, const char *payload,
+		      const char *series_key, int series_version, gint64 not_before, const char *payload,
 		      GError **err)
 {
 	/* state is left to its default: only pk_store_job_set_state() writes it */
@@ -279,7 +279,7 @@ static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
 		return pk_error(err, PK_ERROR_INPUT, "a job of an unknown kind (%d) cannot be queued",
 				(int)kind);
 	st = prep(s, "INSERT INTO jobs (kind, payload, series_key, series_version, created, "
-		  "updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5) RETURNING id", err);
+		  "updated, not_before) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6) RETURNING id", err);
 	if (!st)
 		return -1;
 	bind_text(st, 1, pk_job_kind_name(kind));
@@ -288,6 +288,7 @@ static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
 	if (series_key)
 		bind_int(st, 4, series_version);
 	bind_int(st, 5, unix_now());
+	bind_int(st, 6, not_before);
 	if (run_id(s, st, out_id, err) < 0)
 		return -1;
 	return 0;
@@ -296,7 +297,7 @@ static int job_insert(struct pk_store *s, gint64 *out_id, enum pk_job_kind kind,
 int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind kind,
 		     const char *payload, GError **err)
 {
-	return job_insert(store, out_id, kind, NULL, 0, payload, err);
+	return job_insert(store, out_id, kind, NULL, 0, 0, payload, err);
 }
 
 int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *series_key,
@@ -304,7 +305,14 @@ int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *
 {
 	if (!series_key)
 		return pk_error(err, PK_ERROR_INPUT, "a series job needs its series' key");
-	return job_insert(store, out_id, PK_JOB_SERIES, series_key, series_version, payload, err);
+	return job_insert(store, out_id, PK_JOB_SERIES, series_key, series_version, 0, payload, err);
+}
+
+int pk_store_job_add_reply(struct pk_store *store, gint64 *out_id, const char *series_key,
+			   int series_version, gint64 not_before, const char *payload, GError **err)
+{
+	return job_insert(store, out_id, PK_JOB_REPLY, series_key, series_version, MAX(not_before, 0), payload,
+			  err);
 }
 
 /*
@@ -538,8 +546,8 @@ int pk_store_job_end(struct pk_store *store, gint64 job_id, const struct pk_stor
  * each through job_set_state_locked(), in one transaction: the question is
  * one query, the moves the one path.
  */
-static int jobs_move(struct pk_store *s, store_stmt *sel, enum pk_job_state to,
-		     const char *detail, GArray **out_ids, GError **err)
+int store_jobs_move(struct pk_store *s, store_stmt *sel, enum pk_job_state to,
+		    const char *detail, GArray **out_ids, GError **err)
 {
 	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
 	int rc;
@@ -572,7 +580,26 @@ int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_k
 		return -1;
 	bind_text(sel, 1, series_key);
 	bind_int(sel, 2, version);
-	return jobs_move(store, sel, PK_JOB_CANCELLED, detail, out_ids, err);
+	return store_jobs_move(store, sel, PK_JOB_CANCELLED, detail, out_ids, err);
+}
+
+int pk_store_job_newer_series(struct pk_store *store, const char *series_key, int version, gint64 after_id,
+			      gint64 *out_id, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT id FROM jobs WHERE kind = 'series' AND series_key = ?1 AND "
+					"series_version >= ?2 AND id > ?3 AND state <> 'cancelled' ORDER BY id LIMIT 1",
+					err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, series_key);
+	bind_int(st, 2, version);
+	bind_int(st, 3, after_id);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	*out_id = col_int(st, 0);
+	return 1;
 }
 
 /*

@@ -126,6 +126,14 @@ int store_sqlite_check(struct pk_store *s, gint64 *version, GPtrArray *problems,
 /* db check of a PostgreSQL database (sql-pg.c), the same way; url may hold a password. */
 int store_pg_check(struct pk_store *s, const char *url, gint64 *version, GPtrArray *problems,
 		   GError **err);
+/*
+ * Move every job the prepared query sel selects (its first column: ids)
+ * to state to with detail, in one transaction (jobs.c); *out_ids (may be
+ * NULL) gets them.  The one way besides jobs.c's own functions that
+ * several jobs move at once (queue.c replaces waiting replies with it).
+ */
+int store_jobs_move(struct pk_store *s, store_stmt *sel, enum pk_job_state to, const char *detail,
+		    GArray **out_ids, GError **err);
 /* Whether where names a PostgreSQL database (a postgresql:// or postgres:// URL) rather than a file. */
 bool store_is_url(const char *where);
 

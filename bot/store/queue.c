@@ -323,6 +323,11 @@ void pk_store_reply_free(struct pk_store_reply *r)
 	g_free(r->sender);
 	g_free(r->recipients);
 	g_free(r->text);
+	g_free(r->list_name);
+	g_free(r->author);
+	g_free(r->effect);
+	g_free(r->rule);
+	g_free(r->held);
 	g_free(r);
 }
 
@@ -332,8 +337,9 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 	g_autofree char *mid = store_bare_msgid(r->message_id);
 	g_autoptr(store_stmt) st = prep(store, "INSERT INTO replies (mail_id, review_id, job_id, "
 					  "after_commit, message_id, sender, recipients, text, sent, "
-					  "push_commit_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-					  "RETURNING id", err);
+					  "push_commit_id, list_name, author, effect, rule, held, created) "
+					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+					  "?15, ?16) RETURNING id", err);
 
 	if (!st)
 		return -1;
@@ -348,20 +354,27 @@ int pk_store_reply_add(struct pk_store *store, gint64 *out_id, const struct pk_s
 	if (r->sent)
 		bind_int(st, 9, r->sent);
 	bind_id(st, 10, r->push_commit_id);
+	bind_text(st, 11, r->list_name);
+	bind_text(st, 12, r->author);
+	bind_text(st, 13, r->effect);
+	bind_text(st, 14, r->rule);
+	bind_text(st, 15, r->held);
+	bind_int(st, 16, r->created ? r->created : unix_now());
 	if (run_id(store, st, out_id, err) < 0)
 		return -1;
 	return 0;
 }
 
+#define REPLY_COLUMNS "id, mail_id, review_id, job_id, after_commit, message_id, sender, recipients, " \
+	"text, sent, push_commit_id, list_name, author, effect, rule, held, created, send_job"
+static struct pk_store_reply *reply_row(store_stmt *st);
+
 /* key is bound as text when given, else id. */
 static int reply_query(struct pk_store *store, const char *where, gint64 id, const char *key,
 		       struct pk_store_reply **out, GError **err)
 {
-	g_autofree char *sql = g_strdup_printf("SELECT id, mail_id, review_id, job_id, after_commit, "
-					       "message_id, sender, recipients, text, sent, push_commit_id FROM "
-					       "replies WHERE %s = ?1", where);
+	g_autofree char *sql = g_strdup_printf("SELECT " REPLY_COLUMNS " FROM replies WHERE %s = ?1", where);
 	g_autoptr(store_stmt) st = prep(store, sql, err);
-	struct pk_store_reply *r;
 	int rc;
 
 	if (!st)
@@ -372,7 +385,15 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id, con
 		bind_int(st, 1, id);
 	if ((rc = step(store, st, err)) <= 0)
 		return rc;
-	r = g_new0(struct pk_store_reply, 1);
+	*out = reply_row(st);
+	return 1;
+}
+
+/* The row of a query of REPLY_COLUMNS. */
+static struct pk_store_reply *reply_row(store_stmt *st)
+{
+	struct pk_store_reply *r = g_new0(struct pk_store_reply, 1);
+
 	r->id = col_int(st, 0);
 	r->mail_id = col_int(st, 1);
 	r->review_id = col_int(st, 2);
@@ -384,8 +405,14 @@ static int reply_query(struct pk_store *store, const char *where, gint64 id, con
 	r->text = col_text(st, 8);
 	r->sent = col_int(st, 9);
 	r->push_commit_id = col_int(st, 10);
-	*out = r;
-	return 1;
+	r->list_name = col_text(st, 11);
+	r->author = col_text(st, 12);
+	r->effect = col_text(st, 13);
+	r->rule = col_text(st, 14);
+	r->held = col_text(st, 15);
+	r->created = col_int(st, 16);
+	r->send_job = col_int(st, 17);
+	return r;
 }
 
 int pk_store_reply_get(struct pk_store *store, gint64 reply_id, struct pk_store_reply **out,
@@ -432,6 +459,101 @@ int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GE
 	if (tx_begin(store, err) < 0)
 		return -1;
 	return tx_end(store, reply_sent_locked(store, reply_id, time ? time : unix_now(), err), err);
+}
+
+int pk_store_reply_set_send_job(struct pk_store *store, gint64 reply_id, gint64 job_id, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "UPDATE replies SET send_job = ?2 WHERE id = ?1", err);
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, reply_id);
+	bind_id(st, 2, job_id);
+	return run(store, st, err);
+}
+
+int pk_store_reply_hold(struct pk_store *store, gint64 reply_id, const char *why, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "UPDATE replies SET held = ?2 WHERE id = ?1", err);
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, reply_id);
+	bind_text(st, 2, why);
+	return run(store, st, err);
+}
+
+int pk_store_replies_mailed_since(struct pk_store *store, const char *list_name, const char *author,
+				  gint64 since, gint64 *out_count, GError **err)
+{
+	/* "IS": a list without a group (NULL) is counted as one list too */
+	g_autoptr(store_stmt) st = prep(store, "SELECT count(*) FROM replies WHERE list_name IS ?1 AND "
+					"(author = ?2 OR ?2 IS NULL) AND created >= ?3 AND text IS NOT NULL AND "
+					"held IS NULL", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, list_name);
+	bind_text(st, 2, author);
+	bind_int(st, 3, since);
+	if ((rc = step(store, st, err)) < 0)
+		return -1;
+	*out_count = rc ? col_int(st, 0) : 0;
+	return 0;
+}
+
+int pk_store_reply_same_effect(struct pk_store *store, const char *author, const char *effect,
+			       struct pk_store_reply **out, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT " REPLY_COLUMNS " FROM replies WHERE author = ?1 AND "
+					"effect = ?2 AND text IS NOT NULL AND held IS NULL AND mail_id IS NOT NULL "
+					"ORDER BY id LIMIT 1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, author);
+	bind_text(st, 2, effect);
+	if ((rc = step(store, st, err)) <= 0)
+		return rc;
+	*out = reply_row(st);
+	return 1;
+}
+
+int pk_store_replies_replace_waiting(struct pk_store *store, const char *series_key, int version,
+				     const char *detail, GArray **out_ids, GError **err)
+{
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(store_stmt) sel = prep(store, "SELECT id FROM jobs WHERE state = 'queued' AND "
+					   "kind = 'reply' AND series_key = ?1 AND series_version <= ?2 "
+					   "ORDER BY id", err);
+	int rc = 0;
+
+	if (!sel)
+		return -1;
+	bind_text(sel, 1, series_key);
+	bind_int(sel, 2, version);
+	if (tx_begin(store, err) < 0)
+		return -1;
+	if (store_jobs_move(store, sel, PK_JOB_CANCELLED, detail, &ids, err) < 0)
+		rc = -1;
+	for (guint i = 0; rc == 0 && i < ids->len; i++) {
+		g_autoptr(store_stmt) up = prep(store, "UPDATE replies SET held = ?2 WHERE send_job = ?1", err);
+
+		if (!up) {
+			rc = -1;
+			break;
+		}
+		bind_int(up, 1, g_array_index(ids, gint64, i));
+		bind_text(up, 2, detail);
+		rc = run(store, up, err);
+	}
+	if (tx_end(store, rc, err) < 0)
+		return -1;
+	if (out_ids)
+		*out_ids = g_steal_pointer(&ids);
+	return 0;
 }
 
 /* ---- commands by mail ---------------------------------------------------- */

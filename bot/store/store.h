@@ -49,7 +49,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 10
+#define PK_STORE_SCHEMA_VERSION 11
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -433,6 +433,15 @@ int pk_store_job_add(struct pk_store *store, gint64 *out_id, enum pk_job_kind ki
 		     const char *payload, GError **err);
 int pk_store_job_add_series(struct pk_store *store, gint64 *out_id, const char *series_key,
 			    int series_version, const char *payload, GError **err);
+/*
+ * A reply job, not to run before not_before (Unix time; 0: at once):
+ * the embargo of a list.  series_key (NULL for none: a commit's mail)
+ * and series_version name the series whose patch it answers, so that a
+ * later version or a resend can replace it while it waits
+ * (pk_store_replies_replace_waiting()).
+ */
+int pk_store_job_add_reply(struct pk_store *store, gint64 *out_id, const char *series_key,
+			   int series_version, gint64 not_before, const char *payload, GError **err);
 
 /*
  * A worker: a process that claims jobs and holds each under a lease,
@@ -534,6 +543,14 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
  */
 int pk_store_jobs_cancel_superseded(struct pk_store *store, const char *series_key, int version,
 				    const char *detail, GArray **out_ids, GError **err);
+/*
+ * A series job of series_key, version at least version, queued after job
+ * after_id (a later version, or a resend) and not cancelled: 1 (its id in
+ * *out_id), 0 none.  A mail that waited out its embargo asks whether it
+ * was replaced meanwhile.
+ */
+int pk_store_job_newer_series(struct pk_store *store, const char *series_key, int version, gint64 after_id,
+			      gint64 *out_id, GError **err);
 /*
  * Running jobs whose lease ended (by the database's clock) go back to the queue (their
  * worker died, stalled or lost the store), each with a detail naming the
@@ -646,6 +663,15 @@ struct pk_store_reply {
 	char *recipients;         /* envelope recipients, one a line */
 	char *text;               /* the whole mail (CRLF line ends), or NULL */
 	gint64 sent;              /* Unix time it was sent, 0 while not */
+	/* what the list's policy made of it (report/listpolicy.h): */
+	char *list_name;          /* the [list] or [tree] group's name, NULL for none */
+	char *author;             /* the patch's or commit's author's address, lower case, or NULL */
+	char *effect;             /* pk_reply_effect_key() of its review, or NULL */
+	char *rule;               /* the rule of pk_reply_judge() that held, or NULL */
+	char *held;               /* why no mail goes out (text may be set: a mail replaced while
+				     it waited), NULL: mailed when text is set */
+	gint64 created;           /* when it was decided (Unix time; 0 = now when added) */
+	gint64 send_job;          /* read only: the job that sends it, 0 for none */
 };
 void pk_store_reply_free(struct pk_store_reply *r);
 /* Add a reply (mail_id and push_commit_id unique: a second one to a mail or commit is refused). */
@@ -661,6 +687,36 @@ int pk_store_reply_by_message_id(struct pk_store *store, const char *message_id,
 				 struct pk_store_reply **out, GError **err);
 /* The reply went out at time (0 = now); its review is marked posted too. */
 int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GError **err);
+/* The job that sends a reply (inside the caller's transaction that queued it). */
+int pk_store_reply_set_send_job(struct pk_store *store, gint64 reply_id, gint64 job_id, GError **err);
+/* A reply that is not to go out after all: why (its send job, if any, the caller's). */
+int pk_store_reply_hold(struct pk_store *store, gint64 reply_id, const char *why, GError **err);
+/*
+ * How many mails (rows with a text, nothing held) were decided since
+ * (Unix time, inclusive) under the group list_name (NULL: mail of no
+ * group), of author when author is not NULL: what a list's brakes
+ * (max_per_day, max_per_author_day) count.
+ */
+int pk_store_replies_mailed_since(struct pk_store *store, const char *list_name, const char *author,
+				  gint64 since, gint64 *out_count, GError **err);
+/*
+ * The first reply to a patch mail of author with effect key effect that
+ * was mailed or waits to be (a text, nothing held): 1 found (*out new),
+ * 0 none.  A resend or a later version that does the same is not mailed
+ * again.
+ */
+int pk_store_reply_same_effect(struct pk_store *store, const char *author, const char *effect,
+			       struct pk_store_reply **out, GError **err);
+/*
+ * A newer version or a resend of a series replaces its mails still
+ * waiting out their embargo: every queued reply job of series_key (as
+ * pk_store_job_add_reply() queued it) whose version is at most version is
+ * cancelled with detail, and its reply held with detail, in one
+ * transaction.  *out_ids (may be NULL): the cancelled jobs, as
+ * pk_store_jobs_cancel_superseded() gives them.
+ */
+int pk_store_replies_replace_waiting(struct pk_store *store, const char *series_key, int version,
+				     const char *detail, GArray **out_ids, GError **err);
 
 /*
  * A command by mail the daemon acted on (#printkbot, daemon.h): its mail

@@ -189,7 +189,8 @@ static void test_bases_and_trees(void **state)
 	assert_string_equal(t->url, "/srv/net.git");
 	assert_string_equal(t->branches[1], "next");
 	assert_null(t->watch);
-	assert_string_equal(t->reply_on, "changes");
+	/* [daemon] reply_on's: off, as every list without a group of its own */
+	assert_int_equal(t->policy.reply, PK_REPLY_OFF);
 	assert_int_equal(t->max_commits, 50);
 	t = c.trees->pdata[1];
 	assert_string_equal(t->branches[0], "master");
@@ -207,19 +208,28 @@ struct bad_case {
 
 /*
  * [tree NAME] watch: branch names (blanks or commas), each once, fetched
- * too; a watched-only tree fetches no master; list, reply_on (the
- * daemon's by default), max_commits; bad names and values refused.
+ * too; a watched-only tree fetches no master; list, reply (the
+ * daemon's reply_on by default) and the keys of a [list], max_commits;
+ * bad names and values refused, reply_on said to be reply now.
  */
 static void test_tree_watch(void **state)
 {
 	g_autofree char *path = write_tmp("[daemon]\nreply_on = always\n"
 					  "[tree lab]\nurl = git://127.0.0.1:9418/lab.git\nwatch = main next, main\n"
 					  "list = lab@example.org\nmax_commits = 3\n"
-					  "[tree net]\npath = /srv/net.git\nbranches = main\nwatch = fixes\nreply_on = never\n");
+					  "[tree net]\npath = /srv/net.git\nbranches = main\nwatch = fixes\nreply = off\n"
+					  "embargo_minutes = 30\ncc_list = false\nmax_per_day = 0\n");
 	static const struct bad_case bad_watch[] = {
 		{ "[tree x]\npath = /x\nwatch = ma..in\n", "[tree x] watch: 'ma..in' is not a branch name" },
 		{ "[tree x]\npath = /x\nwatch = -rf\n", "[tree x] watch: '-rf' is not a branch name" },
-		{ "[tree x]\npath = /x\nwatch = main\nreply_on = sometimes\n", "[tree x] reply_on" },
+		{ "[tree x]\npath = /x\nwatch = main\nreply = sometimes\n",
+		  "[tree x] reply: 'sometimes' is not one of off, changes, always" },
+		{ "[tree x]\npath = /x\nwatch = main\nreply_on = never\n", "[tree x] reply_on: is now reply =" },
+		{ "[tree x]\npath = /x\nwatch = main\nreply = never\n", "[tree x] reply: 'never' is not one of" },
+		{ "[tree x]\npath = /x\nwatch = main\nsubject_prefixes = net\n", "[tree x]: unknown key "
+		  "'subject_prefixes'" },
+		{ "[tree x]\npath = /x\nwatch = main\nto_author = false\ncc_list = false\nreply = changes\n",
+		  "[tree x]: to_author and cc_list are both false" },
 		{ "[tree x]\npath = /x\nwatch = main\nmax_commits = 0\n", "[tree x] max_commits: at least 1" },
 		{ "[tree x]\npath = /x\nwatch = main\nlist = nobody\n", "[tree x] list: 'nobody' is not a mail" },
 	};
@@ -235,12 +245,19 @@ static void test_tree_watch(void **state)
 	assert_true(pk_tree_watches(t, "next"));
 	assert_false(pk_tree_watches(t, "master"));
 	assert_string_equal(t->list, "lab@example.org");
-	assert_string_equal(t->reply_on, "always");
+	assert_int_equal(t->policy.reply, PK_REPLY_ALWAYS);
+	assert_true(t->policy.to_author && t->policy.cc_list && !t->policy.positive);
+	assert_int_equal(t->policy.embargo_minutes, 0);
+	assert_int_equal(t->policy.max_per_day, 50);
+	assert_int_equal(t->policy.max_per_author_day, 20);
 	assert_int_equal(t->max_commits, 3);
 	t = c.trees->pdata[1];
 	assert_string_equal(t->branches[0], "main");
 	assert_string_equal(t->watch[0], "fixes");
-	assert_string_equal(t->reply_on, "never");
+	assert_int_equal(t->policy.reply, PK_REPLY_OFF);
+	assert_int_equal(t->policy.embargo_minutes, 30);
+	assert_false(t->policy.cc_list);
+	assert_int_equal(t->policy.max_per_day, 0);
 	pk_config_clear(&c);
 	unlink(path);
 	for (size_t i = 0; i < G_N_ELEMENTS(bad_watch); i++) {
@@ -251,6 +268,91 @@ static void test_tree_watch(void **state)
 		if (!strstr(err->message, bad_watch[i].error_has))
 			fail_msg("%s: %s", bad_watch[i].text, err->message);
 		unlink(bad);
+	}
+}
+
+/*
+ * [list NAME]: address (lower case), list_id (derived from the address,
+ * or given with or without <>), reply = changes in a group, the policy
+ * keys and their defaults; [daemon] reply_on (off by default, never read
+ * as off) and max_reply_lines; bad values refused with the key.
+ */
+static void test_lists(void **state)
+{
+	g_autofree char *path = write_tmp("[daemon]\nreply_on = never\nmax_reply_lines = 80\n"
+					  "[list serial]\naddress = Linux-Serial@vger.kernel.org\n"
+					  "[list net]\naddress = netdev@vger.kernel.org\nlist_id = <NetDev.example.org>\n"
+					  "reply = always\nto_author = false\npositive = true\nembargo_minutes = 60\n"
+					  "subject_prefixes = net-next, NET net\nmax_per_day = 3\nmax_per_author_day = 1\n");
+	static const struct bad_case bad[] = {
+		{ "[list x]\nreply = changes\n", "[list x]: no address" },
+		{ "[list x]\naddress = nobody\n", "[list x] address: 'nobody' is not a mail address" },
+		{ "[list x]\naddress = a b@example.org\n", "[list x] address: 'a b@example.org' is not" },
+		{ "[list x]\naddress = x@example.org\nreply = sometimes\n",
+		  "[list x] reply: 'sometimes' is not one of off, changes, always" },
+		{ "[list x]\naddress = x@example.org\nreply = never\n", "[list x] reply: 'never' is not" },
+		{ "[list x]\naddress = x@example.org\npositive = maybe\n", "[list x] positive" },
+		{ "[list x]\naddress = x@example.org\nembargo_minutes = -5\n", "[list x] embargo_minutes: must not" },
+		{ "[list x]\naddress = x@example.org\nembargo_minutes = 50000\n",
+		  "[list x] embargo_minutes: 50000 minutes is more than 30 days" },
+		{ "[list x]\naddress = x@example.org\nmax_per_day = lots\n", "[list x] max_per_day" },
+		{ "[list x]\naddress = x@example.org\nsubject_prefixes = [net]\n",
+		  "[list x] subject_prefixes: '[net]' cannot be a word" },
+		{ "[list x]\naddress = x@example.org\nlist_id = a b\n", "[list x] list_id: 'a b' is not a List-Id" },
+		{ "[list x]\naddress = x@example.org\ncolour = blue\n", "[list x]: unknown key 'colour'" },
+		{ "[list x]\naddress = x@example.org\nto_author = false\ncc_list = false\n",
+		  "[list x]: to_author and cc_list are both false" },
+		{ "[list x]\naddress = x@example.org\n[list y]\naddress = X@example.org\n",
+		  "[list y]: the same list as [list x] (x@example.org)" },
+		{ "[list x]\naddress = x@example.org\n[list y]\naddress = y@example.org\nlist_id = x.example.org\n",
+		  "[list y]: the same list as [list x] (x.example.org)" },
+		{ "[daemon]\nreply_on = sometimes\n", "[daemon] reply_on: 'sometimes' is not one of off, changes" },
+		{ "[daemon]\nmax_reply_lines = 10\n", "[daemon] max_reply_lines: at least 40" },
+	};
+	const struct pk_list_config *l;
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, path, NULL), 0);
+	assert_int_equal(c.daemon.reply_on, PK_REPLY_OFF);
+	assert_int_equal(c.daemon.max_reply_lines, 80);
+	assert_int_equal(c.lists->len, 2);
+	l = c.lists->pdata[0];
+	assert_string_equal(l->name, "serial");
+	assert_string_equal(l->address, "linux-serial@vger.kernel.org");
+	assert_string_equal(l->list_id, "linux-serial.vger.kernel.org");
+	assert_int_equal(l->policy.reply, PK_REPLY_CHANGES);
+	assert_true(l->policy.to_author && l->policy.cc_list && !l->policy.positive);
+	assert_int_equal(l->policy.embargo_minutes, 0);
+	assert_null(l->policy.subject_prefixes);
+	assert_int_equal(l->policy.max_per_day, 50);
+	assert_int_equal(l->policy.max_per_author_day, 20);
+	l = c.lists->pdata[1];
+	assert_string_equal(l->list_id, "netdev.example.org");
+	assert_int_equal(l->policy.reply, PK_REPLY_ALWAYS);
+	assert_false(l->policy.to_author);
+	assert_true(l->policy.positive);
+	assert_int_equal(l->policy.embargo_minutes, 60);
+	assert_string_equal(l->policy.subject_prefixes[0], "net-next");
+	assert_string_equal(l->policy.subject_prefixes[1], "net");
+	assert_null(l->policy.subject_prefixes[2]);
+	assert_int_equal(l->policy.max_per_day, 3);
+	assert_int_equal(l->policy.max_per_author_day, 1);
+	pk_config_clear(&c);
+	unlink(path);
+	/* the defaults without a file: nothing answered */
+	assert_int_equal(pk_config_load(&c, NULL, NULL), 0);
+	assert_int_equal(c.daemon.reply_on, PK_REPLY_OFF);
+	assert_int_equal(c.daemon.max_reply_lines, 120);
+	assert_int_equal(c.lists->len, 0);
+	pk_config_clear(&c);
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autofree char *file = write_tmp(bad[i].text);
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_config_load(&c, file, &err), -1);
+		if (!strstr(err->message, bad[i].error_has))
+			fail_msg("%s: %s", bad[i].text, err->message);
+		unlink(file);
 	}
 }
 
@@ -601,13 +703,18 @@ static void test_check_daemon(void **state)
 		{ "[daemon]\nfrom = bot@example.org\n", true },
 		{ "[daemon]\nreply_on = never\n", true },
 		{ "[daemon]\nreply_on = always\n", false },
-		{ "[daemon]\nfrom = Bot <bot@localhost>\n", false },
-		{ "[daemon]\nfrom = bot@mail.localhost\n", false },
+		/* no list answered: nobody mailed, the default From is no harm */
+		{ "[daemon]\nfrom = Bot <bot@localhost>\n", true },
+		{ "[daemon]\nfrom = Bot <bot@localhost>\nreply_on = changes\n", false },
+		{ "[daemon]\nfrom = bot@mail.localhost\nreply_on = always\n", false },
+		{ "[list l]\naddress = l@example.org\n", false },
+		{ "[list l]\naddress = l@example.org\nreply = off\n", true },
 		{ "[daemon]\nfrom = bot@localhost.example.org\n", true },
 		/* a watched branch mails the authors of its commits: from must be real too */
 		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nwatch = main\n", true },
-		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nwatch = main\nreply_on = changes\n", false },
-		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nreply_on = changes\n", true },
+		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nwatch = main\nreply = changes\n", false },
+		{ "[daemon]\nreply_on = never\n[tree t]\npath = /t\nreply = changes\n", true },
+		{ "[daemon]\nreply_on = always\n[tree t]\npath = /t\nwatch = main\n", false },
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -703,6 +810,7 @@ int main(void)
 		cmocka_unit_test(test_site),
 		cmocka_unit_test(test_bases_and_trees),
 		cmocka_unit_test(test_tree_watch),
+		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),
 		cmocka_unit_test(test_missing_named_file),

@@ -653,14 +653,14 @@ static void test_reused_message_id_logged(void **state)
 
 /*
  * Replies on and From at localhost (the default, or said): the daemon
- * refuses to start, naming the key; with reply_on = never it starts.  A
+ * refuses to start, naming the key; with no list answered it starts.  A
  * reload to such a configuration keeps the old one.
  */
 static void test_from_localhost_refused(void **state)
 {
 	static const char *const bad[] = {
 		"[daemon]\nreply_on = changes\n",
-		"[daemon]\nfrom = printkbot <printkbot@localhost>\n",
+		"[daemon]\nfrom = printkbot <printkbot@localhost>\n[list l]\naddress = l@example.org\n",
 		"[daemon]\nfrom = bot@LocalHost\nreply_on = always\n",
 	};
 	struct fixture *f = *state;

@@ -22,6 +22,7 @@
 /* Keys the code knows only to refuse, each with why. */
 static const char *const retired_keys[][3] = {
 	{ "smtp", "starttls", "the old name of tls: known so that its error can say so" },
+	{ "tree ", "reply_on", "the old name of a tree's reply: known so that its error can say so" },
 };
 
 static char *read_doc(const char *name)

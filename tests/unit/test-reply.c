@@ -36,7 +36,7 @@ static const char patch_mail[] =
 	" }\n";
 
 static const struct pk_daemon_config daemon_cfg = {
-	.from = "printkbot <bot@example.org>", .reply_on = "always", .cc_original = true,
+	.from = "printkbot <bot@example.org>", .reply_on = PK_REPLY_ALWAYS, .cc_original = true,
 };
 
 static const char *const config_lines[] = { "CONFIG_64BIT=y", "CONFIG_PRINTK_INDEX=y", NULL };

@@ -6,7 +6,7 @@
  * push job around the test.  A branch seen for the first time starts
  * there; a push is one job, its commits along first parents oldest
  * first, a merge listed and not tested; each tested commit is stored and
- * its author mailed (reply_on = always), To the author, Cc the committer
+ * its author mailed (reply = always), To the author, Cc the committer
  * and the list; a force-push that rewords one commit and changes another
  * tests only the changed one (the reworded has the same patch-id on the
  * same parent tree), and mails only about it; a push over max_commits is
@@ -57,7 +57,7 @@ static void write_config(struct fixture *f, unsigned max_commits)
 		"[daemon]\noutbox = %s/outbox\nfrom = printkbot <bot@example.org>\nreply_on = never\n"
 		"retry_min = 3600\n"
 		"[smtp]\nurl = smtp://127.0.0.1:9\n"
-		"[tree lab]\npath = %s\nwatch = main\nlist = lab@example.org\nreply_on = always\n"
+		"[tree lab]\npath = %s\nwatch = main\nlist = lab@example.org\nreply = always\n"
 		"max_commits = %u\n", f->d.dir, f->d.dir, f->d.upstream, max_commits);
 
 	assert_true(g_file_set_contents(f->d.config, text, -1, NULL));

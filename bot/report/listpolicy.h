@@ -1,0 +1,148 @@
+/*
+ * listpolicy.h - what a list wants mailed: which [list NAME] group a
+ * patch mail belongs to, and whether a tested patch's outcome is the
+ * author's to hear about or the bot's own limit.
+ *
+ * Maintainers have said it of review bots in public: send what is
+ * relevant to the developer's submission, never a mail because the bot's
+ * code or its infrastructure failed, and nothing to a list that did not
+ * ask.  So a list is answered only once it has a group (or [daemon]
+ * reply_on says otherwise), and under reply = changes only an outcome
+ * the patch itself caused is mailed: a console change, or a build or a
+ * boot the patch broke, shown from evidence (the base built and booted;
+ * the errors or the console name the patch's files).  Every other
+ * outcome (no base takes the series, no config builds a file, the base
+ * lacks a name the series needs, the policy or the lab failed) is the
+ * bot's limit: stored, shown on the site and in history, never mailed.
+ *
+ * Pure functions over the configuration and a review model (review.h);
+ * the daemon gathers the evidence that needs the lab (lab/absent.h) and
+ * the store (the brakes, an earlier version's mail) and decides.
+ * Everything returned is borrowed from the arguments unless said.
+ */
+#ifndef PK_LISTPOLICY_H
+#define PK_LISTPOLICY_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include <stdbool.h>
+
+#include "base/config.h"
+#include "base/verdict.h"
+
+/* A patch mail's list and the policy it is answered under. */
+struct pk_list_match {
+	const struct pk_list_config *list;   /* its [list NAME] group, or NULL: none matched */
+	struct pk_reply_policy policy;       /* the group's, or [daemon] reply_on's with the defaults
+						of a group (subject_prefixes borrowed) */
+	const char *address;                 /* the list's address, to Cc; NULL when unknown */
+	const char *how;                     /* "List-Id", "To/Cc", "the source's list", or "no
+						[list] group" (static) */
+};
+
+/*
+ * The list of a patch mail: the [list] group whose list_id its List-Id
+ * names (the list that delivered this copy); else the first group, in
+ * the file's order, whose address is in its To or Cc (addrs: the
+ * addr-specs of both, any case, NULL-terminated); else the group of the
+ * source's list = (the source is that list's archive).  None of them:
+ * list NULL, the policy [daemon] reply_on's (off unless it says
+ * otherwise), address the source's list.  list_id is the header as sent
+ * ("Name <id>"), or NULL; source_list may be NULL.
+ */
+void pk_list_match(struct pk_list_match *out, const struct pk_config *config, const char *list_id,
+		   const char *const *addrs, const char *source_list);
+
+/*
+ * Whether a subject passes subject_prefixes: its leading [...] tags
+ * ("[PATCH tty-next v2 1/3]", "[RFC PATCH net]") hold one of the words,
+ * any case.  NULL prefixes: every subject passes.
+ */
+bool pk_list_subject_ok(const char *const *prefixes, const char *subject);
+
+/* Whose an outcome is, as judged by pk_reply_judge(). */
+enum pk_reply_class {
+	PK_REPLY_AUTHORS,   /* the patch's own effect or fault: mailed under changes */
+	PK_REPLY_POSITIVE,  /* it changes nothing the kernel prints: mailed under positive */
+	PK_REPLY_LIMIT,     /* the bot's limit (or nothing to say): never mailed but under always */
+};
+
+/* What pk_reply_judge() says, and why. */
+struct pk_reply_judgement {
+	enum pk_reply_class cls;
+	/*
+	 * The rule that held, a stable word the log, the store and the
+	 * bench use: console-changed, build-broken, boot-broken,
+	 * missing-select, no-visible-change; does-not-apply, not-built,
+	 * base-lacks, base-broken, lab-failed, refused, errors-elsewhere,
+	 * console-elsewhere, no-churn (static).
+	 */
+	const char *rule;
+	char *why;          /* a sentence (new; pk_reply_judgement_clear()) */
+};
+void pk_reply_judgement_clear(struct pk_reply_judgement *j);
+
+/* The evidence pk_reply_judge() weighs beside the review model. */
+struct pk_reply_facts {
+	const char *const *files;      /* the paths the patch touches, NULL-terminated */
+	const char *const *functions;  /* the functions its hunks are in (pk_reply_patch_functions()) */
+	/*
+	 * Of pk_reply_missing_names() of the build errors, those no C source
+	 * or header of the tree the patch went on has (lab/absent.h); NULL
+	 * when they were not looked for.
+	 */
+	const char *const *absent;
+	/* the tree the patch went on is the series' own base-commit: what it lacks, the author's lacked */
+	bool own_base;
+};
+
+/*
+ * Whose the outcome of a review model (review.h: verdict, before and
+ * after, build_errors, console_tail, relinked, coverage) is, by these
+ * rules in this order:
+ *   no-churn, no-visible-change: nothing to say / positive;
+ *   console-changed: the author's;
+ *   does-not-apply, not-built, refused: the bot's limits;
+ *   build-failed or boot-failed of a base that did not build or boot
+ *   itself: base-broken;
+ *   build-failed whose kernel did not link for an option the patch does
+ *   not select (relinked): missing-select, the author's;
+ *   build-failed with names absent from the base (facts->absent not
+ *   empty), unless the base is the series' own: base-lacks;
+ *   build-failed whose errors name one of the patch's files: the
+ *   author's (build-broken); else errors-elsewhere;
+ *   boot-failed whose boot failed in QEMU or its capture (status
+ *   failed): lab-failed; whose console names one of the patch's files
+ *   or functions: the author's (boot-broken); else console-elsewhere.
+ */
+void pk_reply_judge(struct pk_reply_judgement *out, JsonObject *model, const struct pk_reply_facts *facts);
+
+/* Whether a judgement is mailed under policy p. */
+bool pk_reply_policy_mails(const struct pk_reply_policy *p, const struct pk_reply_judgement *j);
+
+/*
+ * The names a compiler's errors say are missing (an implicit declaration
+ * of a function, an undeclared identifier, an unknown type name) and the
+ * linker's undefined references, each once, in order: a new array of
+ * strings (at most 32).
+ */
+GPtrArray *pk_reply_missing_names(const char *errors);
+
+/*
+ * The functions a patch's hunks are in, from their headers' section
+ * text ("static int foo(struct x *y)" gives foo), each once: a new array
+ * of strings.  files: struct pk_diff_file* (base/patch.h).
+ */
+GPtrArray *pk_reply_patch_functions(const GPtrArray *files);
+
+/*
+ * What a tested patch does, as a key equal for two patches that print
+ * the same: the verdict, then every static finding (kind, file, texts,
+ * levels and prefixes; not its line, which moves between versions),
+ * every boot-log change and every printk index change (kind, file,
+ * function, both sides), each list sorted, hashed (SHA-256, hex).  A
+ * resend or a v2 with the same key says nothing new.  New string.
+ */
+char *pk_reply_effect_key(JsonObject *model);
+
+#endif
