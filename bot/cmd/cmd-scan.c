@@ -1,6 +1,7 @@
 /* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
 #include "cmd/commands.h"
 #include "base/jsonline.h"
+#include "analysis/digest.h"
 #include "analysis/scan.h"
 #include "analysis/tree.h"
 #include "base/util.h"
@@ -38,7 +39,11 @@ static const char scan_usage[] =
 	"                  pr_*() call of the file\n"
 	"    --describe    print what the tree says about each PATH of it (unit,\n"
 	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n\n"
-	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
+	"text output: a '# subject: verdict' line per patch, then its findings grouped\n"
+	"by cause and file, one line each (file:line: kind: sentence for a finding\n"
+	"alone; file: kind: N calls ... (lines a, b, c and K more) for a cause that\n"
+	"repeats), the advice of checkpatch's kinds after the changes, one line per\n"
+	"kind; --json has every finding\n"
 	"exit status: 0 no findings, 1 findings (or a damaged patch among readable ones),\n"
 	"2 bad input (unreadable, neither a mail nor a diff, or no patch in it could\n"
 	"be read whole) or usage;\n"
@@ -126,9 +131,11 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 	if (p->error)
 		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
 			message_id ? message_id : "(no Message-ID)", p->error);
-	for (guint i = 0; i < s->findings->len; i++) {
-		const struct pk_finding *f = s->findings->pdata[i];
-		printf("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
+	g_autoptr(GPtrArray) groups = pk_digest(s->findings, NULL);
+
+	for (guint i = 0; i < groups->len; i++) {
+		g_autofree char *line = pk_digest_line(groups->pdata[i]);
+		puts(line);
 	}
 }
 

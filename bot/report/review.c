@@ -16,6 +16,7 @@
 #include <string.h>
 #include <tmpl-glib.h>
 
+#include "analysis/digest.h"
 #include "base/util.h"
 #include "lab/coverage.h"
 #include "report/html.h"
@@ -265,6 +266,8 @@ static const char *const later_flags[] = {
 	"has_unstable",        /* boot-log changes the confirmation boots did not see again */
 	"in_reply",            /* set only by reply.c: the review inside a reply mail */
 	"more_changes_wrapped", /* set only by reply.c: the changes a long reply left out */
+	"has_digest",          /* the findings grouped by cause (analysis/digest.h) */
+	"has_advice",
 };
 
 /* The model's top-level members as template variables. */
@@ -778,6 +781,50 @@ static void add_findings(JsonBuilder *b, const struct pk_test_result *res)
 	json_builder_end_array(b);
 }
 
+/*
+ * The findings grouped by cause and file (analysis/digest.h), as the
+ * review shows them: "digest" the changes, "advice" checkpatch's kinds,
+ * each group's where, kind, count, note and its sentence (with the lines
+ * it names) wrapped.  "findings" keeps every one of them.
+ */
+static void add_digest(JsonBuilder *b, const struct pk_test_result *res)
+{
+	g_autoptr(GPtrArray) notes = g_ptr_array_new();
+	g_autoptr(GPtrArray) groups = NULL;
+	bool advice = false;
+
+	for (guint i = 0; i < res->scan->findings->len; i++)
+		g_ptr_array_add(notes, res->confirmations ? (gpointer)pk_confirmation_name(
+			g_array_index(res->confirmations, enum pk_confirmation, i)) : NULL);
+	groups = pk_digest(res->scan->findings, (const char *const *)notes->pdata);
+	for (int pass = 0; pass < 2; pass++) {
+		json_builder_set_member_name(b, pass ? "advice" : "digest");
+		json_builder_begin_array(b);
+		for (guint i = 0; i < groups->len; i++) {
+			const struct pk_digest_group *g = groups->pdata[i];
+			g_autofree char *sentence = g->lines ? g_strdup_printf("%s (%s)", g->sentence, g->lines)
+					       : g_strdup(g->sentence);
+			g_autofree char *line = g_strdup_printf("%s: %s (%s)%s", pk_finding_kind_name(g->kind), sentence,
+								g->where, g->note);
+
+			if (g->advice != (pass == 1))
+				continue;
+			advice |= g->advice;
+			json_builder_begin_object(b);
+			add_str(b, "where", g->where);
+			add_str(b, "kind", pk_finding_kind_name(g->kind));
+			add_int(b, "count", g->count);
+			add_str(b, "note", g->note);
+			add_wrapped(b, "sentence_wrapped", sentence, "    ");
+			add_wrapped(b, "line_wrapped", line, "    ");
+			json_builder_end_object(b);
+		}
+		json_builder_end_array(b);
+	}
+	add_bool(b, "has_digest", TRUE);
+	add_bool(b, "has_advice", advice);
+}
+
 /* Boot-log changes that did not repeat in the confirmation boots (test.h), one wrapped sentence each. */
 static void add_unstable(JsonBuilder *b, const GPtrArray *unstable)
 {
@@ -1059,6 +1106,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	}
 	add_bool(b, "has_findings", res->scan->findings->len > 0);
 	add_findings(b, shown);
+	add_digest(b, shown);
 	add_bool(b, "has_console", d && d->changes->len > 0);
 	add_console_changes(b, d);
 	add_bool(b, "has_index", d && d->index_changes->len > 0);
