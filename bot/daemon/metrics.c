@@ -365,12 +365,31 @@ static void worker_text(struct pk_prom *p, const struct daemon_metrics *m)
 	}
 }
 
+/* What became of each tested patch's mail, by list and rule: mailed, or held (the bot's limit, a brake...). */
+static int replies_text(struct pk_prom *p, struct pk_store *store, GError **err)
+{
+	g_autoptr(GPtrArray) rows = NULL;
+
+	if (pk_store_reply_figures(store, &rows, err) < 0)
+		return -1;
+	pk_prom_family(p, "printkbot_replies", "gauge", "Tested patches and pushed commits by the list whose policy "
+		       "decided their mail, the rule that held, and whether it was mailed or held.");
+	for (guint i = 0; i < rows->len; i++) {
+		const struct pk_store_reply_figure *f = rows->pdata[i];
+
+		pk_prom_sample(p, (const char *const[]){ "list", f->list, "rule", f->rule, "outcome",
+			       f->mailed ? "mailed" : "held", NULL }, (double)f->count);
+	}
+	return 0;
+}
+
 /* The whole text of this process's file. */
 static int metrics_text(struct pk_prom *p, const struct daemon_metrics *m, struct pk_store *store,
 			GError **err)
 {
 	if (m->intake && (queue_text(p, store, daemon_now(), err) < 0 ||
-			  histograms_text(p, store, err) < 0 || sources_text(p, m, store, err) < 0))
+			  histograms_text(p, store, err) < 0 || sources_text(p, m, store, err) < 0 ||
+			  replies_text(p, store, err) < 0))
 		return -1;
 	if (m->worker)
 		worker_text(p, m);

@@ -35,6 +35,41 @@ int pk_store_queue_figures(struct pk_store *store, struct pk_store_queue_figures
 	return 0;
 }
 
+void pk_store_reply_figure_free(struct pk_store_reply_figure *f)
+{
+	if (!f)
+		return;
+	g_free(f->list);
+	g_free(f->rule);
+	g_free(f);
+}
+
+int pk_store_reply_figures(struct pk_store *store, GPtrArray **out, GError **err)
+{
+	/* a row without a rule is a reply of before 011, or a command's answer: counted as none */
+	g_autoptr(store_stmt) st = prep(store, "SELECT coalesce(list_name, ''), coalesce(rule, ''), "
+					"text IS NOT NULL AND held IS NULL, count(*) FROM replies "
+					"GROUP BY 1, 2, 3 ORDER BY 1, 2, 3", err);
+	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_reply_figure_free);
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = step(store, st, err)) > 0) {
+		struct pk_store_reply_figure *f = g_new0(struct pk_store_reply_figure, 1);
+
+		f->list = g_strdup(col_str(st, 0));
+		f->rule = g_strdup(col_str(st, 1));
+		f->mailed = col_int(st, 2) != 0;
+		f->count = col_int(st, 3);
+		g_ptr_array_add(rows, f);
+	}
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&rows);
+	return 0;
+}
+
 void pk_store_histogram_free(struct pk_store_histogram *h)
 {
 	if (!h)

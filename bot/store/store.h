@@ -842,6 +842,23 @@ struct pk_store_queue_figures {
 int pk_store_queue_figures(struct pk_store *store, struct pk_store_queue_figures *out,
 			   GError **err);
 
+/*
+ * The tested patches and commits of each list by the rule that decided
+ * their mail (report/listpolicy.h) and whether it went (or goes) out:
+ * what the lists were spared, as monitoring shows it.  list "" is mail
+ * of no group, rule "" a row decided before there were rules (or a
+ * command's answer).  Freed with pk_store_reply_figure_free().
+ */
+struct pk_store_reply_figure {
+	char *list;               /* "list NAME", "tree NAME", or "" */
+	char *rule;
+	bool mailed;              /* a mail that went or goes out (false: held, with why) */
+	gint64 count;
+};
+void pk_store_reply_figure_free(struct pk_store_reply_figure *f);
+/* Every (list, rule, mailed) with its count: a new array of struct pk_store_reply_figure*. */
+int pk_store_reply_figures(struct pk_store *store, GPtrArray **out, GError **err);
+
 /* What pk_store_histogram() measures, in seconds, from rows the store keeps anyway. */
 enum pk_store_measure {
 	PK_MEASURE_MAIL_TO_REVIEW,  /* a tested mail: from when a source handed it over to its review */
