@@ -302,7 +302,7 @@ int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, gint64 job_i
 int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_config *t,
 		       const char *author, JsonObject *model, const struct pk_test_result *res,
 		       const struct pk_lab *lab, GError **err);
-/* One log line of the decision: "what: rule (why)" or "what: no mail: rule: held". */
+/* One log line of the decision: "what: mailed (rule: why)" or "what: no mail (rule): held". */
 void daemon_gate_log(const struct daemon_gate *g, gint64 job_id, const char *msgid, const char *what);
 
 /* ---- job-command.c ------------------------------------------------------- */

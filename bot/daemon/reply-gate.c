@@ -95,16 +95,16 @@ static int gate_brakes(struct pk_daemon *d, struct daemon_gate *g, const char *g
 	    pk_store_replies_mailed_since(d->store, g->list_name, NULL, now - DAY, &n, err) < 0)
 		return -1;
 	if (g->policy.max_per_day && n >= g->policy.max_per_day) {
-		gate_hold(g, g_strdup_printf("max_per_day: %s had %" G_GINT64_FORMAT " mails in the last 24 hours "
-					     "(at most %u)", group, n, g->policy.max_per_day));
+		gate_hold(g, g_strdup_printf("max_per_day: %s had %" G_GINT64_FORMAT " mail%s in the last 24 hours "
+					     "(at most %u)", group, n, n == 1 ? "" : "s", g->policy.max_per_day));
 		return 0;
 	}
 	if (g->policy.max_per_author_day && g->author &&
 	    pk_store_replies_mailed_since(d->store, g->list_name, g->author, now - DAY, &n, err) < 0)
 		return -1;
 	if (g->policy.max_per_author_day && g->author && n >= g->policy.max_per_author_day)
-		gate_hold(g, g_strdup_printf("max_per_author_day: %s had %" G_GINT64_FORMAT " mails to %s in the "
-					     "last 24 hours (at most %u)", group, n, g->author,
+		gate_hold(g, g_strdup_printf("max_per_author_day: %s had %" G_GINT64_FORMAT " mail%s to %s in the "
+					     "last 24 hours (at most %u)", group, n, n == 1 ? "" : "s", g->author,
 					     g->policy.max_per_author_day));
 	return 0;
 }
@@ -222,8 +222,8 @@ int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struc
 void daemon_gate_log(const struct daemon_gate *g, gint64 job_id, const char *msgid, const char *what)
 {
 	if (g->mail)
-		daemon_log(job_id, msgid, "%s: %s (%s)%s", what, g->judgement.rule, g->judgement.why,
-			   g->same_as ? "; the same as an earlier mail: one line" : "");
+		daemon_log(job_id, msgid, "%s: mailed (%s: %s)%s", what, g->judgement.rule, g->judgement.why,
+			   g->same_as ? "; an earlier mail did the same: one line" : "");
 	else
-		daemon_log(job_id, msgid, "%s: no mail: %s: %s", what, g->judgement.rule, g->held);
+		daemon_log(job_id, msgid, "%s: no mail (%s): %s", what, g->judgement.rule, g->held);
 }

@@ -804,8 +804,11 @@ static void add_digest(JsonBuilder *b, const struct pk_test_result *res)
 			const struct pk_digest_group *g = groups->pdata[i];
 			g_autofree char *sentence = g->lines ? g_strdup_printf("%s (%s)", g->sentence, g->lines)
 					       : g_strdup(g->sentence);
-			g_autofree char *line = g_strdup_printf("%s: %s (%s)%s", pk_finding_kind_name(g->kind), sentence,
-								g->where, g->note);
+			/* the advice says its kind first, then where: "(a.c, lines 1, 2...)", "(2 files: a.c:1...)" */
+			g_autofree char *line = g_strdup_printf("%s: %s (%s%s%s)%s", pk_finding_kind_name(g->kind),
+								g->sentence, g->where,
+								!g->lines ? "" : g_str_has_suffix(g->where, " files")
+								? ": " : ", ", g->lines ? g->lines : "", g->note);
 
 			if (g->advice != (pass == 1))
 				continue;
