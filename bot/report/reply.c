@@ -282,8 +282,20 @@ static void cut_changes(JsonObject *o, JsonObject *full, guint keep, const char 
 						"left out to keep this mail short: %s", left, left == 1 ? "" : "s",
 						where);
 	g_autofree char *wrapped = pk_wrap(more, REPLY_WIDTH - 2, "  ");
+	g_autofree char *indented = g_strconcat("  ", wrapped, NULL);
 
-	json_object_set_string_member(o, "more_changes_wrapped", wrapped);
+	json_object_set_string_member(o, "more_changes_wrapped", indented);
+}
+
+/*
+ * A copy of model the reply may change: json_node_copy() shares the
+ * object (and so the caller's model would get the reply's members).
+ */
+static JsonNode *model_copy(JsonNode *model)
+{
+	g_autofree char *text = json_to_string(model, FALSE);
+
+	return json_from_string(text, NULL);
 }
 
 /* Render the review, then the mail around it through tmpl. */
@@ -307,7 +319,8 @@ static char *render_capped(JsonNode *reply_model, const char *tmpl, unsigned max
 			   GError **err)
 {
 	JsonObject *o = json_node_get_object(reply_model);
-	g_autoptr(JsonNode) full = json_node_copy(reply_model);
+	/* the whole model, which cut_changes() takes its changes from */
+	g_autoptr(JsonNode) full = model_copy(reply_model);
 	g_autofree char *text = render_around(reply_model, tmpl, err);
 	guint total = array_length(o, "console") + array_length(o, "index"), lo = 0, hi;
 	char *best = NULL;
@@ -346,7 +359,7 @@ static char *all_changes_where(const struct pk_reply_info *info, const char *mes
 static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct pk_daemon_config *cfg,
 			 const struct pk_reply_info *info, const char *mid, GError **err)
 {
-	g_autoptr(JsonNode) reply_model = json_node_copy(model);
+	g_autoptr(JsonNode) reply_model = model_copy(model);
 	JsonObject *o = json_node_get_object(reply_model);
 	g_autofree char *hello = greeting(pm);
 	g_autofree char *found = pk_wrap(found_sentence(model_verdict(o)), REPLY_WIDTH, "");
@@ -398,7 +411,7 @@ static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c
 				const struct pk_daemon_config *cfg, const struct pk_reply_info *info,
 				const char *mid, GError **err)
 {
-	g_autoptr(JsonNode) reply_model = json_node_copy(model);
+	g_autoptr(JsonNode) reply_model = model_copy(model);
 	JsonObject *o = json_node_get_object(reply_model);
 	const char *hash = json_object_get_string_member_with_default(o, "config_hash", "");
 	const char *derived = json_object_get_string_member_with_default(o, "config_derived", NULL);

@@ -85,7 +85,7 @@ ca_file = $work/tls.crt
 url = git://127.0.0.1:$gport/lab.git
 watch = main
 list = list@example.org
-reply_on = changes
+reply = changes
 EOF
 
 log_n=0
@@ -128,7 +128,8 @@ check "push 1: A console-changed, B no-churn, C console-changed (derived config)
 	= "tested:console-changed tested:no-churn tested:console-changed"
 check "push 1: C was tested on a config derived for ahci.c (its mail says so)" \
 	test "$(grep -l "lines for this commit" "$work"/mail/jane/Maildir/new/* | wc -l)" = 1
-check "push 1: B no mail (reply_on = changes)" logged "${b:0:12} no-churn (review [0-9]*); no mail (reply_on = changes)"
+check "push 1: B no mail (reply = changes: no churn is nothing to say)" \
+	logged "${b:0:12} no-churn: no mail (no-churn): it changes no logging call, and \[tree lab\] mails the author's"
 
 # 3. a force-push: A and B reworded, C changed; the daemon killed in the middle of C's build
 a2=$(reword "$a" "$base" "x86/e820: say that the PCI gap is free")

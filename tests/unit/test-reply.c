@@ -400,6 +400,111 @@ static void test_commit_mail(void **state)
 	pk_test_result_clear(&res);
 }
 
+/* The body of a reply (after the headers), its lines counted. */
+static unsigned body_lines(const char *text)
+{
+	const char *body = strstr(text, "\r\n\r\n");
+	unsigned n = 0;
+
+	assert_non_null(body);
+	for (const char *p = body + 4; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/*
+ * A reply over max_lines: the boot-log and index changes cut, whole ones,
+ * as few as it takes, the reply saying how many and where they all are;
+ * under the cap, nothing cut.
+ */
+static void test_reply_capped(void **state)
+{
+	static const struct pk_review_info rinfo = { "x.mbx", 1, 1, "printkbot-base", "3f2a1b4c5d6e", "reproduce" };
+	struct pk_reply_info info = with_archive;
+	g_autoptr(pk_mail) m = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_test_result res = { .verdict = PK_VERDICT_NO_CHURN };
+	struct pk_reply r = { 0 }, whole = { 0 };
+	JsonArray *console = json_array_new();
+
+	assert_int_equal(pk_mail_parse(&m, patch_mail, strlen(patch_mail), &err), 0);
+	res.scan = pk_scan(m->patch);
+	model = pk_review_model(m->patch, &res, &rinfo);
+	/* 60 boot-log changes of four lines each: some 240 lines */
+	for (int i = 0; i < 60; i++) {
+		JsonObject *c = json_object_new();
+		JsonArray *lines = json_array_new();
+		g_autofree char *where = g_strdup_printf("drivers/x.c:%d probe()", 100 + i);
+		g_autofree char *old = g_strdup_printf("-<6>x: message %d", i), *new = g_strdup_printf("+<6>message %d", i);
+
+		json_object_set_string_member(c, "where", where);
+		json_object_set_string_member(c, "kind", "prefix-changed");
+		json_array_add_string_element(lines, old);
+		json_array_add_string_element(lines, new);
+		json_object_set_array_member(c, "lines", lines);
+		json_array_add_object_element(console, c);
+	}
+	json_object_set_string_member(json_node_get_object(model), "verdict", "console-changed");
+	json_object_set_array_member(json_node_get_object(model), "console", console);
+	json_object_set_boolean_member(json_node_get_object(model), "has_console", TRUE);
+	info.site_page = "https://bot.example.org/series/12.html";
+	assert_int_equal(pk_reply_build(&whole, m, model, &daemon_cfg, &info, &err), 0);
+	assert_true(body_lines(whole.text) > 240);
+	assert_null(strstr(whole.text, "more change"));
+	info.max_lines = 120;
+	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &info, &err), 0);
+	if (g_getenv("PK_TEST_SHOW"))
+		fputs(r.text, stderr);
+	assert_true(body_lines(r.text) <= 120);
+	/* as many kept as fit: one more would not */
+	assert_true(body_lines(r.text) > 120 - 5);
+	assert_non_null(strstr(r.text, "drivers/x.c:100 probe(): prefix-changed"));
+	assert_null(strstr(r.text, "drivers/x.c:159 probe()"));
+	assert_non_null(strstr(r.text, "more changes of the boot log and the printk index"));
+	assert_non_null(strstr(r.text, "https://bot.example.org/series/12.html"));
+	/* the same Message-ID: the cut is the same mail */
+	assert_string_equal(r.message_id, whole.message_id);
+	pk_reply_clear(&r);
+	pk_reply_clear(&whole);
+	pk_test_result_clear(&res);
+}
+
+/* to_author = false: To the list; cc_list = false: the list left out, even where the patch named it. */
+static void test_policy_recipients(void **state)
+{
+	struct pk_reply_policy to_list = { .reply = PK_REPLY_CHANGES, .to_author = false, .cc_list = true };
+	struct pk_reply_policy no_list = { .reply = PK_REPLY_CHANGES, .to_author = true, .cc_list = false };
+	struct pk_reply_info info = with_archive;
+	g_autofree char *a = NULL, *b = NULL;
+
+	info.policy = &to_list;
+	a = reply_text("console-changed", &info);
+	assert_true(has_line(a, "To: linux-serial@vger.kernel.org"));
+	assert_null(strstr(a, "Jane Dev <jane@example.org>\r\n"));
+	info.policy = &no_list;
+	b = reply_text("console-changed", &info);
+	assert_true(has_line(b, "To: Jane Dev <jane@example.org>"));
+	assert_null(strstr(b, "linux-serial@vger.kernel.org\r\n"));
+	assert_null(strstr(b, "Cc: linux-serial"));
+}
+
+/* An earlier mail said it all: one sentence, threaded as any reply. */
+static void test_same_as(void **state)
+{
+	struct pk_reply_info info = with_archive;
+	g_autofree char *text = NULL;
+
+	info.same_as = "This patch prints what \"[PATCH v1 2/3] serial: 8250: say which port\" printed: the boot "
+		       "log, the printk index and the static findings are the same (the review of it: <x@y>).";
+	text = reply_text("console-changed", &info);
+	assert_true(has_line(text, "In-Reply-To: <20261201.2.jane@example.org>"));
+	assert_true(has_line(text, "Hi Jane,"));
+	assert_non_null(strstr(text, "This patch prints what \"[PATCH v1 2/3] serial: 8250: say which port\""));
+	assert_null(strstr(text, "verdict:"));
+	assert_true(body_lines(text) < 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +519,9 @@ int main(void)
 		cmocka_unit_test(test_reproduce),
 		cmocka_unit_test(test_archive_link),
 		cmocka_unit_test(test_commit_mail),
+		cmocka_unit_test(test_reply_capped),
+		cmocka_unit_test(test_policy_recipients),
+		cmocka_unit_test(test_same_as),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
