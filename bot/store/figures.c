@@ -48,7 +48,7 @@ int pk_store_reply_figures(struct pk_store *store, GPtrArray **out, GError **err
 {
 	/* a row without a rule is a reply of before 011, or a command's answer: counted as none */
 	g_autoptr(store_stmt) st = prep(store, "SELECT coalesce(list_name, ''), coalesce(rule, ''), "
-					"text IS NOT NULL AND held IS NULL, count(*) FROM replies "
+					"CASE WHEN text IS NOT NULL AND held IS NULL THEN 1 ELSE 0 END, count(*) FROM replies "
 					"GROUP BY 1, 2, 3 ORDER BY 1, 2, 3", err);
 	g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)pk_store_reply_figure_free);
 	int rc;

@@ -486,8 +486,9 @@ int pk_store_reply_hold(struct pk_store *store, gint64 reply_id, const char *why
 int pk_store_replies_mailed_since(struct pk_store *store, const char *list_name, const char *author,
 				  gint64 since, gint64 *out_count, GError **err)
 {
-	/* "IS": a list without a group (NULL) is counted as one list too */
-	g_autoptr(store_stmt) st = prep(store, "SELECT count(*) FROM replies WHERE list_name IS ?1 AND "
+	/* a list without a group (NULL) is counted as one list too; not "IS ?1", which PostgreSQL lacks */
+	g_autoptr(store_stmt) st = prep(store, "SELECT count(*) FROM replies WHERE (list_name = ?1 OR "
+					"(list_name IS NULL AND ?1 IS NULL)) AND "
 					"(author = ?2 OR ?2 IS NULL) AND created >= ?3 AND text IS NOT NULL AND "
 					"held IS NULL", err);
 	int rc;

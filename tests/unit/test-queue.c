@@ -623,6 +623,120 @@ static void test_mails_and_replies(void **state)
 	assert_string_equal(value, "42");
 }
 
+/* A pending mail of author with a Message-ID, stored: its id. */
+static gint64 add_mail(struct pk_store *s, const char *message_id, const char *author)
+{
+	struct pk_store_mail m = { .message_id = (char *)message_id, .subject = "[PATCH] x", .author_email = (char *)author,
+				   .version = 1, .number = 1, .total = 1, .state = "pending" };
+	gint64 id;
+
+	assert_int_equal(pk_store_mail_add(s, &id, NULL, &m, "x", 1, NULL), 0);
+	return id;
+}
+
+/*
+ * What the lists' policy keeps of each reply, on each backend: the rows
+ * a brake counts (by list, a list of no group too, and by author, in the
+ * last 24 hours, a mail and nothing held), the first mailed reply of an
+ * effect, a reply job that waits (not before its time, keyed by its
+ * series) replaced by a later version or a resend and its row held, and
+ * the newer series job a due mail asks about.
+ */
+static void test_reply_policy_rows(void **state)
+{
+	g_autofree char *path = db_path("policy.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(GArray) ids = NULL;
+	g_autoptr(GPtrArray) figures = NULL;
+	struct pk_store_reply *got = NULL;
+	struct pk_store_job *job = NULL;
+	gint64 now = g_get_real_time() / G_USEC_PER_SEC, n = -1, r1, r2, r3, r4, j1, j2, series1, series2, newer = 0;
+	struct pk_store_reply a = { .mail_id = add_mail(s, "a@x", "jane@x"), .message_id = "ra@bot", .text = "t",
+				    .list_name = "list l", .author = "jane@x", .effect = "E1", .rule = "console-changed" };
+	struct pk_store_reply b = { .mail_id = add_mail(s, "b@x", "jane@x"), .message_id = "rb@bot", .text = "t",
+				    .list_name = "list l", .author = "jane@x", .effect = "E2", .rule = "console-changed",
+				    .created = now - 25 * 3600 };
+	struct pk_store_reply c = { .mail_id = add_mail(s, "c@x", "joe@x"), .list_name = "list l", .author = "joe@x",
+				    .effect = "E1", .rule = "does-not-apply", .held = "the bot's limit" };
+	struct pk_store_reply d = { .mail_id = add_mail(s, "d@x", "joe@x"), .message_id = "rd@bot", .text = "t",
+				    .author = "joe@x", .effect = "E3", .rule = "console-changed" };
+
+	assert_int_equal(pk_store_reply_add(s, &r1, &a, &err), 0);
+	assert_int_equal(pk_store_reply_add(s, &r2, &b, &err), 0);
+	assert_int_equal(pk_store_reply_add(s, &r3, &c, &err), 0);
+	assert_int_equal(pk_store_reply_add(s, &r4, &d, &err), 0);
+	/* the brakes: b is older than a day, c held; d is of no group */
+	assert_int_equal(pk_store_replies_mailed_since(s, "list l", NULL, now - 24 * 3600, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pk_store_replies_mailed_since(s, "list l", "joe@x", now - 24 * 3600, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(pk_store_replies_mailed_since(s, NULL, NULL, now - 24 * 3600, &n, &err), 0);
+	assert_int_equal(n, 1);
+	/* once per change: jane's E1 was mailed; joe's E1 was held, so it is no earlier mail */
+	assert_int_equal(pk_store_reply_same_effect(s, "jane@x", "E1", &got, &err), 1);
+	assert_int_equal(got->id, r1);
+	assert_string_equal(got->list_name, "list l");
+	assert_string_equal(got->rule, "console-changed");
+	assert_true(got->created >= now);
+	pk_store_reply_free(got);
+	assert_int_equal(pk_store_reply_same_effect(s, "joe@x", "E1", &got, &err), 0);
+
+	/* an embargo: a's mail waits in its job, keyed by its series (v1) */
+	assert_int_equal(pk_store_job_add_series(s, &series1, "jane\x1ftitle", 1, "{}", &err), 0);
+	assert_int_equal(pk_store_job_add_reply(s, &j1, "jane\x1ftitle", 1, now + 3600, "{\"reply\":1}", &err), 0);
+	assert_int_equal(pk_store_reply_set_send_job(s, r1, j1, &err), 0);
+	assert_int_equal(pk_store_job_add_reply(s, &j2, NULL, 0, 0, "{\"reply\":4}", &err), 0);
+	assert_int_equal(pk_store_job_get(s, j1, &job, &err), 1);
+	assert_int_equal(job->not_before, now + 3600);
+	assert_string_equal(job->series_key, "jane\x1ftitle");
+	pk_store_job_free(job);
+	/* not due: the other reply job is */
+	assert_int_equal(pk_store_job_next_due(s, PK_JOB_REPLY, now, &job, NULL, &err), 1);
+	assert_int_equal(job->id, j2);
+	pk_store_job_free(job);
+	/* no newer series yet; then a v2 is queued, and replaces the mail still waiting */
+	assert_int_equal(pk_store_job_newer_series(s, "jane\x1ftitle", 1, series1, &newer, &err), 0);
+	assert_int_equal(pk_store_job_add_series(s, &series2, "jane\x1ftitle", 2, "{}", &err), 0);
+	assert_int_equal(pk_store_job_newer_series(s, "jane\x1ftitle", 1, series1, &newer, &err), 1);
+	assert_int_equal(newer, series2);
+	assert_int_equal(pk_store_replies_replace_waiting(s, "jane\x1ftitle", 2, "replaced by v2", &ids, &err), 0);
+	assert_int_equal(ids->len, 1);
+	assert_int_equal(g_array_index(ids, gint64, 0), j1);
+	assert_int_equal(pk_store_job_get(s, j1, &job, &err), 1);
+	assert_int_equal(job->state, PK_JOB_CANCELLED);
+	pk_store_job_free(job);
+	assert_int_equal(pk_store_reply_get(s, r1, &got, &err), 1);
+	assert_string_equal(got->held, "replaced by v2");
+	assert_int_equal(got->send_job, j1);
+	pk_store_reply_free(got);
+	/* held now: no longer the mail of E1, nor counted by the brake */
+	assert_int_equal(pk_store_reply_same_effect(s, "jane@x", "E1", &got, &err), 0);
+	assert_int_equal(pk_store_replies_mailed_since(s, "list l", NULL, now - 24 * 3600, &n, &err), 0);
+	assert_int_equal(n, 0);
+	/* another series' key, or a version below the waiting one's, replaces nothing */
+	g_clear_pointer(&ids, g_array_unref);
+	assert_int_equal(pk_store_replies_replace_waiting(s, "other", 9, "x", &ids, &err), 0);
+	assert_int_equal(ids->len, 0);
+	assert_int_equal(pk_store_reply_hold(s, r4, "by hand", &err), 0);
+
+	/* monitoring's figures: by list, rule and whether mailed */
+	assert_int_equal(pk_store_reply_figures(s, &figures, &err), 0);
+	/* a held and b mailed are two rows of one list and rule */
+	assert_int_equal(figures->len, 4);
+	for (guint i = 0; i < figures->len; i++) {
+		const struct pk_store_reply_figure *f = figures->pdata[i];
+
+		assert_int_equal(f->count, 1);
+		if (!strcmp(f->list, ""))
+			assert_true(!strcmp(f->rule, "console-changed") && !f->mailed);
+		else if (!strcmp(f->rule, "does-not-apply"))
+			assert_false(f->mailed);
+		else
+			assert_string_equal(f->rule, "console-changed");
+	}
+}
+
 /*
  * Pushes to a watched branch: the tip moved by compare and set (one of
  * two workers that saw the same move), a push and its commits, what
@@ -746,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_killed_worker),
 		cmocka_unit_test(test_mails_and_replies),
 		cmocka_unit_test(test_pushes),
+		cmocka_unit_test(test_reply_policy_rows),
 	};
 
 	/* all of it on PostgreSQL too: the claim race is FOR UPDATE SKIP LOCKED's test there */
