@@ -54,7 +54,7 @@ static int store_tested(struct daemon_series *r, const struct pk_store_mail *row
 		return -1;
 	rec.model_json = doc.model_json;
 	rec.review_text = doc.text;
-	if (daemon_gate_patch(d, &gate, job_id, mail, src ? src->list : NULL, json_node_get_object(doc.model),
+	if (daemon_gate_patch(d, &gate, mail, src ? src->list : NULL, json_node_get_object(doc.model),
 			      res, &r->lab, own_base, err) < 0)
 		goto fail_clear;
 	rinfo->list = gate.list_address;

@@ -295,7 +295,7 @@ void daemon_gate_clear(struct daemon_gate *g);
  * embargo, in that order.  0, or -1 with err when the lab or the store
  * could not answer (nothing decided).
  */
-int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, gint64 job_id, const struct pk_mail *mail,
+int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct pk_mail *mail,
 		      const char *source_list, JsonObject *model, const struct pk_test_result *res,
 		      const struct pk_lab *lab, bool own_base, GError **err);
 /* The same for a pushed commit of tree t by author ("Name <addr>"): t's policy, no once per change. */

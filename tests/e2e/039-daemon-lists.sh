@@ -146,7 +146,7 @@ DATE="Tue, 1 Dec 2026 10:00:00 +0000" send p5 "$jane" serial@example.org "$devtm
 wait_mail serial 6
 run 2
 check "run 2: the resend is not mailed: once per change" \
-	logged 2 "<p1-resend@example.org>: console-changed: no mail (console-changed): the same effect as \"$e820\", mailed as <printkbot-"
+	logged 2 "<p1-resend@example.org>: console-changed: no mail (console-changed): the same effect as \"\[PATCH\] x86/e820: say the PCI gap is free\", mailed as <printkbot-"
 check "run 2: the brake holds, and says so" \
 	logged 2 "<p5@example.org>: console-changed: no mail (console-changed): max_per_author_day: \[list serial\] (by its To/Cc) had 1 mail to jane@example.org in the last 24 hours (at most 1)"
 sleep 2
