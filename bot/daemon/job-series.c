@@ -48,6 +48,9 @@ static int store_tested(struct daemon_series *r, const struct pk_store_mail *row
 	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
 	/* the series went on its own base-commit: what that tree lacks, the author's lacked */
 	bool own_base = r->base.name && g_str_has_prefix(r->base.name, "base-commit ");
+	/* no base takes it whole (a 3-way merge does): the later patches went on a tree the author never had */
+	const char *series_gap = r->base.applies || r->base.three_way ? NULL
+				 : r->base.tried ? r->base.tried : "no base takes it";
 	gint64 review_id, send_job = 0;
 
 	if (pk_review_doc_make(&doc, mail->patch, res, info, err) < 0)
@@ -55,7 +58,7 @@ static int store_tested(struct daemon_series *r, const struct pk_store_mail *row
 	rec.model_json = doc.model_json;
 	rec.review_text = doc.text;
 	if (daemon_gate_patch(d, &gate, mail, src ? src->list : NULL, json_node_get_object(doc.model),
-			      res, &r->lab, own_base, err) < 0)
+			      res, &r->lab, own_base, series_gap, err) < 0)
 		goto fail_clear;
 	rinfo->list = gate.list_address;
 	rinfo->policy = &gate.policy;

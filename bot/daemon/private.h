@@ -291,13 +291,14 @@ void daemon_gate_clear(struct daemon_gate *g);
  * source_list), reply and subject_prefixes, whose the outcome of model
  * is (a failed build's missing names looked for in the tree it went on,
  * res->before.commit, in the lab taken by the caller; own_base: that tree
- * is the series' own base-commit), once per change, the brakes and the
- * embargo, in that order.  0, or -1 with err when the lab or the store
- * could not answer (nothing decided).
+ * is the series' own base-commit; series_gap: why no base takes the whole
+ * series, or NULL), once per change, the brakes and the embargo, in that
+ * order.  0, or -1 with err when the lab or the store could not answer
+ * (nothing decided).
  */
 int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct pk_mail *mail,
 		      const char *source_list, JsonObject *model, const struct pk_test_result *res,
-		      const struct pk_lab *lab, bool own_base, GError **err);
+		      const struct pk_lab *lab, bool own_base, const char *series_gap, GError **err);
 /* The same for a pushed commit of tree t by author ("Name <addr>"): t's policy, no once per change. */
 int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_config *t,
 		       const char *author, JsonObject *model, const struct pk_test_result *res,

@@ -48,12 +48,13 @@ static void patch_paths(GPtrArray *paths, const struct pk_patch *patch)
  * tree the patch went on (before.commit): the evidence of base-lacks.
  */
 static int gate_judge(struct daemon_gate *g, JsonObject *model, const struct pk_test_result *res,
-		      const struct pk_patch *patch, const struct pk_lab *lab, bool own_base, GError **err)
+		      const struct pk_patch *patch, const struct pk_lab *lab, bool own_base, const char *series_gap,
+		      GError **err)
 {
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 	g_autoptr(GPtrArray) functions = pk_reply_patch_functions(patch ? patch->files : NULL);
 	g_autoptr(GPtrArray) absent = NULL;
-	struct pk_reply_facts facts = { .own_base = own_base };
+	struct pk_reply_facts facts = { .own_base = own_base, .series_gap = series_gap };
 
 	patch_paths(paths, patch);
 	g_ptr_array_add(functions, NULL);
@@ -167,7 +168,7 @@ static int gate_steps(struct pk_daemon *d, struct daemon_gate *g, const char *gr
 
 int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct pk_mail *mail,
 		      const char *source_list, JsonObject *model, const struct pk_test_result *res,
-		      const struct pk_lab *lab, bool own_base, GError **err)
+		      const struct pk_lab *lab, bool own_base, const char *series_gap, GError **err)
 {
 	struct pk_list_match match;
 	g_autoptr(GPtrArray) addrs = g_ptr_array_new();
@@ -186,7 +187,7 @@ int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct
 	group = match.list ? g_strdup_printf("[list %s] (by its %s)", match.list->name, match.how)
 			   : g_strdup_printf("a list with no [list] group ([daemon] reply_on = %s)",
 					     pk_reply_mode_name(match.policy.reply));
-	if (gate_judge(out, model, res, mail->patch, lab, own_base, err) < 0)
+	if (gate_judge(out, model, res, mail->patch, lab, own_base, series_gap, err) < 0)
 		return -1;
 	if (out->policy.reply != PK_REPLY_OFF && !pk_list_subject_ok(
 		    (const char *const *)out->policy.subject_prefixes, mail->subject)) {
@@ -213,7 +214,7 @@ int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struc
 	out->author = addr ? g_ascii_strdown(addr, -1) : NULL;
 	out->effect = pk_reply_effect_key(model);
 	/* a commit's base is its parent, in the tree it was pushed to: the author's own base */
-	if (gate_judge(out, model, res, res->patch, lab, true, err) < 0)
+	if (gate_judge(out, model, res, res->patch, lab, true, NULL, err) < 0)
 		return -1;
 	/* a commit tested before (same patch-id on the same tree) is never mailed again already */
 	return gate_steps(d, out, group, false, err);

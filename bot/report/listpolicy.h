@@ -94,13 +94,23 @@ struct pk_reply_facts {
 	const char *const *absent;
 	/* the tree the patch went on is the series' own base-commit: what it lacks, the author's lacked */
 	bool own_base;
+	/*
+	 * Why no base takes the whole series (its patches were tried on the
+	 * first base all the same, each on what the ones before it made, a
+	 * patch that did not apply left out), or NULL when one does.
+	 */
+	const char *series_gap;
 };
 
 /*
  * Whose the outcome of a review model (review.h: verdict, before and
  * after, build_errors, console_tail, relinked, coverage) is, by these
  * rules in this order:
- *   no-churn, no-visible-change: nothing to say / positive;
+ *   no-churn: nothing to say;
+ *   any other outcome of a series no base takes whole (facts->series_gap):
+ *   series-does-not-apply, the bot's limit (the tree it was tested on is
+ *   not the author's);
+ *   no-visible-change: positive;
  *   console-changed: the author's;
  *   does-not-apply, not-built, refused: the bot's limits;
  *   build-failed or boot-failed of a base that did not build or boot

@@ -206,7 +206,7 @@ static void test_judge(void **state)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		struct pk_reply_facts facts = { files, functions, cases[i].absent, cases[i].own_base };
+		struct pk_reply_facts facts = { files, functions, cases[i].absent, cases[i].own_base, NULL };
 		struct pk_reply_judgement j;
 
 		pk_reply_judge(&j, cases[i].model, &facts);
@@ -218,9 +218,27 @@ static void test_judge(void **state)
 		json_object_unref(cases[i].model);
 	}
 	{
+		/* a series no base takes whole: whatever its patches did, not on the author's tree */
+		static const char *const verdicts[] = { "console-changed", "build-failed", "no-visible-change" };
+		struct pk_reply_facts facts = { files, functions, NULL, false, "printkbot-base: patch 1/3: a.c: hunk 1 "
+						"does not apply" };
+
+		for (size_t i = 0; i < G_N_ELEMENTS(verdicts); i++) {
+			JsonObject *m = model(verdicts[i], true, "ok", err_ours, "ok", NULL);
+			struct pk_reply_judgement j;
+
+			pk_reply_judge(&j, m, &facts);
+			assert_int_equal(j.cls, PK_REPLY_LIMIT);
+			assert_string_equal(j.rule, "series-does-not-apply");
+			assert_non_null(strstr(j.why, "patch 1/3: a.c: hunk 1 does not apply"));
+			pk_reply_judgement_clear(&j);
+			json_object_unref(m);
+		}
+	}
+	{
 		/* a kernel that did not link for an option the patch does not select: the author's */
 		JsonObject *m = model("build-failed", true, "ok", err_other, NULL, NULL);
-		struct pk_reply_facts facts = { files, functions, NULL, false };
+		struct pk_reply_facts facts = { files, functions, NULL, false, NULL };
 		struct pk_reply_judgement j;
 
 		json_object_set_object_member(m, "relinked", json_object_new());
