@@ -17,7 +17,11 @@
 #    (a v2 comes after v1 was answered).  A last pass with series_wait = 0
 #    queues what stayed incomplete.  The patches of a series the series
 #    bench placed but did not test to its end (LIMIT, its timeout) are
-#    left out of the feed: they would be built here;
+#    left out of the feed: they would be built here.  A series no base
+#    takes whole is fed (UNPLACED=0 leaves it out): the daemon tries its
+#    patches on the first base all the same, and builds those that apply,
+#    which the series bench never did (its figures say how many kernels
+#    the run built);
 # 3. the list is [list linux-serial] (its List-Id names it), reply as the
 #    policy says, the other keys at their defaults; the mails go over
 #    SMTP (STARTTLS, AUTH) to the Postfix of tests/e2e/mailservers.sh,
@@ -30,6 +34,7 @@
 #
 # Run: SERIES=DIR bash bench/replies.sh            (DIR as bench/series.sh's KEEP=DIR)
 #      CORPUS=2023q1|2025|both  POLICIES="changes positive always"  E2E_KEEP=1 (keep the work dir)
+#      UNPLACED=0 (leave out the series no base takes: no kernel built at all on a full series run)
 # The lab is the usual one ($PRINTKBOT_CACHE), taken under its lock; the
 # daemon reads $BENCH_CONFIG's [test], [build] and [policy] when given (what
 # the series bench's `test` read from $PRINTKBOT_CONFIG), so that it chooses
@@ -124,8 +129,12 @@ which = {}
 for line in open(frm + "/which.txt"):
     path, _, rest = line.rstrip("\n").partition(": ")
     which[path] = not rest.startswith("no base takes it")
+unplaced = os.environ.get("UNPLACED", "1") != "0"
 for s in map(json.loads, open(frm + "/series.jsonl")):
     path = s["mbox"]
+    if path in which and not which[path] and not unplaced:
+        skip.update(s["message_ids"])
+        continue
     if not which.get(path):
         continue
     rc = path[:-5] + ".rc"
@@ -171,8 +180,8 @@ for _, _, raw in keyed:
         daemon(run + "/feed.conf", False)
 daemon(run + "/last.conf", True)
 daemon(run + "/last.conf", False)
-print("%d mails fed, %d left out (the patches of %d series the series bench did not test to their end)"
-      % (fed, left, untested), file=sys.stderr)
+print("%d mails fed, %d left out (the patches of %d series the series bench did not test to their end%s)"
+      % (fed, left, untested, "" if unplaced else ", and of the series no base takes"), file=sys.stderr)
 PY
 		# Postfix delivers after the daemon's send: wait for the sink to hold every mail sent
 		sent=$(sqlite3 "$run/store.db" "select count(*) from replies where sent is not null")
