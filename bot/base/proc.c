@@ -265,7 +265,8 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 	pid_t pid, parent;
 
 	if (o->log_path) {
-		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* never through a link: a log is the bot's own file, in a dir of its own */
+		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (sink.log_fd < 0)
 			return pk_error(err, PK_ERROR_FAILED, "cannot open log %s: %s",
 					o->log_path, strerror(errno));

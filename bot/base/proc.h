@@ -40,7 +40,7 @@ struct pk_proc_opts {
 	const char *cwd;            /* working directory, NULL = inherit */
 	const char *const *env;     /* extra "NAME=value" entries, NULL-terminated */
 	const char *stdin_path;     /* file to read stdin from, NULL = /dev/null */
-	const char *log_path;       /* output written here (truncated first), or NULL */
+	const char *log_path;       /* output written here (truncated first; never through a symlink), or NULL */
 	GString *capture;           /* output appended here as well, or NULL */
 	size_t output_cap;          /* bytes kept per destination, 0 = 16 MiB */
 	double timeout;             /* seconds, 0 = none */

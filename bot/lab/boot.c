@@ -2,6 +2,7 @@
 #include "lab/boot.h"
 #include "base/proc.h"
 #include "lab/sandbox.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 #include <fcntl.h>
@@ -238,6 +239,28 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	GError *local = NULL;
 	size_t cap_len = 0;
 
+	/*
+	 * The image comes from a build dir, which the sandbox writes: handed to
+	 * QEMU (its bind made by root) only as a plain file of its own, never a
+	 * link to a host file.  Anything else is this boot's failure.
+	 */
+	{
+		g_autofree char *dir = g_path_get_dirname(opts->vmlinux), *name = g_path_get_basename(opts->vmlinux);
+		g_autoptr(GError) why = NULL;
+		int have = pk_beneath_regular(dir, name, NULL, &why);
+
+		if (have <= 0) {
+			res.status = PK_BOOT_FAILED;
+			res.accel = "none";
+			res.cmdline = g_strdup("");
+			res.console = g_strdup("");
+			res.capture = pk_capture_parse("", 0);
+			res.detail = have ? g_strdup_printf("the kernel image was not booted: %s", why->message)
+					  : g_strdup_printf("the kernel image %s is not there", opts->vmlinux);
+			*out = res;
+			return 0;
+		}
+	}
 	tmpdir = g_dir_make_tmp("printkbot-boot-XXXXXX", &local);
 	if (!tmpdir) {
 		pk_error(err, PK_ERROR_FAILED, "cannot make a boot dir: %s", local->message);

@@ -5,6 +5,7 @@
 #include "lab/layer.h"
 #include "lab/repo.h"
 #include "lab/sandbox.h"
+#include "lab/state.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -156,7 +157,8 @@ int pk_build_dir_remove(const char *build_dir, GError **err)
 	g_autofree char *marker = g_strconcat(build_dir, PUBLISHED_ONLY_SUFFIX, NULL);
 
 	/* the mark first: a dir left without one only reads the ccache */
-	if (unlink_marker(marker, err) < 0 || pk_layer_drop(build_dir, err) < 0)
+	if (unlink_marker(marker, err) < 0 || pk_layer_drop(build_dir, err) < 0 ||
+	    pk_state_remove_all(build_dir, err) < 0)
 		return -1;
 	return pk_remove_tree(build_dir, err);
 }
@@ -537,15 +539,20 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 {
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
-	g_autofree char *log_path = g_build_filename(build_dir, "printkbot-build.log", NULL);
+	g_autofree char *log_path = NULL;
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_build_result res = { 0 };
 	g_autoptr(GString) log = g_string_new(NULL);
 	struct pk_proc_result pr;
 	bool sandboxed = false, layered;
 
-	/* before the log is opened: it is the build's, in the layer when there is one */
-	if (pk_build_dir_enter(lab, &layered, err) < 0)
+	/*
+	 * The layer first: the log is of this build, dropped with its layer.
+	 * It is the bot's, opened as root, so it is never in the build dir,
+	 * where the build could have left a symlink in its place (state.h).
+	 */
+	if (pk_build_dir_enter(lab, &layered, err) < 0 ||
+	    !(log_path = pk_state_path(build_dir, PK_STATE_BUILD_LOG, err)))
 		return -1;
 	opts.cwd = lab->tree;
 	opts.env = build_env;

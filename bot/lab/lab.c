@@ -2,6 +2,7 @@
 #include "lab/lab.h"
 #include "lab/layer.h"
 #include "lab/repo.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -122,15 +123,20 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 
 char *pk_lab_build_dir(const struct pk_lab *lab)
 {
-	g_autofree char *path = g_build_filename(lab->tree, "Makefile", NULL);
 	g_autofree char *series = NULL;
 	char head[1024];
-	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
+	ssize_t n = 0;
+	int dirfd = open(lab->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
 
-	if (f)
-		fclose(f);
-	head[n] = '\0';    /* VERSION and PATCHLEVEL are in the Makefile's first lines */
+	/* what a commit checked out put there (a pushed one may hold a link): as beneath.h reads */
+	if (dirfd >= 0 && (fd = pk_beneath_open(dirfd, "Makefile", NULL, NULL)) >= 0) {
+		while ((n = read(fd, head, sizeof(head) - 1)) < 0 && errno == EINTR)
+			;
+		close(fd);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	head[n > 0 ? n : 0] = '\0';    /* VERSION and PATCHLEVEL are in the Makefile's first lines */
 	if (!(series = pk_repo_makefile_series(head)))
 		return g_strdup(lab->build_stem);
 	return g_strdup_printf("%s-%s", lab->build_stem, series);

@@ -180,6 +180,13 @@ bool pk_layer_over(const char *build_dir, const char **out_commit)
 	return l != NULL;
 }
 
+const char *pk_layer_dir(const char *build_dir)
+{
+	struct layer *l = layers ? g_hash_table_lookup(layers, build_dir) : NULL;
+
+	return l ? l->dir : NULL;
+}
+
 int pk_layer_enter(const struct pk_lab *lab, const char *commit, GError **err)
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);

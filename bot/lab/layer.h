@@ -80,6 +80,13 @@ void pk_layer_drop_all(void);
 bool pk_layer_over(const char *build_dir, const char **out_commit);
 
 /*
+ * The directory of the layer over build_dir (cache/layers/<name>.<pid>:
+ * its upper/ and work/, and the bot's state while it lives, state.h), or
+ * NULL when none is mounted.  Borrowed, valid until the layer is dropped.
+ */
+const char *pk_layer_dir(const char *build_dir);
+
+/*
  * Remove the upper dirs of layers under cache/layers that no layer of
  * this process uses (a process that died left them; its mounts died
  * with it).  Called with the lab's lock held.

@@ -12,7 +12,9 @@
 #include "lab/kconfig.h"
 #include "lab/layer.h"
 #include "lab/repo.h"
+#include "lab/state.h"
 #include "store/store.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 /*
@@ -92,9 +94,6 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 		pk_progress("%s...", what);
 }
 
-/* In a build dir, written once fill_build_dir() brought it up to the tree. */
-#define CAUGHT_UP_STAMP ".printkbot-caught-up"
-
 /*
  * Whether what a published build left in build_dir is behind the tree:
  * never built (a base never built, or a derived config first used for a
@@ -105,15 +104,13 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
  */
 static bool build_dir_behind(const struct pk_lab *lab, const char *build_dir)
 {
-	g_autofree char *vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
-	g_autofree char *stamp = g_build_filename(build_dir, CAUGHT_UP_STAMP, NULL);
 	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
 	struct stat built, caught_up, tree;
 
-	if (stat(vmlinux, &built) < 0)
+	if (pk_beneath_regular(build_dir, "vmlinux", &built, NULL) <= 0)
 		return true;
-	/* a make that found nothing to do leaves vmlinux as it was: the stamp says when it ran */
-	if (stat(stamp, &caught_up) == 0 && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
+	/* a make that found nothing to do leaves vmlinux as it was: the stamp (PK_STATE_CAUGHT_UP) says when it ran */
+	if (pk_state_stat(build_dir, PK_STATE_CAUGHT_UP, &caught_up) && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
 		built = caught_up;
 	return stat(makefile, &tree) == 0 && (tree.st_mtim.tv_sec > built.st_mtim.tv_sec ||
 					      (tree.st_mtim.tv_sec == built.st_mtim.tv_sec &&
@@ -152,12 +149,8 @@ static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *o
 	    pk_build_kernel(&built, lab, err) < 0)
 		goto out;
 	/* a base that does not build: the side's own build will say so */
-	if (built.ok) {
-		g_autofree char *stamp = g_build_filename(build_dir, CAUGHT_UP_STAMP, NULL);
-
-		if (pk_write_file(stamp, base, strlen(base), err) < 0)
-			goto out;
-	}
+	if (built.ok && pk_state_write(build_dir, PK_STATE_CAUGHT_UP, base, strlen(base), err) < 0)
+		goto out;
 	rc = pk_repo_checkout(lab, commit, err);
 out:
 	pk_build_result_clear(&built);

@@ -19,6 +19,7 @@
 #include "lab/coverage.h"
 #include "lab/derive.h"
 #include "lab/kconfig.h"
+#include "lab/state.h"
 #include "base/patch.h"
 #include "base/util.h"
 
@@ -395,13 +396,21 @@ static void test_state_names(void **state)
 	assert_false(pk_coverage_state_parse("compiled", &s));
 }
 
-/* A build dir of cache/build/ used at mtime, derived (with its fragment) or not. */
+/*
+ * A build dir of cache/build/ used at mtime, derived (its lines in its
+ * state dir, state.h) or not.  A non-derived one holds the file the
+ * lines were kept in before state dirs: planted in the build dir, which
+ * the sandbox writes, it must not make the dir look derived.
+ */
 static void put_build_dir(const char *cache, const char *name, bool derived, time_t mtime)
 {
 	g_autofree char *dir = g_build_filename(cache, "build", name, NULL);
+	g_autofree char *state = g_strconcat(dir, ".state", NULL);
 	struct utimbuf t = { mtime, mtime };
 
-	put(dir, derived ? PK_KCONFIG_DERIVED_FRAGMENT : ".config", "CONFIG_X=y\n");
+	put(dir, ".config", "CONFIG_X=y\n");
+	if (derived)
+		put(state, PK_STATE_DERIVED_FRAGMENT, "CONFIG_X=y\n");
 	assert_int_equal(utime(dir, &t), 0);
 }
 
@@ -441,6 +450,9 @@ static void test_prune(void **state)
 	assert_true(build_dir_exists(f->root, "eeeeeeeeeeee-6.12"));
 	assert_false(build_dir_exists(f->root, "dddddddddddd-6.12"));
 	assert_false(build_dir_exists(f->root, "cccccccccccc-6.12"));
+	/* a removed dir's state goes with it; a kept one's stays */
+	assert_false(build_dir_exists(f->root, "dddddddddddd-6.12.state"));
+	assert_true(build_dir_exists(f->root, "eeeeeeeeeeee-6.12.state"));
 	{
 		/* a removed dir's mark goes with it: a new dir of that name must earn its own */
 		g_autofree char *gone = g_strdup_printf("%s/build/dddddddddddd-6.12.published-only", f->root);
