@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,6 +84,43 @@ char *pk_cache_dir(void)
 		dir = g_build_filename(g_get_home_dir(), ".cache", "printkbot", NULL);
 	g_mkdir_with_parents(dir, 0755);
 	return dir;
+}
+
+char *pk_runtime_dir(GError **err)
+{
+	const char *env = g_getenv("PRINTKBOT_RUNTIME_DIR");
+	const char *xdg = g_getenv("XDG_RUNTIME_DIR");
+	g_autofree char *dir = NULL;
+	struct stat st;
+
+	if (env && *env)
+		dir = g_strdup(env);
+	else if (geteuid() == 0 && g_file_test("/run", G_FILE_TEST_IS_DIR))
+		dir = g_strdup("/run/printkbot");
+	else if (xdg && *xdg)
+		dir = g_build_filename(xdg, "printkbot", NULL);
+	else {
+		g_autofree char *cache = pk_cache_dir();
+
+		dir = g_build_filename(cache, "run", NULL);
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		pk_error(err, pk_errno_code(errno), "cannot make the runtime dir %s: %s", dir, g_strerror(errno));
+		return NULL;
+	}
+	if (lstat(dir, &st) < 0) {
+		pk_error(err, pk_errno_code(errno), "%s: %s", dir, g_strerror(errno));
+		return NULL;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		pk_error(err, PK_ERROR_FAILED, "the runtime dir %s is %s: not used for locks (make it a directory "
+			 "of uid %u, mode 0755, or set PRINTKBOT_RUNTIME_DIR)", dir,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : !S_ISDIR(st.st_mode) ? "not a directory"
+			 : st.st_uid != geteuid() ? "owned by another user" : "writable by group or others",
+			 (unsigned)geteuid());
+		return NULL;
+	}
+	return g_steal_pointer(&dir);
 }
 
 char *pk_source_dir(void)

@@ -56,6 +56,18 @@ char *pk_text_for_terminal(const char *s);
 
 /* The cache directory (created if missing); caller frees. */
 char *pk_cache_dir(void);
+/*
+ * Where the bot's locks live (the daemon's store lock, the machine's boot
+ * slots): a directory of the bot's user that nobody else can write, made
+ * when missing, so that no other local user can take a lock first (a
+ * lock held stops the daemon) or plant a link where one is created.
+ * $PRINTKBOT_RUNTIME_DIR when set (tests); else /run/printkbot as root,
+ * $XDG_RUNTIME_DIR/printkbot or the cache dir's run/ otherwise.  A
+ * directory there that is a link, owned by another user or writable by
+ * group or others is an error that says so.  Caller frees; NULL with err.
+ */
+char *pk_runtime_dir(GError **err);
+
 /* The printkbot source directory (qemu/, templates/, db/); caller frees. */
 char *pk_source_dir(void);
 /* The data directory (qemu/, templates/), see above; caller frees. */

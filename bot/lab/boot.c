@@ -201,14 +201,20 @@ static void judge_boot(struct pk_boot_result *res, const struct pk_proc_result *
  */
 static int boot_slot_take(double wait)
 {
-	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : g_get_tmp_dir();
+	g_autoptr(GError) err = NULL;
+	g_autofree char *dir = pk_runtime_dir(&err);
 	long slots = MAX(1L, sysconf(_SC_NPROCESSORS_ONLN) / GUEST_CPUS);
 	double until = pk_now() + wait;
 
+	if (!dir) {
+		pk_info("booting without a boot slot: %s", err->message);
+		return -1;
+	}
 	do {
 		for (long i = 0; i < slots; i++) {
-			g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, i);
-			int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
+			g_autofree char *path = g_strdup_printf("%s/boot-slot.%ld", dir, i);
+			/* in a dir only the bot's user writes: no other user holds one, no link stands there */
+			int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 			if (fd < 0)
 				return -1;
@@ -218,7 +224,7 @@ static int boot_slot_take(double wait)
 		}
 		g_usleep(100000);
 	} while (pk_now() < until);
-	pk_info("every boot slot of this machine (%s/printkbot-boot-slot.*) was held for %.0f s: "
+	pk_info("every boot slot of this machine (%s/boot-slot.*) was held for %.0f s: "
 		"booting without one", dir, wait);
 	return -1;
 }

@@ -145,6 +145,57 @@ cleanup:
 	return out;
 }
 
+/* Whether the tree's top Makefile is there, a regular file: without it nothing of the tree builds. */
+static bool worktree_whole(const struct pk_lab *lab)
+{
+	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
+
+	return g_file_test(makefile, G_FILE_TEST_IS_REGULAR) && !g_file_test(makefile, G_FILE_TEST_IS_SYMLINK);
+}
+
+int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError **err)
+{
+	g_autofree char *from = pk_repo_resolve(lab, rev ? rev : "HEAD", rev ? err : NULL);
+	g_autofree char *head = rev ? pk_repo_resolve(lab, "HEAD", NULL) : g_strdup(from);
+	g_autofree char *target = from ? pk_repo_published_ancestor(lab, from, 256) : NULL;
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int rc = -1;
+
+	if (rev && !from)
+		return -1;
+	if (!worktree_whole(lab))
+		whole = true;
+	if (!target && rev)
+		target = g_strdup(from);
+	else if (!target)
+		target = head && !whole ? g_strdup(head) : pk_repo_resolve(lab, PK_LAB_BASE_TAG, err);
+	if (!target)
+		return -1;
+	if (!whole)
+		return head && !strcmp(head, target) ? 0 : pk_repo_checkout(lab, target, err);
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&commit, repo, target, err) < 0)
+		goto cleanup;
+	/* every path: a file the worktree lost is written again though HEAD's tree has it too */
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0) {
+		pk_git_fail(err, "checkout");
+		goto cleanup;
+	}
+	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0) {
+		pk_git_fail(err, "detaching HEAD");
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
+}
+
 /* A walk's bound: commits dated before cutoff are left out, and with them their parents. */
 struct walk_bound {
 	git_repository *repo;

@@ -158,6 +158,21 @@ bool pk_repo_head_published(const struct pk_lab *lab);
  */
 char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth);
 
+/*
+ * Put the tree back where no patch under test has changed it: checked out
+ * at the nearest published ancestor of rev (pk_repo_published_ancestor(),
+ * at most 256 parents up), or at rev itself when none is that near (a
+ * user's range of its own).  rev NULL is HEAD, and then the fallback is
+ * HEAD when its worktree is whole, else the base tag.  The worktree is
+ * checked out whole, every file compared and written again where it
+ * differs or is missing (about a second), when its top Makefile is
+ * missing (a patch or a pushed commit that deleted it, a checkout cut
+ * short) or when whole is set; else only the paths that differ from HEAD
+ * are written.  What a job starts with (lab.h's pk_lab_take()), what a
+ * test ends with, and setup's repair.
+ */
+int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError **err);
+
 /* The hex digits of a full id: the lab's repository is SHA-1 (the only kind libgit2 1.5 reads). */
 #define PK_REPO_ID_HEX 40
 

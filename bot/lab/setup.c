@@ -223,7 +223,12 @@ int pk_setup_lab(struct pk_lab *lab, const char *const *sources, GError **err)
 	/* the base commit is Debian's default source: tagged so, a config's bases can name it */
 	g_autofree char *default_source = g_strconcat("debian:", &KERNEL_PACKAGE[sizeof "linux-source-" - 1], NULL);
 
-	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
+	/*
+	 * After the import, the tree back on a base (repo.h's pk_repo_rest()):
+	 * a test that was killed, or a patch that deleted the top Makefile,
+	 * must not leave setup (the unit's ExecStartPre) unable to repair it.
+	 */
+	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 || pk_repo_rest(lab, NULL, false, err) < 0 ||
 	    add_source(lab, default_source, err) < 0 ||
 	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0 ||
 	    pk_write_file(ready, lab->config_hash, strlen(lab->config_hash), err) < 0)

@@ -161,6 +161,16 @@ out:
 int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		      GError **err)
 {
+	g_autofree char *series = pk_lab_tree_series(lab);
+
+	/* a commit that deleted (or broke) the top Makefile: no make can start, which is this side's answer */
+	if (!series) {
+		s->build_tried = true;
+		s->build.ok = false;
+		s->build.errors = g_strdup_printf("%.12s has no top-level Makefile stating VERSION and PATCHLEVEL: "
+						  "nothing of the tree can be built\n", s->commit);
+		return 0;
+	}
 	if (fill_build_dir(lab, opts, s->commit, err) < 0 || pk_kconfig_sync(lab, s->commit, NULL, err) < 0)
 		return -1;
 	pk_pipeline_stage(opts, "building", s);
@@ -660,6 +670,21 @@ static int apply_only(struct pk_test_result *res, const struct pk_lab *lab, cons
 	return 0;
 }
 
+/*
+ * Every test ends with the tree back on the base the tested commit
+ * stands on (repo.h's pk_repo_rest()): a patch that deleted the top
+ * Makefile must not leave the lab unable to build the next one.  A
+ * failure here is said, not returned: the test's answer stands, and the
+ * next take of the lab tries again.
+ */
+static void end_on_base(const struct pk_lab *lab, const char *from)
+{
+	g_autoptr(GError) err = NULL;
+
+	if (from && pk_repo_rest(lab, from, false, &err) < 0)
+		pk_info("cannot put the kernel tree back on a base after the test: %s", err->message);
+}
+
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,
 		  const char *parent, GError **err)
@@ -681,11 +706,13 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 		goto fail;
 	}
 	pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	res.seconds = pk_now() - start;
 	*out = res;
 	return 0;
 fail:
 	pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
 }
@@ -816,12 +843,14 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	}
 	if (!opts->progress)
 		pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	res.seconds = pk_now() - start;
 	*out = res;
 	return 0;
 fail:
 	if (!opts->progress)
 		pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
 }
