@@ -28,7 +28,7 @@ static const char *const known_keys[][24] = {
 	{ "build", "cc", "jobs", "ccache_dir", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
-	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
+	  "build_file_mb", "build_processes", "layer_mb", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
 	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", "commands_from",
 	  "commands_per_hour", "commands_per_thread_hour", NULL },
@@ -777,6 +777,7 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	    get_mib(kf, path, "policy", "build_memory_mb", &sb->build.memory, err) < 0 ||
 	    get_mib(kf, path, "policy", "build_file_mb", &sb->build.file_size, err) < 0 ||
 	    get_uint(kf, path, "policy", "build_processes", &sb->build.processes, err) < 0 ||
+	    get_mib(kf, path, "policy", "layer_mb", &sb->layer_size, err) < 0 ||
 	    get_mib(kf, path, "policy", "max_console_mb", &sb->console_cap, err) < 0 ||
 	    get_mib(kf, path, "policy", "max_capture_mb", &sb->capture_cap, err) < 0 ||
 	    get_mib(kf, path, "policy", "max_mail_mb", &mail, err) < 0)

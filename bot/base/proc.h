@@ -46,6 +46,7 @@ struct pk_proc_opts {
 	double timeout;             /* seconds, 0 = none */
 	volatile sig_atomic_t *cancel; /* set non-zero to end the child early */
 	const struct pk_limits *limits; /* set in the child, or NULL */
+	const char *cgroup;         /* a cgroup dir the child joins before exec (cgroup.h), or NULL */
 };
 #define PK_PROC_OPTS_INIT { 0 }
 

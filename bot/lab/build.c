@@ -35,7 +35,7 @@ static const char *const denied_words[] = {
 	"Read-only file system", "Network is unreachable", "Connection refused",
 	"Permission denied", "Operation not permitted", "CPU time limit exceeded",
 	"File size limit exceeded", "Cannot allocate memory", "Resource temporarily unavailable",
-	NULL,
+	"No space left on device", NULL,
 };
 
 void pk_build_result_clear(struct pk_build_result *res)
@@ -526,8 +526,8 @@ static char *failure_text(const char *log, const struct pk_proc_result *pr, cons
 	if (denied) {
 		g_autofree char *note = g_strdup_printf(
 			"The build ran in printkbot's sandbox (no network, nothing writable but the "
-			"build dir, an unprivileged user, limits on CPU time, memory and file size), "
-			"and something was denied there: %s", denied);
+			"build dir, an unprivileged user, limits on CPU time, memory, file size, "
+			"processes and what a layer may hold), and something was denied there: %s", denied);
 		g_autofree char *wrapped = pk_wrap(note, 72, "");
 
 		g_string_append_printf(out, "%s\n", wrapped);
