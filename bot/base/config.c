@@ -32,7 +32,7 @@ static const char *const known_keys[][24] = {
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
 	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", "commands_from",
 	  "commands_per_hour", "commands_per_thread_hour", NULL },
-	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", NULL },
+	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", "trusted", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
@@ -716,8 +716,15 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
 		t->branches = comma_list(kf, *g, "branches");
 		g_ptr_array_add(c->trees, t);
-		if (load_tree_watch(kf, path, *g, c, t, err) < 0)
+		if (load_tree_watch(kf, path, *g, c, t, err) < 0 || get_bool(kf, path, *g, "trusted", &t->trusted, err) < 0)
 			return -1;
+		if (t->trusted) {
+			guint n = c->sandbox.trusted_trees ? g_strv_length(c->sandbox.trusted_trees) : 0;
+
+			c->sandbox.trusted_trees = g_renew(char *, c->sandbox.trusted_trees, n + 2);
+			c->sandbox.trusted_trees[n] = g_strdup(t->name);
+			c->sandbox.trusted_trees[n + 1] = NULL;
+		}
 		/* a tree that is only watched needs no branches =: master is not fetched for nothing */
 		if ((!t->branches || !*t->branches) && !t->watch) {
 			g_strfreev(t->branches);
@@ -1028,6 +1035,7 @@ void pk_config_clear(struct pk_config *config)
 		g_ptr_array_unref(config->sources);
 	if (config->trees)
 		g_ptr_array_unref(config->trees);
+	g_strfreev(config->sandbox.trusted_trees);
 	g_strfreev(config->bases);
 	pk_site_config_clear(&config->site);
 	if (config->keys)

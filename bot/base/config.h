@@ -115,6 +115,8 @@ struct pk_tree_config {
 	char *list;               /* Cc'd on the mail about a pushed commit, or NULL */
 	char *reply_on;           /* changes, always or never (default: [daemon] reply_on) */
 	unsigned max_commits;     /* commits of one push tested at most, the newest (default 50) */
+	bool trusted;             /* trusted = yes: its tips are built in place like a base's
+	                             (lab/repo.h's pk_repo_head_trusted()); default no: in a layer */
 };
 
 /* Whether branch is one of t's watched branches. */

@@ -45,6 +45,8 @@ struct pk_sandbox_config {
 	unsigned jobs;               /* [build] jobs: make -j; 0 = one per CPU online */
 	const char *ccache_dir;      /* [build] ccache_dir: the bot's own ccache; NULL = the
 	                                user's, read-only (lab/build.c) */
+	char **trusted_trees;        /* the [tree]s marked trusted (NULL-terminated, or NULL):
+	                                their branches' tips are built in place (lab/repo.h) */
 };
 
 /*
@@ -59,7 +61,7 @@ struct pk_sandbox_config {
  */
 #define PK_SANDBOX_CONFIG_INIT \
 	{ PK_SANDBOX_ON, PK_SANDBOX_USER, { 1800, 4ull << 30, 2ull << 30, 1024 }, 3600, 1ull << 30, \
-	  4ull << 30, 4ull << 20, 64ull << 20, PK_BUILD_CC_AUTO, 0, NULL }
+	  4ull << 30, 4ull << 20, 64ull << 20, PK_BUILD_CC_AUTO, 0, NULL, NULL }
 
 struct pk_policy {
 	bool allow_build_system;  /* Makefile, Kbuild, Kconfig*, scripts/, tools/ */

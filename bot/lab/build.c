@@ -165,7 +165,7 @@ int pk_build_dir_remove(const char *build_dir, GError **err)
 
 /*
  * Whether a make may write the bot's ccache ([build] ccache_dir): what
- * is checked out is the tip of a published ref (pk_repo_head_published())
+ * is checked out is the tip of a trusted published ref (pk_repo_head_trusted())
  * and the build dir never held a build of anything else.  The second half
  * matters as much: a patch's build leaves host programs in the build dir
  * that later makes there run, and one run with the cache writable could
@@ -184,7 +184,7 @@ static int may_write_ccache(bool *out, const struct pk_lab *lab, bool layered, G
 	*out = false;
 	if (layered || !g_file_test(marker, G_FILE_TEST_EXISTS))
 		return 0;
-	if (pk_repo_head_published(lab)) {
+	if (pk_repo_head_trusted(lab)) {
 		*out = true;
 		return 0;
 	}
@@ -199,7 +199,7 @@ int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err
 	if (pk_build_dir_make(lab, err) < 0)
 		return -1;
 	build_dir = pk_lab_build_dir(lab);
-	if (pk_repo_head_published(lab))
+	if (pk_repo_head_trusted(lab))
 		return pk_layer_drop(build_dir, err);
 	if (!pk_layer_usable(lab->cache, NULL))
 		return 0;   /* as before layers: the policy refused what only a layer makes safe */

@@ -152,6 +152,18 @@ char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *pref
 bool pk_repo_head_published(const struct pk_lab *lab);
 
 /*
+ * Whether HEAD is the tip of a published ref that is trusted to be built
+ * in place (build.h: in the build dir itself, writing the ccache): a base
+ * tag or branch of the lab's, or a branch of a [tree] the config marks
+ * trusted (the sandbox settings' trusted_trees).  Any other tree's tip
+ * is chosen by whoever can push to it, and is built in a layer.
+ */
+bool pk_repo_head_trusted(const struct pk_lab *lab);
+
+/* pk_repo_published_ancestor() among the trusted refs only (pk_repo_head_trusted()). */
+char *pk_repo_trusted_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth);
+
+/*
  * The nearest commit along rev's first parents (rev itself included, at
  * most max_depth parents up) that is the tip of a published ref, as a hex
  * id (caller frees), or NULL: the base a series' commits stand on.

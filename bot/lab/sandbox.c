@@ -15,6 +15,7 @@
 
 static struct pk_sandbox_config settings = PK_SANDBOX_CONFIG_INIT;
 static char *settings_user, *settings_ccache_dir;
+static char **settings_trusted_trees;
 
 /*
  * The files of /etc a build or QEMU reads: the dynamic loader's cache,
@@ -38,14 +39,18 @@ void pk_sandbox_configure(const struct pk_sandbox_config *config)
 	/* copy first: config's strings may be the ones we hold */
 	char *user = g_strdup(config->user ? config->user : PK_SANDBOX_USER);
 	char *ccache_dir = g_strdup(config->ccache_dir);
+	char **trusted = g_strdupv(config->trusted_trees);
 
 	g_free(settings_user);
 	g_free(settings_ccache_dir);
+	g_strfreev(settings_trusted_trees);
 	settings = *config;
 	settings_user = user;
 	settings.user = settings_user;
 	settings_ccache_dir = ccache_dir;
 	settings.ccache_dir = settings_ccache_dir;
+	settings_trusted_trees = trusted;
+	settings.trusted_trees = settings_trusted_trees;
 }
 
 const struct pk_sandbox_config *pk_sandbox_settings(void)

@@ -132,14 +132,14 @@ static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *o
 	const char *layer_for = NULL;
 	int rc = -1;
 
-	if (pk_repo_head_published(lab) || !pk_layer_usable(lab->cache, NULL))
+	if (pk_repo_head_trusted(lab) || !pk_layer_usable(lab->cache, NULL))
 		return 0;
 	build_dir = pk_lab_build_dir(lab);
 	if (pk_layer_over(build_dir, &layer_for) && !g_strcmp0(layer_for, commit))
 		return 0;   /* at work in its layer already: the build dir under it was looked at then */
 	if (pk_layer_drop(build_dir, err) < 0)
 		return -1;
-	if (!build_dir_behind(lab, build_dir) || !(base = pk_repo_published_ancestor(lab, commit, 256)))
+	if (!build_dir_behind(lab, build_dir) || !(base = pk_repo_trusted_ancestor(lab, commit, 256)))
 		return 0;
 	pk_info("building %.12s, which %.12s stands on, in %s first: a layer then holds only what differs",
 		base, commit, build_dir);

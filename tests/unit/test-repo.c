@@ -367,6 +367,45 @@ static void test_repo_head_published(void **state)
 	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
 }
 
+/*
+ * A watched tree's tip is published (a base a series may go on) but built
+ * in place only when its [tree] is trusted: whoever pushes there chooses
+ * the code.  The lab's own bases are always trusted.
+ */
+static void test_repo_head_trusted(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_sandbox_config trusting = PK_SANDBOX_CONFIG_INIT, saved = *pk_sandbox_settings();
+	char *trusted[] = { "net", NULL };
+	g_autoptr(GError) err = NULL;
+	g_autofree char *ancestor = NULL;
+	git_repository *repo;
+	git_reference *ref;
+	git_oid a;
+
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_true(pk_repo_head_trusted(&f->lab));
+	assert_int_equal(git_repository_open(&repo, f->dir), 0);
+	assert_int_equal(git_oid_fromstr(&a, f->a), 0);
+	assert_int_equal(git_reference_create(&ref, repo, "refs/printkbot/trees/net/main", &a, 0, NULL), 0);
+	assert_int_equal(pk_repo_checkout(&f->lab, f->a, &err), 0);
+	assert_true(pk_repo_head_published(&f->lab));
+	assert_false(pk_repo_head_trusted(&f->lab));
+	ancestor = pk_repo_trusted_ancestor(&f->lab, f->b, 8);
+	assert_string_equal(ancestor, f->base);
+	trusting.trusted_trees = trusted;
+	pk_sandbox_configure(&trusting);
+	assert_true(pk_repo_head_trusted(&f->lab));
+	g_free(ancestor);
+	ancestor = pk_repo_trusted_ancestor(&f->lab, f->b, 8);
+	assert_string_equal(ancestor, f->a);
+	pk_sandbox_configure(&saved);
+	assert_int_equal(git_reference_delete(ref), 0);
+	git_reference_free(ref);
+	git_repository_free(repo);
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+}
+
 /* A fetch that fails names its URL without the password or token in it ([tree] url). */
 static void test_repo_fetch_hides_token(void **state)
 {
@@ -491,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_repo_makefile_series),
 		cmocka_unit_test(test_repo_makefile_version),
 		cmocka_unit_test(test_repo_head_published),
+		cmocka_unit_test(test_repo_head_trusted),
 		cmocka_unit_test(test_build_dir_published_only),
 		cmocka_unit_test(test_build_env_without_sandbox),
 		cmocka_unit_test(test_repo_fetch_hides_token),
