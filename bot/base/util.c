@@ -150,42 +150,42 @@ char *pk_data_dir(void)
 	return g_strdup(running_from_checkout() ? PK_SRCDIR : PK_DATADIR);
 }
 
-int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
-		 GError **err)
+int pk_read_fd(char **out, size_t *out_len, int fd, const char *name, size_t max_bytes, GError **err)
 {
 	g_autoptr(GString) buf = g_string_new(NULL);
 	char chunk[65536];
-	int fd;
 
-	/* read(2), not mmap: the input may be a pipe or standard input */
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0)
-		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(e));
-		}
+		if (n < 0)
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", name, strerror(errno));
 		if (n == 0)
 			break;
-		if (max_bytes && buf->len + (size_t)n > max_bytes) {
-			close(fd);
-			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes",
-					path, max_bytes);
-		}
+		/* counted as it comes: a file may grow while it is read, a pipe has no size */
+		if (max_bytes && buf->len + (size_t)n > max_bytes)
+			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes", name, max_bytes);
 		g_string_append_len(buf, chunk, n);
 	}
-	close(fd);
 	if (out_len)
 		*out_len = buf->len;
 	*out = g_string_free(g_steal_pointer(&buf), FALSE);
 	return 0;
+}
+
+int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
+		 GError **err)
+{
+	/* read(2), not mmap: the input may be a pipe or standard input */
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO), rc;
+
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	rc = pk_read_fd(out, out_len, fd, path, max_bytes, err);
+	close(fd);
+	return rc;
 }
 
 int pk_write_file(const char *path, const char *data, size_t len, GError **err)

@@ -81,6 +81,9 @@ char *pk_data_dir(void);
 int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
 		 GError **err);
 
+/* pk_read_file() of an open fd (not closed), name saying what it is in an error. */
+int pk_read_fd(char **out, size_t *out_len, int fd, const char *name, size_t max_bytes, GError **err);
+
 /* Write data to path atomically (temporary file + rename). */
 int pk_write_file(const char *path, const char *data, size_t len, GError **err);
 
