@@ -217,6 +217,7 @@ mail_head list forged1@example.org >"$work/forged1.head"
 check "the forged command: the server's own field on top says dkim=none" \
 	test "$(grep -m1 "^Authentication-Results:" "$work/forged1.head")" = "Authentication-Results: mx.example.org; dkim=none; dkim-atps=neutral"
 check "  the field of another authserv-id is left below it" grep -q "^Authentication-Results: evil.example; dkim=pass" "$work/forged1.head"
+check "  the sender's own field of mx.example.org is gone" test "$(grep -c "^Authentication-Results: mx.example.org" "$work/forged1.head")" = 1
 $bot daemon --config "$work/printkbot.conf" --once 2>"$work/run4.log" || fail "run 4: daemon --once" "$work/run4.log"
 check "run 4: Eve's command refused, the reason in the log" \
 	grep -q "<eve1@example.org>: skipped: a #printkbot command refused: eve@example.org is not in \[daemon\] commands_from" "$work/run4.log"
