@@ -67,8 +67,6 @@ static int setup(void **state)
 
 	daemon_lab_init(&f->d, "pk-commands", "PK_TEST_COMMANDS",
 			"int main(void)\n{\n\tpr_info(\"hello\\n\");\n\treturn 0;\n}\n");
-	/* the lab's default base, as setup tags it */
-	GIT(f->d.lab.tree, "tag", PK_LAB_BASE_TAG);
 	f->maildir = g_build_filename(f->d.dir, "maildir", NULL);
 	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
 		g_autofree char *p = g_build_filename(f->maildir, *sub, NULL);
