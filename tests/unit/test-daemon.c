@@ -32,6 +32,7 @@
 
 #include "daemon/daemon.h"
 #include "lab/lab.h"
+#include "base/proc.h"
 #include "lab/sandbox.h"
 #include "report/outbox.h"
 #include "store/store.h"
@@ -947,9 +948,10 @@ static void test_worker_without_lab(void **state)
 
 /*
  * A series the worker fails on for a reason of its own (here a lab that
- * passes the check but whose tree is no git repository: the base cannot
- * be chosen) goes back to the queue with a retry time, not failed for
- * good: it is no result of the patch.
+ * passes the check, its base commit there, but whose lock cannot be
+ * taken: a directory stands where the lock file goes) goes back to the
+ * queue with a retry time, not failed for good: it is no result of the
+ * patch.
  */
 static void test_worker_error_requeues(void **state)
 {
@@ -971,12 +973,24 @@ static void test_worker_error_requeues(void **state)
 		g_autofree char *guest = g_path_get_dirname(lab.initrd);
 		g_autofree char *builds = g_path_get_dirname(stamp);
 
+		g_autofree char *lock = g_build_filename(lab.cache, "lock", NULL);
+		const char *init[] = { "git", "-C", lab.tree, "init", "-q", NULL };
+		const char *add[] = { "git", "-C", lab.tree, "add", "Makefile", NULL };
+		const char *commit[] = { "git", "-C", lab.tree, "-c", "user.name=Jane Dev", "-c",
+					 "user.email=jane@example.org", "commit", "-q", "-m", "base", NULL };
+		const char *tag[] = { "git", "-C", lab.tree, "tag", PK_LAB_BASE_TAG, NULL };
+
 		assert_int_equal(g_mkdir_with_parents(lab.tree, 0755), 0);
 		assert_int_equal(g_mkdir_with_parents(guest, 0755), 0);
 		assert_int_equal(g_mkdir_with_parents(builds, 0755), 0);
 		assert_true(g_file_set_contents(makefile, "VERSION = 6\nPATCHLEVEL = 12\n", -1, NULL));
 		assert_true(g_file_set_contents(stamp, lab.config_hash, -1, NULL));
 		assert_true(g_file_set_contents(lab.initrd, "", 0, NULL));
+		assert_int_equal(pk_proc_step("git init", init, NULL, NULL, NULL), 0);
+		assert_int_equal(pk_proc_step("git add", add, NULL, NULL, NULL), 0);
+		assert_int_equal(pk_proc_step("git commit", commit, NULL, NULL, NULL), 0);
+		assert_int_equal(pk_proc_step("git tag", tag, NULL, NULL, NULL), 0);
+		assert_int_equal(g_mkdir_with_parents(lock, 0755), 0);
 	}
 	assert_int_equal(pk_lab_check(&lab, NULL), 0);
 	pk_lab_clear(&lab);
