@@ -112,6 +112,7 @@ static unsigned count_to_build(struct run *run)
 		g_autofree char *parent = NULL;
 		g_autoptr(pk_patch) patch = NULL;
 		g_autoptr(pk_scan_result) scan = NULL;
+		g_autofree char *over = NULL;
 
 		if (c->merge || !c->parent)
 			continue;
@@ -119,7 +120,9 @@ static unsigned count_to_build(struct run *run)
 			n++;
 			continue;
 		}
-		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &parent, NULL)))
+		/* one over the policy's limits is refused unscanned, never built */
+		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &run->opts.policy, &parent, NULL)) ||
+		    (over = pk_patch_over_limits(patch, &run->opts.policy)))
 			continue;
 		scan = pk_scan(patch);
 		n += scan->verdict != PK_VERDICT_NO_CHURN;

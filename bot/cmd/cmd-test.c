@@ -129,10 +129,18 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 {
 	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
 	g_autoptr(GError) e = NULL;
+	g_autoptr(GPtrArray) within = g_ptr_array_new();
 
+	/* a patch over the size limits is refused unapplied (pk_test_patch()): no base is tried with it */
+	for (guint i = 0; i < patches->len; i++) {
+		g_autofree char *over = pk_patch_over_limits(patches->pdata[i], &run->opts.policy);
+
+		if (!over)
+			g_ptr_array_add(within, patches->pdata[i]);
+	}
 	if (pk_bases_choose(out, run->lab, base_commit, run->trees, &run->refetch,
-			    (const char *const *)run->bases, (const struct pk_patch *const *)patches->pdata,
-			    patches->len, err) < 0)
+			    (const char *const *)run->bases, (const struct pk_patch *const *)within->pdata,
+			    within->len, err) < 0)
 		return -1;
 	if (out->tried && !run->which_base)
 		pk_info("base %s; passed over: %s", out->name, out->tried);

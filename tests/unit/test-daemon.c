@@ -580,6 +580,41 @@ static void run_once_logged(struct fixture *f, char **out_log)
 		fail_msg("run: %s", err->message);
 }
 
+/*
+ * The intake holds a patch to [policy] max_lines before its scan: one
+ * over it is not scanned (a scan costs many times the diff's size), the
+ * log says why, and its series is queued all the same, to be refused with
+ * the limit named in its review, where a scan would have found no churn
+ * and dropped it without a word.
+ */
+static void test_over_limits_not_scanned(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
+	g_autoptr(GString) diff = g_string_new("diff --git a/init/big.c b/init/big.c\n--- /dev/null\n"
+					       "+++ b/init/big.c\n@@ -0,0 +1,300 @@\n");
+	g_autoptr(GPtrArray) jobs = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *log = NULL;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	write_config(f, "max_lines = 100", "maildir");
+	for (int i = 0; i < 300; i++)
+		g_string_append_printf(diff, "+int a%d;\n", i);
+	deliver_mail(maildir, "long", "[PATCH] init: a long file", diff->str);
+	run_once_logged(f, &log);
+	assert_non_null(strstr(log, "not scanned: the diff has 300 lines, more than the limit of 100 "
+				    "([policy] max_lines)"));
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, &err), 0);
+	assert_int_equal(jobs->len, 1);
+	assert_int_equal(((const struct pk_store_job *)jobs->pdata[0])->kind, PK_JOB_SERIES);
+	assert_non_null(strstr(((const struct pk_store_job *)jobs->pdata[0])->series_key, "a long file"));
+}
+
 /* A syntax error on SIGHUP is logged with its line; the old configuration stays. */
 static void test_reload_syntax_error_line(void **state)
 {
@@ -1415,6 +1450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pr_fmt_only_is_churn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_limits_not_scanned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_message_id_logged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_syntax_error_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_store_needs_restart, setup, teardown),
