@@ -132,9 +132,11 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s, const 
 static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s,
 		       const char *refused)
 {
-	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
+	g_autofree char *subject = trimmed(p->subject), *raw_id = trimmed(p->message_id);
+	/* the mail's own words drive no terminal: its Message-ID on stderr as well */
+	g_autofree char *message_id = raw_id ? pk_text_for_terminal(raw_id) : NULL;
 
-	printf("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
+	pk_print_text("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
 	if (refused)
 		fprintf(stderr, "printkbot: %s: %s: not scanned: %s; --no-limits scans it\n", input,
 			message_id ? message_id : "(no Message-ID)", refused);
@@ -143,7 +145,7 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 			message_id ? message_id : "(no Message-ID)", p->error);
 	for (guint i = 0; i < s->findings->len; i++) {
 		const struct pk_finding *f = s->findings->pdata[i];
-		printf("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
+		pk_print_text("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
 	}
 }
 

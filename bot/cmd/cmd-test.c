@@ -106,7 +106,8 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 	if (run->json)
 		printf("%s\n", doc.model_json);
 	else
-		printf("%s%s", run->printed++ ? "\n========================================================================\n\n" : "", doc.text);
+		pk_print_text("%s%s", run->printed++ ? "\n========================================================================\n\n" : "",
+			      doc.text);
 	fflush(stdout);
 	if (run->store) {
 		struct pk_test_record_info rec = { patch, source_id, run->lab->config_hash, doc.model_json, doc.text };
@@ -153,10 +154,10 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 static int say_base(const char *path, const struct pk_base_choice *base)
 {
 	if (!base->applies) {
-		printf("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
+		pk_print_text("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
 		return 1;
 	}
-	printf("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
+	pk_print_text("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
 	       base->tried ? "; passed over: " : "", base->tried ? base->tried : "");
 	return 0;
 }
