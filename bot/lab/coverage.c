@@ -64,8 +64,10 @@ int pk_coverage_read_optional(const char *path, char **out, gsize *out_len, GErr
 
 	if (g_file_get_contents(path, out, out_len, &local))
 		return 1;
+	/* a name too long for any file system (a patch's path over PATH_MAX) names no file either */
 	if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
-	    g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
+	    g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOTDIR) ||
+	    g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NAMETOOLONG))
 		return 0;
 	return pk_error(err, PK_ERROR_FAILED, "%s", local->message);
 }

@@ -3,6 +3,7 @@
  */
 #include "lab/policy.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -25,6 +26,23 @@ static bool path_is_unsafe(const char *path)
 	parts = g_strsplit(path, "/", -1);
 	for (char **p = parts; *p; p++)
 		if (!strcmp(*p, "..") || !g_ascii_strcasecmp(*p, ".git"))
+			return true;
+	return false;
+}
+
+/*
+ * A path no file system holds (over PATH_MAX, or a component over
+ * NAME_MAX): applying it would fail in the middle of a checkout.
+ */
+static bool path_is_too_long(const char *path)
+{
+	g_auto(GStrv) parts = NULL;
+
+	if (strlen(path) >= PATH_MAX)
+		return true;
+	parts = g_strsplit(path, "/", -1);
+	for (char **p = parts; *p; p++)
+		if (strlen(*p) > NAME_MAX)
 			return true;
 	return false;
 }
@@ -143,6 +161,11 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 			if (path_is_unsafe(p))
 				return refuse(reason, g_strdup_printf("%s: the path leaves the kernel tree "
 								      "(or reaches into its .git)", p));
+			if (path_is_too_long(p))
+				return refuse(reason, g_strdup_printf("%.64s...: the path is %zu bytes, longer than "
+								      "a file system holds (PATH_MAX %d, NAME_MAX "
+								      "%d a component)", p, strlen(p), PATH_MAX,
+								      NAME_MAX));
 			switch (pk_policy_path_kind(p)) {
 			case PK_PATH_BUILD_SYSTEM:
 				if (policy->allow_build_system || layered)
