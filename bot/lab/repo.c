@@ -732,9 +732,8 @@ static struct pk_patch *commit_diff_patch(git_repository *repo, git_commit *comm
 	else if (!over && diff_text(&text, &over, diff, policy, err) < 0)
 		goto cleanup;
 	if (over) {
-		patch = pk_patch_parse_diff("", 0);
+		patch = pk_patch_parse_diff("", 0);   /* its diff "", its files those of the commit */
 		patch->over_limit = over;
-		patch->diff = g_strdup("");
 		take_diff_paths(patch, diff);
 	} else {
 		patch = pk_patch_parse_diff(text, strlen(text));

@@ -411,6 +411,7 @@ static void test_watch_limits(void **state)
 	g_autoptr(pk_store_push) p = NULL;
 	g_autoptr(GPtrArray) commits = NULL;
 	struct rusage ru;
+	long before;
 	static const char *const want[] = {
 		"add up to 22020096 bytes (big.c alone 22020096), more than the limit of 1048576 bytes of a diff "
 		"([policy] max_mail_mb)",
@@ -432,6 +433,8 @@ static void test_watch_limits(void **state)
 		g_free(commit_file(f, "f3.c", "int f3;\n", "f: three files"));
 	}
 	g_free(commit_file(f, "ok.c", "int ok;\n", "ok: a small change"));
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	before = ru.ru_maxrss;
 	log = run_once(f);
 	s = store_of(f);
 	p = newest_push(s, &commits);
@@ -447,10 +450,11 @@ static void test_watch_limits(void **state)
 			fail_msg("commit %u: no \"%s\" in its review: %s", i + 1, want[i], model);
 	}
 	assert_int_equal(outbox_mails(f), 3);
-	/* the 21 MiB file was never read whole: its diff and scan would take hundreds of MB */
+	/* the 21 MiB file was never read whole: its diff alone would take 150 MB more (its scan, more) */
 	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
-	print_message("peak RSS %ld MB\n", ru.ru_maxrss >> 10);
-	assert_true(ru.ru_maxrss < 100 << 10);
+	print_message("peak RSS %ld MB, %ld MB more than before the run\n", ru.ru_maxrss >> 10,
+		      (ru.ru_maxrss - before) >> 10);
+	assert_true(ru.ru_maxrss - before < 100 << 10);
 }
 
 /*
@@ -458,7 +462,7 @@ static void test_watch_limits(void **state)
  * its diff and its scan stop at once, not when the 1.5 million calls
  * are all judged.  The daemon runs in a child; its peak memory tells how
  * far the scan went (judged whole: 1.6 GB, 38 s after the signal on a
- * busy 2-CPU machine; stopped: 225 MB, 2.4 s).
+ * busy 2-CPU machine; stopped: 225 MB, 2.4 s; under ASan 650 MB).
  */
 static void test_watch_stop_in_scan(void **state)
 {
@@ -508,7 +512,7 @@ static void test_watch_stop_in_scan(void **state)
 			fail_msg("the daemon did not stop on SIGTERM:\n%s", text);
 	}
 	assert_true(WIFEXITED(status));
-	assert_true(ru.ru_maxrss < 700 << 10);
+	assert_true(ru.ru_maxrss < 1 << 20);
 	assert_true(seconds < 30);
 }
 
