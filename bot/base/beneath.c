@@ -45,7 +45,8 @@ static int open_failed(int dirfd, const char *rel, const char *name, GError **er
 	int e = errno;
 	struct stat st;
 
-	if (e == ENOENT)
+	/* a name too long for any file system (a patch's path past NAME_MAX) names no file either */
+	if (e == ENOENT || e == ENAMETOOLONG)
 		return -2;
 	if (e == ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode))
 		return -2;   /* a file where the path wants a directory: the path is not there */

@@ -55,7 +55,8 @@ static bool terminal_control(gunichar c)
 	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
-char *pk_text_for_terminal(const char *s)
+/* s for a terminal: tab and LF kept with keep_lines, else blanks (CR too); other controls '?'. */
+static char *for_terminal(const char *s, bool keep_lines)
 {
 	g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
 	GString *out = g_string_sized_new(strlen(valid));
@@ -63,7 +64,9 @@ char *pk_text_for_terminal(const char *s)
 	for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
-		if (c == '\t' || c == '\n' || c == '\r')
+		if (keep_lines && (c == '\t' || c == '\n'))
+			g_string_append_c(out, (char)c);
+		else if (!keep_lines && (c == '\t' || c == '\n' || c == '\r'))
 			g_string_append_c(out, ' ');
 		else if (terminal_control(c))
 			g_string_append_c(out, '?');
@@ -71,6 +74,28 @@ char *pk_text_for_terminal(const char *s)
 			g_string_append_unichar(out, c);
 	}
 	return g_string_free(out, FALSE);
+}
+
+char *pk_text_for_terminal(const char *s)
+{
+	return for_terminal(s, false);
+}
+
+char *pk_lines_for_terminal(const char *s)
+{
+	return for_terminal(s, true);
+}
+
+void pk_print_text(const char *fmt, ...)
+{
+	va_list ap;
+	g_autofree char *raw = NULL, *safe = NULL;
+
+	va_start(ap, fmt);
+	raw = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	safe = pk_lines_for_terminal(raw);
+	fputs(safe, stdout);
 }
 
 char *pk_cache_dir(void)

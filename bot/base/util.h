@@ -54,6 +54,21 @@ int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
  */
 char *pk_text_for_terminal(const char *s);
 
+/*
+ * The same for text of many lines, printed as text (a review, a table):
+ * newlines and tabs kept, CR and every other control or bidi character
+ * as '?'.  Caller frees.
+ */
+char *pk_lines_for_terminal(const char *s);
+
+/*
+ * printf() to standard output through pk_lines_for_terminal(): how a
+ * command prints text that holds stored or received strings (subjects,
+ * authors, boot lines), so that none of them drives the terminal.  JSON
+ * output does not go through it: its escapes keep the data exact.
+ */
+void pk_print_text(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
 /* The cache directory (created if missing); caller frees. */
 char *pk_cache_dir(void);
 /*

@@ -685,6 +685,27 @@ static void end_on_base(const struct pk_lab *lab, const char *from)
 		pk_info("cannot put the kernel tree back on a base after the test: %s", err->message);
 }
 
+/*
+ * The scan of patch into res: 1 scanned, 0 over the policy's size limits
+ * (refused, naming the limit, and nothing scanned: a scan costs many
+ * times the diff's size), -1 with err when a stop cut the scan short.
+ */
+static int scan_within_limits(struct pk_test_result *res, const struct pk_policy *policy,
+			      const struct pk_patch *patch, GError **err)
+{
+	char *over = pk_patch_over_limits(patch, policy);
+
+	res->scan = pk_scan(over ? NULL : patch);
+	if (over) {
+		res->scan->verdict = PK_VERDICT_REFUSED;
+		set_verdict(res, PK_VERDICT_REFUSED, over);
+		return 0;
+	}
+	if (res->scan->canceled)
+		return pk_error(err, PK_ERROR_FAILED, "the scan was stopped by a signal");
+	return 1;
+}
+
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,
 		  const char *parent, GError **err)
@@ -692,12 +713,16 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
 	char *reason = NULL;
+	int scanned;
 
-	res.scan = pk_scan(patch);
+	if ((scanned = scan_within_limits(&res, &opts->policy, patch, err)) < 0)
+		goto fail;
 	res.before.commit = pk_repo_resolve(lab, parent, err);
 	if (!res.before.commit)
 		goto fail;
-	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+	if (!scanned) {
+		/* over a size limit: refused as it stands, nothing applied */
+	} else if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
 		if (apply_only(&res, lab, &opts->policy, patch, err) < 0)
 			goto fail;
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
@@ -827,13 +852,16 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
 	char *reason = NULL;
+	int scanned;
 
 	res.after.commit = pk_repo_resolve(lab, commit, err);
 	if (!res.after.commit ||
-	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &res.before.commit, err)))
+	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &opts->policy, &res.before.commit, err)) ||
+	    (scanned = scan_within_limits(&res, &opts->policy, res.patch, err)) < 0)
 		goto fail;
-	res.scan = pk_scan(res.patch);
-	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+	if (!scanned) {
+		/* over a size limit: refused, its diff not read whole */
+	} else if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
