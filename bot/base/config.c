@@ -28,20 +28,21 @@ static const char *const known_keys[][24] = {
 	{ "build", "cc", "jobs", "ccache_dir", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
-	  "build_file_mb", "build_processes", "max_console_mb", "max_capture_mb", NULL },
+	  "build_file_mb", "build_processes", "layer_mb", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
 	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", "commands_from",
-	  "commands_per_hour", "commands_per_thread_hour", "max_reply_lines", NULL },
+	  "commands_per_hour", "commands_per_thread_hour", "commands_total_per_hour", "commands_authserv_id",
+	  "max_reply_lines", NULL },
 	/* reply_on is the old name of a tree's reply: known, so that its error can say so */
 	{ "tree ", "url", "path", "branches", "watch", "list", "reply", "reply_on", "to_author", "cc_list",
-	  "positive", "embargo_minutes", "max_per_day", "max_per_author_day", "max_commits", NULL },
+	  "positive", "embargo_minutes", "max_per_day", "max_per_author_day", "max_commits", "trusted", NULL },
 	{ "list ", "address", "list_id", "reply", "to_author", "cc_list", "positive", "embargo_minutes",
 	  "subject_prefixes", "max_per_day", "max_per_author_day", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
-	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", NULL },
+	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", "trusted_commands", NULL },
 	{ "site", "url", "source_url", NULL },
 };
 
@@ -533,6 +534,35 @@ static int get_uint_min(GKeyFile *kf, const char *path, const char *group, const
 	return 0;
 }
 
+/*
+ * [daemon] commands_authserv_id: the authserv-ids to trust, split at
+ * commas and blanks, lower case; none: NULL.  An id is a host name's
+ * characters (what RFC 8601 calls a token, as MTAs write it): anything
+ * else is a typo that no header would ever match, so an error.
+ */
+static int load_authserv_ids(GKeyFile *kf, const char *path, struct pk_daemon_config *d, GError **err)
+{
+	g_autofree char *v = g_key_file_get_string(kf, "daemon", "commands_authserv_id", NULL);
+	g_auto(GStrv) words = v ? g_strsplit_set(v, ", \t", -1) : NULL;
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **w = words; w && *w; w++) {
+		if (!**w)
+			continue;
+		for (const char *p = *w; *p; p++)
+			if (!g_ascii_isalnum(*p) && !strchr(".-_", *p))
+				return config_error(err, path, "daemon", "commands_authserv_id", "'%s' is not an "
+						    "authserv-id (the name your mail server writes first in its "
+						    "Authentication-Results, such as mx.example.org)", *w);
+		g_ptr_array_add(out, g_ascii_strdown(*w, -1));
+	}
+	if (!out->len)
+		return 0;
+	g_ptr_array_add(out, NULL);
+	d->commands_authserv_id = (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+	return 0;
+}
+
 static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
 	struct pk_daemon_config *d = &c->daemon;
@@ -552,6 +582,7 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->commands_per_thread_hour = 3;
 	d->reply_on = PK_REPLY_OFF;
 	d->max_reply_lines = 120;
+	d->commands_total_per_hour = 20;
 	if (!kf)
 		return 0;
 	if (get_reply_mode(kf, path, "daemon", "reply_on", true, &d->reply_on, err) < 0 ||
@@ -568,7 +599,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_seconds(kf, path, "daemon", "metrics_interval", 1, &d->metrics_interval, err) < 0 ||
 	    get_uint(kf, path, "daemon", "commands_per_hour", &d->commands_per_hour, err) < 0 ||
 	    get_uint(kf, path, "daemon", "commands_per_thread_hour", &d->commands_per_thread_hour, err) < 0 ||
-	    load_commands_from(kf, path, d, err) < 0)
+	    get_uint(kf, path, "daemon", "commands_total_per_hour", &d->commands_total_per_hour, err) < 0 ||
+	    load_commands_from(kf, path, d, err) < 0 || load_authserv_ids(kf, path, d, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -627,6 +659,7 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 		return config_error(err, path, group, NULL, "no type (one of imap, maildir, mbox, public-inbox)");
 	if (get_word(kf, path, group, "type", types, &s->type, err) < 0 ||
 	    get_bool(kf, path, group, "insecure", &s->insecure, err) < 0 ||
+	    get_bool(kf, path, group, "trusted_commands", &s->trusted_commands, err) < 0 ||
 	    get_seconds(kf, path, group, "poll_interval", 0, &s->poll_interval, err) < 0 ||
 	    get_tls(kf, path, group, s->url, &s->tls, err) < 0 ||
 	    get_start(kf, path, group, s, err) < 0 ||
@@ -784,8 +817,15 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
 		t->branches = comma_list(kf, *g, "branches");
 		g_ptr_array_add(c->trees, t);
-		if (load_tree_watch(kf, path, *g, c, t, err) < 0)
+		if (load_tree_watch(kf, path, *g, c, t, err) < 0 || get_bool(kf, path, *g, "trusted", &t->trusted, err) < 0)
 			return -1;
+		if (t->trusted) {
+			guint n = c->sandbox.trusted_trees ? g_strv_length(c->sandbox.trusted_trees) : 0;
+
+			c->sandbox.trusted_trees = g_renew(char *, c->sandbox.trusted_trees, n + 2);
+			c->sandbox.trusted_trees[n] = g_strdup(t->name);
+			c->sandbox.trusted_trees[n + 1] = NULL;
+		}
 		/* a tree that is only watched needs no branches =: master is not fetched for nothing */
 		if ((!t->branches || !*t->branches) && !t->watch) {
 			g_strfreev(t->branches);
@@ -959,6 +999,7 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
 	    get_mib(kf, path, "policy", "build_memory_mb", &sb->build.memory, err) < 0 ||
 	    get_mib(kf, path, "policy", "build_file_mb", &sb->build.file_size, err) < 0 ||
 	    get_uint(kf, path, "policy", "build_processes", &sb->build.processes, err) < 0 ||
+	    get_mib(kf, path, "policy", "layer_mb", &sb->layer_size, err) < 0 ||
 	    get_mib(kf, path, "policy", "max_console_mb", &sb->console_cap, err) < 0 ||
 	    get_mib(kf, path, "policy", "max_capture_mb", &sb->capture_cap, err) < 0 ||
 	    get_mib(kf, path, "policy", "max_mail_mb", &mail, err) < 0)
@@ -1136,6 +1177,16 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 
 	g_autofree char *mails = d->reply_on != PK_REPLY_OFF
 				 ? g_strdup_printf("[daemon] reply_on = %s", pk_reply_mode_name(d->reply_on)) : NULL;
+	bool trusted = false;
+
+	/* a From: line proves nothing: commands need a server or a source that vouches for it */
+	for (guint i = 0; config->sources && i < config->sources->len; i++)
+		trusted |= ((const struct pk_source_config *)config->sources->pdata[i])->trusted_commands;
+	if (d->commands_from && !d->commands_authserv_id && !trusted)
+		return config_error(err, path, "daemon", "commands_from", "commands by mail need a way to tell "
+				    "their sender from a forger: set [daemon] commands_authserv_id to your mail "
+				    "server's authserv-id, or trusted_commands = true on a source whose mail "
+				    "only comes from a list that checks its posters");
 
 	/* a list's group, and a watched branch, mail under their own reply */
 	for (guint i = 0; !mails && config->lists && i < config->lists->len; i++) {
@@ -1206,6 +1257,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->daemon.outbox);
 	g_free(config->daemon.metrics_dir);
 	g_strfreev(config->daemon.commands_from);
+	g_strfreev(config->daemon.commands_authserv_id);
 	g_free(config->smtp.url);
 	g_free(config->smtp.user);
 	if (config->smtp.password)
@@ -1218,6 +1270,7 @@ void pk_config_clear(struct pk_config *config)
 		g_ptr_array_unref(config->trees);
 	if (config->lists)
 		g_ptr_array_unref(config->lists);
+	g_strfreev(config->sandbox.trusted_trees);
 	g_strfreev(config->bases);
 	pk_site_config_clear(&config->site);
 	if (config->keys)

@@ -73,6 +73,8 @@ struct pk_source_config {
 	enum pk_tls tls;          /* imap: see enum pk_tls */
 	enum pk_source_start start; /* default PK_START_NOW */
 	gint64 start_date;        /* PK_START_DATE: Unix time, midnight UTC for a plain date */
+	bool trusted_commands;    /* its mail's From is taken as proven: a #printkbot command needs
+				     no Authentication-Results (default false) */
 };
 
 /*
@@ -150,7 +152,15 @@ struct pk_daemon_config {
 	 */
 	char **commands_from;
 	unsigned commands_per_hour;        /* acted on per sender in any hour (default 5) */
-	unsigned commands_per_thread_hour; /* acted on per thread in any hour (default 3) */
+	unsigned commands_per_thread_hour; /* acted on per series in any hour (default 3) */
+	unsigned commands_total_per_hour;  /* acted on in all in any hour (default 20) */
+	/*
+	 * The authserv-ids of the Authentication-Results that the bot's own
+	 * mail servers write (intake/authres.h): a command is acted on only
+	 * when one vouches for its From (or its source is trusted_commands).
+	 * NULL-terminated, lower case; NULL (the default): none.
+	 */
+	char **commands_authserv_id;
 };
 
 /*
@@ -167,6 +177,8 @@ struct pk_tree_config {
 	struct pk_reply_policy policy; /* reply (default: [daemon] reply_on) and the keys of a [list];
 					  subject_prefixes is NULL: a commit has no [PATCH] tag */
 	unsigned max_commits;     /* commits of one push tested at most, the newest (default 50) */
+	bool trusted;             /* trusted = yes: its tips are built in place like a base's
+	                             (lab/repo.h's pk_repo_head_trusted()); default no: in a layer */
 };
 
 /* Whether branch is one of t's watched branches. */

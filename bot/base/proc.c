@@ -24,6 +24,11 @@ void pk_proc_set_cancel(volatile sig_atomic_t *flag)
 	default_cancel = flag;
 }
 
+bool pk_proc_canceled(void)
+{
+	return default_cancel && *default_cancel;
+}
+
 bool pk_proc_have(const char *name)
 {
 	g_autofree char *path = g_find_program_in_path(name);
@@ -105,7 +110,36 @@ static void reap_orphans(bool wait_all)
 	}
 }
 
-/* In the child: become a group leader, wire fds, set limits, exec.  Never returns. */
+/*
+ * In the child: move itself into the cgroup dir (cgroup.h) before exec,
+ * so that everything it starts is counted there.  Only calls that are
+ * safe between fork and exec: the pid written by hand.
+ */
+static int join_cgroup(const char *dir)
+{
+	char path[4096], pid[24];
+	size_t n = strlen(dir), len = 0;
+	pid_t p = getpid();
+	int fd;
+	ssize_t w;
+
+	if (n + sizeof "/cgroup.procs" > sizeof path)
+		return -1;
+	memcpy(path, dir, n);
+	memcpy(path + n, "/cgroup.procs", sizeof "/cgroup.procs");
+	do
+		pid[sizeof pid - 1 - ++len] = (char)('0' + p % 10);
+	while ((p /= 10) > 0);
+	pid[sizeof pid - 1] = '\n';
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	w = write(fd, pid + sizeof pid - 1 - len, len + 1);
+	close(fd);
+	return w == (ssize_t)(len + 1) ? 0 : -1;
+}
+
+/* In the child: become a group leader, wire fds, join its cgroup, set limits, exec.  Never returns. */
 static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
 		       int out_fd, pid_t parent)
 {
@@ -124,6 +158,10 @@ static void child_exec(const char *const *argv, const struct pk_proc_opts *o,
 		_exit(127);
 	if (o->cwd && chdir(o->cwd) < 0) {
 		dprintf(2, "printkbot: cannot chdir to %s: %s\n", o->cwd, strerror(errno));
+		_exit(127);
+	}
+	if (o->cgroup && join_cgroup(o->cgroup) < 0) {
+		dprintf(2, "printkbot: cannot join the cgroup %s: %s\n", o->cgroup, strerror(errno));
 		_exit(127);
 	}
 	if (o->limits && apply_limits(o->limits) < 0) {
@@ -265,7 +303,8 @@ int pk_proc_run(struct pk_proc_result *out, const char *const *argv,
 	pid_t pid, parent;
 
 	if (o->log_path) {
-		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		/* never through a link: a log is the bot's own file, in a dir of its own */
+		sink.log_fd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (sink.log_fd < 0)
 			return pk_error(err, PK_ERROR_FAILED, "cannot open log %s: %s",
 					o->log_path, strerror(errno));

@@ -40,12 +40,13 @@ struct pk_proc_opts {
 	const char *cwd;            /* working directory, NULL = inherit */
 	const char *const *env;     /* extra "NAME=value" entries, NULL-terminated */
 	const char *stdin_path;     /* file to read stdin from, NULL = /dev/null */
-	const char *log_path;       /* output written here (truncated first), or NULL */
+	const char *log_path;       /* output written here (truncated first; never through a symlink), or NULL */
 	GString *capture;           /* output appended here as well, or NULL */
 	size_t output_cap;          /* bytes kept per destination, 0 = 16 MiB */
 	double timeout;             /* seconds, 0 = none */
 	volatile sig_atomic_t *cancel; /* set non-zero to end the child early */
 	const struct pk_limits *limits; /* set in the child, or NULL */
+	const char *cgroup;         /* a cgroup dir the child joins before exec (cgroup.h), or NULL */
 };
 #define PK_PROC_OPTS_INIT { 0 }
 
@@ -86,6 +87,13 @@ char *pk_proc_describe(const struct pk_proc_result *res);
  * the signal interrupts the wait.  NULL turns it off.
  */
 void pk_proc_set_cancel(volatile sig_atomic_t *flag);
+
+/*
+ * Whether that flag is set: work done in the process itself (a scan, a
+ * diff) asks it between steps and stops early, what it made then being
+ * no result, so that a stop is as prompt there as in a child.
+ */
+bool pk_proc_canceled(void);
 
 /*
  * Run a helper child to its end (an hour at most), in cwd with env (both

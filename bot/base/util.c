@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,7 +55,8 @@ static bool terminal_control(gunichar c)
 	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
-char *pk_text_for_terminal(const char *s)
+/* s for a terminal: tab and LF kept with keep_lines, else blanks (CR too); other controls '?'. */
+static char *for_terminal(const char *s, bool keep_lines)
 {
 	g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
 	GString *out = g_string_sized_new(strlen(valid));
@@ -62,7 +64,9 @@ char *pk_text_for_terminal(const char *s)
 	for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
-		if (c == '\t' || c == '\n' || c == '\r')
+		if (keep_lines && (c == '\t' || c == '\n'))
+			g_string_append_c(out, (char)c);
+		else if (!keep_lines && (c == '\t' || c == '\n' || c == '\r'))
 			g_string_append_c(out, ' ');
 		else if (terminal_control(c))
 			g_string_append_c(out, '?');
@@ -70,6 +74,28 @@ char *pk_text_for_terminal(const char *s)
 			g_string_append_unichar(out, c);
 	}
 	return g_string_free(out, FALSE);
+}
+
+char *pk_text_for_terminal(const char *s)
+{
+	return for_terminal(s, false);
+}
+
+char *pk_lines_for_terminal(const char *s)
+{
+	return for_terminal(s, true);
+}
+
+void pk_print_text(const char *fmt, ...)
+{
+	va_list ap;
+	g_autofree char *raw = NULL, *safe = NULL;
+
+	va_start(ap, fmt);
+	raw = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	safe = pk_lines_for_terminal(raw);
+	fputs(safe, stdout);
 }
 
 char *pk_cache_dir(void)
@@ -83,6 +109,43 @@ char *pk_cache_dir(void)
 		dir = g_build_filename(g_get_home_dir(), ".cache", "printkbot", NULL);
 	g_mkdir_with_parents(dir, 0755);
 	return dir;
+}
+
+char *pk_runtime_dir(GError **err)
+{
+	const char *env = g_getenv("PRINTKBOT_RUNTIME_DIR");
+	const char *xdg = g_getenv("XDG_RUNTIME_DIR");
+	g_autofree char *dir = NULL;
+	struct stat st;
+
+	if (env && *env)
+		dir = g_strdup(env);
+	else if (geteuid() == 0 && g_file_test("/run", G_FILE_TEST_IS_DIR))
+		dir = g_strdup("/run/printkbot");
+	else if (xdg && *xdg)
+		dir = g_build_filename(xdg, "printkbot", NULL);
+	else {
+		g_autofree char *cache = pk_cache_dir();
+
+		dir = g_build_filename(cache, "run", NULL);
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		pk_error(err, pk_errno_code(errno), "cannot make the runtime dir %s: %s", dir, g_strerror(errno));
+		return NULL;
+	}
+	if (lstat(dir, &st) < 0) {
+		pk_error(err, pk_errno_code(errno), "%s: %s", dir, g_strerror(errno));
+		return NULL;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		pk_error(err, PK_ERROR_FAILED, "the runtime dir %s is %s: not used for locks (make it a directory "
+			 "of uid %u, mode 0755, or set PRINTKBOT_RUNTIME_DIR)", dir,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : !S_ISDIR(st.st_mode) ? "not a directory"
+			 : st.st_uid != geteuid() ? "owned by another user" : "writable by group or others",
+			 (unsigned)geteuid());
+		return NULL;
+	}
+	return g_steal_pointer(&dir);
 }
 
 char *pk_source_dir(void)
@@ -112,42 +175,42 @@ char *pk_data_dir(void)
 	return g_strdup(running_from_checkout() ? PK_SRCDIR : PK_DATADIR);
 }
 
-int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
-		 GError **err)
+int pk_read_fd(char **out, size_t *out_len, int fd, const char *name, size_t max_bytes, GError **err)
 {
 	g_autoptr(GString) buf = g_string_new(NULL);
 	char chunk[65536];
-	int fd;
 
-	/* read(2), not mmap: the input may be a pipe or standard input */
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0)
-		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(e));
-		}
+		if (n < 0)
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", name, strerror(errno));
 		if (n == 0)
 			break;
-		if (max_bytes && buf->len + (size_t)n > max_bytes) {
-			close(fd);
-			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes",
-					path, max_bytes);
-		}
+		/* counted as it comes: a file may grow while it is read, a pipe has no size */
+		if (max_bytes && buf->len + (size_t)n > max_bytes)
+			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes", name, max_bytes);
 		g_string_append_len(buf, chunk, n);
 	}
-	close(fd);
 	if (out_len)
 		*out_len = buf->len;
 	*out = g_string_free(g_steal_pointer(&buf), FALSE);
 	return 0;
+}
+
+int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
+		 GError **err)
+{
+	/* read(2), not mmap: the input may be a pipe or standard input */
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO), rc;
+
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	rc = pk_read_fd(out, out_len, fd, path, max_bytes, err);
+	close(fd);
+	return rc;
 }
 
 int pk_write_file(const char *path, const char *data, size_t len, GError **err)

@@ -54,8 +54,35 @@ int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
  */
 char *pk_text_for_terminal(const char *s);
 
+/*
+ * The same for text of many lines, printed as text (a review, a table):
+ * newlines and tabs kept, CR and every other control or bidi character
+ * as '?'.  Caller frees.
+ */
+char *pk_lines_for_terminal(const char *s);
+
+/*
+ * printf() to standard output through pk_lines_for_terminal(): how a
+ * command prints text that holds stored or received strings (subjects,
+ * authors, boot lines), so that none of them drives the terminal.  JSON
+ * output does not go through it: its escapes keep the data exact.
+ */
+void pk_print_text(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
 /* The cache directory (created if missing); caller frees. */
 char *pk_cache_dir(void);
+/*
+ * Where the bot's locks live (the daemon's store lock, the machine's boot
+ * slots): a directory of the bot's user that nobody else can write, made
+ * when missing, so that no other local user can take a lock first (a
+ * lock held stops the daemon) or plant a link where one is created.
+ * $PRINTKBOT_RUNTIME_DIR when set (tests); else /run/printkbot as root,
+ * $XDG_RUNTIME_DIR/printkbot or the cache dir's run/ otherwise.  A
+ * directory there that is a link, owned by another user or writable by
+ * group or others is an error that says so.  Caller frees; NULL with err.
+ */
+char *pk_runtime_dir(GError **err);
+
 /* The printkbot source directory (qemu/, templates/, db/); caller frees. */
 char *pk_source_dir(void);
 /* The data directory (qemu/, templates/), see above; caller frees. */
@@ -68,6 +95,9 @@ char *pk_data_dir(void);
  */
 int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
 		 GError **err);
+
+/* pk_read_file() of an open fd (not closed), name saying what it is in an error. */
+int pk_read_fd(char **out, size_t *out_len, int fd, const char *name, size_t max_bytes, GError **err);
 
 /* Write data to path atomically (temporary file + rename). */
 int pk_write_file(const char *path, const char *data, size_t len, GError **err);

@@ -112,20 +112,20 @@ static void print_json(const char *rev, const struct pk_build_result *build,
 static void print_text(const struct pk_build_result *build, const struct pk_boot_result *boot)
 {
 	if (!build->ok) {
-		printf("build failed after %.1f s:\n%s", build->seconds, build->errors);
+		pk_print_text("build failed after %.1f s:\n%s", build->seconds, build->errors);
 		return;
 	}
 	for (guint i = 0; i < boot->capture->records->len; i++) {
 		const struct pk_record *r = boot->capture->records->pdata[i];
 
-		printf("%-6s %5" G_GUINT64_FORMAT "%s %s\n", pk_level_name(r->level), r->seq,
-		       r->cont ? "+" : " ", r->text);
+		pk_print_text("%-6s %5" G_GUINT64_FORMAT "%s %s\n", pk_level_name(r->level), r->seq,
+			      r->cont ? "+" : " ", r->text);
 	}
 	printf("-- build %.1f s, boot %.1f s (%s): %s; %u records, %u printk index entries\n",
 	       build->seconds, boot->seconds, boot->accel, pk_boot_status_name(boot->status),
 	       boot->capture->records->len, boot->capture->index->len);
 	if (boot->detail)
-		printf("%s\n", boot->detail);
+		pk_print_text("%s\n", boot->detail);
 }
 
 /* Check out rev, build it, and boot it when it built; *booted says whether boot is filled. */

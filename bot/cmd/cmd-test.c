@@ -106,7 +106,8 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 	if (run->json)
 		printf("%s\n", doc.model_json);
 	else
-		printf("%s%s", run->printed++ ? "\n========================================================================\n\n" : "", doc.text);
+		pk_print_text("%s%s", run->printed++ ? "\n========================================================================\n\n" : "",
+			      doc.text);
 	fflush(stdout);
 	if (run->store) {
 		struct pk_test_record_info rec = { patch, source_id, run->lab->config_hash, doc.model_json, doc.text };
@@ -129,10 +130,18 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 {
 	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
 	g_autoptr(GError) e = NULL;
+	g_autoptr(GPtrArray) within = g_ptr_array_new();
 
+	/* a patch over the size limits is refused unapplied (pk_test_patch()): no base is tried with it */
+	for (guint i = 0; i < patches->len; i++) {
+		g_autofree char *over = pk_patch_over_limits(patches->pdata[i], &run->opts.policy);
+
+		if (!over)
+			g_ptr_array_add(within, patches->pdata[i]);
+	}
 	if (pk_bases_choose(out, run->lab, base_commit, run->trees, &run->refetch,
-			    (const char *const *)run->bases, (const struct pk_patch *const *)patches->pdata,
-			    patches->len, err) < 0)
+			    (const char *const *)run->bases, (const struct pk_patch *const *)within->pdata,
+			    within->len, err) < 0)
 		return -1;
 	if (out->tried && !run->which_base)
 		pk_info("base %s; passed over: %s", out->name, out->tried);
@@ -145,10 +154,10 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 static int say_base(const char *path, const struct pk_base_choice *base)
 {
 	if (!base->applies) {
-		printf("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
+		pk_print_text("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
 		return 1;
 	}
-	printf("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
+	pk_print_text("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
 	       base->tried ? "; passed over: " : "", base->tried ? base->tried : "");
 	return 0;
 }

@@ -200,18 +200,22 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 
 /*
  * One daemon per database: a lock named after the database file's device
- * and inode, in /run/lock (else the temporary dir), so that the same
- * store reached by another name (a symlink, a hard link, a bind mount)
- * is still one store.  Not a lock on the database itself: closing any
- * other descriptor of it would drop SQLite's own POSIX locks.
+ * and inode, in the bot's runtime dir (util.h's pk_runtime_dir(), which no
+ * other user can write: a lock another user took first would stop the
+ * daemon), so that the same store reached by another name (a symlink, a
+ * hard link, a bind mount) is still one store.  Not a lock on the
+ * database itself: closing any other descriptor of it would drop
+ * SQLite's own POSIX locks.
  */
 static int daemon_lock(const char *db_path, GError **err)
 {
-	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : g_get_tmp_dir();
+	g_autofree char *dir = pk_runtime_dir(err);
 	g_autofree char *path = NULL;
 	struct stat st;
 	int fd;
 
+	if (!dir)
+		return -1;
 	if (stat(db_path, &st) < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", db_path, g_strerror(errno));
 	path = g_strdup_printf("%s/printkbot-store-%llx-%llx.lock", dir, (unsigned long long)st.st_dev,

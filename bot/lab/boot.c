@@ -2,6 +2,7 @@
 #include "lab/boot.h"
 #include "base/proc.h"
 #include "lab/sandbox.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 #include <fcntl.h>
@@ -200,14 +201,20 @@ static void judge_boot(struct pk_boot_result *res, const struct pk_proc_result *
  */
 static int boot_slot_take(double wait)
 {
-	const char *dir = access("/run/lock", W_OK) == 0 ? "/run/lock" : g_get_tmp_dir();
+	g_autoptr(GError) err = NULL;
+	g_autofree char *dir = pk_runtime_dir(&err);
 	long slots = MAX(1L, sysconf(_SC_NPROCESSORS_ONLN) / GUEST_CPUS);
 	double until = pk_now() + wait;
 
+	if (!dir) {
+		pk_info("booting without a boot slot: %s", err->message);
+		return -1;
+	}
 	do {
 		for (long i = 0; i < slots; i++) {
-			g_autofree char *path = g_strdup_printf("%s/printkbot-boot-slot.%ld", dir, i);
-			int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
+			g_autofree char *path = g_strdup_printf("%s/boot-slot.%ld", dir, i);
+			/* in a dir only the bot's user writes: no other user holds one, no link stands there */
+			int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 
 			if (fd < 0)
 				return -1;
@@ -217,7 +224,7 @@ static int boot_slot_take(double wait)
 		}
 		g_usleep(100000);
 	} while (pk_now() < until);
-	pk_info("every boot slot of this machine (%s/printkbot-boot-slot.*) was held for %.0f s: "
+	pk_info("every boot slot of this machine (%s/boot-slot.*) was held for %.0f s: "
 		"booting without one", dir, wait);
 	return -1;
 }
@@ -238,6 +245,28 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	GError *local = NULL;
 	size_t cap_len = 0;
 
+	/*
+	 * The image comes from a build dir, which the sandbox writes: handed to
+	 * QEMU (its bind made by root) only as a plain file of its own, never a
+	 * link to a host file.  Anything else is this boot's failure.
+	 */
+	{
+		g_autofree char *dir = g_path_get_dirname(opts->vmlinux), *name = g_path_get_basename(opts->vmlinux);
+		g_autoptr(GError) why = NULL;
+		int have = pk_beneath_regular(dir, name, NULL, &why);
+
+		if (have <= 0) {
+			res.status = PK_BOOT_FAILED;
+			res.accel = "none";
+			res.cmdline = g_strdup("");
+			res.console = g_strdup("");
+			res.capture = pk_capture_parse("", 0);
+			res.detail = have ? g_strdup_printf("the kernel image was not booted: %s", why->message)
+					  : g_strdup_printf("the kernel image %s is not there", opts->vmlinux);
+			*out = res;
+			return 0;
+		}
+	}
 	tmpdir = g_dir_make_tmp("printkbot-boot-XXXXXX", &local);
 	if (!tmpdir) {
 		pk_error(err, PK_ERROR_FAILED, "cannot make a boot dir: %s", local->message);

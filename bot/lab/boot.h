@@ -33,7 +33,7 @@ struct pk_boot_opts {
 struct pk_boot_result {
 	enum pk_boot_status status;
 	double seconds;
-	const char *accel;        /* "kvm" or "tcg" (static string) */
+	const char *accel;        /* "kvm" or "tcg", "none" when QEMU was not started (static string) */
 	char *cmdline;            /* the kernel command line used */
 	char *console;            /* ttyS0 output */
 	char *detail;             /* panic lines, QEMU's complaint, or what was cut */

@@ -5,6 +5,7 @@
 #include "lab/layer.h"
 #include "lab/repo.h"
 #include "lab/sandbox.h"
+#include "lab/state.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -34,7 +35,7 @@ static const char *const denied_words[] = {
 	"Read-only file system", "Network is unreachable", "Connection refused",
 	"Permission denied", "Operation not permitted", "CPU time limit exceeded",
 	"File size limit exceeded", "Cannot allocate memory", "Resource temporarily unavailable",
-	NULL,
+	"No space left on device", NULL,
 };
 
 void pk_build_result_clear(struct pk_build_result *res)
@@ -156,14 +157,15 @@ int pk_build_dir_remove(const char *build_dir, GError **err)
 	g_autofree char *marker = g_strconcat(build_dir, PUBLISHED_ONLY_SUFFIX, NULL);
 
 	/* the mark first: a dir left without one only reads the ccache */
-	if (unlink_marker(marker, err) < 0 || pk_layer_drop(build_dir, err) < 0)
+	if (unlink_marker(marker, err) < 0 || pk_layer_drop(build_dir, err) < 0 ||
+	    pk_state_remove_all(build_dir, err) < 0)
 		return -1;
 	return pk_remove_tree(build_dir, err);
 }
 
 /*
  * Whether a make may write the bot's ccache ([build] ccache_dir): what
- * is checked out is the tip of a published ref (pk_repo_head_published())
+ * is checked out is the tip of a trusted published ref (pk_repo_head_trusted())
  * and the build dir never held a build of anything else.  The second half
  * matters as much: a patch's build leaves host programs in the build dir
  * that later makes there run, and one run with the cache writable could
@@ -182,7 +184,7 @@ static int may_write_ccache(bool *out, const struct pk_lab *lab, bool layered, G
 	*out = false;
 	if (layered || !g_file_test(marker, G_FILE_TEST_EXISTS))
 		return 0;
-	if (pk_repo_head_published(lab)) {
+	if (pk_repo_head_trusted(lab)) {
 		*out = true;
 		return 0;
 	}
@@ -197,7 +199,7 @@ int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err
 	if (pk_build_dir_make(lab, err) < 0)
 		return -1;
 	build_dir = pk_lab_build_dir(lab);
-	if (pk_repo_head_published(lab))
+	if (pk_repo_head_trusted(lab))
 		return pk_layer_drop(build_dir, err);
 	if (!pk_layer_usable(lab->cache, NULL))
 		return 0;   /* as before layers: the policy refused what only a layer makes safe */
@@ -524,8 +526,8 @@ static char *failure_text(const char *log, const struct pk_proc_result *pr, cons
 	if (denied) {
 		g_autofree char *note = g_strdup_printf(
 			"The build ran in printkbot's sandbox (no network, nothing writable but the "
-			"build dir, an unprivileged user, limits on CPU time, memory and file size), "
-			"and something was denied there: %s", denied);
+			"build dir, an unprivileged user, limits on CPU time, memory, file size, "
+			"processes and what a layer may hold), and something was denied there: %s", denied);
 		g_autofree char *wrapped = pk_wrap(note, 72, "");
 
 		g_string_append_printf(out, "%s\n", wrapped);
@@ -537,15 +539,20 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 {
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
-	g_autofree char *log_path = g_build_filename(build_dir, "printkbot-build.log", NULL);
+	g_autofree char *log_path = NULL;
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_build_result res = { 0 };
 	g_autoptr(GString) log = g_string_new(NULL);
 	struct pk_proc_result pr;
 	bool sandboxed = false, layered;
 
-	/* before the log is opened: it is the build's, in the layer when there is one */
-	if (pk_build_dir_enter(lab, &layered, err) < 0)
+	/*
+	 * The layer first: the log is of this build, dropped with its layer.
+	 * It is the bot's, opened as root, so it is never in the build dir,
+	 * where the build could have left a symlink in its place (state.h).
+	 */
+	if (pk_build_dir_enter(lab, &layered, err) < 0 ||
+	    !(log_path = pk_state_path(build_dir, PK_STATE_BUILD_LOG, err)))
 		return -1;
 	opts.cwd = lab->tree;
 	opts.env = build_env;

@@ -54,7 +54,8 @@ int pk_build_dir_remove(const char *build_dir, GError **err);
 
 /*
  * Where the tree as checked out may be built: the build dir itself when
- * HEAD is published (pk_repo_head_published(); a layer over it is dropped
+ * HEAD is a trusted published tip (pk_repo_head_trusted(): a base, or a
+ * [tree] marked trusted; a layer over it is dropped
  * first), else a throwaway layer over it made for HEAD (layer.h), which
  * stays until another commit is built there or the lab is let go.
  * Without layers (pk_layer_usable() false: not root) an unpublished

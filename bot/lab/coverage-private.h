@@ -16,11 +16,17 @@ struct pk_build_view {
 	GHashTable *config;     /* the build's .config, symbol ("ATA") -> value ("y"); read when needed */
 };
 
-/* Read path into *out (and *out_len, may be NULL): 1, or 0 when it does not exist, or -1 with err. */
-int pk_coverage_read_optional(const char *path, char **out, gsize *out_len, GError **err);
+/*
+ * Read rel, a file of the build dir (a .cmd file, an archive), into *out
+ * (and *out_len, may be NULL): 1, or 0 when it does not exist, or -1 with
+ * err.  The sandbox writes there: read as beneath.h reads (no link
+ * followed, regular files only, a cap).
+ */
+int pk_coverage_read_built(const struct pk_build_view *v, const char *rel, char **out, gsize *out_len,
+			   GError **err);
 
-/* The build dir's .cmd file of object ("kernel/printk/printk.o"); caller frees. */
-char *pk_coverage_cmd_path(const struct pk_build_view *v, const char *object);
+/* The .cmd file of object ("kernel/printk/printk.o"), relative to the build dir; caller frees. */
+char *pk_coverage_cmd_path(const char *object);
 
 /*
  * Why source file (relative to the tree; object is its .o, or NULL) is not

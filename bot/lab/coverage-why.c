@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lab/kconfig.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 /* Kconfig symbols named in one reason; the rest are counted. */
@@ -24,9 +25,11 @@ static const char plain[] = "not compiled by the tested kernel config";
 /* The build's .config (kconfig.h); an empty table when the build dir has none. */
 static int read_config(struct pk_build_view *v, GError **err)
 {
-	g_autofree char *path = g_build_filename(v->build_dir, ".config", NULL);
+	int have = pk_beneath_regular(v->build_dir, ".config", NULL, err);
 
-	if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+	if (have < 0)
+		return -1;
+	if (!have) {
 		v->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 		return 0;
 	}
@@ -46,10 +49,10 @@ static int read_makefile(const struct pk_build_view *v, const char *dir, char **
 
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
 		g_autofree char *name = *dir ? g_build_filename(dir, names[i], NULL) : g_strdup(names[i]);
-		g_autofree char *path = g_build_filename(v->tree, name, NULL);
 		g_autofree char *text = NULL;
 		g_auto(GStrv) parts = NULL;
-		int rc = pk_coverage_read_optional(path, &text, NULL, err);
+		/* a pushed commit may hold a link where a makefile belongs: the tree is read as beneath.h reads */
+		int rc = pk_beneath_read_at(&text, NULL, v->tree, name, 16u << 20, err);
 
 		if (rc < 0)
 			return -1;
@@ -252,13 +255,13 @@ static int dir_reason(struct pk_build_view *v, const char *file, const char *dir
 static int compiled_from(const struct pk_build_view *v, const char *object, const char *file, bool *out,
 			 GError **err)
 {
-	g_autofree char *cmd = pk_coverage_cmd_path(v, object);
+	g_autofree char *cmd = pk_coverage_cmd_path(object);
 	g_autofree char *text = NULL, *want = g_build_filename(v->tree, file, NULL);
 	const char *line;
 	int rc;
 
 	*out = false;
-	if ((rc = pk_coverage_read_optional(cmd, &text, NULL, err)) <= 0)
+	if ((rc = pk_coverage_read_built(v, cmd, &text, NULL, err)) <= 0)
 		return rc;
 	for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *eol = line + strcspn(line, "\n"), *p;

@@ -4,6 +4,7 @@
  * is coverage-why.c's.
  */
 #include "lab/coverage-private.h"
+#include "base/beneath.h"
 
 #include <string.h>
 
@@ -58,16 +59,18 @@ void pk_file_coverage_free(gpointer p)
 	g_free(c);
 }
 
-int pk_coverage_read_optional(const char *path, char **out, gsize *out_len, GError **err)
-{
-	g_autoptr(GError) local = NULL;
+/* What a .cmd file or thin archive of the build dir may take: a vmlinux.a of allyesconfig is ~2 MiB. */
+#define BUILT_FILE_CAP (64u << 20)
 
-	if (g_file_get_contents(path, out, out_len, &local))
-		return 1;
-	if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
-	    g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOTDIR))
-		return 0;
-	return pk_error(err, PK_ERROR_FAILED, "%s", local->message);
+int pk_coverage_read_built(const struct pk_build_view *v, const char *rel, char **out, gsize *out_len,
+			   GError **err)
+{
+	size_t len = 0;
+	int rc = pk_beneath_read_at(out, &len, v->build_dir, rel, BUILT_FILE_CAP, err);
+
+	if (rc > 0 && out_len)
+		*out_len = len;
+	return rc;
 }
 
 /*
@@ -80,14 +83,13 @@ int pk_coverage_read_optional(const char *path, char **out, gsize *out_len, GErr
  */
 static int read_thin_archive(struct pk_build_view *v, const char *archive, GError **err)
 {
-	g_autofree char *path = g_build_filename(v->build_dir, archive, NULL);
 	g_autofree char *dir = g_path_get_dirname(archive);
 	g_autofree char *base = g_build_filename("/", dir, NULL);
 	g_autofree char *data = NULL;
 	gsize len = 0, pos = 8;
 	int rc;
 
-	if ((rc = pk_coverage_read_optional(path, &data, &len, err)) <= 0)
+	if ((rc = pk_coverage_read_built(v, archive, &data, &len, err)) <= 0)
 		return rc < 0 ? -1 : 1;
 	if (len < 8 || memcmp(data, "!<thin>\n", 8))
 		return 1;
@@ -127,12 +129,11 @@ static int read_thin_archive(struct pk_build_view *v, const char *archive, GErro
 /* The archives vmlinux links as needed: the words ending in ".a" of .vmlinux.o.cmd but vmlinux.a. */
 static int read_linked_libs(struct pk_build_view *v, GError **err)
 {
-	g_autofree char *path = g_build_filename(v->build_dir, ".vmlinux.o.cmd", NULL);
 	g_autofree char *text = NULL;
 	g_auto(GStrv) words = NULL;
 	int rc;
 
-	if ((rc = pk_coverage_read_optional(path, &text, NULL, err)) <= 0)
+	if ((rc = pk_coverage_read_built(v, ".vmlinux.o.cmd", &text, NULL, err)) <= 0)
 		return rc;
 	text[strcspn(text, "\n")] = '\0';
 	words = g_strsplit_set(text, " \t", -1);
@@ -156,14 +157,13 @@ static int read_linked(struct pk_build_view *v, GError **err)
 	return v->have_archive ? read_linked_libs(v, err) : 0;
 }
 
-/* The build dir's .cmd file of object ("kernel/printk/printk.o"); caller frees. */
-char *pk_coverage_cmd_path(const struct pk_build_view *v, const char *object)
+char *pk_coverage_cmd_path(const char *object)
 {
 	g_autofree char *dir = g_path_get_dirname(object);
 	g_autofree char *base = g_path_get_basename(object);
 	g_autofree char *name = g_strdup_printf(".%s.cmd", base);
 
-	return g_build_filename(v->build_dir, dir, name, NULL);
+	return strcmp(dir, ".") ? g_build_filename(dir, name, NULL) : g_steal_pointer(&name);
 }
 
 /* A path of a .cmd file as a path of the tree ("include/linux/printk.h"), or NULL when outside it. */
@@ -229,9 +229,9 @@ static int find_includers(struct pk_build_view *v, GError **err)
 		g_ptr_array_add(objects, key);
 	g_ptr_array_sort(objects, compare_strings);
 	for (guint i = 0; i < objects->len; i++) {
-		g_autofree char *path = pk_coverage_cmd_path(v, objects->pdata[i]);
+		g_autofree char *path = pk_coverage_cmd_path(objects->pdata[i]);
 		g_autofree char *text = NULL;
-		int rc = pk_coverage_read_optional(path, &text, NULL, err);
+		int rc = pk_coverage_read_built(v, path, &text, NULL, err);
 
 		if (rc < 0)
 			return -1;
@@ -279,13 +279,13 @@ static struct pk_file_coverage *deleted_coverage(struct pk_build_view *v, const 
 {
 	unsigned n = index_entries_of(before, file);
 	g_autofree char *object = object_of(file);
-	g_autofree char *cmd = object ? pk_coverage_cmd_path(v, object) : NULL;
+	g_autofree char *cmd = object ? pk_coverage_cmd_path(object) : NULL;
 	g_autofree char *why = NULL;
 
 	if (n)
 		why = g_strdup_printf("deleted; the kernel before the patch had %u of its messages in its "
 				      "printk index", n);
-	else if (cmd && g_file_test(cmd, G_FILE_TEST_EXISTS))
+	else if (cmd && pk_beneath_regular(v->build_dir, cmd, NULL, NULL) > 0)
 		why = g_strdup_printf("deleted; the build compiled it before the patch (%s is still in the "
 				      "build dir)", object);
 	if (why)

@@ -12,13 +12,24 @@
 #include "lab/kconfig.h"
 #include "lab/layer.h"
 #include "lab/repo.h"
+#include "lab/state.h"
+#include "base/beneath.h"
 #include "base/proc.h"
 #include "base/util.h"
 
-/* Where the solver writes its answer, in the lab's build dir (the sandbox's one writable place). */
+/*
+ * Where the solver writes its answer: the lab's build dir, the one place
+ * its sandbox may write, so read back as beneath.h reads and checked
+ * against what it was asked (valid_answer()) before anything uses it.
+ */
 #define SOLVE_OUT ".printkbot-solve"
-/* Where its answers are kept, one file each, named by solve_key(). */
-#define SOLVED_DIR ".printkbot-solved"
+#define ANSWER_CAP (1u << 20)
+/*
+ * Where the bot keeps the answers, one file each, named by solve_key():
+ * under the cache, out of every sandbox's reach, so that no build can
+ * plant the answer a later question gets.
+ */
+#define ANSWERS_DIR "kconfig-answers"
 
 void pk_derived_clear(struct pk_derived *d)
 {
@@ -334,25 +345,29 @@ int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct p
  * in it), the tree's commit, the script and the wanted groups.  NULL with
  * err when one cannot be read.
  */
-static char *solve_key(const struct pk_lab *lab, const char *script, const char *config, GPtrArray *want,
+static char *solve_key(const struct pk_lab *lab, const char *build_dir, const char *script, GPtrArray *want,
 		       GError **err)
 {
 	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 	g_autofree char *head = pk_repo_resolve(lab, "HEAD", err);
-	const char *files[] = { config, script };
+	g_autofree char *config = NULL, *code = NULL;
+	size_t config_len = 0, code_len = 0;
+	int rc;
 
 	if (!head)
 		return NULL;
-	g_checksum_update(sum, (const guchar *)head, -1);
-	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
-		g_autofree char *text = NULL;
-		size_t len = 0;
-
-		if (pk_read_file(&text, &len, files[i], 16 << 20, err) < 0)
-			return NULL;
-		g_checksum_update(sum, (const guchar *)"\0", 1);
-		g_checksum_update(sum, (const guchar *)text, len);
+	if ((rc = pk_beneath_read_at(&config, &config_len, build_dir, ".config", 16u << 20, err)) <= 0) {
+		if (rc == 0)
+			pk_error(err, PK_ERROR_FAILED, "%s/.config: no such file", build_dir);
+		return NULL;
 	}
+	if (pk_read_file(&code, &code_len, script, 16 << 20, err) < 0)
+		return NULL;
+	g_checksum_update(sum, (const guchar *)head, -1);
+	g_checksum_update(sum, (const guchar *)"\0", 1);
+	g_checksum_update(sum, (const guchar *)config, config_len);
+	g_checksum_update(sum, (const guchar *)"\0", 1);
+	g_checksum_update(sum, (const guchar *)code, code_len);
 	for (guint i = 0; i < want->len; i++) {
 		g_checksum_update(sum, (const guchar *)"\0", 1);
 		g_checksum_update(sum, want->pdata[i], -1);
@@ -361,9 +376,41 @@ static char *solve_key(const struct pk_lab *lab, const char *script, const char 
 }
 
 /*
+ * Whether text is an answer to want as qemu/kconfig-enable.py gives one:
+ * only "CONFIG_<SYMBOL>=y" lines and "# cannot: <GROUP>: <why>" lines for
+ * groups of want, printable ASCII.  The solver runs the patch's Kconfig
+ * in the sandbox, so what comes back is checked, not trusted: a line of
+ * anything else would be merged into the config as it stands.
+ */
+static int valid_answer(const char *text, GPtrArray *want, GError **err)
+{
+	g_autoptr(GRegex) option = g_regex_new("^CONFIG_[A-Za-z0-9_]+=y$", 0, 0, NULL);
+	g_autoptr(GRegex) cannot = g_regex_new("^# cannot: ([A-Za-z0-9_|]+): [ -~]*$", 0, 0, NULL);
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	unsigned n = 0;
+
+	for (char **l = lines; *l; l++, n++) {
+		g_autoptr(GMatchInfo) m = NULL;
+		g_autofree char *group = NULL, *shown = NULL;
+
+		if (!**l || g_regex_match(option, *l, 0, NULL))
+			continue;
+		if (g_regex_match(cannot, *l, 0, &m)) {
+			group = g_match_info_fetch(m, 1);
+			if (g_ptr_array_find_with_equal_func(want, group, g_str_equal, NULL))
+				continue;
+		}
+		shown = pk_text_for_terminal(*l);
+		return pk_error(err, PK_ERROR_INPUT, "the Kconfig solver's answer, line %u, is neither an option "
+				"to set nor a group it was asked about: %.120s", n + 1, shown);
+	}
+	return 0;
+}
+
+/*
  * Run qemu/kconfig-enable.py for want on the lab's .config: its answer, one
- * line each.  An answer is kept in the lab's build dir and read back for
- * the same question: kconfiglib parses the whole Kconfig tree and runs its
+ * line each.  An answer is kept (ANSWERS_DIR) and read back for the same
+ * question: kconfiglib parses the whole Kconfig tree and runs its
  * $(shell) macros each time, 2 of the ~10 s of a later patch on a built
  * derived config.
  */
@@ -375,19 +422,23 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 	g_autofree char *out = g_build_filename(build_dir, SOLVE_OUT, NULL);
 	g_autofree char *config = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *srctree = g_strconcat("srctree=", lab->tree, NULL);
+	g_autofree char *answers = g_build_filename(lab->cache, ANSWERS_DIR, NULL);
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	const char *ro[] = { script_dir, NULL };
 	g_autofree char *text = NULL, *key = NULL, *kept = NULL;
 	size_t len = 0;
+	bool layered;
+	int rc;
 
 	/* the variables Kconfig's $(...) macros read, as the top Makefile exports them */
 	const char *head[] = { "env", srctree, "ARCH=x86", "SRCARCH=x86", "CC=gcc", "LD=ld", "HOSTCC=gcc",
 			       "HOSTCXX=g++", "/usr/bin/python3", script, out, config };
-	if (!(key = solve_key(lab, script, config, want, err)))
+	/* the .config the build of this checkout sees: in its layer, if it has one */
+	if (pk_build_dir_enter(lab, &layered, err) < 0 || !(key = solve_key(lab, build_dir, script, want, err)))
 		return NULL;
-	kept = g_build_filename(build_dir, SOLVED_DIR, key, NULL);
+	kept = g_build_filename(answers, key, NULL);
 	if (g_file_test(kept, G_FILE_TEST_EXISTS)) {
-		if (pk_read_file(&text, NULL, kept, 1 << 20, err) < 0)
+		if (pk_read_file(&text, NULL, kept, ANSWER_CAP, err) < 0 || valid_answer(text, want, err) < 0)
 			return NULL;
 		return g_strsplit(text, "\n", -1);
 	}
@@ -397,19 +448,21 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 		g_ptr_array_add(argv, want->pdata[i]);
 	g_ptr_array_add(argv, NULL);
 	if (pk_build_step(lab, "solving Kconfig dependencies (qemu/kconfig-enable.py)", NULL,
-			  (const char *const *)argv->pdata, ro, err) < 0 ||
-	    pk_read_file(&text, &len, out, 1 << 20, err) < 0)
+			  (const char *const *)argv->pdata, ro, err) < 0)
 		return NULL;
-	{
-		g_autofree char *dir = g_path_get_dirname(kept);
-
-		if (g_mkdir_with_parents(dir, 0755) < 0) {
-			pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
-			return NULL;
-		}
-		if (pk_write_file(kept, text, len, err) < 0)
-			return NULL;
+	if ((rc = pk_beneath_read_at(&text, &len, build_dir, SOLVE_OUT, ANSWER_CAP, err)) <= 0) {
+		if (rc == 0)
+			pk_error(err, PK_ERROR_FAILED, "qemu/kconfig-enable.py wrote no answer (%s)", out);
+		return NULL;
 	}
+	if (valid_answer(text, want, err) < 0)
+		return NULL;
+	if (g_mkdir_with_parents(answers, 0755) < 0) {
+		pk_error(err, PK_ERROR_FAILED, "%s: %s", answers, g_strerror(errno));
+		return NULL;
+	}
+	if (pk_write_file(kept, text, len, err) < 0)
+		return NULL;
 	return g_strsplit(text, "\n", -1);
 }
 
@@ -453,8 +506,7 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		cp[4] = tmp;
 		/* the copy is of what published builds made, never of a patch's layer */
 		if (pk_layer_drop(lab_build, err) < 0 || pk_remove_tree(tmp, err) < 0 ||
-		    pk_proc_step("copying the lab's build dir", cp, NULL, NULL, err) < 0 ||
-		    pk_kconfig_forget(tmp, err) < 0) {
+		    pk_proc_step("copying the lab's build dir", cp, NULL, NULL, err) < 0) {
 			pk_lab_clear(&d);
 			return -1;
 		}
@@ -463,7 +515,13 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 			pk_lab_clear(&d);
 			return -1;
 		}
-		if (pk_build_dir_copy_mark(&d, lab, err) < 0) {
+		/*
+		 * The copy's state is its own (a dir of this name removed before may
+		 * have left some): its .config is the lab's, made for no commit of its
+		 * own yet, and its lines mark it as derived (pk_derive_prune()).
+		 */
+		if (pk_build_dir_copy_mark(&d, lab, err) < 0 || pk_kconfig_forget(build_dir, err) < 0 ||
+		    pk_state_write(build_dir, PK_STATE_DERIVED_FRAGMENT, lines, strlen(lines), err) < 0) {
 			pk_lab_clear(&d);
 			return -1;
 		}
@@ -707,15 +765,24 @@ out:
 	return rc;
 }
 
-/* A derived build dir of the build/ listing: made for a patch, not one of the lab's or in_use's. */
+/*
+ * A derived build dir of the build/ listing: made for a patch (its state
+ * holds its lines), not one of the lab's or in_use's.  A lab made before
+ * the state dirs (state.h) kept the lines in the build dir as
+ * .printkbot-derived.config: looked at without following a link, since
+ * it is in the build dir.
+ */
 static bool prunable(const char *dir, const char *name, const struct pk_lab *lab, const struct pk_lab *in_use)
 {
-	g_autofree char *marker = g_build_filename(dir, name, PK_KCONFIG_DERIVED_FRAGMENT, NULL);
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	struct stat st;
 
 	if (g_str_has_prefix(name, lab->config_hash) ||
-	    (in_use && in_use->config_hash && g_str_has_prefix(name, in_use->config_hash)))
+	    (in_use && in_use->config_hash && g_str_has_prefix(name, in_use->config_hash)) ||
+	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
-	return g_file_test(marker, G_FILE_TEST_EXISTS);
+	return pk_state_stat(path, PK_STATE_DERIVED_FRAGMENT, NULL) ||
+	       pk_beneath_regular(path, ".printkbot-derived.config", NULL, NULL) > 0;
 }
 
 struct used_dir {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lab/state.h"
 #include "base/util.h"
 
 /* fixdep writes its output through stdio, in blocks of this size */
@@ -28,7 +29,11 @@ static bool at_or_after(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-/* Files of the bot's own (the config, stamps, the build log) that no make writes. */
+/*
+ * Files no make writes: the config, and the names the bot's own stamps and
+ * build log had when they lived in the build dir (a lab made before they
+ * moved to state.h's dir may still hold them).
+ */
 static bool bot_file(const char *rel, const char *name)
 {
 	return g_str_has_prefix(name, ".printkbot") || g_str_has_prefix(name, "printkbot-") ||
@@ -47,15 +52,21 @@ static bool bot_file(const char *rel, const char *name)
 static bool cmd_cut(int dirfd, const char *name, const struct stat *st)
 {
 	char tail[CMD_BLOCK];
+	struct stat now;
 	off_t from = st->st_size > CMD_BLOCK ? st->st_size - CMD_BLOCK : 0;
 	ssize_t n;
 	int fd;
 
 	if (st->st_size == 0)
 		return false;   /* nothing was written: Kbuild makes the target again */
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* the sandbox writes here: a FIFO put in its place since it was listed must not block the open */
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return false;   /* gone since it was listed */
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode)) {
+		close(fd);
+		return false;
+	}
 	n = pread(fd, tail, sizeof tail, from);
 	close(fd);
 	if (n <= 0)
@@ -158,13 +169,12 @@ static int repair_dir(struct repair *r, int dirfd, const char *rel, GError **err
 
 int pk_build_dir_repair(const char *build_dir, GError **err)
 {
-	g_autofree char *mark = g_build_filename(build_dir, PK_MAKE_RUNNING, NULL);
 	g_autoptr(GString) named = g_string_new(NULL);
 	struct repair r = { .named = named };
 	struct stat st;
 	int fd;
 
-	if (stat(mark, &st) == 0) {
+	if (pk_state_stat(build_dir, PK_STATE_MAKE_RUNNING, &st)) {
 		r.marked = true;
 		r.started = st.st_mtim;
 	}
@@ -181,24 +191,19 @@ int pk_build_dir_repair(const char *build_dir, GError **err)
 	if (r.removed)
 		pk_info("%s: removed %u file%s an interrupted make left (%s%s), to be made again", build_dir,
 			r.removed, r.removed == 1 ? "" : "s", named->str, r.removed > NAMED_MAX ? ", ..." : "");
-	if (r.marked && unlink(mark) < 0 && errno != ENOENT)
-		return pk_error(err, pk_errno_code(errno), "%s: %s", mark, g_strerror(errno));
+	if (r.marked && pk_state_remove(build_dir, PK_STATE_MAKE_RUNNING, err) < 0)
+		return -1;
 	return (int)MIN(r.removed, (unsigned)G_MAXINT);
 }
 
 int pk_make_started(const char *build_dir, GError **err)
 {
-	g_autofree char *mark = g_build_filename(build_dir, PK_MAKE_RUNNING, NULL);
-
-	return pk_write_file(mark, "", 0, err);
+	return pk_state_write(build_dir, PK_STATE_MAKE_RUNNING, "", 0, err);
 }
 
 void pk_make_ended(const char *build_dir, const struct pk_proc_result *pr)
 {
-	g_autofree char *mark = NULL;
-
 	if (pr->end != PK_PROC_EXITED)
 		return;
-	mark = g_build_filename(build_dir, PK_MAKE_RUNNING, NULL);
-	unlink(mark);
+	pk_state_remove(build_dir, PK_STATE_MAKE_RUNNING, NULL);
 }

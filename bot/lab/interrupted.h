@@ -14,7 +14,8 @@
  *   build before, which later makes take as up to date.
  *
  * So every make of a build dir runs between pk_make_started(), which
- * writes a mark in it, and pk_make_ended(), which removes the mark when
+ * writes a mark in its state dir (state.h), and pk_make_ended(), which
+ * removes the mark when
  * make exited by itself (a failed compile included: make deletes what it
  * could not finish).  pk_build_dir_repair(), run before each make, finds
  * the mark of a make that never ended and removes each file written
@@ -29,10 +30,7 @@
 #include <glib.h>
 #include "base/proc.h"
 
-/* The mark's name in a build dir; its mtime is when that make started. */
-#define PK_MAKE_RUNNING ".printkbot-make-running"
-
-/* Write the mark into build_dir (which exists); -1 with err. */
+/* Write the mark of build_dir (which exists), PK_STATE_MAKE_RUNNING: its mtime is when make started; -1 with err. */
 int pk_make_started(const char *build_dir, GError **err);
 
 /* Remove the mark when pr says make exited by itself; else keep it for the next repair. */
@@ -40,8 +38,8 @@ void pk_make_ended(const char *build_dir, const struct pk_proc_result *pr);
 
 /*
  * Undo what an interrupted make left in build_dir (see above).  Never
- * touched: .config and .config.old, the bot's own files (.printkbot*,
- * printkbot-*), include/config/ and include/generated/ (Kconfig and
+ * touched: .config and .config.old, files named as the bot's own were
+ * (.printkbot*, printkbot-*), include/config/ and include/generated/ (Kconfig and
  * filechk replace those files whole, by rename).  Returns the number of
  * files removed, -1 with err when the build dir cannot be read.
  */

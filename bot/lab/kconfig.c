@@ -7,12 +7,15 @@
 
 #include "lab/build.h"
 #include "lab/repo.h"
+#include "lab/state.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 /* Besides Kconfig* files, where a change makes the kernel config stale (pk_kconfig_sync()). */
 static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/", "arch/x86/configs/" };
 
-#define KCONFIG_STAMP ".printkbot-kconfig"
+/* The most of a .config the bot reads (a whole allyesconfig is about 300 KiB). */
+#define CONFIG_CAP (16u << 20)
 
 /* The CONFIG_ lines of the fragment that are not in the final .config, as " CONFIG_X=y" words. */
 static void missing_options(GString *out, const char *fragment, const char *config)
@@ -40,26 +43,34 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 	g_autoptr(GString) lost = g_string_new(NULL);
 	const char *tiny[] = { "make", "-s", odir, "tinyconfig", NULL };
 	g_autofree char *merge_sh = g_build_filename(lab->tree, "scripts", "kconfig", "merge_config.sh", NULL);
-	g_autofree char *derived = g_build_filename(build_dir, PK_KCONFIG_DERIVED_FRAGMENT, NULL);
-	const char *merge[] = { merge_sh, "-m", "-O", build_dir, dotconfig, frag,
-				lab->extra_config ? derived : NULL, NULL };
+	g_autofree char *derived = NULL;
+	const char *merge[] = { merge_sh, "-m", "-O", build_dir, dotconfig, frag, NULL, NULL };
 	const char *olddef[] = { "make", "-s", odir, "olddefconfig", NULL };
-	const char *fragment_ro[] = { frag, NULL };
-	size_t len;
+	const char *fragment_ro[] = { frag, NULL, NULL };
+	bool layered;
+	int rc;
 
 	/* merge_config.sh writes its temporary files where it runs, so it runs in the build dir */
 	if (pk_build_dir_make(lab, err) < 0)
 		return -1;
-	if (lab->extra_config &&
-	    pk_write_file(derived, lab->extra_config, strlen(lab->extra_config), err) < 0)
-		return -1;
+	/* the derived lines are the bot's: in its state dir, bound read-only for the merge */
+	if (lab->extra_config) {
+		if (pk_build_dir_enter(lab, &layered, err) < 0 ||
+		    pk_state_write(build_dir, PK_STATE_DERIVED_FRAGMENT, lab->extra_config,
+				   strlen(lab->extra_config), err) < 0 ||
+		    !(derived = pk_state_path(build_dir, PK_STATE_DERIVED_FRAGMENT, err)))
+			return -1;
+		merge[6] = fragment_ro[1] = derived;
+	}
 	if (pk_build_step(lab, "tinyconfig", NULL, tiny, NULL, err) < 0 ||
 	    pk_build_step(lab, "merging qemu/kernel.config", build_dir, merge, fragment_ro, err) < 0 ||
 	    pk_build_step(lab, "olddefconfig", NULL, olddef, NULL, err) < 0)
 		return -1;
-	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0 ||
-	    pk_read_file(&config, &len, dotconfig, 16 << 20, err) < 0)
+	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0)
 		return -1;
+	/* written by the tree's kconfig programs, in the sandbox: read as beneath.h reads */
+	if ((rc = pk_beneath_read_at(&config, NULL, build_dir, ".config", CONFIG_CAP, err)) <= 0)
+		return rc < 0 ? -1 : pk_error(err, PK_ERROR_FAILED, "olddefconfig left no %s", dotconfig);
 	missing_options(lost, fragment, config);
 	if (lab->extra_config)
 		missing_options(lost, lab->extra_config, config);
@@ -113,21 +124,21 @@ static int kconfig_differs(bool *out, const struct pk_lab *lab, const char *from
 int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refreshed, GError **err)
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
-	g_autofree char *stamp = g_build_filename(build_dir, KCONFIG_STAMP, NULL);
-	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *made_for = NULL;
 	g_autoptr(GString) missing = g_string_new(NULL);
 	bool differs = false, layered;
+	int have_config, have_stamp;
 
 	/* the config and its stamp as the build of this checkout sees them: in its layer, if it has one */
-	if (pk_build_dir_enter(lab, &layered, err) < 0)
+	if (pk_build_dir_enter(lab, &layered, err) < 0 ||
+	    (have_config = pk_beneath_regular(build_dir, ".config", NULL, err)) < 0 ||
+	    (have_stamp = pk_state_read(&made_for, build_dir, PK_STATE_KCONFIG, 4096, err)) < 0)
 		return -1;
-	if (!g_file_test(dotconfig, G_FILE_TEST_EXISTS)) {
+	if (!have_config) {
 		/* a series' build dir this lab never built in (a 6.1 base beside setup's 6.12) */
+		g_free(made_for);
 		made_for = g_strdup("");
-	} else if (g_file_test(stamp, G_FILE_TEST_EXISTS)) {
-		if (pk_read_file(&made_for, NULL, stamp, 4096, err) < 0)
-			return -1;
+	} else if (have_stamp) {
 		g_strstrip(made_for);
 	} else if (lab->extra_config) {
 		/* a derived config's build dir starts as a copy of the lab's, with the lab's .config */
@@ -156,7 +167,7 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 			pk_info("kernel config: options asked for that this tree does not take:%s",
 				missing->str);
 	}
-	if (pk_write_file(stamp, commit, strlen(commit), err) < 0)
+	if (pk_state_write(build_dir, PK_STATE_KCONFIG, commit, strlen(commit), err) < 0)
 		return -1;
 	if (out_refreshed)
 		*out_refreshed = differs;
@@ -165,22 +176,21 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
 
 int pk_kconfig_forget(const char *build_dir, GError **err)
 {
-	g_autofree char *stamp = g_build_filename(build_dir, KCONFIG_STAMP, NULL);
-
-	if (g_unlink(stamp) < 0 && errno != ENOENT)
-		return pk_error(err, PK_ERROR_FAILED, "%s: %s", stamp, g_strerror(errno));
-	return 0;
+	return pk_state_remove(build_dir, PK_STATE_KCONFIG, err);
 }
 
 GHashTable *pk_kconfig_values(const char *build_dir, GError **err)
 {
-	g_autofree char *path = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *text = NULL;
 	g_auto(GStrv) lines = NULL;
 	GHashTable *config;
+	int rc = pk_beneath_read_at(&text, NULL, build_dir, ".config", CONFIG_CAP, err);
 
-	if (pk_read_file(&text, NULL, path, 16 << 20, err) < 0)
+	if (rc <= 0) {
+		if (rc == 0)
+			pk_error(err, PK_ERROR_FAILED, "%s/.config: no such file", build_dir);
 		return NULL;
+	}
 	config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	lines = g_strsplit(text, "\n", -1);
 	for (char **l = lines; *l; l++) {

@@ -15,7 +15,8 @@
 /*
  * Write the build dir's kernel config for the tree as it is checked out:
  * tinyconfig, qemu/kernel.config (and a derived config's lines, see
- * derive.h) merged on top, olddefconfig, each step
+ * derive.h, kept in the build dir's state as PK_STATE_DERIVED_FRAGMENT)
+ * merged on top, olddefconfig, each step
  * a pk_build_step() (the tree's kconfig programs run in the sandbox, as
  * builds do).  The config is a function of the tree's Kconfig and the
  * fragment only (not of the config before), so a commit's build is the
@@ -32,9 +33,9 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err);
  * be checked out: when its Kconfig files (or the tinyconfig fragments and
  * scripts/kconfig) differ from those of the commit the config was last
  * made for, the config is made again for this tree (pk_kconfig_make(),
- * missing options told on stderr).  The commit is remembered in <build
- * dir>/.printkbot-kconfig; without that file the config is the one setup
- * made, for the lab's base.  *out_refreshed (may be NULL) says whether
+ * missing options told on stderr).  The commit is remembered in the build
+ * dir's state (state.h, PK_STATE_KCONFIG); without it the config is the
+ * one setup made, for the lab's base.  *out_refreshed (may be NULL) says whether
  * the config was made again.
  */
 int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refreshed, GError **err);
@@ -45,13 +46,11 @@ int pk_kconfig_sync(const struct pk_lab *lab, const char *commit, bool *out_refr
  */
 int pk_kconfig_forget(const char *build_dir, GError **err);
 
-/* A derived config's own lines (derive.h), merged after qemu/kernel.config; in its build dir only. */
-#define PK_KCONFIG_DERIVED_FRAGMENT ".printkbot-derived.config"
-
 /*
  * build_dir's .config as a new table, symbol ("ATA") -> value ("y", "m",
  * "0x10", "\"text\""); "is not set" symbols are absent.  NULL with err
- * when it cannot be read.
+ * when it cannot be read: missing, or not a regular file of its own (the
+ * sandbox writes it: it is read as beneath.h reads).
  */
 GHashTable *pk_kconfig_values(const char *build_dir, GError **err);
 

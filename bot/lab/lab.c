@@ -2,6 +2,7 @@
 #include "lab/lab.h"
 #include "lab/layer.h"
 #include "lab/repo.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -100,6 +101,24 @@ int pk_lab_lock(struct pk_lab *lab, GError **err)
 	return pk_layer_sweep(lab->cache, err);
 }
 
+/*
+ * Every job starts with the tree on a base (pk_repo_rest()): one that a
+ * killed test left at a patch's commit, or without its top Makefile,
+ * would otherwise make every later job fail, and the daemon with them.
+ */
+static int lab_rest(struct pk_lab *lab, GError **err)
+{
+	g_autofree char *head = pk_repo_resolve(lab, "HEAD", NULL);
+	g_autofree char *after = NULL;
+
+	if (pk_repo_rest(lab, NULL, false, err) < 0)
+		return -1;
+	after = pk_repo_resolve(lab, "HEAD", NULL);
+	if (g_strcmp0(head, after))
+		pk_info("the kernel tree was left at %.12s: back on %.12s", head ? head : "nothing", after);
+	return 0;
+}
+
 int pk_lab_take(struct pk_lab *out, GError **err)
 {
 	g_autoptr(GError) why = NULL;
@@ -112,7 +131,7 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 		return pk_error(err, PK_ERROR_FAILED, "the kernel lab is not set up (%s): run 'printkbot setup'",
 				why->message);
 	}
-	if (pk_lab_lock(&lab, err) < 0) {
+	if (pk_lab_lock(&lab, err) < 0 || lab_rest(&lab, err) < 0) {
 		pk_lab_clear(&lab);
 		return -1;
 	}
@@ -120,18 +139,29 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 	return 0;
 }
 
+char *pk_lab_tree_series(const struct pk_lab *lab)
+{
+	char head[1024];
+	ssize_t n = 0;
+	int dirfd = open(lab->tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+
+	/* what a commit checked out put there (a pushed one may hold a link): as beneath.h reads */
+	if (dirfd >= 0 && (fd = pk_beneath_open(dirfd, "Makefile", NULL, NULL)) >= 0) {
+		while ((n = read(fd, head, sizeof(head) - 1)) < 0 && errno == EINTR)
+			;
+		close(fd);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	head[n > 0 ? n : 0] = '\0';    /* VERSION and PATCHLEVEL are in the Makefile's first lines */
+	return pk_repo_makefile_series(head);
+}
+
 char *pk_lab_build_dir(const struct pk_lab *lab)
 {
-	g_autofree char *path = g_build_filename(lab->tree, "Makefile", NULL);
-	g_autofree char *series = NULL;
-	char head[1024];
-	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
+	g_autofree char *series = pk_lab_tree_series(lab);
 
-	if (f)
-		fclose(f);
-	head[n] = '\0';    /* VERSION and PATCHLEVEL are in the Makefile's first lines */
-	if (!(series = pk_repo_makefile_series(head)))
+	if (!series)
 		return g_strdup(lab->build_stem);
 	return g_strdup_printf("%s-%s", lab->build_stem, series);
 }
@@ -144,11 +174,17 @@ char *pk_lab_ready_stamp(const struct pk_lab *lab)
 int pk_lab_check(const struct pk_lab *lab, GError **err)
 {
 	g_autofree char *stamp = pk_lab_ready_stamp(lab);
-	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
+	g_autofree char *base = NULL;
 
-	/* the tree first: a stamp outlives a kernel tree someone removed */
-	if (!g_file_test(makefile, G_FILE_TEST_IS_REGULAR))
-		return pk_error(err, PK_ERROR_FAILED, "no kernel tree at %s", lab->tree);
+	/*
+	 * The tree first: a stamp outlives a kernel tree someone removed.  Its
+	 * base commit, not its worktree: a worktree a patch left without its
+	 * top Makefile is repaired when the lab is taken (pk_lab_take()), not
+	 * a lab to set up again.
+	 */
+	if (!(base = pk_repo_resolve(lab, PK_LAB_BASE_TAG, NULL)))
+		return pk_error(err, PK_ERROR_FAILED, "no kernel tree at %s (no commit %s)", lab->tree,
+				PK_LAB_BASE_TAG);
 	if (!g_file_test(stamp, G_FILE_TEST_EXISTS))
 		return pk_error(err, PK_ERROR_FAILED, "setup did not finish for config %s (no %s)",
 				lab->config_hash, stamp);

@@ -67,6 +67,14 @@ char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qe
  */
 char *pk_lab_build_dir(const struct pk_lab *lab);
 
+/*
+ * The kernel series of the tree as checked out ("6.12"), from its top
+ * Makefile (read as beneath.h reads: a pushed commit may put a link
+ * there), or NULL when it has none that states one: nothing of such a
+ * tree builds.  Caller frees.
+ */
+char *pk_lab_tree_series(const struct pk_lab *lab);
+
 /* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
 int pk_lab_open(struct pk_lab *out, GError **err);
 void pk_lab_clear(struct pk_lab *lab);

@@ -76,12 +76,19 @@ static char *overlay_options(const char *lower, const char *upper, const char *w
 	return g_strdup_printf("lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
 }
 
-/* Make dir's upper/ and work/ and mount the overlay on lower; -1 with err. */
-static int mount_layer(const char *lower, const char *dir, GError **err)
+/*
+ * Make dir a tmpfs of size bytes (0: no cap, plain dir on the cache's
+ * disk) holding upper/ and work/, and mount the overlay on lower; -1 with
+ * err.  The tmpfs is the cap on what one build may write: without it a
+ * patch's build could fill the cache's file system, which every other
+ * build and the store share.
+ */
+static int mount_layer(const char *lower, const char *dir, guint64 size, GError **err)
 {
 	g_autofree char *upper = g_build_filename(dir, "upper", NULL);
 	g_autofree char *work = g_build_filename(dir, "work", NULL);
 	g_autofree char *opts = overlay_options(lower, upper, work);
+	g_autofree char *tmpfs = g_strdup_printf("size=%" G_GUINT64_FORMAT ",mode=0755", size);
 	struct stat st;
 
 	if (!opts)
@@ -89,6 +96,11 @@ static int mount_layer(const char *lower, const char *dir, GError **err)
 				lower);
 	if (pk_remove_tree(dir, err) < 0)
 		return -1;
+	if (g_mkdir_with_parents(dir, 0755) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
+	if (size && mount("printkbot-layer", dir, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "cannot mount a tmpfs of %" G_GUINT64_FORMAT " MiB on %s: %s",
+				size >> 20, dir, g_strerror(errno));
 	if (g_mkdir_with_parents(upper, 0755) < 0 || g_mkdir_with_parents(work, 0700) < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
 	/* the merged root takes the upper root's owner and mode: the lower's */
@@ -114,11 +126,12 @@ bool pk_layer_usable(const char *cache, char **why)
 			probe_why = g_strdup(err->message);
 		} else if (g_mkdir_with_parents(lower, 0755) < 0) {
 			probe_why = g_strdup_printf("%s: %s", lower, g_strerror(errno));
-		} else if (mount_layer(lower, layer, &err) < 0) {
+		} else if (mount_layer(lower, layer, pk_sandbox_settings()->layer_size ? 1 << 20 : 0, &err) < 0) {
 			probe_why = g_strdup_printf("overlayfs does not work here: %s", err->message);
 		} else if (umount2(lower, MNT_DETACH) < 0) {
 			probe_why = g_strdup_printf("cannot unmount a layer: %s", g_strerror(errno));
 		}
+		umount2(layer, MNT_DETACH);   /* its tmpfs, if one was mounted */
 		pk_remove_tree(dir, NULL);
 		probed = probe_why ? -1 : 1;
 	}
@@ -138,6 +151,8 @@ int pk_layer_drop(const char *build_dir, GError **err)
 	if (umount2(build_dir, MNT_DETACH) < 0 && errno != EINVAL)
 		rc = pk_error(err, PK_ERROR_FAILED, "cannot unmount the layer on %s: %s", build_dir,
 			      g_strerror(errno));
+	else if (umount2(l->dir, MNT_DETACH) < 0 && errno != EINVAL)   /* the tmpfs it was on */
+		rc = pk_error(err, PK_ERROR_FAILED, "cannot unmount %s: %s", l->dir, g_strerror(errno));
 	else if (pk_remove_tree(l->dir, err) < 0)
 		rc = -1;
 	g_hash_table_remove(layers, build_dir);
@@ -180,6 +195,13 @@ bool pk_layer_over(const char *build_dir, const char **out_commit)
 	return l != NULL;
 }
 
+const char *pk_layer_dir(const char *build_dir)
+{
+	struct layer *l = layers ? g_hash_table_lookup(layers, build_dir) : NULL;
+
+	return l ? l->dir : NULL;
+}
+
 int pk_layer_enter(const struct pk_lab *lab, const char *commit, GError **err)
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
@@ -200,7 +222,8 @@ int pk_layer_enter(const struct pk_lab *lab, const char *commit, GError **err)
 	l = g_new0(struct layer, 1);
 	l->commit = g_strdup(commit);
 	l->dir = g_strdup_printf("%s/layers/%s.%ld", lab->cache, name, (long)getpid());
-	if (mount_layer(build_dir, l->dir, err) < 0) {
+	if (mount_layer(build_dir, l->dir, pk_sandbox_settings()->layer_size, err) < 0) {
+		umount2(l->dir, MNT_DETACH);
 		pk_remove_tree(l->dir, NULL);
 		layer_free(l);
 		return -1;

@@ -7,9 +7,9 @@
  * from one build to the next so that builds are incremental.  Whatever a
  * patch's build leaves there (a changed scripts/basic/fixdep, an object
  * with a mtime in the future, a stamp Kbuild trusts) would run in or
- * shape every later build.  So only builds of published commits (the tip
- * of a base tag, a branch or a fetched tree: repo.h's
- * pk_repo_head_published()) write a build dir; any other checkout is
+ * shape every later build.  So only builds of trusted published commits
+ * (the tip of a base tag, a branch, or a fetched tree marked trusted:
+ * repo.h's pk_repo_head_trusted()) write a build dir; any other checkout is
  * built in a layer: an overlayfs mounted on the build dir itself, the
  * build dir its lower layer, a fresh upper dir under
  * <cache>/layers/ taking every write.  Paths do not change (Kbuild's
@@ -78,6 +78,13 @@ void pk_layer_drop_all(void);
  * NULL).
  */
 bool pk_layer_over(const char *build_dir, const char **out_commit);
+
+/*
+ * The directory of the layer over build_dir (cache/layers/<name>.<pid>:
+ * its upper/ and work/, and the bot's state while it lives, state.h), or
+ * NULL when none is mounted.  Borrowed, valid until the layer is dropped.
+ */
+const char *pk_layer_dir(const char *build_dir);
 
 /*
  * Remove the upper dirs of layers under cache/layers that no layer of

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "lab/sandbox.h"
 #include "base/util.h"
 
 char *pk_repo_commit_message(const struct pk_lab *lab, const char *rev, GError **err)
@@ -92,8 +93,33 @@ bool pk_repo_head_published(const struct pk_lab *lab)
 	return false;
 }
 
-/* The commits published refs point at, as hex ids, into set. */
-static void published_tips(GHashTable *set, git_repository *repo)
+/* Where fetched [tree]s' branches are (bases.h's PK_BASES_TREE_PREFIX, which this file cannot include). */
+#define TREES_PREFIX "refs/printkbot/trees/"
+
+/*
+ * Whether the published ref name is trusted to be built in place (build.h):
+ * a base tag or branch of the lab's, or a branch of a [tree] marked
+ * trusted.  Anyone who can push to an untrusted tree's branch chooses what
+ * its tip builds; that is built in a layer, like a patch.
+ */
+static bool ref_trusted(const char *name)
+{
+	const char *const *trusted = (const char *const *)pk_sandbox_settings()->trusted_trees;
+	const char *tree = name + strlen(TREES_PREFIX);
+
+	if (!g_str_has_prefix(name, TREES_PREFIX))
+		return true;
+	for (; trusted && *trusted; trusted++) {
+		size_t n = strlen(*trusted);
+
+		if (!strncmp(tree, *trusted, n) && tree[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* The commits published refs point at (the trusted ones only, with trusted_only), as hex ids, into set. */
+static void published_tips(GHashTable *set, git_repository *repo, bool trusted_only)
 {
 	static const char *const prefixes[] = { PK_REPO_PUBLISHED_PREFIXES };
 
@@ -107,7 +133,8 @@ static void published_tips(GHashTable *set, git_repository *repo)
 		while (git_reference_next(&ref, it) == 0) {
 			git_object *target = NULL;
 
-			if (git_reference_peel(&target, ref, GIT_OBJECT_COMMIT) == 0)
+			if ((!trusted_only || ref_trusted(git_reference_name(ref))) &&
+			    git_reference_peel(&target, ref, GIT_OBJECT_COMMIT) == 0)
 				g_hash_table_add(set, g_strdup(git_oid_tostr_s(git_object_id(target))));
 			git_object_free(target);
 			git_reference_free(ref);
@@ -116,7 +143,8 @@ static void published_tips(GHashTable *set, git_repository *repo)
 	}
 }
 
-char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth)
+/* The nearest commit along rev's first parents that is a tip of published_tips(). */
+static char *tip_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth, bool trusted_only)
 {
 	g_autoptr(GHashTable) tips = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	git_repository *repo = NULL;
@@ -125,7 +153,7 @@ char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsi
 
 	if (pk_repo_open(&repo, lab, NULL) < 0)
 		return NULL;
-	published_tips(tips, repo);
+	published_tips(tips, repo, trusted_only);
 	if (pk_repo_lookup(&commit, repo, rev, NULL) < 0)
 		goto cleanup;
 	for (unsigned depth = 0; commit && depth <= max_depth && !out; depth++) {
@@ -143,6 +171,74 @@ cleanup:
 	git_commit_free(commit);
 	git_repository_free(repo);
 	return out;
+}
+
+char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth)
+{
+	return tip_ancestor(lab, rev, max_depth, false);
+}
+
+char *pk_repo_trusted_ancestor(const struct pk_lab *lab, const char *rev, unsigned max_depth)
+{
+	return tip_ancestor(lab, rev, max_depth, true);
+}
+
+bool pk_repo_head_trusted(const struct pk_lab *lab)
+{
+	g_autofree char *head = pk_repo_trusted_ancestor(lab, "HEAD", 0);
+
+	return head != NULL;
+}
+
+/* Whether the tree's top Makefile is there, a regular file: without it nothing of the tree builds. */
+static bool worktree_whole(const struct pk_lab *lab)
+{
+	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
+
+	return g_file_test(makefile, G_FILE_TEST_IS_REGULAR) && !g_file_test(makefile, G_FILE_TEST_IS_SYMLINK);
+}
+
+int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError **err)
+{
+	g_autofree char *from = pk_repo_resolve(lab, rev ? rev : "HEAD", rev ? err : NULL);
+	g_autofree char *head = rev ? pk_repo_resolve(lab, "HEAD", NULL) : g_strdup(from);
+	g_autofree char *target = from ? pk_repo_published_ancestor(lab, from, 256) : NULL;
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int rc = -1;
+
+	if (rev && !from)
+		return -1;
+	if (!worktree_whole(lab))
+		whole = true;
+	if (!target && rev)
+		target = g_strdup(from);
+	else if (!target)
+		target = head && !whole ? g_strdup(head) : pk_repo_resolve(lab, PK_LAB_BASE_TAG, err);
+	if (!target)
+		return -1;
+	if (!whole)
+		return head && !strcmp(head, target) ? 0 : pk_repo_checkout(lab, target, err);
+	if (pk_repo_open(&repo, lab, err) < 0)
+		return -1;
+	if (pk_repo_lookup(&commit, repo, target, err) < 0)
+		goto cleanup;
+	/* every path: a file the worktree lost is written again though HEAD's tree has it too */
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0) {
+		pk_git_fail(err, "checkout");
+		goto cleanup;
+	}
+	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0) {
+		pk_git_fail(err, "detaching HEAD");
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	git_commit_free(commit);
+	git_repository_free(repo);
+	return rc;
 }
 
 /* A walk's bound: commits dated before cutoff are left out, and with them their parents. */

@@ -1,6 +1,7 @@
 /* sandbox.c - bubblewrap around builds and boots; see sandbox.h. */
 #define _GNU_SOURCE
 #include "lab/sandbox.h"
+#include "base/cgroup.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 
 static struct pk_sandbox_config settings = PK_SANDBOX_CONFIG_INIT;
 static char *settings_user, *settings_ccache_dir;
+static char **settings_trusted_trees;
 
 /*
  * The files of /etc a build or QEMU reads: the dynamic loader's cache,
@@ -37,14 +39,18 @@ void pk_sandbox_configure(const struct pk_sandbox_config *config)
 	/* copy first: config's strings may be the ones we hold */
 	char *user = g_strdup(config->user ? config->user : PK_SANDBOX_USER);
 	char *ccache_dir = g_strdup(config->ccache_dir);
+	char **trusted = g_strdupv(config->trusted_trees);
 
 	g_free(settings_user);
 	g_free(settings_ccache_dir);
+	g_strfreev(settings_trusted_trees);
 	settings = *config;
 	settings_user = user;
 	settings.user = settings_user;
 	settings_ccache_dir = ccache_dir;
 	settings.ccache_dir = settings_ccache_dir;
+	settings_trusted_trees = trusted;
+	settings.trusted_trees = settings_trusted_trees;
 }
 
 const struct pk_sandbox_config *pk_sandbox_settings(void)
@@ -389,12 +395,44 @@ static void warn_unsandboxed(void)
 	}
 }
 
+/*
+ * The process cap of one sandbox: a pids cgroup of its own (cgroup.h),
+ * so that one build's fork bomb takes only its own processes, and limits
+ * without RLIMIT_NPROC into *own (which counts every process of the one
+ * sandbox user, every worker's).  Where no cgroup can be made (not
+ * root, no pids controller) RLIMIT_NPROC stays, said once.  The cgroup's
+ * dir, or NULL.
+ */
+static char *process_cap(struct pk_limits *own, const struct pk_limits *limits)
+{
+	static gsize said;
+	g_autoptr(GError) why = NULL;
+	char *dir;
+
+	*own = *limits;
+	if (!limits->processes || geteuid() != 0)
+		return NULL;
+	if (!(dir = pk_cgroup_make(limits->processes, &why))) {
+		if (g_once_init_enter(&said)) {
+			pk_info("the sandbox's process limit counts every sandbox of this machine together "
+				"(RLIMIT_NPROC of its user): %s", why->message);
+			g_once_init_leave(&said, 1);
+		}
+		return NULL;
+	}
+	own->processes = 0;
+	return dir;
+}
+
 int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_sandbox *sb,
 		   const char *const *argv, const struct pk_proc_opts *opts, GError **err)
 {
 	struct pk_proc_opts wrapped_opts = *opts;
 	g_autoptr(GPtrArray) wrapped = NULL;
+	g_autofree char *cgroup = NULL;
+	struct pk_limits limits;
 	bool sandboxed = pk_sandbox_active();
+	int rc;
 
 	if (!sandboxed) {
 		struct pk_proc_opts plain = *opts;
@@ -413,7 +451,15 @@ int pk_sandbox_run(struct pk_proc_result *out, bool *out_sandboxed, const struct
 		return -1;
 	if (sb->limits)
 		wrapped_opts.limits = sb->limits;
-	if (pk_proc_run(out, (const char *const *)wrapped->pdata, &wrapped_opts, err) < 0)
+	if (wrapped_opts.limits) {
+		cgroup = process_cap(&limits, wrapped_opts.limits);
+		wrapped_opts.limits = &limits;
+		wrapped_opts.cgroup = cgroup;
+	}
+	rc = pk_proc_run(out, (const char *const *)wrapped->pdata, &wrapped_opts, err);
+	if (cgroup)
+		pk_cgroup_remove(cgroup);
+	if (rc < 0)
 		return -1;
 done:
 	if (out_sandboxed)

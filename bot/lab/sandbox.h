@@ -17,7 +17,9 @@
  *     user (PK_SANDBOX_USER, made by `make deps`), no supplementary groups,
  *     no capabilities, and no_new_privs (see pk_sandbox_argv() for why
  *     setpriv inside bubblewrap rather than bubblewrap's --uid);
- *   - resource limits (proc.h's struct pk_limits) on every process.
+ *   - resource limits (proc.h's struct pk_limits) on every process, the
+ *     number of processes counted per sandbox (a pids cgroup of its own,
+ *     base/cgroup.h) where the machine allows it, else per sandbox user.
  *
  * The settings come from the [policy] group of the config
  * (pk_sandbox_configure(), once, by the command); without that call the

@@ -11,6 +11,7 @@
 #include "lab/bases.h"
 #include "lab/kconfig.h"
 #include "lab/repo.h"
+#include "lab/state.h"
 #include "base/proc.h"
 #include "base/util.h"
 
@@ -94,14 +95,13 @@ static int step_git_base(struct pk_lab *lab, GError **err)
 static int step_config(struct pk_lab *lab, GError **err)
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
-	g_autofree char *stamp = g_build_filename(build_dir, ".printkbot-config", NULL);
 
-	if (g_file_test(stamp, G_FILE_TEST_EXISTS))
+	if (pk_state_stat(build_dir, PK_STATE_SETUP_CONFIG, NULL))
 		return 0;
 	pk_info("setup: writing the kernel config (tinyconfig + qemu/kernel.config)");
 	if (pk_kconfig_make(lab, NULL, err) < 0)
 		return -1;
-	return pk_write_file(stamp, lab->config_hash, strlen(lab->config_hash), err);
+	return pk_state_write(build_dir, PK_STATE_SETUP_CONFIG, lab->config_hash, strlen(lab->config_hash), err);
 }
 
 /* Step 4: the static guest init, packed with the base tree's own gen_init_cpio. */
@@ -223,7 +223,12 @@ int pk_setup_lab(struct pk_lab *lab, const char *const *sources, GError **err)
 	/* the base commit is Debian's default source: tagged so, a config's bases can name it */
 	g_autofree char *default_source = g_strconcat("debian:", &KERNEL_PACKAGE[sizeof "linux-source-" - 1], NULL);
 
-	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 ||
+	/*
+	 * After the import, the tree back on a base (repo.h's pk_repo_rest()):
+	 * a test that was killed, or a patch that deleted the top Makefile,
+	 * must not leave setup (the unit's ExecStartPre) unable to repair it.
+	 */
+	if (step_extract(lab, err) < 0 || step_git_base(lab, err) < 0 || pk_repo_rest(lab, NULL, false, err) < 0 ||
 	    add_source(lab, default_source, err) < 0 ||
 	    step_config(lab, err) < 0 || step_initrd(lab, err) < 0 ||
 	    pk_write_file(ready, lab->config_hash, strlen(lab->config_hash), err) < 0)

@@ -14,13 +14,13 @@
 #include "pipeline/private.h"
 
 #include <errno.h>
-#include <gio/gio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lab/repo.h"
 #include "lab/boot.h"
 #include "store/store.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 /*
@@ -66,19 +66,27 @@ static void recheck_clear(struct recheck *rc)
 	}
 }
 
-/* Copy a built kernel to the side's image, since the next build overwrites the build dir's. */
+/* The largest kernel image kept: a tinyconfig vmlinux is ~10 MiB, a derived config's tens. */
+#define IMAGE_CAP (G_GUINT64_CONSTANT(1) << 30)
+
+/*
+ * Copy a built kernel to the side's image, since the next build overwrites
+ * the build dir's.  The build dir is the sandbox's to write: copied as
+ * beneath.h reads, never through a link it left there.
+ */
 static int keep_image(struct recheck *rc, int which, const char *vmlinux, GError **err)
 {
 	g_autofree char *dir = g_build_filename(rc->lab->cache, "recheck", NULL);
-	g_autoptr(GFile) from = g_file_new_for_path(vmlinux);
-	g_autoptr(GFile) to = NULL;
+	g_autofree char *from_dir = g_path_get_dirname(vmlinux), *from = g_path_get_basename(vmlinux);
+	int copied;
 
 	/* readable by the sandbox's user, who boots it */
 	if (g_mkdir_with_parents(dir, 0755) < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", dir, g_strerror(errno));
 	rc->image[which] = g_strdup_printf("%s/%s.vmlinux", dir, side_name[which]);
-	to = g_file_new_for_path(rc->image[which]);
-	if (!g_file_copy(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, err)) {
+	if ((copied = pk_beneath_copy(from_dir, from, rc->image[which], IMAGE_CAP, err)) <= 0) {
+		if (copied == 0)
+			pk_error(err, PK_ERROR_FAILED, "%s: no such file", vmlinux);
 		g_clear_pointer(&rc->image[which], g_free);
 		return -1;
 	}

@@ -12,7 +12,9 @@
 #include "lab/kconfig.h"
 #include "lab/layer.h"
 #include "lab/repo.h"
+#include "lab/state.h"
 #include "store/store.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 /*
@@ -92,9 +94,6 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 		pk_progress("%s...", what);
 }
 
-/* In a build dir, written once fill_build_dir() brought it up to the tree. */
-#define CAUGHT_UP_STAMP ".printkbot-caught-up"
-
 /*
  * Whether what a published build left in build_dir is behind the tree:
  * never built (a base never built, or a derived config first used for a
@@ -105,15 +104,13 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
  */
 static bool build_dir_behind(const struct pk_lab *lab, const char *build_dir)
 {
-	g_autofree char *vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
-	g_autofree char *stamp = g_build_filename(build_dir, CAUGHT_UP_STAMP, NULL);
 	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
 	struct stat built, caught_up, tree;
 
-	if (stat(vmlinux, &built) < 0)
+	if (pk_beneath_regular(build_dir, "vmlinux", &built, NULL) <= 0)
 		return true;
-	/* a make that found nothing to do leaves vmlinux as it was: the stamp says when it ran */
-	if (stat(stamp, &caught_up) == 0 && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
+	/* a make that found nothing to do leaves vmlinux as it was: the stamp (PK_STATE_CAUGHT_UP) says when it ran */
+	if (pk_state_stat(build_dir, PK_STATE_CAUGHT_UP, &caught_up) && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
 		built = caught_up;
 	return stat(makefile, &tree) == 0 && (tree.st_mtim.tv_sec > built.st_mtim.tv_sec ||
 					      (tree.st_mtim.tv_sec == built.st_mtim.tv_sec &&
@@ -135,14 +132,14 @@ static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *o
 	const char *layer_for = NULL;
 	int rc = -1;
 
-	if (pk_repo_head_published(lab) || !pk_layer_usable(lab->cache, NULL))
+	if (pk_repo_head_trusted(lab) || !pk_layer_usable(lab->cache, NULL))
 		return 0;
 	build_dir = pk_lab_build_dir(lab);
 	if (pk_layer_over(build_dir, &layer_for) && !g_strcmp0(layer_for, commit))
 		return 0;   /* at work in its layer already: the build dir under it was looked at then */
 	if (pk_layer_drop(build_dir, err) < 0)
 		return -1;
-	if (!build_dir_behind(lab, build_dir) || !(base = pk_repo_published_ancestor(lab, commit, 256)))
+	if (!build_dir_behind(lab, build_dir) || !(base = pk_repo_trusted_ancestor(lab, commit, 256)))
 		return 0;
 	pk_info("building %.12s, which %.12s stands on, in %s first: a layer then holds only what differs",
 		base, commit, build_dir);
@@ -152,12 +149,8 @@ static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *o
 	    pk_build_kernel(&built, lab, err) < 0)
 		goto out;
 	/* a base that does not build: the side's own build will say so */
-	if (built.ok) {
-		g_autofree char *stamp = g_build_filename(build_dir, CAUGHT_UP_STAMP, NULL);
-
-		if (pk_write_file(stamp, base, strlen(base), err) < 0)
-			goto out;
-	}
+	if (built.ok && pk_state_write(build_dir, PK_STATE_CAUGHT_UP, base, strlen(base), err) < 0)
+		goto out;
 	rc = pk_repo_checkout(lab, commit, err);
 out:
 	pk_build_result_clear(&built);
@@ -168,6 +161,16 @@ out:
 int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
 		      GError **err)
 {
+	g_autofree char *series = pk_lab_tree_series(lab);
+
+	/* a commit that deleted (or broke) the top Makefile: no make can start, which is this side's answer */
+	if (!series) {
+		s->build_tried = true;
+		s->build.ok = false;
+		s->build.errors = g_strdup_printf("%.12s has no top-level Makefile stating VERSION and PATCHLEVEL: "
+						  "nothing of the tree can be built\n", s->commit);
+		return 0;
+	}
 	if (fill_build_dir(lab, opts, s->commit, err) < 0 || pk_kconfig_sync(lab, s->commit, NULL, err) < 0)
 		return -1;
 	pk_pipeline_stage(opts, "building", s);
@@ -667,6 +670,42 @@ static int apply_only(struct pk_test_result *res, const struct pk_lab *lab, cons
 	return 0;
 }
 
+/*
+ * Every test ends with the tree back on the base the tested commit
+ * stands on (repo.h's pk_repo_rest()): a patch that deleted the top
+ * Makefile must not leave the lab unable to build the next one.  A
+ * failure here is said, not returned: the test's answer stands, and the
+ * next take of the lab tries again.
+ */
+static void end_on_base(const struct pk_lab *lab, const char *from)
+{
+	g_autoptr(GError) err = NULL;
+
+	if (from && pk_repo_rest(lab, from, false, &err) < 0)
+		pk_info("cannot put the kernel tree back on a base after the test: %s", err->message);
+}
+
+/*
+ * The scan of patch into res: 1 scanned, 0 over the policy's size limits
+ * (refused, naming the limit, and nothing scanned: a scan costs many
+ * times the diff's size), -1 with err when a stop cut the scan short.
+ */
+static int scan_within_limits(struct pk_test_result *res, const struct pk_policy *policy,
+			      const struct pk_patch *patch, GError **err)
+{
+	char *over = pk_patch_over_limits(patch, policy);
+
+	res->scan = pk_scan(over ? NULL : patch);
+	if (over) {
+		res->scan->verdict = PK_VERDICT_REFUSED;
+		set_verdict(res, PK_VERDICT_REFUSED, over);
+		return 0;
+	}
+	if (res->scan->canceled)
+		return pk_error(err, PK_ERROR_FAILED, "the scan was stopped by a signal");
+	return 1;
+}
+
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,
 		  const char *parent, GError **err)
@@ -674,12 +713,16 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
 	char *reason = NULL;
+	int scanned;
 
-	res.scan = pk_scan(patch);
+	if ((scanned = scan_within_limits(&res, &opts->policy, patch, err)) < 0)
+		goto fail;
 	res.before.commit = pk_repo_resolve(lab, parent, err);
 	if (!res.before.commit)
 		goto fail;
-	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+	if (!scanned) {
+		/* over a size limit: refused as it stands, nothing applied */
+	} else if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
 		if (apply_only(&res, lab, &opts->policy, patch, err) < 0)
 			goto fail;
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
@@ -688,11 +731,13 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 		goto fail;
 	}
 	pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	res.seconds = pk_now() - start;
 	*out = res;
 	return 0;
 fail:
 	pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
 }
@@ -807,13 +852,16 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
 	char *reason = NULL;
+	int scanned;
 
 	res.after.commit = pk_repo_resolve(lab, commit, err);
 	if (!res.after.commit ||
-	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &res.before.commit, err)))
+	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &opts->policy, &res.before.commit, err)) ||
+	    (scanned = scan_within_limits(&res, &opts->policy, res.patch, err)) < 0)
 		goto fail;
-	res.scan = pk_scan(res.patch);
-	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+	if (!scanned) {
+		/* over a size limit: refused, its diff not read whole */
+	} else if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
@@ -823,12 +871,14 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	}
 	if (!opts->progress)
 		pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	res.seconds = pk_now() - start;
 	*out = res;
 	return 0;
 fail:
 	if (!opts->progress)
 		pk_progress("%s", "");
+	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
 }

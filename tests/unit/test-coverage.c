@@ -19,6 +19,7 @@
 #include "lab/coverage.h"
 #include "lab/derive.h"
 #include "lab/kconfig.h"
+#include "lab/state.h"
 #include "base/patch.h"
 #include "base/util.h"
 
@@ -228,6 +229,52 @@ static void test_cases(void **state)
 	}
 }
 
+/*
+ * A path no file system can hold (a component over NAME_MAX, the whole
+ * over PATH_MAX) names no file of the tree: not-built, with why, as any
+ * file no config builds, and no Kconfig symbol; never an error that
+ * stops the test.
+ */
+static void test_long_paths(void **state)
+{
+	struct fake *f = *state;
+	g_autofree char *component = g_strnfill(300, 'c');
+	g_autofree char *part = g_strnfill(200, 'd');
+	g_autoptr(GString) deep = g_string_new("drivers/tty");
+	g_autofree char *wide = g_strdup_printf("drivers/tty/%s.c", component);
+	g_autoptr(pk_capture) before = capture((const char *const[]){ NULL }, (const char *const[]){ NULL });
+	g_autoptr(pk_capture) after = capture((const char *const[]){ NULL }, (const char *const[]){ NULL });
+
+	for (int i = 0; i < 25; i++)
+		g_string_append_printf(deep, "/%s", part);
+	g_string_append(deep, "/x.c");
+	for (const char *const *path = (const char *const[]){ wide, deep->str, NULL }; *path; path++) {
+		g_autofree char *diff = g_strdup_printf("--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-a\n+b\n", *path, *path);
+		g_autoptr(pk_patch) patch = pk_patch_parse_diff(diff, strlen(diff));
+		struct pk_coverage_input in = { f->build, f->tree, patch, before, after };
+		g_autoptr(GPtrArray) cov = NULL;
+		g_autoptr(GError) err = NULL;
+		const struct pk_file_coverage *fc;
+
+		print_message("a path of %zu bytes\n", strlen(*path));
+		if (pk_coverage_read(&cov, &in, &err) < 0)
+			fail_msg("%zu bytes: %s", strlen(*path), err->message);
+		assert_int_equal(cov->len, 1);
+		fc = cov->pdata[0];
+		print_message("  %s (%s)\n", pk_coverage_state_name(fc->state), fc->reason ? fc->reason : "-");
+		assert_string_equal(pk_coverage_state_name(fc->state), "not-built");
+		assert_non_null(fc->reason);
+		/* and no Kconfig symbol builds it: a derived config asks for none */
+		{
+			g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+
+			if (pk_coverage_kbuild_groups(f->tree, *path, groups, &err) < 0)
+				fail_msg("%zu bytes: %s", strlen(*path), err->message);
+			assert_int_equal(groups->len, 0);
+		}
+	}
+}
+
 /* Without vmlinux.a (nor built-in.a) nothing is vouched for; with built-in.a alone (before 6.1) it serves. */
 static void test_no_archive(void **state)
 {
@@ -395,13 +442,21 @@ static void test_state_names(void **state)
 	assert_false(pk_coverage_state_parse("compiled", &s));
 }
 
-/* A build dir of cache/build/ used at mtime, derived (with its fragment) or not. */
+/*
+ * A build dir of cache/build/ used at mtime, derived (its lines in its
+ * state dir, state.h) or not.  A non-derived one holds the file the
+ * lines were kept in before state dirs: planted in the build dir, which
+ * the sandbox writes, it must not make the dir look derived.
+ */
 static void put_build_dir(const char *cache, const char *name, bool derived, time_t mtime)
 {
 	g_autofree char *dir = g_build_filename(cache, "build", name, NULL);
+	g_autofree char *state = g_strconcat(dir, ".state", NULL);
 	struct utimbuf t = { mtime, mtime };
 
-	put(dir, derived ? PK_KCONFIG_DERIVED_FRAGMENT : ".config", "CONFIG_X=y\n");
+	put(dir, ".config", "CONFIG_X=y\n");
+	if (derived)
+		put(state, PK_STATE_DERIVED_FRAGMENT, "CONFIG_X=y\n");
 	assert_int_equal(utime(dir, &t), 0);
 }
 
@@ -441,6 +496,9 @@ static void test_prune(void **state)
 	assert_true(build_dir_exists(f->root, "eeeeeeeeeeee-6.12"));
 	assert_false(build_dir_exists(f->root, "dddddddddddd-6.12"));
 	assert_false(build_dir_exists(f->root, "cccccccccccc-6.12"));
+	/* a removed dir's state goes with it; a kept one's stays */
+	assert_false(build_dir_exists(f->root, "dddddddddddd-6.12.state"));
+	assert_true(build_dir_exists(f->root, "eeeeeeeeeeee-6.12.state"));
 	{
 		/* a removed dir's mark goes with it: a new dir of that name must earn its own */
 		g_autofree char *gone = g_strdup_printf("%s/build/dddddddddddd-6.12.published-only", f->root);
@@ -536,6 +594,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_table, setup, teardown),
 		cmocka_unit_test(test_verdict),

@@ -21,6 +21,7 @@
 
 #include "base/util.h"
 #include "lab/interrupted.h"
+#include "lab/state.h"
 
 /* a .cmd as fixdep writes it, whole */
 #define WHOLE_CMD(t) \
@@ -38,7 +39,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+	g_autofree char *cmd = g_strdup_printf("rm -rf '%s' '%s.state'", dir, dir);
 
 	(void)state;
 	assert_int_equal(system(cmd), 0);
@@ -138,7 +139,7 @@ static void test_what_a_make_that_never_ended_wrote(void **state)
 	put("kernel/.old.o.cmd", WHOLE_CMD("kernel/old.o"), -200);
 	assert_int_equal(pk_make_started(dir, &err), 0);
 	pk_make_ended(dir, &killed);
-	assert_true(there(PK_MAKE_RUNNING));
+	assert_true(pk_state_stat(dir, PK_STATE_MAKE_RUNNING, NULL));
 	/* written by the make that was killed, dated after the mark */
 	put("init/main.o", "EL", 5);                      /* cut: its .cmd is the build before's */
 	put("init/.main.o.cmd", WHOLE_CMD("init/main.o"), -50);
@@ -163,7 +164,7 @@ static void test_what_a_make_that_never_ended_wrote(void **state)
 		    there("printkbot-build.log") && there("include/config/auto.conf") &&
 		    there("include/generated/autoconf.h") && there("source"));
 	/* repaired: the mark is gone, and what is newer now is the next make's */
-	assert_false(there(PK_MAKE_RUNNING));
+	assert_false(pk_state_stat(dir, PK_STATE_MAKE_RUNNING, NULL));
 	put("init/main.o", "ELF", 10);
 	assert_int_equal(pk_build_dir_repair(dir, &err), 0);
 }
@@ -179,7 +180,7 @@ static void test_a_make_that_ended_leaves_no_mark(void **state)
 	put("init/main.o", "EL", 5);
 	/* a compile error: make deleted what it could not finish, the rest is whole */
 	pk_make_ended(dir, &failed);
-	assert_false(there(PK_MAKE_RUNNING));
+	assert_false(pk_state_stat(dir, PK_STATE_MAKE_RUNNING, NULL));
 	assert_int_equal(pk_build_dir_repair(dir, &err), 0);
 	assert_true(there("init/main.o"));
 	/* a build dir not made yet has nothing to repair */

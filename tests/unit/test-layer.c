@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "lab/layer.h"
 #include "base/proc.h"
+#include "lab/sandbox.h"
 
 struct fixture {
 	char *root;            /* the cache dir */
@@ -168,11 +170,45 @@ static void test_sweep_removes_what_a_dead_process_left(void **state)
 	assert_false(g_file_test(ours, G_FILE_TEST_EXISTS));
 }
 
+/*
+ * [policy] layer_mb: a layer holds at most that much (a tmpfs under its
+ * upper dir), so that a build cannot fill the cache's disk; past it a
+ * write fails with ENOSPC, and the build dir under it is untouched.
+ */
+static void test_layer_is_capped(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_sandbox_config small = PK_SANDBOX_CONFIG_INIT, saved = *pk_sandbox_settings();
+	g_autoptr(GError) err = NULL;
+	g_autofree char *big = in_build(f, "big"), *fits = in_build(f, "fits");
+	g_autofree char *chunk = g_malloc0(1 << 20);
+	int fd, e = 0;
+
+	skip_without_layers(f);
+	small.layer_size = 2u << 20;
+	pk_sandbox_configure(&small);
+	assert_int_equal(pk_layer_enter(&f->lab, "4444", &err), 0);
+	assert_true(g_file_set_contents(fits, "small", -1, NULL));
+	assert_true((fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0);
+	for (int i = 0; i < 4 && !e; i++)
+		if (write(fd, chunk, 1 << 20) < 0)
+			e = errno;
+	if (!e && fsync(fd) < 0)
+		e = errno;
+	close(fd);
+	pk_sandbox_configure(&saved);
+	assert_int_equal(e, ENOSPC);
+	assert_int_equal(pk_layer_drop(f->build_dir, &err), 0);
+	assert_false(g_file_test(big, G_FILE_TEST_EXISTS) || g_file_test(fits, G_FILE_TEST_EXISTS));
+	assert_clean(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_plant_does_not_outlive_its_layer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sweep_removes_what_a_dead_process_left, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_layer_is_capped, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

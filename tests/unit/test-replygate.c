@@ -52,7 +52,6 @@ static int setup(void **state)
 
 	daemon_lab_init(&f->d, "pk-gate", "PK_TEST_GATE", "int main(void)\n{\n\tpr_info(\"hello\\n\");\n"
 			"\tpr_info(\"two\\n\");\n\tpr_info(\"three\\n\");\n\tpr_info(\"four\\n\");\n\treturn 0;\n}\n");
-	GIT(f->d.lab.tree, "tag", PK_LAB_BASE_TAG);
 	f->maildir = g_build_filename(f->d.dir, "maildir", NULL);
 	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
 		g_autofree char *p = g_build_filename(f->maildir, *sub, NULL);

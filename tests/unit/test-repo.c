@@ -18,6 +18,7 @@
 #include "lab/repo.h"
 #include "lab/sandbox.h"
 #include "base/gitutil.h"
+#include "base/proc.h"
 #include "base/util.h"
 
 /*
@@ -250,7 +251,7 @@ static void test_repo_commit_patch(void **state)
 	g_autoptr(pk_patch) patch = NULL, root = NULL;
 	g_autofree char *parent = NULL, *none = NULL;
 
-	patch = pk_repo_commit_patch(&f->lab, f->a, &parent, &err);
+	patch = pk_repo_commit_patch(&f->lab, f->a, NULL, &parent, &err);
 	assert_non_null(patch);
 	assert_string_equal(parent, f->base);
 	assert_string_equal(patch->subject, "x: use pr_info");
@@ -262,10 +263,89 @@ static void test_repo_commit_patch(void **state)
 	assert_string_equal(((struct pk_diff_file *)patch->files->pdata[0])->new_path, "drivers/x.c");
 	assert_non_null(strstr(patch->diff, "-\tprintk(KERN_INFO \"x: hello\\n\");\n+\tpr_info(\"x: hello\\n\");\n"));
 
-	root = pk_repo_commit_patch(&f->lab, PK_LAB_BASE_TAG, &none, &err);
+	root = pk_repo_commit_patch(&f->lab, PK_LAB_BASE_TAG, NULL, &none, &err);
 	assert_null(root);
 	assert_null(none);
 	assert_non_null(strstr(err->message, "root commit"));
+}
+
+/*
+ * A commit is held to the policy's limits as a mail is: more files than
+ * max_files, files that add up to more than max_mail_mb, a diff longer
+ * than it or than max_lines, and the diff is not read (the patch lists the files,
+ * no hunks, and says which limit, naming its key); the two limits seen
+ * before the diff is made leave the commit without a patch key.  Within
+ * them, the whole diff.  A stop asked for ends a diff, as an error.
+ */
+static void test_repo_commit_limits(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GString) big = g_string_new(NULL);
+	g_autofree char *c_big = NULL, *c_three = NULL;
+	volatile sig_atomic_t stop = 1;
+	static const struct {
+		const char *which;       /* "big": 200 lines of 10 bytes in one file; "three": 3 files */
+		unsigned max_files, max_lines;
+		size_t max_bytes;
+		const char *want;        /* over_limit holds it; NULL: read whole */
+		bool keyed;              /* a patch key is made */
+	} cases[] = {
+		{ "big", 0, 0, 0, NULL, true },
+		{ "big", 0, 0, 1000, "the files the commit touches add up to 2000 bytes (drivers/big.c alone 2000), "
+		  "more than the limit of 1000 bytes of a diff ([policy] max_mail_mb)", false },
+		{ "three", 0, 0, 5, "add up to 6 bytes (t/1.c alone 2), more than the limit of 5 bytes", false },
+		{ "big", 0, 0, 2100, "the diff is more than the limit of 2100 bytes ([policy] max_mail_mb)", true },
+		{ "big", 0, 150, 0, "the diff has more than 150 lines, the limit ([policy] max_lines)", true },
+		{ "three", 2, 0, 0, "the commit touches 3 files, more than the limit of 2 ([policy] max_files)", false },
+		{ "three", 3, 0, 0, NULL, true },
+	};
+
+	for (int i = 0; i < 200; i++)
+		g_string_append_printf(big, "int a%03d;\n", i);
+	c_big = commit_on(f, f->b, "big: a file\n", (const char *[]){ "drivers/big.c", big->str, NULL });
+	c_three = commit_on(f, f->b, "three: files\n", (const char *[]){ "t/1.c", "1\n", "t/2.c", "2\n",
+									  "t/3.c", "3\n", NULL });
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_policy policy = PK_POLICY_DEFAULT;
+		const char *commit = !strcmp(cases[i].which, "big") ? c_big : c_three;
+		g_autoptr(GError) err = NULL;
+		g_autoptr(pk_patch) patch = NULL;
+		g_autofree char *parent = NULL, *key = NULL;
+
+		print_message("%s: files %u, lines %u, bytes %zu\n", cases[i].which, cases[i].max_files,
+			      cases[i].max_lines, cases[i].max_bytes);
+		policy.max_files = cases[i].max_files;
+		policy.max_lines = cases[i].max_lines;
+		policy.max_mail_size = cases[i].max_bytes;
+		patch = pk_repo_commit_patch(&f->lab, commit, &policy, &parent, &err);
+		assert_non_null(patch);
+		assert_string_equal(parent, f->b);
+		assert_non_null(patch->subject);
+		assert_int_equal(patch->files->len, !strcmp(cases[i].which, "big") ? 1 : 3);
+		if (cases[i].want) {
+			g_autofree char *over = pk_patch_over_limits(patch, &policy);
+
+			assert_non_null(strstr(patch->over_limit, cases[i].want));
+			assert_string_equal(over, patch->over_limit);
+			assert_int_equal(((struct pk_diff_file *)patch->files->pdata[0])->hunks->len, 0);
+		} else {
+			assert_null(patch->over_limit);
+			assert_int_equal(((struct pk_diff_file *)patch->files->pdata[0])->hunks->len, 1);
+		}
+		assert_int_equal(pk_repo_patch_key(&key, &f->lab, commit, &policy, &err), 0);
+		assert_int_equal(key != NULL, cases[i].keyed);
+	}
+	pk_proc_set_cancel(&stop);
+	{
+		g_autoptr(GError) err = NULL;
+		g_autofree char *parent = NULL;
+		g_autoptr(pk_patch) none = pk_repo_commit_patch(&f->lab, c_three, NULL, &parent, &err);
+
+		pk_proc_set_cancel(NULL);
+		assert_null(none);
+		assert_null(parent);
+		assert_non_null(strstr(err->message, "stopped by a signal"));
+	}
 }
 
 /* The diff of a range (base..b): the files of both commits, as one patch without a header. */
@@ -273,7 +353,7 @@ static void test_repo_diff_patch(void **state)
 {
 	struct fixture *f = *state;
 	g_autoptr(GError) err = NULL;
-	g_autoptr(pk_patch) patch = pk_repo_diff_patch(&f->lab, f->base, f->b, &err);
+	g_autoptr(pk_patch) patch = pk_repo_diff_patch(&f->lab, f->base, f->b, NULL, &err);
 	g_autoptr(pk_patch) none = NULL;
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 
@@ -286,7 +366,7 @@ static void test_repo_diff_patch(void **state)
 	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/new/Kconfig", g_str_equal, NULL));
 	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/new/n.c", g_str_equal, NULL));
 	assert_null(patch->subject);
-	none = pk_repo_diff_patch(&f->lab, f->base, "no-such-revision", &err);
+	none = pk_repo_diff_patch(&f->lab, f->base, "no-such-revision", NULL, &err);
 	assert_null(none);
 }
 
@@ -364,6 +444,45 @@ static void test_repo_head_published(void **state)
 	git_reference_free(ref);
 	git_repository_free(repo);
 	assert_false(pk_repo_head_published(&f->lab));
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+}
+
+/*
+ * A watched tree's tip is published (a base a series may go on) but built
+ * in place only when its [tree] is trusted: whoever pushes there chooses
+ * the code.  The lab's own bases are always trusted.
+ */
+static void test_repo_head_trusted(void **state)
+{
+	struct fixture *f = *state;
+	struct pk_sandbox_config trusting = PK_SANDBOX_CONFIG_INIT, saved = *pk_sandbox_settings();
+	char *trusted[] = { "net", NULL };
+	g_autoptr(GError) err = NULL;
+	g_autofree char *ancestor = NULL;
+	git_repository *repo;
+	git_reference *ref;
+	git_oid a;
+
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_true(pk_repo_head_trusted(&f->lab));
+	assert_int_equal(git_repository_open(&repo, f->dir), 0);
+	assert_int_equal(git_oid_fromstr(&a, f->a), 0);
+	assert_int_equal(git_reference_create(&ref, repo, "refs/printkbot/trees/net/main", &a, 0, NULL), 0);
+	assert_int_equal(pk_repo_checkout(&f->lab, f->a, &err), 0);
+	assert_true(pk_repo_head_published(&f->lab));
+	assert_false(pk_repo_head_trusted(&f->lab));
+	ancestor = pk_repo_trusted_ancestor(&f->lab, f->b, 8);
+	assert_string_equal(ancestor, f->base);
+	trusting.trusted_trees = trusted;
+	pk_sandbox_configure(&trusting);
+	assert_true(pk_repo_head_trusted(&f->lab));
+	g_free(ancestor);
+	ancestor = pk_repo_trusted_ancestor(&f->lab, f->b, 8);
+	assert_string_equal(ancestor, f->a);
+	pk_sandbox_configure(&saved);
+	assert_int_equal(git_reference_delete(ref), 0);
+	git_reference_free(ref);
+	git_repository_free(repo);
 	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
 }
 
@@ -486,11 +605,13 @@ int main(void)
 		cmocka_unit_test(test_repo_resolve),
 		cmocka_unit_test(test_repo_checkout),
 		cmocka_unit_test(test_repo_commit_patch),
+		cmocka_unit_test(test_repo_commit_limits),
 		cmocka_unit_test(test_repo_changed_paths),
 		cmocka_unit_test(test_repo_diff_patch),
 		cmocka_unit_test(test_repo_makefile_series),
 		cmocka_unit_test(test_repo_makefile_version),
 		cmocka_unit_test(test_repo_head_published),
+		cmocka_unit_test(test_repo_head_trusted),
 		cmocka_unit_test(test_build_dir_published_only),
 		cmocka_unit_test(test_build_env_without_sandbox),
 		cmocka_unit_test(test_repo_fetch_hides_token),

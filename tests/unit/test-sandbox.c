@@ -12,8 +12,11 @@
 #include <cmocka.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
+#include <pwd.h>
+#include <signal.h>
 
 #include "lab/sandbox.h"
+#include "base/cgroup.h"
 #include "base/util.h"
 
 struct dirs {
@@ -187,6 +190,93 @@ static void test_own(void **state)
 	assert_int_equal(st_out.st_uid, 0);   /* neither through the symlink nor the hard link */
 }
 
+/* Run script in a sandbox over d under limits, as builds run (pk_sandbox_run()); its output in *out. */
+static bool run_limited(struct dirs *d, const char *script, const struct pk_limits *limits, GString *out)
+{
+	const char *ro[] = { d->ro, NULL }, *rw[] = { d->rw, NULL };
+	const char *argv[] = { "sh", "-c", script, NULL };
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = d->rw, .limits = limits };
+	struct pk_proc_opts o = PK_PROC_OPTS_INIT;
+	struct pk_proc_result r;
+	bool sandboxed = false;
+
+	o.capture = out;
+	o.timeout = 120;
+	assert_int_equal(pk_sandbox_run(&r, &sandboxed, &sb, argv, &o, NULL), 0);
+	assert_true(sandboxed);
+	print_message("%s", out->str);
+	return pk_proc_ok(&r);
+}
+
+/* How many processes uid has now. */
+static unsigned processes_of(uid_t uid)
+{
+	g_autoptr(GDir) proc = g_dir_open("/proc", 0, NULL);
+	const char *name;
+	unsigned n = 0;
+
+	while (proc && (name = g_dir_read_name(proc))) {
+		g_autofree char *path = g_build_filename("/proc", name, NULL);
+		struct stat st;
+
+		if (g_ascii_isdigit(*name) && stat(path, &st) == 0 && st.st_uid == uid)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * The process limit is per sandbox, not per uid: while another worker's
+ * build (40 processes of the same sandbox user, outside this sandbox)
+ * runs, a sandbox capped at 30 still starts its few; and a sandbox that
+ * forks past its own cap is stopped.  Under RLIMIT_NPROC (one count for
+ * the whole uid) the first fails: one patch's fork bomb stopped every
+ * other worker's builds and boots.
+ */
+static void test_process_cap_is_per_sandbox(void **state)
+{
+	struct dirs *d = *state;
+	struct pk_limits cap = { .processes = 30 };
+	g_autoptr(GString) few = g_string_new(NULL), bomb = g_string_new(NULL);
+	g_autoptr(GError) why = NULL;
+	g_autofree char *probe = NULL, *uid_s = NULL, *gid_s = NULL;
+	struct passwd *pw = getpwnam(PK_SANDBOX_USER);
+	GPid other;
+
+	if (geteuid() != 0 || !pk_sandbox_active() || !pw)
+		skip();
+	if (!(probe = pk_cgroup_make(1, &why))) {
+		print_message("no pids cgroup here: %s\n", why->message);
+		skip();
+	}
+	pk_cgroup_remove(probe);
+	assert_int_equal(pk_sandbox_own(d->rw, NULL), 0);
+	uid_s = g_strdup_printf("%u", (unsigned)pw->pw_uid);
+	gid_s = g_strdup_printf("%u", (unsigned)pw->pw_gid);
+	{
+		const char *argv[] = { "setpriv", "--reuid", uid_s, "--regid", gid_s, "--clear-groups", "sh", "-c",
+				       "for i in $(seq 40); do sleep 120 & done; wait", NULL };
+
+		assert_true(g_spawn_async(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+					  NULL, NULL, &other, NULL));
+	}
+	for (int i = 0; i < 500 && processes_of(pw->pw_uid) < 40; i++)
+		g_usleep(20000);   /* the other build starting its processes: nothing tells when */
+	assert_true(processes_of(pw->pw_uid) >= 40);
+	assert_true(run_limited(d, "for i in 1 2 3 4 5; do sleep 0.2 & done; wait; echo started", &cap, few));
+	assert_non_null(strstr(few->str, "started"));
+	assert_false(run_limited(d, "for i in $(seq 60); do sleep 2 & done || exit 1; wait", &cap, bomb));
+	kill(-other, SIGKILL);
+	kill(other, SIGKILL);
+	{
+		const char *argv[] = { "pkill", "-KILL", "-u", uid_s, "sleep", NULL };
+		struct pk_proc_result r;
+
+		pk_proc_run(&r, argv, NULL, NULL);
+	}
+	g_spawn_close_pid(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +284,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uid_and_tmp_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_process_cap_is_per_sandbox, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("sandbox", tests, NULL, NULL);

@@ -8,6 +8,10 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
@@ -80,11 +84,61 @@ static void test_url_scrub(void **state)
 	assert_null(pk_url_scrub(NULL, "x"));
 }
 
+/*
+ * The runtime dir the locks live in: made 0755 when missing; a link, a
+ * dir writable by others (/run/lock's mode, where any user could take a
+ * lock first) or another user's dir refused, saying which.
+ */
+static void test_runtime_dir(void **state)
+{
+	g_autofree char *root = g_dir_make_tmp("pk-runtime-XXXXXX", NULL);
+	g_autofree char *fresh = g_build_filename(root, "fresh", NULL);
+	g_autofree char *open_dir = g_build_filename(root, "sticky", NULL);
+	g_autofree char *link = g_build_filename(root, "link", NULL);
+	g_autofree char *got = NULL, *cmd = NULL;
+	g_autoptr(GError) err = NULL;
+	struct stat st;
+
+	(void)state;
+	g_setenv("PRINTKBOT_RUNTIME_DIR", fresh, TRUE);
+	got = pk_runtime_dir(&err);
+	assert_string_equal(got, fresh);
+	assert_int_equal(stat(fresh, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	g_clear_pointer(&got, g_free);
+
+	assert_int_equal(mkdir(open_dir, 01777), 0);
+	assert_int_equal(chmod(open_dir, 01777), 0);
+	g_setenv("PRINTKBOT_RUNTIME_DIR", open_dir, TRUE);
+	assert_null(pk_runtime_dir(&err));
+	assert_non_null(strstr(err->message, "writable by group or others"));
+	g_clear_error(&err);
+
+	assert_int_equal(symlink(fresh, link), 0);
+	g_setenv("PRINTKBOT_RUNTIME_DIR", link, TRUE);
+	assert_null(pk_runtime_dir(&err));
+	assert_non_null(strstr(err->message, "a symbolic link"));
+	g_clear_error(&err);
+
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(open_dir, 0755), 0);
+		assert_int_equal(chown(open_dir, 65534, 65534), 0);
+		g_setenv("PRINTKBOT_RUNTIME_DIR", open_dir, TRUE);
+		assert_null(pk_runtime_dir(&err));
+		assert_non_null(strstr(err->message, "owned by another user"));
+		g_clear_error(&err);
+	}
+	g_unsetenv("PRINTKBOT_RUNTIME_DIR");
+	cmd = g_strdup_printf("rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url_redact),
 		cmocka_unit_test(test_url_scrub),
+		cmocka_unit_test(test_runtime_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
