@@ -205,7 +205,13 @@ def kind(held):
 held = collections.Counter((rule, kind(h or "")) for v, rule, h, mailed, sent, e in rows if not mailed)
 mails = [email.message_from_binary_file(open(p, "rb"), policy=email.policy.default)
          for p in sorted(glob.glob(os.path.join(sink, "*", "*")))]
-mails = [m for m in mails if m["X-Printkbot"]]
+# one copy a recipient reaches the sink: each mail once, by its Message-ID
+seen, unique = set(), []
+for m in mails:
+    if m["X-Printkbot"] and m["Message-ID"] not in seen:
+        seen.add(m["Message-ID"])
+        unique.append(m)
+mails = unique
 by_verdict = collections.Counter(dict(x.split("=", 1) for x in m["X-Printkbot"].split("; ")[1:]
                                       if "=" in x).get("verdict", "?") for m in mails)
 lines = [len(m.get_content().splitlines()) for m in mails]

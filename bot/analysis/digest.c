@@ -41,6 +41,10 @@ static char *cause_key(const struct pk_finding *f)
 	case PK_FINDING_LEVEL_MISSING:
 	case PK_FINDING_STRING_SPLIT:
 		return g_strdup("");
+	case PK_FINDING_MESSAGE_ADDED:
+	case PK_FINDING_MESSAGE_REMOVED:
+		/* a driver removed or added whole: its messages one cause; its debug ones another */
+		return g_strdup(f->message && strstr(f->message, "debug message") ? "debug" : "");
 	default:
 		if (is_advice(f->kind))
 			return g_strdup("");
@@ -100,6 +104,46 @@ static char *conversion_said(const GPtrArray *members)
 	return g_strdup_printf(": %s %s %s", o, olds->len == 1 ? "becomes" : "become", n);
 }
 
+/* At most this many texts of added or removed messages are quoted; the others are counted. */
+#define TEXTS_QUOTED 3
+
+/*
+ * "5 messages are removed: printk() of "a", "b", "c" and 2 more" (the
+ * formats as the findings quote them, each once; "; they are debug
+ * messages, ..." when the cause is that).
+ */
+static char *messages_said(const GPtrArray *members, bool added)
+{
+	g_autoptr(GPtrArray) calls = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) texts = g_ptr_array_new();
+	const struct pk_finding *first = members->pdata[0];
+	g_autofree char *names = NULL;
+	GString *s = g_string_new(NULL);
+
+	for (guint i = 0; i < members->len; i++) {
+		const struct pk_finding *f = members->pdata[i];
+		const char *text = added ? f->new_text : f->old_text;
+
+		add_distinct(calls, added ? f->new_call : f->old_call);
+		if (text && !g_ptr_array_find_with_equal_func(texts, text, g_str_equal, NULL))
+			g_ptr_array_add(texts, (gpointer)text);
+	}
+	names = calls->len ? names_said(calls) : g_strdup("calls");
+	g_string_append_printf(s, "%u messages are %s: %s of ", members->len, added ? "added" : "removed", names);
+	for (guint i = 0; i < MIN(texts->len, TEXTS_QUOTED); i++) {
+		const char *t = texts->pdata[i];
+		/* as a finding's sentence quotes it: without the \n that ends the line */
+		int n = g_str_has_suffix(t, "\\n") ? (int)strlen(t) - 2 : (int)strlen(t);
+
+		g_string_append_printf(s, "%s\"%.*s\"", i == 0 ? "" : i + 1 == texts->len ? " and " : ", ", n, t);
+	}
+	if (texts->len > TEXTS_QUOTED)
+		g_string_append_printf(s, " and %u more", texts->len - TEXTS_QUOTED);
+	if (first->message && strstr(first->message, "debug message"))
+		g_string_append(s, "; they are debug messages, printed only when DEBUG or dynamic debug enables them");
+	return g_string_free(s, FALSE);
+}
+
 /* The cause of a group of several findings (members), said once. */
 static char *group_sentence(const GPtrArray *members)
 {
@@ -128,6 +172,9 @@ static char *group_sentence(const GPtrArray *members)
 	case PK_FINDING_LEVEL_MISSING:
 		return g_strdup_printf("%u printk() calls have no KERN_ level: each starts a line of its own at "
 				       "the default level", n);
+	case PK_FINDING_MESSAGE_ADDED:
+	case PK_FINDING_MESSAGE_REMOVED:
+		return messages_said(members, f->kind == PK_FINDING_MESSAGE_ADDED);
 	case PK_FINDING_STRING_SPLIT:
 		return g_strdup_printf("%u formats continue the string literal of the line above: a grep for the "
 				       "message does not find them", n);

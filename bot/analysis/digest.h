@@ -7,7 +7,8 @@
  * findings and 25 prefer-pr-level ones, the same sentence each time.
  * The digest says each cause once, "25 calls lose the prefix
  * "clocksource: " pr_fmt() gave them", with the first lines named and
- * how many more; then the advice (the four kinds that mirror
+ * how many more (a driver removed whole: "20 messages are removed:
+ * printk() of "a", "b", "c" and 17 more"); then the advice (the four kinds that mirror
  * checkpatch.pl and print nothing different: logging-continuation,
  * prefer-pr-level, embedded-function-name, whitespace-before-newline),
  * one group per kind over every file, with its count.  A finding alone

@@ -254,21 +254,50 @@ static guint array_length(JsonObject *o, const char *name)
 }
 
 /*
- * The model's boot-log and printk index changes cut to their first keep
- * (the boot log's first), from full (the uncut model's object), and a
- * sentence of what was left out and where it all is.
+ * What a reply over its lines may lose, in this order, whole entries at a
+ * time: the boot-log and index changes (what the issue is about, and the
+ * longest), the kernel config's lines (reproduce: makes the same config),
+ * checkpatch's advice, the coverage of each file, the findings' groups.
+ * Each with the flag its template asks (NULL: none), the member that says
+ * what was left out, and how one entry is named.
  */
-static void cut_changes(JsonObject *o, JsonObject *full, guint keep, const char *where)
+static const struct cut_stage {
+	const char *lists[2];        /* the model's arrays, cut in this order */
+	const char *flags[2];        /* "has_..." of each, or NULL */
+	const char *note;            /* the template's member for "... and N more" */
+	const char *what;            /* the entries, "%s" where the plural's s goes */
+	bool all_or_none;            /* a part of it would mislead (the config) */
+} cut_stages[] = {
+	{ { "console", "index" }, { "has_console", "has_index" }, "more_changes_wrapped",
+	  "change%s of the boot log and the printk index", false },
+	{ { "config_lines", NULL }, { "has_config_lines", NULL }, "config_left_out_wrapped",
+	  "line%s of the kernel config", true },
+	{ { "advice", NULL }, { "has_advice", NULL }, "more_advice_wrapped", "kind%s of advice", false },
+	{ { "coverage", NULL }, { "has_coverage", NULL }, "more_coverage_wrapped", "file%s of the patch", false },
+	/* has_digest stays: without it the review would list every finding */
+	{ { "digest", NULL }, { NULL, NULL }, "more_findings_wrapped", "group%s of findings", false },
+};
+
+static guint stage_total(JsonObject *o, const struct cut_stage *st)
 {
-	static const char *const lists[] = { "console", "index" };
+	return array_length(o, st->lists[0]) + (st->lists[1] ? array_length(o, st->lists[1]) : 0);
+}
+
+/*
+ * The arrays of stage st cut to their first keep entries (the first
+ * array's first), from full (the uncut model's object), and a sentence
+ * of what was left out and where it all is (where: "every one is on URL").
+ */
+static void cut_to(JsonObject *o, JsonObject *full, const struct cut_stage *st, guint keep, const char *where)
+{
 	guint left = 0;
 
-	for (size_t k = 0; k < G_N_ELEMENTS(lists); k++) {
-		JsonArray *all = json_object_get_array_member(full, lists[k]);
+	for (size_t k = 0; k < G_N_ELEMENTS(st->lists) && st->lists[k]; k++) {
+		JsonArray *all = json_object_has_member(full, st->lists[k])
+				 ? json_object_get_array_member(full, st->lists[k]) : NULL;
 		JsonArray *kept = json_array_new();
-		g_autofree char *has = g_strdup_printf("has_%s", lists[k]);
 
-		for (guint i = 0; i < json_array_get_length(all); i++) {
+		for (guint i = 0; all && i < json_array_get_length(all); i++) {
 			if (keep) {
 				json_array_add_element(kept, json_node_copy(json_array_get_element(all, i)));
 				keep--;
@@ -276,16 +305,20 @@ static void cut_changes(JsonObject *o, JsonObject *full, guint keep, const char 
 				left++;
 			}
 		}
-		json_object_set_boolean_member(o, has, json_array_get_length(kept) > 0);
-		json_object_set_array_member(o, lists[k], kept);
+		if (st->flags[k])
+			json_object_set_boolean_member(o, st->flags[k], json_array_get_length(kept) > 0);
+		json_object_set_array_member(o, st->lists[k], kept);
 	}
-	g_autofree char *more = g_strdup_printf("... and %u more change%s of the boot log and the printk index, "
-						"left out to keep this mail short: %s", left, left == 1 ? "" : "s",
-						where);
-	g_autofree char *wrapped = pk_wrap(more, REPLY_WIDTH - 2, "  ");
-	g_autofree char *indented = g_strconcat("  ", wrapped, NULL);
+	g_autofree char *what = g_strdup_printf(st->what, left == 1 ? "" : "s");
+	g_autofree char *more = st->all_or_none
+		? g_strdup_printf("The %u %s are left out to keep this mail short: `printkbot setup` and the "
+				  "reproduce line above make the same config.", left, what)
+		: g_strdup_printf("... and %u more %s, left out to keep this mail short: %s", left, what, where);
+	/* the config's note is a paragraph of the mail, the others sit in the review's lists */
+	g_autofree char *wrapped = st->all_or_none ? pk_wrap(more, REPLY_WIDTH, "") : pk_wrap(more, REPLY_WIDTH - 2, "  ");
+	g_autofree char *indented = st->all_or_none ? g_strdup(wrapped) : g_strconcat("  ", wrapped, NULL);
 
-	json_object_set_string_member(o, "more_changes_wrapped", indented);
+	json_object_set_string_member(o, st->note, left ? indented : "");
 }
 
 /*
@@ -311,39 +344,46 @@ static char *render_around(JsonNode *reply_model, const char *tmpl, GError **err
 }
 
 /*
- * The mail through tmpl, its boot-log and index changes cut so that it
- * has at most max lines (0: no limit), as few cut as that takes (a
- * binary search on how many are kept; each try renders the mail again,
- * a millisecond).  The review's findings are grouped already (digest.h).
+ * The mail through tmpl cut so that it has at most max lines (0: no
+ * limit): stage after stage of cut_stages[], each only while the mail is
+ * still over, as few entries cut as that takes (a binary search on how
+ * many are kept; each try renders the mail again, a millisecond).  A mail
+ * over max with every stage cut is the shortest there is.
  */
 static char *render_capped(JsonNode *reply_model, const char *tmpl, unsigned max, const char *where,
 			   GError **err)
 {
 	JsonObject *o = json_node_get_object(reply_model);
-	/* the whole model, which cut_changes() takes its changes from */
+	/* the whole model, which cut_to() takes the entries from */
 	g_autoptr(JsonNode) full = model_copy(reply_model);
-	g_autofree char *text = render_around(reply_model, tmpl, err);
-	guint total = array_length(o, "console") + array_length(o, "index"), lo = 0, hi;
-	char *best = NULL;
+	char *text = render_around(reply_model, tmpl, err);
 
-	if (!text || !max || count_lines(text) <= max || !total)
-		return g_steal_pointer(&text);
-	/* the largest keep in [lo, hi) that fits; keep 0 when none does */
-	for (hi = total; lo + 1 < hi;) {
-		guint mid = (lo + hi) / 2;
-		g_autofree char *t = NULL;
+	for (size_t k = 0; text && max && count_lines(text) > max && k < G_N_ELEMENTS(cut_stages); k++) {
+		const struct cut_stage *st = &cut_stages[k];
+		guint total = stage_total(o, st), lo = 0, hi = total;
 
-		cut_changes(o, json_node_get_object(full), mid, where);
-		if (!(t = render_around(reply_model, tmpl, err)))
-			return NULL;
-		if (count_lines(t) <= max)
-			lo = mid;
-		else
-			hi = mid;
+		if (!total)
+			continue;
+		/* the largest keep in [lo, hi) that fits; keep 0 when none does */
+		while (!st->all_or_none && lo + 1 < hi) {
+			guint mid = (lo + hi) / 2;
+			g_autofree char *t = NULL;
+
+			cut_to(o, json_node_get_object(full), st, mid, where);
+			if (!(t = render_around(reply_model, tmpl, err))) {
+				g_free(text);
+				return NULL;
+			}
+			if (count_lines(t) <= max)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		cut_to(o, json_node_get_object(full), st, lo, where);
+		g_free(text);
+		text = render_around(reply_model, tmpl, err);
 	}
-	cut_changes(o, json_node_get_object(full), lo, where);
-	best = render_around(reply_model, tmpl, err);
-	return best;
+	return text;
 }
 
 /* Where every change of a cut reply is: the series' page, the patch's, else how to run it again. */

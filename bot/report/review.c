@@ -265,7 +265,11 @@ static const char *const later_flags[] = {
 	"coverage_elsewhere",
 	"has_unstable",        /* boot-log changes the confirmation boots did not see again */
 	"in_reply",            /* set only by reply.c: the review inside a reply mail */
-	"more_changes_wrapped", /* set only by reply.c: the changes a long reply left out */
+	"more_changes_wrapped", /* set only by reply.c: what a long reply left out (reply.c) */
+	"more_advice_wrapped",
+	"more_coverage_wrapped",
+	"more_findings_wrapped",
+	"config_left_out_wrapped",
 	"has_digest",          /* the findings grouped by cause (analysis/digest.h) */
 	"has_advice",
 };

@@ -168,6 +168,27 @@ static void test_advice_and_notes(void **state)
 	assert_int_equal(groups->len, 0);
 }
 
+/* A driver removed: its messages one cause, quoted up to three; its debug messages another. */
+static void test_messages_removed(void **state)
+{
+	g_autofree char *diff = mkdiff("-\tprintk(KERN_ERR \"one\\n\");\n-\tprintk(KERN_ERR \"two\\n\");\n"
+				       "-\tpr_info(\"three\\n\");\n-\tpr_info(\"four\\n\");\n"
+				       "-\tpr_info(\"five\\n\");\n-\tpr_debug(\"d1\\n\");\n-\tpr_debug(\"d2\\n\");\n");
+	struct pk_scan *s = NULL;
+	g_autoptr(GPtrArray) groups = digest_of(diff, &s);
+	g_autofree char *l0 = NULL, *l1 = NULL;
+
+	assert_int_equal(groups->len, 2);
+	l0 = pk_digest_line(groups->pdata[0]);
+	l1 = pk_digest_line(groups->pdata[1]);
+	assert_string_equal(l0, "drivers/x.c: message-removed: 5 messages are removed: printk() and pr_info() of "
+			    "\"one\", \"two\", \"three\" and 2 more (lines 10, 11, 12 and 2 more)");
+	assert_string_equal(l1, "drivers/x.c: message-removed: 2 messages are removed: pr_debug() of \"d1\" and "
+			    "\"d2\"; they are debug messages, printed only when DEBUG or dynamic debug enables them "
+			    "(lines 15 and 16)");
+	pk_scan_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_lines_named),
 		cmocka_unit_test(test_causes_apart),
 		cmocka_unit_test(test_advice_and_notes),
+		cmocka_unit_test(test_messages_removed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -473,6 +473,54 @@ static void test_reply_capped(void **state)
 	pk_test_result_clear(&res);
 }
 
+/*
+ * A reply long for other reasons than its changes (a driver removed: every
+ * file's coverage, the config's lines): past the changes, the config's
+ * lines go first, then the coverage, each saying so.
+ */
+static void test_reply_capped_stages(void **state)
+{
+	static const struct pk_review_info rinfo = { "x.mbx", 1, 1, "printkbot-base", "3f2a1b4c5d6e", "reproduce" };
+	g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func(g_free);
+	struct pk_reply_info info = with_archive;
+	g_autoptr(pk_mail) m = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_test_result res = { .verdict = PK_VERDICT_NO_CHURN };
+	struct pk_reply r = { 0 };
+	JsonArray *coverage = json_array_new();
+
+	assert_int_equal(pk_mail_parse(&m, patch_mail, strlen(patch_mail), &err), 0);
+	res.scan = pk_scan(m->patch);
+	model = pk_review_model(m->patch, &res, &rinfo);
+	for (int i = 0; i < 40; i++) {
+		JsonObject *c = json_object_new();
+		g_autofree char *line = g_strdup_printf("drivers/x/file%d.c: not-built (deleted)", i);
+
+		json_object_set_string_member(c, "line", line);
+		json_array_add_object_element(coverage, c);
+	}
+	json_object_set_string_member(json_node_get_object(model), "verdict", "not-built");
+	json_object_set_array_member(json_node_get_object(model), "coverage", coverage);
+	json_object_set_boolean_member(json_node_get_object(model), "has_coverage", TRUE);
+	for (int i = 0; i < 30; i++)
+		g_ptr_array_add(lines, g_strdup_printf("CONFIG_X%d=y", i));
+	g_ptr_array_add(lines, NULL);
+	info.config_lines = (const char *const *)lines->pdata;
+	info.max_lines = 60;
+	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &info, &err), 0);
+	if (g_getenv("PK_TEST_SHOW"))
+		fputs(r.text, stderr);
+	assert_true(body_lines(r.text) <= 60);
+	assert_non_null(strstr(r.text, "The 30 lines of the kernel config are left out to keep this mail"));
+	assert_null(strstr(r.text, "CONFIG_X0=y"));
+	assert_non_null(strstr(r.text, "drivers/x/file0.c: not-built"));
+	assert_non_null(strstr(r.text, "more files of the patch, left out to keep this mail short:"));
+	assert_non_null(strstr(r.text, "  https://lore.kernel.org/linux-serial/20261201.2.jane@example.org/\r\n"));
+	pk_reply_clear(&r);
+	pk_test_result_clear(&res);
+}
+
 /* to_author = false: To the list; cc_list = false: the list left out, even where the patch named it. */
 static void test_policy_recipients(void **state)
 {
@@ -612,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_archive_link),
 		cmocka_unit_test(test_commit_mail),
 		cmocka_unit_test(test_reply_capped),
+		cmocka_unit_test(test_reply_capped_stages),
 		cmocka_unit_test(test_policy_recipients),
 		cmocka_unit_test(test_same_as),
 		cmocka_unit_test(test_command_answer),
