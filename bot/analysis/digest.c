@@ -137,8 +137,21 @@ static char *messages_said(const GPtrArray *members, bool added)
 
 		g_string_append_printf(s, "%s\"%.*s\"", i == 0 ? "" : i + 1 == texts->len ? " and " : ", ", n, t);
 	}
-	if (texts->len > TEXTS_QUOTED)
-		g_string_append_printf(s, " and %u more", texts->len - TEXTS_QUOTED);
+	if (texts->len > TEXTS_QUOTED) {
+		/* the messages not quoted, so that the quoted and the more add up to the count */
+		unsigned more = 0;
+
+		for (guint i = 0; i < members->len; i++) {
+			const struct pk_finding *f = members->pdata[i];
+			const char *text = added ? f->new_text : f->old_text;
+			bool quoted = false;
+
+			for (guint q = 0; q < TEXTS_QUOTED; q++)
+				quoted |= text && !strcmp(text, texts->pdata[q]);
+			more += !quoted;
+		}
+		g_string_append_printf(s, " and %u more", more);
+	}
 	if (first->message && strstr(first->message, "debug message"))
 		g_string_append(s, "; they are debug messages, printed only when DEBUG or dynamic debug enables them");
 	return g_string_free(s, FALSE);

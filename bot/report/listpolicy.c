@@ -245,7 +245,8 @@ void pk_reply_judge(struct pk_reply_judgement *out, JsonObject *model, const str
 
 	pk_verdict_parse(str_member(model, "verdict") ? str_member(model, "verdict") : "", &v);
 	*out = (struct pk_reply_judgement){ 0 };
-	if (facts->series_gap && v != PK_VERDICT_NO_CHURN && v != PK_VERDICT_NONE) {
+	/* a patch that did not apply says so itself; the others of such a series went on the wrong tree */
+	if (facts->series_gap && v != PK_VERDICT_NO_CHURN && v != PK_VERDICT_NONE && v != PK_VERDICT_DOES_NOT_APPLY) {
 		judged(out, PK_REPLY_LIMIT, "series-does-not-apply", g_strdup_printf("no base the bot has takes the "
 		       "whole series, so it was not tested on the author's tree: %s", facts->series_gap));
 		return;

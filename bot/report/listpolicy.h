@@ -107,6 +107,7 @@ struct pk_reply_facts {
  * after, build_errors, console_tail, relinked, coverage) is, by these
  * rules in this order:
  *   no-churn: nothing to say;
+ *   does-not-apply: the bot's limit;
  *   any other outcome of a series no base takes whole (facts->series_gap):
  *   series-does-not-apply, the bot's limit (the tree it was tested on is
  *   not the author's);

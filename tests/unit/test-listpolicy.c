@@ -234,6 +234,16 @@ static void test_judge(void **state)
 			pk_reply_judgement_clear(&j);
 			json_object_unref(m);
 		}
+		/* the patch that did not apply is does-not-apply itself */
+		{
+			JsonObject *m = model("does-not-apply", false, NULL, NULL, NULL, NULL);
+			struct pk_reply_judgement j;
+
+			pk_reply_judge(&j, m, &facts);
+			assert_string_equal(j.rule, "does-not-apply");
+			pk_reply_judgement_clear(&j);
+			json_object_unref(m);
+		}
 	}
 	{
 		/* a kernel that did not link for an option the patch does not select: the author's */
