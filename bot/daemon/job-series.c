@@ -63,6 +63,7 @@ static int store_tested(struct daemon_series *r, const struct pk_store_mail *row
 	rinfo->list = gate.list_address;
 	rinfo->policy = &gate.policy;
 	rinfo->same_as = gate.same_as;
+	rinfo->muted = (const char *const *)gate.muted->pdata;
 	if (gate.mail && pk_reply_build(&reply, mail, doc.model, &d->config.daemon, rinfo, &rerr) < 0) {
 		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
 		gate.mail = false;

@@ -280,6 +280,8 @@ struct daemon_gate {
 	char *list_name;               /* "list NAME", "tree NAME", or NULL for no group: what the
 					  brakes count under, as the store keeps it */
 	const char *list_address;      /* the list to Cc, or NULL (borrowed from the config) */
+	GPtrArray *muted;              /* const char*, NULL-ended: the addresses of the groups whose
+					  reply is off, never Cc'd (borrowed from the config) */
 	char *author;                  /* the author's address, lower case, or NULL */
 	char *effect;                  /* pk_reply_effect_key() of the review */
 	struct pk_reply_judgement judgement;   /* whose the outcome is: the rule and why */

@@ -20,6 +20,8 @@
 void daemon_gate_clear(struct daemon_gate *g)
 {
 	g_free(g->list_name);
+	if (g->muted)
+		g_ptr_array_unref(g->muted);
 	g_free(g->author);
 	g_free(g->effect);
 	g_free(g->held);
@@ -180,6 +182,15 @@ int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct
 	g_ptr_array_add(addrs, NULL);
 	pk_list_match(&match, &d->config, mail->list_id, (const char *const *)addrs->pdata, source_list);
 	out->policy = match.policy;
+	/* a list that said reply = off is not Cc'd by a reply-all either */
+	out->muted = g_ptr_array_new();
+	for (guint i = 0; d->config.lists && i < d->config.lists->len; i++) {
+		const struct pk_list_config *l = d->config.lists->pdata[i];
+
+		if (l->policy.reply == PK_REPLY_OFF)
+			g_ptr_array_add(out->muted, l->address);
+	}
+	g_ptr_array_add(out->muted, NULL);
 	out->list_name = match.list ? g_strdup_printf("list %s", match.list->name) : NULL;
 	out->list_address = match.address;
 	out->author = mail->from_addr ? g_ascii_strdown(mail->from_addr, -1) : NULL;

@@ -140,14 +140,21 @@ static void add_recipient(GPtrArray *addrs, GPtrArray *shown, const char *mailbo
 	g_ptr_array_add(shown, g_strdup(mailbox));
 }
 
-/* add_recipient(), but never not (an address, any case; NULL: none). */
+/*
+ * add_recipient(), but never not (an address, any case; NULL: none) nor
+ * one of muted (NULL-terminated, may be NULL: the lists whose group says
+ * reply = off, which a reply-all would Cc all the same).
+ */
 static void add_recipient_but(GPtrArray *addrs, GPtrArray *shown, const char *mailbox, const char *bot,
-			      const char *not)
+			      const char *not, const char *const *muted)
 {
-	g_autofree char *addr = not ? pk_mail_addr(mailbox) : NULL;
+	g_autofree char *addr = pk_mail_addr(mailbox);
 
-	if (addr && !g_ascii_strcasecmp(addr, not))
+	if (addr && not && !g_ascii_strcasecmp(addr, not))
 		return;
+	for (const char *const *m = muted; addr && m && *m; m++)
+		if (!g_ascii_strcasecmp(addr, *m))
+			return;
 	add_recipient(addrs, shown, mailbox, bot);
 }
 
@@ -659,11 +666,11 @@ int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *mod
 		add_recipient(addrs, cc_shown, info->list, bot_addr);
 	if (cfg->cc_original || !info->list) {
 		for (guint i = 0; i < pm->to->len; i++)
-			add_recipient_but(addrs, cc_shown, pm->to->pdata[i], bot_addr, list_addr);
+			add_recipient_but(addrs, cc_shown, pm->to->pdata[i], bot_addr, list_addr, info->muted);
 	}
 	if (cfg->cc_original)
 		for (guint i = 0; i < pm->cc->len; i++)
-			add_recipient_but(addrs, cc_shown, pm->cc->pdata[i], bot_addr, list_addr);
+			add_recipient_but(addrs, cc_shown, pm->cc->pdata[i], bot_addr, list_addr, info->muted);
 	g_ptr_array_add(to_shown, NULL);
 	g_ptr_array_add(cc_shown, NULL);
 

@@ -53,6 +53,12 @@ struct pk_reply_info {
 	 */
 	const struct pk_reply_policy *policy;
 	/*
+	 * Addresses never Cc'd from the patch's own To and Cc (cc_original):
+	 * the lists whose [list] group says reply = off.  NULL-terminated, or
+	 * NULL.
+	 */
+	const char *const *muted;
+	/*
 	 * A reply of one sentence instead of the review: an earlier mail
 	 * said all of it (the same effect); NULL for the whole reply.
 	 */

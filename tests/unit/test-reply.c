@@ -521,7 +521,11 @@ static void test_reply_capped_stages(void **state)
 	pk_test_result_clear(&res);
 }
 
-/* to_author = false: To the list; cc_list = false: the list left out, even where the patch named it. */
+/*
+ * to_author = false: To the list; cc_list = false: the list left out, even
+ * where the patch named it; a muted list (its group's reply is off) is not
+ * Cc'd by the reply-all.
+ */
 static void test_policy_recipients(void **state)
 {
 	struct pk_reply_policy to_list = { .reply = PK_REPLY_CHANGES, .to_author = false, .cc_list = true };
@@ -538,6 +542,23 @@ static void test_policy_recipients(void **state)
 	assert_true(has_line(b, "To: Jane Dev <jane@example.org>"));
 	assert_null(strstr(b, "linux-serial@vger.kernel.org\r\n"));
 	assert_null(strstr(b, "Cc: linux-serial"));
+	{
+		/* a list whose group says reply = off is not Cc'd from the patch's own Cc */
+		static const char cross[] = "From: Jane Dev <jane@example.org>\nTo: linux-serial@vger.kernel.org\n"
+					    "Cc: LKML <linux-kernel@vger.kernel.org>, Greg <greg@kernel.org>\n"
+					    "Subject: [PATCH] x\nMessage-ID: <cross@example.org>\n\nx\n---\n"
+					    "diff --git a/a.c b/a.c\n--- a/a.c\n+++ b/a.c\n@@ -1,1 +1,1 @@\n-a\n+b\n";
+		static const char *const muted[] = { "Linux-Kernel@vger.kernel.org", NULL };
+		struct pk_reply_info plain = with_archive;
+		g_autofree char *all = NULL, *some = NULL;
+
+		all = reply_text_to(cross, "console-changed", &plain);
+		assert_non_null(strstr(all, "linux-kernel@vger.kernel.org"));
+		plain.muted = muted;
+		some = reply_text_to(cross, "console-changed", &plain);
+		assert_null(strstr(some, "linux-kernel@vger.kernel.org"));
+		assert_non_null(strstr(some, "greg@kernel.org"));
+	}
 }
 
 /* An earlier mail said it all: one sentence, threaded as any reply. */
