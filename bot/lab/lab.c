@@ -139,6 +139,51 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 	return 0;
 }
 
+/* The series rev's top Makefile states, from the repository (not a worktree): NULL when none. */
+static char *rev_series(const struct pk_lab *lab, const char *rev)
+{
+	g_autofree char *makefile = NULL;
+
+	/* the first lines are enough, and a pushed commit's Makefile is no bigger than any other */
+	if (pk_repo_read_file(&makefile, NULL, lab, rev, "Makefile", NULL) < 0)
+		return NULL;
+	return pk_repo_makefile_series(makefile);
+}
+
+int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev, GError **err)
+{
+	g_autofree char *series = rev_series(lab, rev), *base = rev_series(lab, PK_LAB_BASE_TAG);
+	g_autofree char *tree = NULL, *dir = NULL;
+	struct pk_lab l = { .lock_fd = -1 };
+
+	if (series && base && strcmp(series, base)) {
+		dir = g_build_filename(lab->cache, PK_LAB_TREES_DIR, NULL);
+		tree = g_build_filename(dir, series, NULL);
+		if (!g_file_test(tree, G_FILE_TEST_IS_DIR))
+			pk_info("the kernel %s gets a tree of its own, %s, beside %s's: switching between them "
+				"rewrites no file of either (made once; its first build starts cold)", series, tree,
+				base);
+		if (pk_repo_worktree(lab, tree, rev, err) < 0)
+			return -1;
+	}
+	l.cache = g_strdup(lab->cache);
+	l.datadir = g_strdup(lab->datadir);
+	l.tree = tree ? g_steal_pointer(&tree) : g_strdup(lab->tree);
+	l.build_stem = g_strdup(lab->build_stem);
+	l.initrd = g_strdup(lab->initrd);
+	l.config_hash = g_strdup(lab->config_hash);
+	l.extra_config = g_strdup(lab->extra_config);
+	l.qemu_args = g_strdupv(lab->qemu_args);
+	/* a worktree a killed test left without its top Makefile: whole again */
+	if (strcmp(l.tree, lab->tree) && !(series = (g_free(series), pk_lab_tree_series(&l))) &&
+	    pk_repo_rest(&l, rev, true, err) < 0) {
+		pk_lab_clear(&l);
+		return -1;
+	}
+	*out = l;
+	return 0;
+}
+
 char *pk_lab_tree_series(const struct pk_lab *lab)
 {
 	char head[1024];

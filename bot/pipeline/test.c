@@ -706,9 +706,9 @@ static int scan_within_limits(struct pk_test_result *res, const struct pk_policy
 	return 1;
 }
 
-int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		  const struct pk_test_opts *opts, const struct pk_patch *patch,
-		  const char *parent, GError **err)
+static int test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		      const struct pk_test_opts *opts, const struct pk_patch *patch,
+		      const char *parent, GError **err)
 {
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
@@ -742,9 +742,9 @@ fail:
 	return -1;
 }
 
-int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
-		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
-		       const char *commit, bool learn_noise, GError **err)
+static int build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		      const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		      const char *commit, bool learn_noise, GError **err)
 {
 	struct pk_test_side s = { 0 };
 	struct pk_noise *noise = NULL;
@@ -815,7 +815,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 	if (store && found == 0)
 		found = stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err);
 	if (found < 0 ||
-	    pk_test_build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
+	    build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
 		goto out;
 	if (own) {
 		pk_noise_free(noise);
@@ -832,7 +832,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 		rc = 0;
 		goto out;
 	}
-	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
+	if (build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
 	    judge_after(res, lab, store, opts, patch, &noise, !res->after.cached, err) < 0)
 		goto out;
 	rc = 0;
@@ -846,8 +846,8 @@ out:
 	return rc;
 }
 
-int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		   const struct pk_test_opts *opts, const char *commit, GError **err)
+static int test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		       const struct pk_test_opts *opts, const char *commit, GError **err)
 {
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
@@ -881,4 +881,50 @@ fail:
 	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
+}
+
+/*
+ * The doors of this file: each takes the lab as it tests the commit it
+ * starts from (lab.h's pk_lab_for_rev(): the tree of that commit's kernel
+ * series), so that a 6.1 series never rewrites the files of 6.12's tree.
+ */
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, parent, err) < 0)
+		return -1;
+	rc = test_patch(out, &based, store, opts, patch, parent, err);
+	pk_lab_clear(&based);
+	return rc;
+}
+
+int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		   const struct pk_test_opts *opts, const char *commit, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
+		return -1;
+	rc = test_commit(out, &based, store, opts, commit, err);
+	pk_lab_clear(&based);
+	return rc;
+}
+
+int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		       const char *commit, bool learn_noise, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
+		return -1;
+	rc = build_side(out, out_noise, out_noise_boots, &based, store, opts, commit, learn_noise, err);
+	pk_lab_clear(&based);
+	return rc;
 }
