@@ -5,13 +5,16 @@
 #include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
+#include "lab/repo.h"
 #include "report/review.h"
 #include "store/store.h"
 #include "pipeline/test.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
@@ -277,12 +280,51 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	return status;
 }
 
+/*
+ * What can be checked before the lab is taken, so that a typo is said at
+ * once rather than after another printkbot's build: every input is
+ * readable, and --base names a revision of the lab (read without its
+ * lock: a lab not set up is said by the set-up).
+ */
+static int test_inputs(const struct pk_cmd_ctx *ctx, GError **err)
+{
+	const struct pk_cmdline *cl = &ctx->cmdline;
+	const struct test_opts *o = cl->opts;
+	struct pk_lab lab;
+	int rc = 0;
+
+	for (char **a = cl->args; *a; a++) {
+		if (!strcmp(*a, "-"))
+			continue;
+		if (g_file_test(*a, G_FILE_TEST_IS_DIR) || access(*a, R_OK) < 0) {
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", *a,
+					g_file_test(*a, G_FILE_TEST_IS_DIR) ? "it is a directory" : g_strerror(errno));
+		}
+	}
+	if (!o->base || pk_lab_open(&lab, NULL) < 0)
+		return 0;
+	if (pk_lab_ready(&lab)) {
+		g_autofree char *ref = pk_bases_ref(o->base), *id = pk_repo_resolve(&lab, ref, NULL);
+
+		if (!id) {
+			g_auto(GStrv) known = pk_bases_default(&lab, PK_LAB_BASE_TAG);
+			g_autofree char *names = g_strjoinv(", ", known);
+
+			rc = pk_error(err, PK_ERROR_INPUT, "--base %s: no such base or revision in the lab (its "
+				      "bases: %s; a [tree]'s as TREE/BRANCH; or a commit id)", o->base, names);
+		}
+	}
+	pk_lab_clear(&lab);
+	return rc;
+}
+
 const struct pk_cmd_spec cmd_test_spec = {
 	.usage = test_usage,
 	.options = test_options,
 	.opts_size = sizeof(struct test_opts),
 	.args_name = "PATCH|MBOX|-...",
 	.args_min = 1, .args_max = G_MAXUINT,
+	.inputs = test_inputs,
 	.setup_status = 2,
 	.run = cmd_test,
 };
