@@ -91,7 +91,7 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 	if (opts->progress)
 		opts->progress(opts->progress_data, what);
 	else
-		pk_progress("%s...", what);
+		pk_stage("%s", what);
 }
 
 /*
