@@ -203,7 +203,7 @@ int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err
 		return pk_layer_drop(build_dir, err);
 	if (!pk_layer_usable(lab->cache, NULL))
 		return 0;   /* as before layers: the policy refused what only a layer makes safe */
-	if (!(head = pk_repo_resolve(lab, "HEAD", err)) || pk_layer_enter(lab, head, err) < 0)
+	if (!(head = pk_repo_resolve(lab, "HEAD", err)) || pk_layer_enter(lab->cache, build_dir, head, err) < 0)
 		return -1;
 	*out_layered = true;
 	return 0;
