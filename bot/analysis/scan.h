@@ -143,6 +143,10 @@ gboolean pk_finding_kind_parse(const char *name, enum pk_finding_kind *out);
 gboolean pk_finding_is_silent(enum pk_finding_kind kind);
 /* Whether a kind is one of pr_fmt-added, pr_fmt-removed, pr_fmt-changed. */
 gboolean pk_finding_is_pr_fmt(enum pk_finding_kind kind);
+/* What a kind means, one line (`printkbot help findings`, the manual); "" out of range. */
+const char *pk_finding_kind_meaning(enum pk_finding_kind kind);
+/* How many kinds there are: 0 .. pk_finding_kinds() - 1 are the enum's values. */
+unsigned pk_finding_kinds(void);
 
 struct pk_finding {
 	char *file;
