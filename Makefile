@@ -161,9 +161,12 @@ deps:
 			--shell /usr/sbin/nologin $(SANDBOX_USER); \
 	fi
 
-# tests/layering.sh first: no stage of bot/ may include one above it.
+# tests/layering.sh first: no stage of bot/ may include one above it;
+# tests/layering.py: no circle between two files of bot/, no call up a
+# floor (it reads the objects, which the unit tests' archive made).
 unit: $(UNIT_BINS) man
 	@bash tests/layering.sh
+	@python3 tests/layering.py
 	@fail=0; for t in $(UNIT_BINS); do echo "== $$t"; ./$$t || fail=1; done; exit $$fail
 
 # The number orders the scripts and names each one in reports: two that

@@ -87,18 +87,6 @@ void pk_cmd_ctx_clear(struct pk_cmd_ctx *ctx)
 	ctx->lab.lock_fd = -1;
 }
 
-void pk_cmd_ctx_take_lab(struct pk_cmd_ctx *ctx, struct pk_lab *out)
-{
-	*out = ctx->lab;
-	memset(&ctx->lab, 0, sizeof(ctx->lab));
-	ctx->lab.lock_fd = -1;
-}
-
-struct pk_store *pk_cmd_ctx_take_store(struct pk_cmd_ctx *ctx)
-{
-	return g_steal_pointer(&ctx->store);
-}
-
 int pk_command_main(const struct pk_command *cmd, int argc, char **argv)
 {
 	return pk_command_run(cmd, argc, argv, pk_command_setup, pk_cmd_ctx_clear);
