@@ -27,7 +27,8 @@
  * on an unchanged line of a renamed function whose printed text changes
  * that way (__func__) is a rewritten call too.
  *
- * Kind names are the stable ones of DESIGN.md, plus these:
+ * Kind names are stable (finding.c has each with what it means; `printkbot
+ * help findings` and doc/scan.md list them); among them:
  *   message-added / message-removed   a call with no counterpart on the
  *                                     other side of its hunk
  *   warn-converted                    WARN*() <-> another call: the message
@@ -106,7 +107,7 @@
 
 struct pk_tree;
 
-/* The static kinds of DESIGN.md, then those above. */
+/* The static kinds (finding.c names each and says what it means). */
 enum pk_finding_kind {
 	PK_FINDING_PR_FMT_ADDED,
 	PK_FINDING_PR_FMT_REMOVED,

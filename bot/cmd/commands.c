@@ -2,6 +2,9 @@
 #include "cmd/commands.h"
 #include "base/util.h"
 #include "lab/sandbox.h"
+#include "analysis/kdiff.h"
+#include "analysis/scan.h"
+#include "base/verdict.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -92,11 +95,56 @@ int pk_command_main(const struct pk_command *cmd, int argc, char **argv)
 	return pk_command_run(cmd, argc, argv, pk_command_setup, pk_cmd_ctx_clear);
 }
 
+void pk_help_findings(FILE *to)
+{
+	fprintf(to, "The kinds of finding of scan (and of a review's static findings), by their\n"
+		    "stable names (the JSON, the store, history --kind).  Those marked * change\n"
+		    "nothing on the console by themselves (advice, or a rewrite printing the same).\n\n");
+	for (unsigned k = 0; k < pk_finding_kinds(); k++) {
+		g_autofree char *meaning = g_strconcat(pk_finding_is_silent(k) ? "* " : "", pk_finding_kind_meaning(k),
+						       NULL);
+		g_autofree char *wrapped = pk_wrap(meaning, 50, "");
+		g_auto(GStrv) lines = g_strsplit(wrapped, "\n", -1);
+		g_autofree char *indented = g_strjoinv("\n                             ", lines);
+
+		fprintf(to, "  %-26s %s\n", pk_finding_kind_name(k), indented);
+	}
+	fprintf(to, "\nWhat a boot-log or printk index change is called (test's dynamic kinds):\n\n");
+	for (unsigned k = 0; *pk_change_kind_name(k); k++)
+		fprintf(to, "  %s\n", pk_change_kind_name(k));
+}
+
+void pk_help_verdicts(FILE *to)
+{
+	fprintf(to, "The verdicts of test, run and the daemon, by their stable names:\n\n");
+	for (unsigned v = PK_VERDICT_NONE + 1; v < pk_verdicts(); v++) {
+		g_autofree char *wrapped = pk_wrap(pk_verdict_meaning(v), 58, "");
+		g_auto(GStrv) lines = g_strsplit(wrapped, "\n", -1);
+		g_autofree char *indented = g_strjoinv("\n                     ", lines);
+
+		fprintf(to, "  %-18s %s\n", pk_verdict_name(v), indented);
+	}
+}
+
+/* `printkbot help TOPIC` for what is no command: the words the bot's output uses. */
+static const struct {
+	const char *name;
+	void (*print)(FILE *to);
+} help_topics[] = {
+	{ "findings", pk_help_findings },
+	{ "verdicts", pk_help_verdicts },
+};
+
 int pk_command_dispatch(int argc, char **argv)
 {
 	const char *name = strcmp(argv[0], "help") ? argv[0] : argc > 1 ? argv[1] : NULL;
 	const struct pk_command *cmd = name ? pk_command_find(name) : NULL;
 
+	for (size_t i = 0; !cmd && name && name != argv[0] && i < G_N_ELEMENTS(help_topics); i++)
+		if (!strcmp(name, help_topics[i].name)) {
+			help_topics[i].print(stdout);
+			return 0;
+		}
 	if (!cmd) {
 		fprintf(stderr, "printkbot: '%s' is not a printkbot command; see 'printkbot --help'\n",
 			name ? name : "");

@@ -18,6 +18,8 @@
 #ifndef PK_COMMANDS_H
 #define PK_COMMANDS_H
 
+#include <stdio.h>
+
 #include "base/config.h"
 #include "cmd/options.h"
 #include "lab/lab.h"
@@ -80,6 +82,11 @@ struct pk_command {
 	const struct pk_cmd_spec *spec;
 	const char *summary;              /* for `printkbot --help` */
 };
+
+/* `printkbot help findings`: every kind of finding and of change, with what it means. */
+void pk_help_findings(FILE *to);
+/* `printkbot help verdicts`: every verdict, with what it means. */
+void pk_help_verdicts(FILE *to);
 
 /* Every command, in the order `printkbot --help` lists them; ended by { NULL }. */
 extern const struct pk_command pk_commands[];

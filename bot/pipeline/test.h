@@ -1,6 +1,6 @@
 /*
  * test.h - test one patch: scan, policy, apply, build and boot before and
- * after, diff, and the verdict.  This is the pipeline of DESIGN.md for one
+ * after, diff, and the verdict.  This is the pipeline (doc/development.md) for one
  * patch; `printkbot test` runs it over a patch or a series, `run` over the
  * commits of a branch.
  *
