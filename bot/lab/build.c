@@ -142,9 +142,9 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
 	return pk_write_file(marker, "", 0, err);
 }
 
-int pk_build_dir_copy_mark(const struct pk_lab *to, const struct pk_lab *from, GError **err)
+int pk_build_dir_copy_mark(const struct pk_lab *to, const char *from, GError **err)
 {
-	g_autofree char *had = published_only_marker(from), *marker = published_only_marker(to);
+	g_autofree char *had = g_strconcat(from, PUBLISHED_ONLY_SUFFIX, NULL), *marker = published_only_marker(to);
 
 	/* a mark left by a dir of the same name that is gone says nothing of this one */
 	if (!g_file_test(had, G_FILE_TEST_EXISTS))
