@@ -900,6 +900,9 @@ int pk_config_store_path(char **out, const char *path, GError **err)
 		return -1;
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
+	/* the keys checked as every command checks them: a typo'd [store] pth must not mean the default store */
+	if (check_known_keys(kf, path, err) < 0)
+		return -1;
 	return store_where(kf, path, out, err);
 }
 

@@ -112,6 +112,17 @@ static void test_store_url(void **state)
 	g_clear_error(&err);
 	assert_int_equal(pk_config_load(&c, other, &err), -1);
 	assert_non_null(strstr(err->message, "not a postgresql:// URL"));
+	g_clear_error(&err);
+	/* the readers of the store (history, db check) refuse a typo as the rest do, not the default store */
+	{
+		g_autofree char *typo = write_tmp("[store]\npth = /var/p.db\n");
+		g_autofree char *none = NULL;
+
+		assert_int_equal(pk_config_store_path(&none, typo, &err), -1);
+		assert_non_null(strstr(err->message, "unknown key 'pth'"));
+		assert_null(none);
+		unlink(typo);
+	}
 	unlink(path);
 	unlink(both);
 	unlink(other);
