@@ -206,8 +206,13 @@ static int get_bool(GKeyFile *kf, const char *path, const char *group, const cha
 	if (!g_key_file_has_key(kf, group, key, NULL))
 		return 0;
 	v = g_key_file_get_boolean(kf, group, key, &e);
-	if (e)
-		return config_error(err, path, group, key, "%s", e->message);
+	if (e) {
+		g_autofree char *raw = g_key_file_get_value(kf, group, key, NULL);
+
+		/* GLib's message names no value it takes: say them */
+		return config_error(err, path, group, key, "'%s' is not a boolean: true or false",
+				    raw ? g_strstrip(raw) : "");
+	}
 	*out = v;
 	return 0;
 }
@@ -225,8 +230,10 @@ static int get_uint(GKeyFile *kf, const char *path, const char *group, const cha
 	if (raw && *g_strchug(raw) == '-')
 		return config_error(err, path, group, key, "must not be negative");
 	v = g_key_file_get_uint64(kf, group, key, &e);
-	if (e || v > G_MAXUINT)
-		return config_error(err, path, group, key, "%s", e ? e->message : "too large");
+	if (e)
+		return config_error(err, path, group, key, "'%s' is not a whole number", raw ? raw : "");
+	if (v > G_MAXUINT)
+		return config_error(err, path, group, key, "%s is too large (at most %u)", raw, G_MAXUINT);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -245,8 +252,12 @@ static int get_seconds(GKeyFile *kf, const char *path, const char *group, const 
 	if (!g_key_file_has_key(kf, group, key, NULL))
 		return 0;
 	v = g_key_file_get_double(kf, group, key, &e);
-	if (e)
-		return config_error(err, path, group, key, "%s", e->message);
+	if (e) {
+		g_autofree char *raw = g_key_file_get_value(kf, group, key, NULL);
+
+		return config_error(err, path, group, key, "'%s' is not a number of seconds (such as 90 or 2.5)",
+				    raw ? g_strstrip(raw) : "");
+	}
 	if (!isfinite(v))
 		return config_error(err, path, group, key, "'%g' is not a number of seconds", v);
 	if (v < 0)

@@ -370,6 +370,10 @@ static const struct bad_case bad[] = {
 	/* a line GKeyFile cannot parse: where it is */
 	{ "[policy]\nmax_files = 5\n[test\n", ":3: '[test' is not a [group] line" },
 	{ "[policy]\nmax_files = 5\nsandbox\n", ":3: 'sandbox' is not a [group], a key = value or a # comment" },
+	/* a value of the wrong type says what it is not, and what would do */
+	{ "[policy]\nallow_build_system = yes\n", "[policy] allow_build_system: 'yes' is not a boolean: true or false" },
+	{ "[policy]\nmax_files = lots\n", "[policy] max_files: 'lots' is not a whole number" },
+	{ "[test]\nboot_timeout = soon\n", "[test] boot_timeout: 'soon' is not a number of seconds" },
 };
 
 static void test_bad_values_name_the_key(void **state)
