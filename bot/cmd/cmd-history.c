@@ -280,7 +280,7 @@ static int cmd_history(struct pk_cmd_ctx *ctx)
 	if (o->pushes)
 		return history_pushes(ctx, o);
 	if (pk_store_history(ctx->store, &rows, &o->filter, &err) < 0) {
-		fprintf(stderr, "printkbot: %s\n", err->message);
+		fprintf(stderr, "printkbot history: %s\n", err->message);
 		return 2;
 	}
 	if (o->json) {
@@ -291,6 +291,8 @@ static int cmd_history(struct pk_cmd_ctx *ctx)
 			print_json(b, gen, rows->pdata[i]);
 	} else if (rows->len)
 		print_table(rows, isatty(STDOUT_FILENO));
+	else
+		fprintf(stderr, "printkbot history: no stored change matches\n");
 	return rows->len ? 0 : 1;
 }
 
