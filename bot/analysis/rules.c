@@ -279,7 +279,25 @@ static GPtrArray *text_words(const char *s)
 	return words;
 }
 
-/* How many of words (the rule line's) a word of the format starts with, or starts. */
+/* Whether a and b are one word: the same, or one is the other and an English ending ("kill", "killed"). */
+static bool same_word(const char *a, const char *b)
+{
+	static const char *const endings[] = { "s", "es", "d", "ed", "ing", "er" };
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > lb)
+		return same_word(b, a);
+	if (strncmp(a, b, la))
+		return false;
+	if (la == lb)
+		return true;
+	for (size_t i = 0; i < G_N_ELEMENTS(endings); i++)
+		if (!strcmp(b + la, endings[i]))
+			return true;
+	return false;
+}
+
+/* How many of words (the rule line's) the format holds. */
 static guint word_score(GPtrArray *words, const char *format)
 {
 	g_autoptr(GPtrArray) fw = text_words(format);
@@ -289,15 +307,28 @@ static guint word_score(GPtrArray *words, const char *format)
 		const char *w = words->pdata[i];
 
 		for (guint j = 0; j < fw->len; j++) {
-			const char *v = fw->pdata[j];
-
-			if (strlen(v) >= 3 && (g_str_has_prefix(v, w) || g_str_has_prefix(w, v))) {
+			if (same_word(w, fw->pdata[j])) {
 				score++;
 				break;
 			}
 		}
 	}
 	return score;
+}
+
+/* Words that say nothing of which message it is. */
+static bool stop_word(const char *w)
+{
+	static const char *const stop[] = {
+		"all", "and", "any", "are", "been", "but", "can", "cannot", "could", "for", "from", "has",
+		"have", "into", "its", "may", "more", "not", "now", "off", "one", "only", "out", "than",
+		"that", "the", "then", "this", "too", "use", "was", "were", "will", "with", "yet",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(stop); i++)
+		if (!strcmp(stop[i], w))
+			return true;
+	return false;
 }
 
 /* The words of a rule line, split as text_words() splits a format, each once. */
@@ -315,19 +346,24 @@ static GPtrArray *line_words(const char *line)
 
 			for (guint k = 0; k < words->len && !seen; k++)
 				seen = !strcmp(words->pdata[k], w);
-			if (!seen && strlen(w) >= 3)
+			if (!seen && strlen(w) >= 3 && !stop_word(w))
 				g_ptr_array_add(words, g_strdup(w));
 		}
 	}
 	return words;
 }
 
-/* The entry of index with most of line's words, at least two of them; the shorter on a tie. */
+/*
+ * The entry of index with most of line's words (stop words left out), at
+ * least three and half of them (two words in common are chance: "task"
+ * and "block" are in a scheduler table's header too); the shorter on a
+ * tie.
+ */
 static const struct pk_index_entry *nearest_entry(const char *line, const GPtrArray *index)
 {
 	g_autoptr(GPtrArray) words = line_words(line);
 	const struct pk_index_entry *best = NULL;
-	guint best_score = 1;
+	guint best_score = MAX(2, (words->len + 1) / 2 - 1);
 
 	for (guint i = 0; index && i < index->len; i++) {
 		const struct pk_index_entry *e = index->pdata[i];

@@ -92,7 +92,7 @@ struct pk_rule_report {
 	GPtrArray *changed;
 	/*
 	 * Per line that matches nothing of B: the message of B with most of
-	 * the line's words (at least two), the rule's likeliest new target;
+	 * the line's words (at least three, and half), its likeliest new target;
 	 * NULL for the other lines or when none is near.
 	 */
 	const struct pk_index_entry **nearest;
