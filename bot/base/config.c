@@ -24,7 +24,7 @@
  */
 static const char *const known_keys[][24] = {
 	{ "store", "path", "url", NULL },
-	{ "test", "base", "bases", "boot_timeout", "derived_builds", NULL },
+	{ "test", "base", "bases", "boot_timeout", "derived_builds", "rules", NULL },
 	{ "build", "cc", "jobs", "ccache_dir", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
@@ -946,6 +946,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	c.path = g_strdup(path);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
 	c.bases = comma_list(kf, "test", "bases");
+	c.rules = g_key_file_get_string(kf, "test", "rules", NULL);
 	c.keys = g_steal_pointer(&kf);
 	*out = c;
 	return 0;
@@ -1037,6 +1038,7 @@ void pk_config_clear(struct pk_config *config)
 		g_ptr_array_unref(config->trees);
 	g_strfreev(config->sandbox.trusted_trees);
 	g_strfreev(config->bases);
+	g_free(config->rules);
 	pk_site_config_clear(&config->site);
 	if (config->keys)
 		g_key_file_unref(config->keys);

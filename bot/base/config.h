@@ -159,6 +159,7 @@ struct pk_config {
 	struct pk_daemon_config daemon; /* [daemon], defaults filled in */
 	struct pk_smtp_config smtp;     /* [smtp], defaults filled in */
 	GPtrArray *sources;       /* struct pk_source_config*, one per [source NAME], in file order */
+	char *rules;              /* [test] rules: a log-monitor rule file (pipeline/monitor.h), or NULL */
 	char **bases;             /* [test] bases: the bases a series may go on, in order
 	                             ("debian:6.12", "net/main"); NULL: base alone */
 	GPtrArray *trees;         /* struct pk_tree_config*, one per [tree NAME], in file order */

@@ -10,6 +10,7 @@
 #include "intake/intake.h"
 #include "lab/lab.h"
 #include "lab/sandbox.h"
+#include "pipeline/monitor.h"
 #include "report/outbox.h"
 #include "base/proc.h"
 #include "base/util.h"
@@ -268,7 +269,8 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		g_free(d);
 		return -1;
 	}
-	if (pk_config_check_daemon(&d->config, err) < 0) {
+	if (pk_config_check_daemon(&d->config, err) < 0 ||
+	    (d->config.rules && pk_monitor_rules_load(&d->rules, d->config.rules, err) < 0)) {
 		pk_config_clear(&d->config);
 		g_free(d);
 		return -1;
@@ -303,6 +305,7 @@ void pk_daemon_close(struct pk_daemon *d)
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	pk_config_clear(&d->config);
+	pk_rules_free(d->rules);
 	pk_bases_refetch_clear(&d->refetch);
 	g_free(d);
 }
@@ -338,10 +341,12 @@ int pk_daemon_reload(struct pk_daemon *d)
 	struct pk_config fresh = { 0 };
 	struct pk_config old = d->config;
 	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_rules) rules = NULL;
 	bool moved;
 
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
-	    pk_config_check_daemon(&fresh, &err) < 0) {
+	    pk_config_check_daemon(&fresh, &err) < 0 ||
+	    (fresh.rules && pk_monitor_rules_load(&rules, fresh.rules, &err) < 0)) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
 		pk_config_clear(&fresh);
 		return -1;
@@ -362,6 +367,8 @@ int pk_daemon_reload(struct pk_daemon *d)
 		return -1;
 	}
 	pk_config_clear(&old);
+	pk_rules_free(d->rules);
+	d->rules = g_steal_pointer(&rules);
 	/* only now, the new configuration in force: a failure above kept the old limits too */
 	pk_sandbox_configure(&d->config.sandbox);
 	daemon_metrics_configure(d);

@@ -60,6 +60,7 @@ struct pk_daemon {
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */
 	struct daemon_metrics *metrics;  /* what this process writes for monitoring (metrics.c) */
+	struct pk_rules *rules;   /* [test] rules, read with the configuration; NULL: none */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */

@@ -167,10 +167,11 @@ static void test_site(void **state)
 	unlink(path);
 }
 
-/* [test] bases in order, [tree NAME] with path or url and branches (master by default), fetch_interval. */
+/* [test] bases in order and rules, [tree NAME] with path or url and branches (master by default), fetch_interval. */
 static void test_bases_and_trees(void **state)
 {
-	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\n[daemon]\nfetch_interval = 60\n"
+	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\nrules = /etc/npd.json\n"
+					  "[daemon]\nfetch_interval = 60\n"
 					  "[tree net]\npath = /srv/net.git\nbranches = main, next\n"
 					  "[tree tip]\nurl = https://example.org/tip.git\n");
 	g_autofree char *bad = write_tmp("[tree x]\nbranches = main\n");
@@ -182,6 +183,7 @@ static void test_bases_and_trees(void **state)
 	assert_string_equal(c.bases[0], "debian:6.1");
 	assert_string_equal(c.bases[1], "net/main");
 	assert_null(c.bases[2]);
+	assert_string_equal(c.rules, "/etc/npd.json");
 	assert_true(c.daemon.fetch_interval == 60);
 	assert_int_equal(c.trees->len, 2);
 	t = c.trees->pdata[0];
