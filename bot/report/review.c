@@ -1156,6 +1156,14 @@ int pk_review_doc_make(struct pk_review_doc *out, const struct pk_patch *patch,
 		return -1;
 	}
 	out->model_json = json_to_string(out->model, FALSE);
+	/* a record of bytes that are not UTF-8 (the kernel prints what it is given) would
+	   make a model no JSON parser reads again: `report ID` and exports parse it */
+	if (!g_utf8_validate(out->model_json, -1, NULL)) {
+		char *valid = g_utf8_make_valid(out->model_json, -1);
+
+		g_free(out->model_json);
+		out->model_json = valid;
+	}
 	return 0;
 }
 
