@@ -166,10 +166,12 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	gint64 retry = 0;
 	JsonObject *payload;
 	enum job_end end;
+	gint64 kcidb_mark;
 	int rc;
 
 	if ((rc = claim_next(d, &job, out_wait, err)) <= 0)
 		return rc;
+	kcidb_mark = daemon_kcidb_mark(d);
 	/* the figures say at once that this worker is busy: a build holds the loop for minutes */
 	daemon_metrics_job_start(d);
 	daemon_metrics_write(d);
@@ -194,7 +196,9 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 		break;
 	}
 	daemon_lease_release(d);
-	return job_finish(d, job, end, detail, retry, err);
+	rc = job_finish(d, job, end, detail, retry, err);
+	daemon_kcidb_post(d, job->id, kcidb_mark);
+	return rc;
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */

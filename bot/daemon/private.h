@@ -72,6 +72,13 @@ static inline gint64 daemon_now(void)
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
 
+/* ---- kcidb.c ------------------------------------------------------------- */
+
+/* Before a job: where its reviews will start, -1 when none are to be posted ([kcidb] url unset). */
+gint64 daemon_kcidb_mark(struct pk_daemon *d);
+/* After it: its reviews (those stored since mark) posted to [kcidb] url, or why not logged. */
+void daemon_kcidb_post(struct pk_daemon *d, gint64 job_id, gint64 mark);
+
 /* ---- worker.c ------------------------------------------------------------ */
 
 /*

@@ -67,4 +67,14 @@ char *pk_kcidb_to_json(const struct pk_kcidb *k, bool pretty);
  */
 char *pk_kcidb_export(struct pk_store *store, const char *origin, const GArray *review_ids, GError **err);
 
+/*
+ * POST doc (JSON text) to url (http or https, no redirect followed: the
+ * token is for url alone) with "Authorization: Bearer token" (token may
+ * be NULL), waiting at most timeout seconds (0: 30).  0 when the server
+ * answered 2xx (*out_status), else -1 with err: the HTTP status and the
+ * start of the answer, or what failed on the way (PK_ERROR_TRANSIENT).
+ */
+int pk_kcidb_post(const char *url, const char *token, double timeout, const char *doc, long *out_status,
+		  GError **err);
+
 #endif

@@ -219,3 +219,34 @@ int pk_store_review_of_test(struct pk_store *store, gint64 test_id, gint64 patch
 	*out_review_id = col_int(st, 0);
 	return 1;
 }
+
+int pk_store_review_last(struct pk_store *store, gint64 *out, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT COALESCE(MAX(id), 0) FROM reviews", err);
+
+	if (!st || step(store, st, err) < 0)
+		return -1;
+	*out = col_int(st, 0);
+	return 0;
+}
+
+int pk_store_reviews_after(struct pk_store *store, gint64 after, GArray **out, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT r.id FROM reviews r WHERE r.id > ?1 AND r.test_id IS NOT NULL "
+					"ORDER BY r.id", err);
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, after);
+	while ((rc = step(store, st, err)) > 0) {
+		gint64 id = col_int(st, 0);
+
+		g_array_append_val(ids, id);
+	}
+	if (rc < 0)
+		return -1;
+	*out = g_steal_pointer(&ids);
+	return 0;
+}

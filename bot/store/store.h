@@ -346,6 +346,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store_kcidb, pk_store_kcidb_free)
  */
 int pk_store_review_of_test(struct pk_store *store, gint64 test_id, gint64 patch_id, gint64 *out_review_id,
 			    GError **err);
+/* The newest review's id (0: none), where a daemon's KCIDB posts start from. */
+int pk_store_review_last(struct pk_store *store, gint64 *out, GError **err);
+/* The ids of the reviews of tests stored after review id after, oldest first: a new GArray of gint64. */
+int pk_store_reviews_after(struct pk_store *store, gint64 after, GArray **out, GError **err);
 
 /*
  * What `history` asks; NULL/0 fields do not filter, the others combine
