@@ -197,6 +197,10 @@ int pk_debsrc_tarball(char **out, const char *cache, const char *package, const 
 int pk_debsrc_done(const char *cache, const char *package, GError **err)
 {
 	g_autofree char *dir = work_dir(cache, package);
+	g_autofree char *parent = g_path_get_dirname(dir);
 
-	return pk_remove_tree(dir, err);
+	if (pk_remove_tree(dir, err) < 0)
+		return -1;
+	g_rmdir(parent);   /* when no other package's download is there */
+	return 0;
 }
