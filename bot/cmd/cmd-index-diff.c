@@ -337,7 +337,11 @@ static void print_rules_text(const struct pk_rules *rules, const GPtrArray *repo
 		const struct pk_rule_report *r = reports->pdata[i];
 		const struct pk_rule *rule = r->rule;
 
-		printf("\n%s (%s): %s\n", rule->name, rule->where, rule_status(r));
+		/* a plain list's rule is named by its line: no "line 3 (line 3)" */
+		if (strcmp(rule->name, rule->where))
+			printf("\n%s (%s): %s\n", rule->name, rule->where, rule_status(r));
+		else
+			printf("\n%s: %s\n", rule->name, rule_status(r));
 		for (guint l = 0; l < rule->n_lines; l++) {
 			g_autofree char *pat = pk_text_for_terminal(rule->lines[l]);
 
