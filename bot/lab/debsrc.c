@@ -188,8 +188,12 @@ int pk_debsrc_tarball(char **out, const char *cache, const char *package, const 
 		*out = g_strdup(system_path);
 		return 0;
 	}
-	if (!(tarball = fetch(dir, package, system_path, err)))
+	if (!(tarball = fetch(dir, package, system_path, err))) {
+		/* no suite has it: its lists are no use to a setup that asks again */
+		if (err && g_error_matches(*err, PK_ERROR, PK_ERROR_INPUT))
+			pk_debsrc_done(cache, package, NULL);
 		return -1;
+	}
 	*out = tarball;
 	return 0;
 }
