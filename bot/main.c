@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef PK_VERSION
 #define PK_VERSION "unknown"
@@ -30,6 +31,12 @@ int main(int argc, char **argv)
 {
 	/* GOptionContext would name the program after the command's argv[0] */
 	g_set_prgname("printkbot");
+	/*
+	 * What the bot makes for the sandbox user to read (the build dir's state,
+	 * a derived config's lines, the guest's initramfs) must be readable
+	 * whatever umask the bot was started with (a 077 left it all root's).
+	 */
+	umask(022);
 	/* before any thread: the whole process, not one thread, in the namespace of its layers (not root: none) */
 	pk_layer_namespace(NULL);
 	if (argc < 2) {

@@ -10,7 +10,7 @@ CREATE TABLE commands (
 	id        INTEGER PRIMARY KEY,
 	mail_id   INTEGER NOT NULL UNIQUE REFERENCES mails(id),   -- the command's mail
 	sender    TEXT NOT NULL,          -- its From's address, lower case
-	thread    TEXT NOT NULL,          -- the thread's first Message-ID (References, else In-Reply-To)
+	thread    TEXT NOT NULL,          -- what the per-thread limit counts: "series N" (N its series' job) or "no series"
 	command   TEXT NOT NULL,          -- "test", "help", "unknown"
 	arg       TEXT,                   -- test: the base asked for
 	job_id    INTEGER REFERENCES jobs(id),

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "base/proc.h"
 #include "base/util.h"
 
 static void call_free(gpointer p)
@@ -518,7 +519,8 @@ static GPtrArray *side_calls(const struct side *s)
 	const char *b = s->buf->str;
 	size_t len = s->buf->len, p = 0;
 
-	while ((p = skip_space(b, p, len)) < len) {
+	/* a stop asked for (base/proc.h) ends it early: the scan then says it was canceled */
+	while ((p = skip_space(b, p, len)) < len && !pk_proc_canceled()) {
 		size_t end = p + 1;
 		struct pk_call *c;
 

@@ -8,6 +8,7 @@
  * The file's pr_fmt() is judged last (prfmt.c).
  */
 #include "analysis/scan-private.h"
+#include "base/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1070,10 +1071,10 @@ static void scan_hunk(struct pk_scan_ctx *x, const struct pk_hunk *h)
 	x->scan->calls_changed += olds->len + news->len;
 	scan_renamed_context(x, oall, nall);
 	pair_calls(x, olds, news);
-	for (guint i = 0; i < olds->len; i++)
+	for (guint i = 0; i < olds->len && !pk_proc_canceled(); i++)
 		if (!((struct pk_call *)olds->pdata[i])->paired)
 			scan_removed(x, olds->pdata[i]);
-	for (guint i = 0; i < news->len; i++)
+	for (guint i = 0; i < news->len && !pk_proc_canceled(); i++)
 		if (!((struct pk_call *)news->pdata[i])->paired)
 			scan_added(x, news->pdata[i]);
 }
@@ -1121,12 +1122,15 @@ struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 		pk_scan_prfmt_lines(f, &olds, &news);
 		x.prfmt_olds = olds;
 		x.prfmt_news = news;
-		for (guint j = 0; j < f->hunks->len; j++)
+		for (guint j = 0; j < f->hunks->len && !pk_proc_canceled(); j++)
 			scan_hunk(&x, f->hunks->pdata[j]);
 		pk_scan_prfmt(&x, olds, news);
 		ctx_clear(&x);
+		/* a stop asked for: what was found so far is no verdict */
+		if ((s->canceled = pk_proc_canceled()))
+			break;
 	}
-	s->verdict = verdict(s, patch && patch->damage ? patch->damage->len : 0);
+	s->verdict = s->canceled ? PK_VERDICT_NONE : verdict(s, patch && patch->damage ? patch->damage->len : 0);
 	return s;
 }
 

@@ -177,9 +177,17 @@ struct pk_scan {
 	enum pk_verdict verdict; /* no-churn, no-visible-change or console-changed */
 	unsigned calls_changed; /* printk-family calls the patch touches */
 	GPtrArray *findings;    /* struct pk_finding* */
+	gboolean canceled;      /* stopped early, base/proc.h's cancel flag being set (a
+	                           signal): the findings are partial, the verdict is none */
 };
 
-/* Scan a patch; never fails (a partial patch gives partial findings). */
+/*
+ * Scan a patch; never fails (a partial patch gives partial findings).  A
+ * scan's cost grows with the diff (about 50 bytes of memory a byte of a
+ * diff of calls), so a caller holds the patch to its size limits first
+ * (base/patch.h's pk_patch_over_limits()); and it stops early, canceled,
+ * when the process is asked to stop (pk_proc_canceled()).
+ */
 struct pk_scan *pk_scan(const struct pk_patch *patch);
 
 /*

@@ -45,7 +45,8 @@ static int open_failed(int dirfd, const char *rel, const char *name, GError **er
 	int e = errno;
 	struct stat st;
 
-	if (e == ENOENT)
+	/* a name too long for any file system (a patch's path past NAME_MAX) names no file either */
+	if (e == ENOENT || e == ENAMETOOLONG)
 		return -2;
 	if (e == ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode))
 		return -2;   /* a file where the path wants a directory: the path is not there */
@@ -107,10 +108,8 @@ int pk_beneath_open(int dirfd, const char *rel, struct stat *out_st, GError **er
 
 int pk_beneath_read(char **out, size_t *out_len, int dirfd, const char *rel, size_t cap, GError **err)
 {
-	g_autoptr(GString) buf = NULL;
 	struct stat st;
-	char chunk[65536];
-	int fd = pk_beneath_open(dirfd, rel, &st, err);
+	int fd = pk_beneath_open(dirfd, rel, &st, err), rc;
 
 	if (fd == -2)
 		return 0;
@@ -123,33 +122,9 @@ int pk_beneath_read(char **out, size_t *out_len, int dirfd, const char *rel, siz
 		return pk_error(err, PK_ERROR_LIMIT, "%s: not read: %jd bytes, more than the limit of %zu",
 				rel, (intmax_t)st.st_size, cap);
 	}
-	buf = g_string_sized_new((gsize)st.st_size + 1);
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof chunk);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return pk_error(err, pk_errno_code(e), "%s: %s", rel, g_strerror(e));
-		}
-		if (n == 0)
-			break;
-		/* the size may grow while it is read (a writer still at it): the cap holds all the same */
-		if (buf->len + (size_t)n > cap) {
-			close(fd);
-			return pk_error(err, PK_ERROR_LIMIT, "%s: not read: more than the limit of %zu bytes",
-					rel, cap);
-		}
-		g_string_append_len(buf, chunk, n);
-	}
+	rc = pk_read_fd(out, out_len, fd, rel, cap, err);
 	close(fd);
-	if (out_len)
-		*out_len = buf->len;
-	*out = g_string_free(g_steal_pointer(&buf), FALSE);
-	return 1;
+	return rc < 0 ? -1 : 1;
 }
 
 int pk_beneath_read_at(char **out, size_t *out_len, const char *dir, const char *rel, size_t cap,

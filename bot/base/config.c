@@ -31,13 +31,14 @@ static const char *const known_keys[][24] = {
 	  "build_file_mb", "build_processes", "layer_mb", "max_console_mb", "max_capture_mb", NULL },
 	{ "daemon", "from", "reply_on", "cc_original", "series_wait", "retry_min", "retry_max", "outbox",
 	  "lease", "worker_poll", "fetch_interval", "metrics_dir", "metrics_interval", "commands_from",
-	  "commands_per_hour", "commands_per_thread_hour", NULL },
+	  "commands_per_hour", "commands_per_thread_hour", "commands_total_per_hour", "commands_authserv_id",
+	  NULL },
 	{ "tree ", "url", "path", "branches", "watch", "list", "reply_on", "max_commits", "trusted", NULL },
 	/* starttls is the old name of tls: known, so that its error can say so */
 	{ "smtp", "url", "user", "password", "password_file", "password_env", "tls", "starttls",
 	  "ca_file", "insecure", "timeout", NULL },
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
-	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", NULL },
+	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", "trusted_commands", NULL },
 	{ "site", "url", "source_url", NULL },
 	{ "kcidb", "origin", "url", "token_file", "timeout", NULL },
 };
@@ -492,6 +493,35 @@ static int load_commands_from(GKeyFile *kf, const char *path, struct pk_daemon_c
 	return 0;
 }
 
+/*
+ * [daemon] commands_authserv_id: the authserv-ids to trust, split at
+ * commas and blanks, lower case; none: NULL.  An id is a host name's
+ * characters (what RFC 8601 calls a token, as MTAs write it): anything
+ * else is a typo that no header would ever match, so an error.
+ */
+static int load_authserv_ids(GKeyFile *kf, const char *path, struct pk_daemon_config *d, GError **err)
+{
+	g_autofree char *v = g_key_file_get_string(kf, "daemon", "commands_authserv_id", NULL);
+	g_auto(GStrv) words = v ? g_strsplit_set(v, ", \t", -1) : NULL;
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **w = words; w && *w; w++) {
+		if (!**w)
+			continue;
+		for (const char *p = *w; *p; p++)
+			if (!g_ascii_isalnum(*p) && !strchr(".-_", *p))
+				return config_error(err, path, "daemon", "commands_authserv_id", "'%s' is not an "
+						    "authserv-id (the name your mail server writes first in its "
+						    "Authentication-Results, such as mx.example.org)", *w);
+		g_ptr_array_add(out, g_ascii_strdown(*w, -1));
+	}
+	if (!out->len)
+		return 0;
+	g_ptr_array_add(out, NULL);
+	d->commands_authserv_id = (char **)g_ptr_array_free(g_steal_pointer(&out), FALSE);
+	return 0;
+}
+
 static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GError **err)
 {
 	static const char *const reply_on[] = { "changes", "always", "never", NULL };
@@ -510,6 +540,7 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	d->metrics_interval = 30;
 	d->commands_per_hour = 5;
 	d->commands_per_thread_hour = 3;
+	d->commands_total_per_hour = 20;
 	if (!kf)
 		return 0;
 	if (get_word(kf, path, "daemon", "reply_on", reply_on, &d->reply_on, err) < 0 ||
@@ -524,7 +555,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_seconds(kf, path, "daemon", "metrics_interval", 1, &d->metrics_interval, err) < 0 ||
 	    get_uint(kf, path, "daemon", "commands_per_hour", &d->commands_per_hour, err) < 0 ||
 	    get_uint(kf, path, "daemon", "commands_per_thread_hour", &d->commands_per_thread_hour, err) < 0 ||
-	    load_commands_from(kf, path, d, err) < 0)
+	    get_uint(kf, path, "daemon", "commands_total_per_hour", &d->commands_total_per_hour, err) < 0 ||
+	    load_commands_from(kf, path, d, err) < 0 || load_authserv_ids(kf, path, d, err) < 0)
 		return -1;
 	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
 		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
@@ -583,6 +615,7 @@ static int load_source(GKeyFile *kf, const char *path, const char *group, GPtrAr
 		return config_error(err, path, group, NULL, "no type (one of imap, maildir, mbox, public-inbox)");
 	if (get_word(kf, path, group, "type", types, &s->type, err) < 0 ||
 	    get_bool(kf, path, group, "insecure", &s->insecure, err) < 0 ||
+	    get_bool(kf, path, group, "trusted_commands", &s->trusted_commands, err) < 0 ||
 	    get_seconds(kf, path, group, "poll_interval", 0, &s->poll_interval, err) < 0 ||
 	    get_tls(kf, path, group, s->url, &s->tls, err) < 0 ||
 	    get_start(kf, path, group, s, err) < 0 ||
@@ -1030,6 +1063,16 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 	g_autofree char *domain = NULL;
 
 	const char *mails = g_strcmp0(d->reply_on, "never") ? d->reply_on : NULL;
+	bool trusted = false;
+
+	/* a From: line proves nothing: commands need a server or a source that vouches for it */
+	for (guint i = 0; config->sources && i < config->sources->len; i++)
+		trusted |= ((const struct pk_source_config *)config->sources->pdata[i])->trusted_commands;
+	if (d->commands_from && !d->commands_authserv_id && !trusted)
+		return config_error(err, path, "daemon", "commands_from", "commands by mail need a way to tell "
+				    "their sender from a forger: set [daemon] commands_authserv_id to your mail "
+				    "server's authserv-id, or trusted_commands = true on a source whose mail "
+				    "only comes from a list that checks its posters");
 
 	/* a watched branch mails its commits' authors under its own reply_on */
 	for (guint i = 0; !mails && config->trees && i < config->trees->len; i++) {
@@ -1095,6 +1138,7 @@ void pk_config_clear(struct pk_config *config)
 	g_free(config->daemon.outbox);
 	g_free(config->daemon.metrics_dir);
 	g_strfreev(config->daemon.commands_from);
+	g_strfreev(config->daemon.commands_authserv_id);
 	g_free(config->smtp.url);
 	g_free(config->smtp.user);
 	if (config->smtp.password)

@@ -73,6 +73,8 @@ struct pk_source_config {
 	enum pk_tls tls;          /* imap: see enum pk_tls */
 	enum pk_source_start start; /* default PK_START_NOW */
 	gint64 start_date;        /* PK_START_DATE: Unix time, midnight UTC for a plain date */
+	bool trusted_commands;    /* its mail's From is taken as proven: a #printkbot command needs
+				     no Authentication-Results (default false) */
 };
 
 /* [daemon]: how the mailing-list bot behaves. */
@@ -99,7 +101,15 @@ struct pk_daemon_config {
 	 */
 	char **commands_from;
 	unsigned commands_per_hour;        /* acted on per sender in any hour (default 5) */
-	unsigned commands_per_thread_hour; /* acted on per thread in any hour (default 3) */
+	unsigned commands_per_thread_hour; /* acted on per series in any hour (default 3) */
+	unsigned commands_total_per_hour;  /* acted on in all in any hour (default 20) */
+	/*
+	 * The authserv-ids of the Authentication-Results that the bot's own
+	 * mail servers write (intake/authres.h): a command is acted on only
+	 * when one vouches for its From (or its source is trusted_commands).
+	 * NULL-terminated, lower case; NULL (the default): none.
+	 */
+	char **commands_authserv_id;
 };
 
 /*

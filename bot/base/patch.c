@@ -1,6 +1,7 @@
 /* patch.c - unified diff and patch mail parsing; see patch.h. */
 #include "base/patch.h"
 #include "base/patch-private.h"
+#include "base/settings.h"
 #include "base/util.h"
 
 #include <gmime/gmime.h>
@@ -75,6 +76,7 @@ void pk_patch_free(struct pk_patch *p)
 	g_free(p->description);
 	g_free(p->diff);
 	g_free(p->error);
+	g_free(p->over_limit);
 	if (p->files)
 		g_ptr_array_unref(p->files);
 	if (p->damage)
@@ -92,6 +94,27 @@ char *pk_patch_damage_describe(const struct pk_patch *p, const struct pk_patch_d
 	if (p->diff_line > 0)
 		return g_strdup_printf("line %d %s", p->diff_line + d->line - 1, d->what);
 	return g_strdup_printf("line %d of its diff %s", d->line, d->what);
+}
+
+char *pk_patch_over_limits(const struct pk_patch *patch, const struct pk_policy *policy)
+{
+	guint64 lines = 0;
+
+	if (patch->over_limit)
+		return g_strdup(patch->over_limit);
+	if (policy->max_files && patch->files->len > policy->max_files)
+		return g_strdup_printf("the patch touches %u files, more than the limit of %u ([policy] max_files)",
+				       patch->files->len, policy->max_files);
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		for (guint h = 0; h < f->hunks->len; h++)
+			lines += ((const struct pk_hunk *)f->hunks->pdata[h])->lines->len;
+	}
+	if (policy->max_lines && lines > policy->max_lines)
+		return g_strdup_printf("the diff has %" G_GUINT64_FORMAT " lines, more than the limit of %u "
+				       "([policy] max_lines)", lines, policy->max_lines);
+	return NULL;
 }
 
 const char *pk_diff_file_path(const struct pk_diff_file *f)

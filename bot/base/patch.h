@@ -75,6 +75,8 @@ struct pk_patch {
 	char *error;        /* why the diff was only partly read, or NULL */
 	GPtrArray *damage;  /* struct pk_patch_damage*: mailer damage repaired */
 	int diff_line;      /* the line of the mail where diff starts, 0 unknown */
+	char *over_limit;   /* why the diff was not read (a size limit its reader held it to,
+			       lab/repo.h), or NULL; files then has paths and no hunks */
 };
 
 /*
@@ -83,6 +85,17 @@ struct pk_patch {
  * "line 9 of its diff".  Caller frees.
  */
 char *pk_patch_damage_describe(const struct pk_patch *p, const struct pk_patch_damage *d);
+
+/*
+ * Why patch is over the size limits of policy (base/settings.h's
+ * max_files and max_lines, 0 being none) or was not read for one
+ * (patch->over_limit): one sentence naming the limit and its key, or NULL
+ * when it is within them (caller frees).  It only counts what was parsed,
+ * so every door a patch comes in by asks it first: nothing over a limit
+ * is scanned, applied or built.
+ */
+struct pk_policy;
+char *pk_patch_over_limits(const struct pk_patch *patch, const struct pk_policy *policy);
 
 /* The path a finding should name: the post-image one unless deleted. */
 const char *pk_diff_file_path(const struct pk_diff_file *f);

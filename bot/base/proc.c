@@ -24,6 +24,11 @@ void pk_proc_set_cancel(volatile sig_atomic_t *flag)
 	default_cancel = flag;
 }
 
+bool pk_proc_canceled(void)
+{
+	return default_cancel && *default_cancel;
+}
+
 bool pk_proc_have(const char *name)
 {
 	g_autofree char *path = g_find_program_in_path(name);

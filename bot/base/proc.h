@@ -89,6 +89,13 @@ char *pk_proc_describe(const struct pk_proc_result *res);
 void pk_proc_set_cancel(volatile sig_atomic_t *flag);
 
 /*
+ * Whether that flag is set: work done in the process itself (a scan, a
+ * diff) asks it between steps and stops early, what it made then being
+ * no result, so that a stop is as prompt there as in a child.
+ */
+bool pk_proc_canceled(void);
+
+/*
  * Run a helper child to its end (an hour at most), in cwd with env (both
  * may be NULL): 0 when it exited 0, else -1 with err naming what and
  * quoting the end of its output.

@@ -55,7 +55,8 @@ static bool terminal_control(gunichar c)
 	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
-char *pk_text_for_terminal(const char *s)
+/* s for a terminal: tab and LF kept with keep_lines, else blanks (CR too); other controls '?'. */
+static char *for_terminal(const char *s, bool keep_lines)
 {
 	g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
 	GString *out = g_string_sized_new(strlen(valid));
@@ -63,7 +64,9 @@ char *pk_text_for_terminal(const char *s)
 	for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
 		gunichar c = g_utf8_get_char(p);
 
-		if (c == '\t' || c == '\n' || c == '\r')
+		if (keep_lines && (c == '\t' || c == '\n'))
+			g_string_append_c(out, (char)c);
+		else if (!keep_lines && (c == '\t' || c == '\n' || c == '\r'))
 			g_string_append_c(out, ' ');
 		else if (terminal_control(c))
 			g_string_append_c(out, '?');
@@ -71,6 +74,28 @@ char *pk_text_for_terminal(const char *s)
 			g_string_append_unichar(out, c);
 	}
 	return g_string_free(out, FALSE);
+}
+
+char *pk_text_for_terminal(const char *s)
+{
+	return for_terminal(s, false);
+}
+
+char *pk_lines_for_terminal(const char *s)
+{
+	return for_terminal(s, true);
+}
+
+void pk_print_text(const char *fmt, ...)
+{
+	va_list ap;
+	g_autofree char *raw = NULL, *safe = NULL;
+
+	va_start(ap, fmt);
+	raw = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	safe = pk_lines_for_terminal(raw);
+	fputs(safe, stdout);
 }
 
 char *pk_cache_dir(void)
@@ -150,42 +175,42 @@ char *pk_data_dir(void)
 	return g_strdup(running_from_checkout() ? PK_SRCDIR : PK_DATADIR);
 }
 
-int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
-		 GError **err)
+int pk_read_fd(char **out, size_t *out_len, int fd, const char *name, size_t max_bytes, GError **err)
 {
 	g_autoptr(GString) buf = g_string_new(NULL);
 	char chunk[65536];
-	int fd;
 
-	/* read(2), not mmap: the input may be a pipe or standard input */
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0)
-		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(e));
-		}
+		if (n < 0)
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", name, strerror(errno));
 		if (n == 0)
 			break;
-		if (max_bytes && buf->len + (size_t)n > max_bytes) {
-			close(fd);
-			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes",
-					path, max_bytes);
-		}
+		/* counted as it comes: a file may grow while it is read, a pipe has no size */
+		if (max_bytes && buf->len + (size_t)n > max_bytes)
+			return pk_error(err, PK_ERROR_LIMIT, "%s: more than the limit of %zu bytes", name, max_bytes);
 		g_string_append_len(buf, chunk, n);
 	}
-	close(fd);
 	if (out_len)
 		*out_len = buf->len;
 	*out = g_string_free(g_steal_pointer(&buf), FALSE);
 	return 0;
+}
+
+int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
+		 GError **err)
+{
+	/* read(2), not mmap: the input may be a pipe or standard input */
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO), rc;
+
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", path, strerror(errno));
+	rc = pk_read_fd(out, out_len, fd, path, max_bytes, err);
+	close(fd);
+	return rc;
 }
 
 int pk_write_file(const char *path, const char *data, size_t len, GError **err)
@@ -238,6 +263,25 @@ void pk_progress(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fflush(stderr);
+}
+
+void pk_stage(const char *fmt, ...)
+{
+	static double first;
+	g_autofree char *text = NULL;
+	double now = pk_now(), t;
+	va_list ap;
+
+	if (!first)
+		first = now;
+	t = now - first;
+	va_start(ap, fmt);
+	text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (pk_progress_enabled())
+		pk_progress("[%u:%02u] %s...", (unsigned)(t / 60), (unsigned)t % 60, text);
+	else
+		pk_info("[%u:%02u] %s", (unsigned)(t / 60), (unsigned)t % 60, text);
 }
 
 void pk_info(const char *fmt, ...)

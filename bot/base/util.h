@@ -54,6 +54,21 @@ int pk_error(GError **err, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
  */
 char *pk_text_for_terminal(const char *s);
 
+/*
+ * The same for text of many lines, printed as text (a review, a table):
+ * newlines and tabs kept, CR and every other control or bidi character
+ * as '?'.  Caller frees.
+ */
+char *pk_lines_for_terminal(const char *s);
+
+/*
+ * printf() to standard output through pk_lines_for_terminal(): how a
+ * command prints text that holds stored or received strings (subjects,
+ * authors, boot lines), so that none of them drives the terminal.  JSON
+ * output does not go through it: its escapes keep the data exact.
+ */
+void pk_print_text(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
 /* The cache directory (created if missing); caller frees. */
 char *pk_cache_dir(void);
 /*
@@ -80,6 +95,9 @@ char *pk_data_dir(void);
  */
 int pk_read_file(char **out, size_t *out_len, const char *path, size_t max_bytes,
 		 GError **err);
+
+/* pk_read_file() of an open fd (not closed), name saying what it is in an error. */
+int pk_read_fd(char **out, size_t *out_len, int fd, const char *name, size_t max_bytes, GError **err);
 
 /* Write data to path atomically (temporary file + rename). */
 int pk_write_file(const char *path, const char *data, size_t len, GError **err);
@@ -108,6 +126,13 @@ GRegexCompileFlags pk_regex_optimize(void);
 void pk_regex_input_size(guint64 bytes);
 /* Print a progress line on stderr when it is a terminal, else nothing. */
 void pk_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/*
+ * A stage of long work begins ("building 1a2b3c4d5e6f"), with the time
+ * since the process's first stage ("[2:05]"): on a terminal a progress
+ * line, elsewhere (a log, `make demo > log`) a line of its own, so that
+ * a cold build of many minutes still shows life and what it is at.
+ */
+void pk_stage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* A log line for a stage's progress that always goes to stderr. */
 void pk_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 

@@ -88,13 +88,13 @@ static void print_text(const struct pk_range_bisect *b)
 			index_shown += !strcmp(t->stage, "index");
 			if (!header) {
 				g_autofree char *date = date_text(c->time);
-				printf("\n%.12s %s\n  author: %s, %s%s\n", c->id, c->subject, c->author, date,
-				       c->merge ? " (a merge: the change came with the branch it merged)" : "");
+				pk_print_text("\n%.12s %s\n  author: %s, %s%s\n", c->id, c->subject, c->author, date,
+					      c->merge ? " (a merge: the change came with the branch it merged)" : "");
 				header = true;
 			}
 			{
 				g_autofree char *what = pk_wrap(t->what, 68, "    ");
-				printf("  %s: %s\n", t->stage, what);
+				pk_print_text("  %s: %s\n", t->stage, what);
 			}
 			if (pk_bisect_ambiguous(&t->result)) {
 				printf("    ambiguous: skipped commits before it could have brought it instead:");
@@ -112,7 +112,7 @@ static void print_text(const struct pk_range_bisect *b)
 	for (guint k = 0; k < b->targets->len; k++) {
 		const struct pk_bisect_target *t = b->targets->pdata[k];
 		if (!t->searched)
-			printf("\nnot searched (its records print elsewhere too, unchanged): %s\n", t->what);
+			pk_print_text("\nnot searched (its records print elsewhere too, unchanged): %s\n", t->what);
 	}
 	printf("\n%u change%s between the ends; %u build%s (%u for the ends, %u for the search), "
 	       "%u commit%s taken from the store\n", b->targets->len, b->targets->len == 1 ? "" : "s",

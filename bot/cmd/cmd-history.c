@@ -155,7 +155,7 @@ static void print_table(const GPtrArray *rows, gboolean tty)
 				for (; w < width[c] + 2; w++)
 					g_string_append_c(line, ' ');
 		}
-		puts(line->str);
+		pk_print_text("%s\n", line->str);
 	}
 }
 
@@ -270,7 +270,7 @@ static int history_pushes(struct pk_cmd_ctx *ctx, const struct history_opts *o)
 		} else {
 			g_autofree char *text = pk_push_text(p, commits);
 
-			printf("%s%s", i ? "\n" : "", text);
+			pk_print_text("%s%s", i ? "\n" : "", text);
 		}
 	}
 	return pushes->len ? 0 : 1;

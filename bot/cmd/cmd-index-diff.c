@@ -188,13 +188,13 @@ static void print_text(const struct side *a, const struct side *b, const struct 
 		const char *f = c->origin.file ? c->origin.file : "(no file)";
 
 		if (!file || strcmp(file, f)) {
-			printf("\n%s\n", f);
+			pk_print_text("\n%s\n", f);
 			file = f;
 			func = NULL;
 		}
 		if (!func || g_strcmp0(func, c->origin.func)) {
 			func = c->origin.func ? c->origin.func : "";
-			printf("  %s():\n", func);
+			pk_print_text("  %s():\n", func);
 		}
 		print_change_text(c);
 	}

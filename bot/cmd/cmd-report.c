@@ -168,7 +168,7 @@ static int report_push(struct pk_cmd_ctx *ctx, gint64 id)
 		return rc < 0 ? 2 : 1;
 	}
 	text = pk_push_text(p, commits);
-	fputs(text, stdout);
+	pk_print_text("%s", text);
 	for (guint i = 0; i < commits->len; i++) {
 		const struct pk_store_push_commit *c = commits->pdata[i];
 		enum pk_verdict v = PK_VERDICT_NONE;
@@ -181,8 +181,8 @@ static int report_push(struct pk_cmd_ctx *ctx, gint64 id)
 			fprintf(stderr, "printkbot: review %" G_GINT64_FORMAT ": %s\n", c->review_id, err->message);
 			return 2;
 		}
-		printf("\n========================================================================\n"
-		       "commit %s (review %" G_GINT64_FORMAT ")\n\n%s", c->commit_id, c->review_id, review);
+		pk_print_text("\n========================================================================\n"
+			      "commit %s (review %" G_GINT64_FORMAT ")\n\n%s", c->commit_id, c->review_id, review);
 	}
 	return 0;
 }
@@ -289,7 +289,7 @@ static int cmd_report(struct pk_cmd_ctx *ctx)
 		fprintf(stderr, "printkbot: review %s: %s\n", id_arg, err->message);
 		return 2;
 	}
-	fputs(text, stdout);
+	pk_print_text("%s", text);
 	if (strcmp(text, body))
 		pk_info("review %s: this rendering differs from the stored one (the template "
 			"changed since it was written)", id_arg);

@@ -112,6 +112,7 @@ static unsigned count_to_build(struct run *run)
 		g_autofree char *parent = NULL;
 		g_autoptr(pk_patch) patch = NULL;
 		g_autoptr(pk_scan_result) scan = NULL;
+		g_autofree char *over = NULL;
 
 		if (c->merge || !c->parent)
 			continue;
@@ -119,7 +120,9 @@ static unsigned count_to_build(struct run *run)
 			n++;
 			continue;
 		}
-		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &parent, NULL)))
+		/* one over the policy's limits is refused unscanned, never built */
+		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &run->opts.policy, &parent, NULL)) ||
+		    (over = pk_patch_over_limits(patch, &run->opts.policy)))
 			continue;
 		scan = pk_scan(patch);
 		n += scan->verdict != PK_VERDICT_NO_CHURN;
@@ -242,19 +245,19 @@ static void print_summary(const struct run *run)
 		const struct run_row *r = run->rows->pdata[i];
 		g_autofree char *skipped = r->skipped ? g_strdup_printf("(%s)", r->skipped) : NULL;
 
-		printf("%.12s  %-17s", r->commit, r->verdict ? pk_verdict_name(r->verdict) : skipped);
+		pk_print_text("%.12s  %-17s", r->commit, r->verdict ? pk_verdict_name(r->verdict) : skipped);
 		print_count(r->boot);
 		print_count(r->index);
 		print_count(r->findings);
-		printf("  %s\n", r->subject);
+		pk_print_text("  %s\n", r->subject);
 	}
 	for (guint i = 0; i < run->rows->len; i++) {
 		const struct run_row *r = run->rows->pdata[i];
 
 		if (!pk_verdict_is_bad(r->verdict) || !r->body)
 			continue;
-		printf("\n========================================================================\n"
-		       "commit %s\n\n%s", r->commit, r->body);
+		pk_print_text("\n========================================================================\n"
+			      "commit %s\n\n%s", r->commit, r->body);
 	}
 	fflush(stdout);
 }

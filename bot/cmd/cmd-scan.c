@@ -1,6 +1,7 @@
 /* cmd-scan.c - `printkbot scan`: static findings for patches and mails. */
 #include "cmd/commands.h"
 #include "base/jsonline.h"
+#include "base/settings.h"
 #include "analysis/scan.h"
 #include "analysis/tree.h"
 #include "base/util.h"
@@ -19,7 +20,7 @@
 #define SCAN_MAX_INPUT (SCAN_MAX_INPUT_MIB * 1024u * 1024)
 
 static const char scan_usage[] =
-	"usage: printkbot scan [--json] [--tree DIR] [FILE|-]...\n"
+	"usage: printkbot scan [--json] [--tree DIR] [--no-limits] [FILE|-]...\n"
 	"   or: printkbot scan --tree DIR --describe PATH...\n\n"
 	"Read patches (a plain diff, a patch mail or an mbox; '-' or no FILE is\n"
 	"standard input) and report what they do to printk-family calls, without\n"
@@ -37,11 +38,16 @@ static const char scan_usage[] =
 	"                  file's KBUILD_MODNAME), and a pr_fmt() change counts every\n"
 	"                  pr_*() call of the file\n"
 	"    --describe    print what the tree says about each PATH of it (unit,\n"
-	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n\n"
+	"                  KBUILD_MODNAME, pr_fmt(), prefix) instead of scanning\n"
+	"    --no-limits   scan a patch of any size: without it, one over the defaults\n"
+	"                  of [policy] max_files and max_lines (200 files, 20000 lines)\n"
+	"                  is not scanned (a scan takes about 50 times the diff's size\n"
+	"                  in memory) and is reported as refused, with the limit\n\n"
 	"text output: a '# subject' line per patch, then file:line: kind: sentence\n"
-	"exit status: 0 no findings, 1 findings (or a damaged patch among readable ones),\n"
+	"exit status: 0 no findings, 1 findings (or a damaged or refused patch among\n"
+	"readable ones),\n"
 	"2 bad input (unreadable, neither a mail nor a diff, or no patch in it could\n"
-	"be read whole) or usage;\n"
+	"be read whole and scanned) or usage;\n"
 	"mails without a diff are skipped, not bad input\n";
 
 /* The command line of scan. */
@@ -49,12 +55,14 @@ struct scan_opts {
 	bool json;
 	const char *tree_dir;   /* --tree */
 	bool describe;
+	bool no_limits;
 };
 
 static const struct pk_option scan_options[] = {
 	PK_OPTION_FLAG("json", struct scan_opts, json),
 	PK_OPTION_STRING("tree", struct scan_opts, tree_dir),
 	PK_OPTION_FLAG("describe", struct scan_opts, describe),
+	PK_OPTION_FLAG("no-limits", struct scan_opts, no_limits),
 	{ NULL },
 };
 
@@ -62,6 +70,7 @@ static const struct pk_option scan_options[] = {
 struct scan_run {
 	bool json;
 	struct pk_tree *tree;   /* NULL without --tree */
+	struct pk_policy limits; /* max_files and max_lines: [policy]'s defaults, 0 with --no-limits */
 };
 
 static void json_finding(GString *b, const struct pk_finding *f)
@@ -98,7 +107,7 @@ static char *trimmed(const char *value)
 	return value ? g_strstrip(g_strdup(value)) : NULL;
 }
 
-static void print_json(const struct pk_patch *p, const struct pk_scan *s)
+static void print_json(const struct pk_patch *p, const struct pk_scan *s, const char *refused)
 {
 	g_autoptr(GString) b = g_string_new(NULL);
 	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
@@ -110,6 +119,8 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 	pk_jl_str(b, "author", author);
 	pk_jl_str(b, "verdict", pk_verdict_name(s->verdict));
 	pk_jl_str(b, "error", p->error);
+	if (refused)
+		pk_jl_str(b, "reason", refused);
 	pk_jl_open(b, "findings", '[');
 	for (guint i = 0; i < s->findings->len; i++)
 		json_finding(b, s->findings->pdata[i]);
@@ -118,17 +129,23 @@ static void print_json(const struct pk_patch *p, const struct pk_scan *s)
 	puts(b->str);
 }
 
-static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s)
+static void print_text(const char *input, const struct pk_patch *p, const struct pk_scan *s,
+		       const char *refused)
 {
-	g_autofree char *subject = trimmed(p->subject), *message_id = trimmed(p->message_id);
+	g_autofree char *subject = trimmed(p->subject), *raw_id = trimmed(p->message_id);
+	/* the mail's own words drive no terminal: its Message-ID on stderr as well */
+	g_autofree char *message_id = raw_id ? pk_text_for_terminal(raw_id) : NULL;
 
-	printf("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
+	pk_print_text("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
+	if (refused)
+		fprintf(stderr, "printkbot: %s: %s: not scanned: %s; --no-limits scans it\n", input,
+			message_id ? message_id : "(no Message-ID)", refused);
 	if (p->error)
 		fprintf(stderr, "printkbot: %s: %s: malformed diff: %s\n", input,
 			message_id ? message_id : "(no Message-ID)", p->error);
 	for (guint i = 0; i < s->findings->len; i++) {
 		const struct pk_finding *f = s->findings->pdata[i];
-		printf("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
+		pk_print_text("%s:%d: %s: %s\n", f->file, f->line, pk_finding_kind_name(f->kind), f->message);
 	}
 }
 
@@ -136,7 +153,7 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 struct scan_tally {
 	unsigned skipped;   /* mails without a diff */
 	unsigned patches;   /* patches read */
-	unsigned damaged;   /* of them, read only in part (p->error) */
+	unsigned damaged;   /* of them, read only in part (p->error) or refused (over a limit) */
 };
 
 /*
@@ -160,14 +177,18 @@ static int scan_buffer(const char *path, const char *buf, size_t len, const stru
 	t->patches += patches->len;
 	for (guint i = 0; i < patches->len; i++) {
 		const struct pk_patch *p = patches->pdata[i];
-		g_autoptr(pk_scan_result) s = pk_scan_tree(p, o->tree);
+		/* over a limit: not scanned, which would cost many times its size */
+		g_autofree char *refused = pk_patch_over_limits(p, &o->limits);
+		g_autoptr(pk_scan_result) s = pk_scan_tree(refused ? NULL : p, o->tree);
 
+		if (refused)
+			s->verdict = PK_VERDICT_REFUSED;
 		if (o->json)
-			print_json(p, s);
+			print_json(p, s, refused);
 		else
-			print_text(path, p, s);
-		t->damaged += p->error != NULL;
-		rc = MAX(rc, p->error || s->findings->len ? 1 : 0);
+			print_text(path, p, s, refused);
+		t->damaged += p->error || refused;
+		rc = MAX(rc, p->error || refused || s->findings->len ? 1 : 0);
 	}
 	return rc;
 }
@@ -298,9 +319,11 @@ static int cmd_scan(struct pk_cmd_ctx *ctx)
 	char **args = ctx->cmdline.args;
 	g_autoptr(pk_tree) tree = NULL;
 	g_autoptr(GError) err = NULL;
-	struct scan_run run = { o->json, NULL };
+	struct scan_run run = { o->json, NULL, PK_POLICY_DEFAULT };
 	int rc = 0;
 
+	if (o->no_limits)
+		run.limits.max_files = run.limits.max_lines = 0;
 	if (o->tree_dir && pk_tree_open(&tree, o->tree_dir, &err) < 0) {
 		fprintf(stderr, "printkbot: %s\n", err->message);
 		return 2;

@@ -5,14 +5,17 @@
 #include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
+#include "lab/repo.h"
 #include "pipeline/monitor.h"
 #include "report/review.h"
 #include "store/store.h"
 #include "pipeline/test.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
@@ -113,7 +116,8 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 	if (run->json)
 		printf("%s\n", doc.model_json);
 	else
-		printf("%s%s", run->printed++ ? "\n========================================================================\n\n" : "", doc.text);
+		pk_print_text("%s%s", run->printed++ ? "\n========================================================================\n\n" : "",
+			      doc.text);
 	fflush(stdout);
 	if (run->store) {
 		struct pk_test_record_info rec = { patch, source_id, run->lab->config_hash, doc.model_json, doc.text };
@@ -136,10 +140,18 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 {
 	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
 	g_autoptr(GError) e = NULL;
+	g_autoptr(GPtrArray) within = g_ptr_array_new();
 
+	/* a patch over the size limits is refused unapplied (pk_test_patch()): no base is tried with it */
+	for (guint i = 0; i < patches->len; i++) {
+		g_autofree char *over = pk_patch_over_limits(patches->pdata[i], &run->opts.policy);
+
+		if (!over)
+			g_ptr_array_add(within, patches->pdata[i]);
+	}
 	if (pk_bases_choose(out, run->lab, base_commit, run->trees, &run->refetch,
-			    (const char *const *)run->bases, (const struct pk_patch *const *)patches->pdata,
-			    patches->len, err) < 0)
+			    (const char *const *)run->bases, (const struct pk_patch *const *)within->pdata,
+			    within->len, err) < 0)
 		return -1;
 	if (out->tried && !run->which_base)
 		pk_info("base %s; passed over: %s", out->name, out->tried);
@@ -152,10 +164,10 @@ static int choose_base(struct test_run *run, struct pk_base_choice *out, char **
 static int say_base(const char *path, const struct pk_base_choice *base)
 {
 	if (!base->applies) {
-		printf("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
+		pk_print_text("%s: no base takes it: %s\n", path, base->tried ? base->tried : "no base configured");
 		return 1;
 	}
-	printf("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
+	pk_print_text("%s: %s %.12s%s%s%s\n", path, base->name, base->rev, base->three_way ? " (3-way)" : "",
 	       base->tried ? "; passed over: " : "", base->tried ? base->tried : "");
 	return 0;
 }
@@ -297,6 +309,44 @@ static int test_check(const struct pk_cmdline *cl, GError **err)
 	return 0;
 }
 
+/*
+ * What can be checked before the lab is taken, so that a typo is said at
+ * once rather than after another printkbot's build: every input is
+ * readable, and --base names a revision of the lab (read without its
+ * lock: a lab not set up is said by the set-up).
+ */
+static int test_inputs(const struct pk_cmd_ctx *ctx, GError **err)
+{
+	const struct pk_cmdline *cl = &ctx->cmdline;
+	const struct test_opts *o = cl->opts;
+	struct pk_lab lab;
+	int rc = 0;
+
+	for (char **a = cl->args; *a; a++) {
+		if (!strcmp(*a, "-"))
+			continue;
+		if (g_file_test(*a, G_FILE_TEST_IS_DIR) || access(*a, R_OK) < 0) {
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", *a,
+					g_file_test(*a, G_FILE_TEST_IS_DIR) ? "it is a directory" : g_strerror(errno));
+		}
+	}
+	if (!o->base || pk_lab_open(&lab, NULL) < 0)
+		return 0;
+	if (pk_lab_ready(&lab)) {
+		g_autofree char *ref = pk_bases_ref(o->base), *id = pk_repo_resolve(&lab, ref, NULL);
+
+		if (!id) {
+			g_auto(GStrv) known = pk_bases_default(&lab, PK_LAB_BASE_TAG);
+			g_autofree char *names = g_strjoinv(", ", known);
+
+			rc = pk_error(err, PK_ERROR_INPUT, "--base %s: no such base or revision in the lab (its "
+				      "bases: %s; a [tree]'s as TREE/BRANCH; or a commit id)", o->base, names);
+		}
+	}
+	pk_lab_clear(&lab);
+	return rc;
+}
+
 const struct pk_cmd_spec cmd_test_spec = {
 	.usage = test_usage,
 	.options = test_options,
@@ -304,6 +354,7 @@ const struct pk_cmd_spec cmd_test_spec = {
 	.args_name = "PATCH|MBOX|-...",
 	.args_min = 1, .args_max = G_MAXUINT,
 	.check = test_check,
+	.inputs = test_inputs,
 	.setup_status = 2,
 	.run = cmd_test,
 };

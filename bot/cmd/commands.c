@@ -69,6 +69,8 @@ int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GErro
 	    !common->db && !common->no_store &&
 	    pk_config_store_path(&ctx->config.db, common->config_path, err) < 0)
 		return -1;
+	if (cmd->spec->inputs && cmd->spec->inputs(ctx, err) < 0)
+		return -1;
 	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
 		return -1;
 	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&

@@ -64,6 +64,12 @@ struct pk_cmd_spec {
 	unsigned args_min, args_max;      /* how many of them; args_max G_MAXUINT: any number */
 	/* further usage checks of the parsed line (G_OPTION_ERROR_FAILED), or NULL */
 	int (*check)(const struct pk_cmdline *cmdline, GError **err);
+	/*
+	 * the inputs checked before the lab is taken (files readable, base
+	 * names known: said at once, not after another printkbot's build), the
+	 * config loaded by then; or NULL
+	 */
+	int (*inputs)(const struct pk_cmd_ctx *ctx, GError **err);
 	int setup_status;                 /* the exit status when the needs cannot be set up */
 	int (*run)(struct pk_cmd_ctx *ctx);   /* the exit status */
 };

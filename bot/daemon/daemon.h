@@ -37,8 +37,11 @@
  *             "subject" and "series_job", or "no_series": why none}: a
  *             command by mail, a reply addressed to [daemon] from with a
  *             #printkbot line (intake/mailcmd.h), from a sender
- *             commands_from allows and within commands_per_hour and
- *             commands_per_thread_hour, its mail, its row of commands and
+ *             commands_from allows, whose From the Authentication-Results
+ *             of commands_authserv_id vouch for (intake/authres.h; or its
+ *             source is trusted_commands), within commands_per_hour,
+ *             commands_per_thread_hour (per series) and
+ *             commands_total_per_hour, its mail, its row of commands and
  *             its job stored in one transaction at intake (a refused one:
  *             its mail skipped with why, logged).  test tests the series
  *             its thread answers again (on base, or on the base a series

@@ -1,23 +1,19 @@
 /*
  * inbox-command.c - the intake of commands by mail: a reply addressed to
  * the bot with a #printkbot line (intake/mailcmd.h) is checked against
- * [daemon] commands_from and the rate limits, its thread's series found
- * in the store, and stored with its command job in one transaction, or
+ * [daemon] commands_from, its sender proven (intake/authres.h, or a
+ * trusted source), its thread's series found in the store, the rate
+ * limits checked, and stored with its command job in one transaction, or
  * stored as skipped with why.  See daemon.h ("command" jobs).
  */
 #include "daemon/private.h"
 #include "daemon/log.h"
+#include "intake/authres.h"
 #include "intake/mail.h"
 #include "intake/mailcmd.h"
 #include "base/util.h"
 
 #include <string.h>
-
-/* The thread a mail is in: its References' first id, else its In-Reply-To (borrowed), or NULL. */
-static const char *thread_of(const struct pk_mail *m)
-{
-	return m->references->len ? m->references->pdata[0] : m->in_reply_to;
-}
 
 /* What a command found of its thread: the series it answers, or why none. */
 struct thread_series {
@@ -126,6 +122,42 @@ static char *command_payload(const struct pk_mailcmd *c, gint64 mail_id, const s
 	return json_to_string(root, FALSE);
 }
 
+/*
+ * Whether the command mail's From is its sender's: its source is
+ * trusted_commands, or the Authentication-Results of one of [daemon]
+ * commands_authserv_id vouch for it (intake/authres.h).  *what (new)
+ * says how, or why not.
+ */
+static bool sender_proven(struct pk_daemon *d, const struct pk_store_mail *row, const struct pk_mail *mail,
+			  char **what)
+{
+	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
+	char **ids = d->config.daemon.commands_authserv_id;
+
+	if (src && src->trusted_commands) {
+		*what = g_strdup_printf("[source %s] trusted_commands", src->name);
+		return true;
+	}
+	/* which From a signature covered is not ours to guess */
+	if (mail->from_count != 1) {
+		*what = g_strdup_printf("its From: names %u mailboxes, not one", mail->from_count);
+		return false;
+	}
+	if (!ids) {
+		*what = g_strdup_printf("no [daemon] commands_authserv_id, and %s%s%s is not trusted_commands",
+					src ? "[source " : "its source", src ? src->name : "", src ? "]" : "");
+		return false;
+	}
+	return pk_authres_vouches((const char *const *)mail->auth_results->pdata, mail->auth_results->len,
+				  (const char *const *)ids, mail->from_addr, what);
+}
+
+/* What the per-thread limit counts a command in: the series it is about, whatever its References say. */
+static char *thread_key(const struct thread_series *t)
+{
+	return t->series ? g_strdup_printf("series %" G_GINT64_FORMAT, t->job_id) : g_strdup("no series");
+}
+
 /* Store the command mail skipped with why (and log it): never acted on, never answered. */
 static int command_skip(struct pk_daemon *d, const struct pk_store_mail *base, const char *why, GError **err)
 {
@@ -141,14 +173,25 @@ static int command_skip(struct pk_daemon *d, const struct pk_store_mail *base, c
 }
 
 /*
- * Whether a rate limit holds the command back: the sender's or the
- * thread's commands acted on in the last hour.  1 (*why new), 0, -1.
+ * Whether a rate limit holds the command back: all commands, the
+ * sender's or the thread's (its series') acted on in the last hour.
+ * 1 (*why new), 0, -1.
  */
 static int over_rate(struct pk_daemon *d, const char *sender, const char *thread, char **why, GError **err)
 {
 	const struct pk_daemon_config *c = &d->config.daemon;
 	gint64 since = daemon_now() - 3600, n = 0;
 
+	if (c->commands_total_per_hour) {
+		if (pk_store_commands_since(d->store, NULL, NULL, since, &n, err) < 0)
+			return -1;
+		if (n >= c->commands_total_per_hour) {
+			*why = g_strdup_printf("a #printkbot command over the rate: %" G_GINT64_FORMAT " were acted "
+					       "on in the last hour ([daemon] commands_total_per_hour = %u): not "
+					       "acted on", n, c->commands_total_per_hour);
+			return 1;
+		}
+	}
 	if (c->commands_per_hour) {
 		if (pk_store_commands_since(d->store, sender, NULL, since, &n, err) < 0)
 			return -1;
@@ -159,11 +202,11 @@ static int over_rate(struct pk_daemon *d, const char *sender, const char *thread
 			return 1;
 		}
 	}
-	if (c->commands_per_thread_hour && thread) {
+	if (c->commands_per_thread_hour) {
 		if (pk_store_commands_since(d->store, NULL, thread, since, &n, err) < 0)
 			return -1;
 		if (n >= c->commands_per_thread_hour) {
-			*why = g_strdup_printf("a #printkbot command over the rate: its thread <%s> had %"
+			*why = g_strdup_printf("a #printkbot command over the rate: its thread (%s) had %"
 					       G_GINT64_FORMAT " in the last hour ([daemon] "
 					       "commands_per_thread_hour = %u): not acted on", thread, n,
 					       c->commands_per_thread_hour);
@@ -194,14 +237,15 @@ static int command_queue(struct pk_daemon *d, const struct pk_store_mail *base, 
 		pk_store_rollback(d->store);
 		return pk_error(err, PK_ERROR_FAILED, "<%s> was stored meanwhile", row.message_id);
 	}
-	payload = command_payload(c, mail_id, t);
+	/* only test works on the series; the others were found one for the thread's limit alone */
+	payload = command_payload(c, mail_id, c->kind == PK_MAILCMD_TEST ? t : &(struct thread_series){ 0 });
 	if (pk_store_job_add(d->store, &job, PK_JOB_COMMAND, payload, err) < 0 ||
 	    pk_store_mail_set_state(d->store, mail_id, "queued", NULL, job, err) < 0)
 		goto fail;
 	cr.mail_id = mail_id;
 	cr.job_id = job;
 	cr.sender = row.author_email;
-	cr.thread = thread ? thread : row.message_id;
+	cr.thread = thread;
 	cr.command = pk_mailcmd_kind_name(c->kind);
 	cr.arg = c->arg;
 	if (pk_store_command_add(d->store, &cmd_id, &cr, err) < 0 || pk_store_commit(d->store, err) < 0)
@@ -219,8 +263,7 @@ int daemon_intake_command(struct pk_daemon *d, const struct pk_store_mail *row, 
 	const struct pk_daemon_config *c = &d->config.daemon;
 	g_auto(pk_mailcmd_t) cmd = { 0 };
 	struct thread_series t = { 0 };
-	g_autofree char *why = NULL;
-	const char *thread = thread_of(mail);
+	g_autofree char *why = NULL, *proof = NULL, *thread = NULL;
 	gint64 job = 0;
 	int rc;
 
@@ -239,18 +282,24 @@ int daemon_intake_command(struct pk_daemon *d, const struct pk_store_mail *row, 
 		why = g_strdup_printf("a #printkbot command refused: %s is not in [daemon] commands_from",
 				      mail->from_addr);
 		rc = command_skip(d, row, why, err);
-	} else if ((rc = over_rate(d, mail->from_addr, thread, &why, err)) != 0) {
+	} else if (!sender_proven(d, row, mail, &proof)) {
+		why = g_strdup_printf("a #printkbot command refused: its From (%s) is not proven: %s",
+				      mail->from_addr, proof);
+		rc = command_skip(d, row, why, err);
+	} else if (find_series(d, mail, &t, err) < 0) {
+		rc = -1;
+	} else if ((rc = over_rate(d, mail->from_addr, (thread = thread_key(&t)), &why, err)) != 0) {
 		rc = rc < 0 ? -1 : command_skip(d, row, why, err);
-	} else if ((cmd.kind == PK_MAILCMD_TEST && find_series(d, mail, &t, err) < 0) ||
-		   command_queue(d, row, &cmd, thread, &t, raw, len, &job, err) < 0) {
+	} else if (command_queue(d, row, &cmd, thread, &t, raw, len, &job, err) < 0) {
 		rc = -1;
 	} else {
-		if (t.series)
+		if (t.series && cmd.kind == PK_MAILCMD_TEST)
 			daemon_log(job, mail->message_id, "queued: '%s' from %s, on the series of job %"
-				   G_GINT64_FORMAT, cmd.line, mail->from_addr, t.job_id);
+				   G_GINT64_FORMAT "; sender proven by %s", cmd.line, mail->from_addr, t.job_id, proof);
 		else
-			daemon_log(job, mail->message_id, "queued: '%s' from %s%s%s", cmd.line, mail->from_addr,
-				   t.why ? "; no series: " : "", t.why ? t.why : "");
+			daemon_log(job, mail->message_id, "queued: '%s' from %s%s%s; sender proven by %s", cmd.line,
+				   mail->from_addr, t.why && cmd.kind == PK_MAILCMD_TEST ? "; no series: " : "",
+				   t.why && cmd.kind == PK_MAILCMD_TEST ? t.why : "", proof);
 	}
 	thread_series_clear(&t);
 	return rc < 0 ? -1 : 1;

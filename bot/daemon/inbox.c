@@ -72,7 +72,7 @@ static int on_mail(void *data, const char *raw, size_t len, const char *where, G
 	g_autoptr(pk_mail) mail = NULL;
 	g_autoptr(GError) perr = NULL;
 	g_autofree char *bot = bot_address(d);
-	g_autofree char *refs = NULL;
+	g_autofree char *refs = NULL, *over = NULL;
 	const char *bots[] = { bot, NULL };
 	struct pk_series_guard guard = { bots };
 	struct pk_series_mail sm = { 0 };
@@ -123,7 +123,11 @@ static int on_mail(void *data, const char *raw, size_t len, const char *where, G
 	row.version = sm.version;
 	row.number = sm.number;
 	row.total = sm.total;
-	if (kind == PK_SERIES_PATCH) {
+	if (kind == PK_SERIES_PATCH && (over = pk_patch_over_limits(mail->patch, &d->config.policy))) {
+		/* not scanned: its series is tested, and the patch refused there, naming the limit */
+		daemon_log(0, mail->message_id, "not scanned: %s", over);
+		row.churn = 1;
+	} else if (kind == PK_SERIES_PATCH) {
 		/*
 		 * The static scan, in milliseconds: a series without churn is
 		 * never built.  Its verdict, not only its count of calls: a
@@ -131,6 +135,10 @@ static int on_mail(void *data, const char *raw, size_t len, const char *where, G
 		 * message of the file.
 		 */
 		g_autoptr(pk_scan_result) scan = pk_scan(mail->patch);
+
+		if (scan->canceled)
+			return pk_error(err, PK_ERROR_FAILED, "the scan of %s was stopped by a signal",
+					mail->message_id);
 		row.churn = scan->verdict == PK_VERDICT_NO_CHURN ? 0 : (int)MAX(1u, scan->calls_changed);
 	}
 	row.state = kind == PK_SERIES_SKIP ? "skipped" : "pending";

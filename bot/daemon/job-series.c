@@ -207,7 +207,10 @@ static int choose_base(struct daemon_series *r, const char *base_commit, const c
 	}
 	for (guint i = 0; i < r->mails->len; i++) {
 		const struct pk_mail *m = r->mails->pdata[i];
-		if (m->patch)
+		g_autofree char *over = m->patch ? pk_patch_over_limits(m->patch, &c->policy) : NULL;
+
+		/* one over the size limits is refused unapplied (pk_test_patch()): no base is tried with it */
+		if (m->patch && !over)
 			g_ptr_array_add(patches, m->patch);
 	}
 	r->d->refetch.interval = c->daemon.fetch_interval;

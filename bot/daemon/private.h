@@ -200,8 +200,8 @@ int daemon_assemble(struct pk_daemon *d, double *out_wait, GError **err);
  * addressed to the bot, no #printkbot line, our own or automatic mail):
  * 0, nothing done.  A command: 1, stored (its mail, its command row and
  * its command job in one transaction) or, refused (commands off, a
- * sender not in commands_from, over a rate), its mail stored as skipped
- * with why, and logged.  -1 with err when the store failed.
+ * sender not in commands_from, a From nothing vouches for, over a rate),
+ * its mail stored as skipped with why, and logged.  -1 with err when the store failed.
  */
 int daemon_intake_command(struct pk_daemon *d, const struct pk_store_mail *row, const struct pk_mail *mail,
 			  const char *raw, size_t len, const char *bot, GError **err);

@@ -101,12 +101,51 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
+/*
+ * What became of STARTTLS, from the conversation: curl fails alike
+ * (CURLE_USE_SSL_FAILED) whether the server does not offer it or answers
+ * it NO or BAD, and says nothing that tells a server that accepted it
+ * and then could not do TLS (Dovecot with a certificate it cannot load
+ * says OK, then BYE in clear) from any other TLS failure.  Only the
+ * STARTTLS command and its tagged answer are kept: no other line (a
+ * LOGIN's password) is.
+ */
+struct starttls_watch {
+	char *tag;       /* the tag of the STARTTLS sent ("A002 "), or NULL */
+	char *answer;    /* the server's tagged answer to it, or NULL */
+	bool tls_up;     /* a command went out after an OK to it: the handshake was done */
+};
+
+static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *userp)
+{
+	struct starttls_watch *w = userp;
+	g_autofree char *line = NULL;
+	const char *sp;
+
+	if (type != CURLINFO_HEADER_OUT && type != CURLINFO_HEADER_IN)
+		return 0;
+	line = g_strndup(data, MIN(size, 512));
+	line[strcspn(line, "\r\n")] = '\0';
+	if (type == CURLINFO_HEADER_OUT && (sp = strchr(line, ' ')) && !g_ascii_strcasecmp(sp + 1, "STARTTLS")) {
+		g_free(w->tag);
+		w->tag = g_strndup(line, (gsize)(sp - line + 1));
+		g_clear_pointer(&w->answer, g_free);
+		w->tls_up = false;
+	} else if (type == CURLINFO_HEADER_OUT) {
+		w->tls_up = w->tls_up || (w->answer && !g_ascii_strncasecmp(w->answer, "OK", 2));
+	} else if (type == CURLINFO_HEADER_IN && w->tag && !w->answer && g_str_has_prefix(line, w->tag)) {
+		w->answer = g_strdup(line + strlen(w->tag));
+	}
+	return 0;
+}
+
 /* One connection's worth of requests: the handle, its last body and error text. */
 struct session {
 	const struct imap *m;
 	CURL *h;
 	struct body b;
 	char errbuf[CURL_ERROR_SIZE];
+	struct starttls_watch tls;
 };
 
 static int session_open(struct session *s, const struct imap *m, GError **err)
@@ -119,6 +158,9 @@ static int session_open(struct session *s, const struct imap *m, GError **err)
 		return pk_error(err, PK_ERROR_FAILED, "source %s: curl_easy_init failed", c->name);
 	}
 	curl_easy_setopt(s->h, CURLOPT_ERRORBUFFER, s->errbuf);
+	curl_easy_setopt(s->h, CURLOPT_DEBUGFUNCTION, on_debug);
+	curl_easy_setopt(s->h, CURLOPT_DEBUGDATA, &s->tls);
+	curl_easy_setopt(s->h, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, &s->b);
 	curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
@@ -143,6 +185,8 @@ static void session_close(struct session *s)
 {
 	curl_easy_cleanup(s->h);
 	g_string_free(s->b.buf, TRUE);
+	g_free(s->tls.tag);
+	g_free(s->tls.answer);
 }
 
 /* One request: url, with a custom command or NULL for a plain fetch; the body lands in s->b. */
@@ -162,10 +206,22 @@ static int request(struct session *s, const char *url, const char *command, GErr
 	/* the url may carry a login (imaps://user:secret@host/): never in a message */
 	server = pk_url_redact(s->m->server);
 	shown = pk_url_redact(url);
+	if (rc == CURLE_USE_SSL_FAILED && s->tls.answer) {
+		g_autofree char *answer = pk_text_for_terminal(s->tls.answer);
+
+		return pk_error(err, PK_ERROR_FAILED, "source %s: no TLS: %s refused STARTTLS (it said \"%s\") and "
+				"tls = %s%s, so no login was sent in clear", c->name, server, answer,
+				pk_tls_name(c->tls), c->tls == PK_TLS_TRY ? " with a login" : "");
+	}
 	if (rc == CURLE_USE_SSL_FAILED)
 		return pk_error(err, PK_ERROR_FAILED, "source %s: no TLS: %s offers no STARTTLS and tls = %s%s, "
 				"so no login was sent in clear (tls = off allows that)", c->name, server,
 				pk_tls_name(c->tls), c->tls == PK_TLS_TRY ? " with a login" : "");
+	/* accepted, and TLS failed all the same: curl's words say how, ours say where */
+	if (s->tls.answer && !g_ascii_strncasecmp(s->tls.answer, "OK", 2) && !s->tls.tls_up)
+		return pk_error(err, PK_ERROR_FAILED, "source %s: no TLS: %s accepted STARTTLS, then TLS failed (%s), "
+				"so no login was sent", c->name, server,
+				s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
 	return pk_error(err, PK_ERROR_FAILED, "source %s: %s: %s", c->name, command ? command : shown,
 			s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
 }

@@ -46,6 +46,8 @@ void pk_mail_free(struct pk_mail *m)
 	if (m->cc_addrs)
 		g_ptr_array_unref(m->cc_addrs);
 	g_free(m->list_id);
+	if (m->auth_results)
+		g_ptr_array_unref(m->auth_results);
 	g_free(m->base_commit);
 	g_free(m->body);
 	pk_patch_free(m->patch);
@@ -190,6 +192,33 @@ static unsigned header_nul_line(const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * What says who sent the mail: how many mailboxes its From: fields name
+ * (a mail with two From: fields is no one's: which one a signature
+ * covered is not ours to guess), and its Authentication-Results in
+ * order, topmost first (intake/authres.h reads them).
+ */
+static void read_trace(struct pk_mail *m, GMimeObject *obj, InternetAddressList *from)
+{
+	GMimeHeaderList *headers = g_mime_object_get_header_list(obj);
+	int n = headers ? g_mime_header_list_get_count(headers) : 0;
+	unsigned from_fields = 0;
+
+	m->auth_results = g_ptr_array_new_with_free_func(g_free);
+	for (int i = 0; i < n; i++) {
+		GMimeHeader *h = g_mime_header_list_get_header_at(headers, i);
+		const char *name = g_mime_header_get_name(h);
+		const char *raw = g_mime_header_get_raw_value(h);
+
+		if (!g_ascii_strcasecmp(name, "From"))
+			from_fields++;
+		else if (!g_ascii_strcasecmp(name, "Authentication-Results") && raw &&
+			 m->auth_results->len < PK_MAIL_AUTH_RESULTS_MAX)
+			g_ptr_array_add(m->auth_results, g_strdup(raw));
+	}
+	m->from_count = from_fields == 1 && from ? (unsigned)internet_address_list_length(from) : from_fields;
+}
+
 int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **err)
 {
 	g_autofree char *lf = NULL;
@@ -239,6 +268,7 @@ int pk_mail_parse(struct pk_mail **out, const char *buf, size_t len, GError **er
 	m->cc_addrs = g_ptr_array_new_with_free_func(g_free);
 	add_mailboxes(m->to, m->cc_addrs, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_TO));
 	add_mailboxes(m->cc, m->cc_addrs, g_mime_message_get_addresses(msg, GMIME_ADDRESS_TYPE_CC));
+	read_trace(m, obj, from);
 	if ((v = g_mime_object_get_header(obj, "List-Id")))
 		m->list_id = g_strstrip(g_strdup(v));
 	m->bot_header = g_mime_object_get_header(obj, "X-Printkbot") != NULL;

@@ -36,6 +36,9 @@ struct pk_mail {
 	GPtrArray *to, *cc;       /* char*: "Name <addr>" as decoded, one per mailbox */
 	GPtrArray *cc_addrs;      /* char*: the addr-spec of every To and Cc mailbox */
 	char *list_id;            /* List-Id, or NULL */
+	unsigned from_count;      /* the mailboxes of every From: field (1 in a usual mail) */
+	GPtrArray *auth_results;  /* char*: the Authentication-Results values as written (folded),
+				     topmost first, the first PK_MAIL_AUTH_RESULTS_MAX of them */
 	bool bot_header;          /* carries X-Printkbot: it is our own mail */
 	bool auto_submitted;      /* Auto-Submitted: other than "no" (RFC 3834) */
 	char *base_commit;        /* the "base-commit: <sha>" trailer of format-patch --base */
@@ -44,6 +47,9 @@ struct pk_mail {
 	char *body;               /* its first text/plain part, decoded to UTF-8, at most
 				     PK_MAIL_BODY_MAX bytes (a command is read there), or NULL */
 };
+
+/* The most Authentication-Results a mail's auth_results keeps: only the topmost ones count. */
+#define PK_MAIL_AUTH_RESULTS_MAX 50
 
 /* The most of a mail's text kept in struct pk_mail's body. */
 #define PK_MAIL_BODY_MAX (256 * 1024)

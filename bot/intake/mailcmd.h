@@ -34,7 +34,9 @@ bool pk_mailcmd_kind_parse(const char *name, enum pk_mailcmd_kind *out);
 /* A command as read from a mail; free with pk_mailcmd_clear(). */
 struct pk_mailcmd {
 	enum pk_mailcmd_kind kind;
-	char *line;           /* the command line as written, blanks trimmed (at most 200 bytes), or NULL */
+	char *line;           /* the command as understood, not as written: "#printkbot test BASE",
+				 "#printkbot help", "#printkbot WORD ..." (what the answer quotes, so
+				 that it relays nothing else of the line); NULL for none */
 	char *arg;            /* test: its BASE, or NULL for the base the bot would choose */
 	char *word;           /* unknown: the word after the tag, or NULL */
 	bool extra;           /* words after what the command takes (ignored, said in the reply) */
@@ -50,11 +52,23 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(pk_mailcmd_t, pk_mailcmd_clear)
  * lines (starting with '>', blanks before it allowed) are never
  * commands: a reply quoting a command does not give it again.  Nor is a
  * line after the signature separator ("-- ") or after the first line of a
- * diff: a patch that mentions the tag is no command.  A BASE is a word of
- * printable ASCII without shell or quote characters, at most 100 bytes; a
- * longer or stranger one makes the command unknown.
+ * diff: a patch that mentions the tag is no command.  Nor is one of a
+ * mail carried unquoted under the reply, as top-posting does: after a
+ * "-----Original Message-----" line, or after an attribution ("On ...
+ * wrote:", on one line or two) whose next line that is not blank is not
+ * quoted (under an inline reply's attribution, the quoted text comes
+ * first and the replier's own lines after it are read).  A BASE is a word
+ * of printable ASCII without shell or quote characters, at most 100
+ * bytes; a longer or stranger one makes the command unknown.
  */
 void pk_mailcmd_parse(struct pk_mailcmd *out, const char *body);
+
+/*
+ * text (LF or CRLF lines) with every line that pk_mailcmd_parse() could
+ * take for a command quoted ("> " before it): what the bot writes in a
+ * mail, so that a reply carrying it unquoted gives no command.  New.
+ */
+char *pk_mailcmd_defuse(const char *text);
 
 /*
  * Whether the sender addr (an addr-spec) may give commands under allow

@@ -3,6 +3,7 @@
  */
 #include "lab/policy.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -25,6 +26,23 @@ static bool path_is_unsafe(const char *path)
 	parts = g_strsplit(path, "/", -1);
 	for (char **p = parts; *p; p++)
 		if (!strcmp(*p, "..") || !g_ascii_strcasecmp(*p, ".git"))
+			return true;
+	return false;
+}
+
+/*
+ * A path no file system holds (over PATH_MAX, or a component over
+ * NAME_MAX): applying it would fail in the middle of a checkout.
+ */
+static bool path_is_too_long(const char *path)
+{
+	g_auto(GStrv) parts = NULL;
+
+	if (strlen(path) >= PATH_MAX)
+		return true;
+	parts = g_strsplit(path, "/", -1);
+	for (char **p = parts; *p; p++)
+		if (strlen(*p) > NAME_MAX)
 			return true;
 	return false;
 }
@@ -116,7 +134,6 @@ static bool refuse(char **reason, char *why)
 bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *patch, char **reason)
 {
 	const char *special;
-	unsigned lines = 0;
 	char *why = NULL;
 	g_autofree char *no_layer = NULL;
 	bool layered;
@@ -127,12 +144,12 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 		g_free(why);
 		return refuse(reason, r);
 	}
+	/* the size limits first: nothing else is read of a patch over them */
+	if ((why = pk_patch_over_limits(patch, policy)))
+		return refuse(reason, why);
 	layered = layered_builds(policy, &no_layer);
 	if (patch->diff && (special = special_change(patch->diff)))
 		return refuse(reason, g_strdup_printf("the patch carries %s, which the bot never applies", special));
-	if (policy->max_files && patch->files->len > policy->max_files)
-		return refuse(reason, g_strdup_printf("the patch touches %u files, more than the limit of %u",
-						      patch->files->len, policy->max_files));
 	for (guint i = 0; i < patch->files->len; i++) {
 		const struct pk_diff_file *f = patch->files->pdata[i];
 		const char *paths[] = { f->old_path, f->new_path };
@@ -144,6 +161,11 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 			if (path_is_unsafe(p))
 				return refuse(reason, g_strdup_printf("%s: the path leaves the kernel tree "
 								      "(or reaches into its .git)", p));
+			if (path_is_too_long(p))
+				return refuse(reason, g_strdup_printf("%.64s...: the path is %zu bytes, longer than "
+								      "a file system holds (PATH_MAX %d, NAME_MAX "
+								      "%d a component)", p, strlen(p), PATH_MAX,
+								      NAME_MAX));
 			switch (pk_policy_path_kind(p)) {
 			case PK_PATH_BUILD_SYSTEM:
 				if (policy->allow_build_system || layered)
@@ -162,12 +184,7 @@ bool pk_policy_allows(const struct pk_policy *policy, const struct pk_patch *pat
 				break;
 			}
 		}
-		for (guint h = 0; h < f->hunks->len; h++)
-			lines += ((struct pk_hunk *)f->hunks->pdata[h])->lines->len;
 	}
-	if (policy->max_lines && lines > policy->max_lines)
-		return refuse(reason, g_strdup_printf("the diff has %u lines, more than the limit of %u",
-						      lines, policy->max_lines));
 	/* the paths above are the parser's; libgit2, which applies, must read the same ones */
 	if ((why = pk_apply_refusal(patch)))
 		return refuse(reason, why);

@@ -5,9 +5,12 @@
 #include "lab/repo.h"
 #include "lab/repo-git.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <git2/sys/repository.h>   /* git_repository_set_index() */
+#include "base/proc.h"
+#include "base/settings.h"
 #include "base/util.h"
 
 #define RUN_REF_PREFIX "refs/printkbot/run/"
@@ -523,13 +526,65 @@ static char *rfc2822_date(const git_time *when)
 			       g_date_time_get_second(local), off < 0 ? '-' : '+', ABS(off) / 60, ABS(off) % 60);
 }
 
-/* The diff of commit against its first parent as `git show` writes it; caller frees. */
+/*
+ * The size of one side of a delta, read from the object's header (a
+ * packed delta's header has it): 0 for a side that does not exist or is
+ * no blob (a submodule's commit).
+ */
+static guint64 side_size(git_odb *odb, const git_diff_file *f)
+{
+	size_t len = 0;
+	git_object_t type;
+
+	if (!(f->flags & GIT_DIFF_FLAG_EXISTS) || git_oid_is_zero(&f->id) ||
+	    git_odb_read_header(&len, &type, odb, &f->id) < 0 || type != GIT_OBJECT_BLOB)
+		return 0;
+	return len;
+}
+
+/*
+ * Why diff, not yet read, is more than policy lets a diff cost: the
+ * files it touches, each at the larger of its two sides, add up to more
+ * than max_mail_mb, as a mail carrying them whole would.  Its diff would
+ * read them all (renames found, the text made, the patch-id), and hold
+ * both sides of a file in memory at once.  Only the blobs' headers are
+ * read here.  NULL when within it.
+ */
+static char *blobs_over_limit(git_repository *repo, git_diff *diff, const struct pk_policy *policy)
+{
+	git_odb *odb = NULL;
+	guint64 total = 0, largest = 0;
+	const char *largest_path = NULL;
+
+	if (!policy || !policy->max_mail_size || git_repository_odb(&odb, repo) < 0)
+		return NULL;
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		guint64 size = MAX(side_size(odb, &d->old_file), side_size(odb, &d->new_file));
+
+		total += size;
+		if (size > largest) {
+			largest = size;
+			largest_path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		}
+	}
+	git_odb_free(odb);
+	if (total <= policy->max_mail_size)
+		return NULL;
+	return g_strdup_printf("the files the commit touches add up to %" G_GUINT64_FORMAT " bytes (%s alone %"
+			       G_GUINT64_FORMAT "), more than the limit of %zu bytes of a diff ([policy] "
+			       "max_mail_mb): its diff is not read", total, largest_path, largest,
+			       policy->max_mail_size);
+}
+
 /*
  * The diff of commit against parent, renames found, into *out (git_diff_free()),
- * or NULL when their trees are the same.
+ * or NULL when their trees are the same.  When a file of it is larger than
+ * policy (NULL: no limit) lets a diff read, *out_over says so and the diff
+ * is returned with renames not looked for (which reads the files).
  */
-static int commit_diff(git_diff **out, git_repository *repo, git_commit *commit, git_commit *parent,
-		       GError **err)
+static int commit_diff(git_diff **out, char **out_over, git_repository *repo, git_commit *commit,
+		       git_commit *parent, const struct pk_policy *policy, GError **err)
 {
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	git_diff_find_options fopts = GIT_DIFF_FIND_OPTIONS_INIT;
@@ -551,8 +606,12 @@ static int commit_diff(git_diff **out, git_repository *repo, git_commit *commit,
 		dopts.pathspec.strings = (char **)paths->pdata;
 		dopts.pathspec.count = paths->len;
 		dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-		if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0 ||
-		    git_diff_find_similar(diff, &fopts) < 0) {
+		if (git_diff_tree_to_tree(&diff, repo, old_tree, new_tree, &dopts) < 0) {
+			pk_git_fail(err, "diffing the commit against its parent");
+			goto cleanup;
+		}
+		/* before anything reads a file: finding renames reads them */
+		if (!(*out_over = blobs_over_limit(repo, diff, policy)) && git_diff_find_similar(diff, &fopts) < 0) {
 			pk_git_fail(err, "diffing the commit against its parent");
 			goto cleanup;
 		}
@@ -566,23 +625,123 @@ cleanup:
 	return rc;
 }
 
-static char *commit_diff_text(git_repository *repo, git_commit *commit, git_commit *parent, GError **err)
-{
-	git_diff *diff = NULL;
-	git_buf buf = { 0 };
-	char *text = NULL;
+/* The text of a diff as it is printed, held to limits (diff_text()). */
+struct diff_printer {
+	GString *text;
+	const struct pk_policy *policy;   /* NULL: no limits */
+	guint64 lines;                    /* hunk lines so far, as patch.h counts them */
+	char *over;                       /* the limit gone over, once */
+	bool canceled;                    /* a stop was asked for */
+};
 
-	if (commit_diff(&diff, repo, commit, parent, err) < 0)
-		return NULL;
-	if (!diff)
-		return g_strdup("");
-	if (git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0)
+/*
+ * One line of the diff's text, as git_diff_to_buf() writes it (the
+ * origin first for a line of a hunk).  Non-zero ends the printing: a
+ * limit gone over, or a stop asked for, seen line by line, so that one
+ * huge file is not printed whole first.
+ */
+static int print_line(const git_diff_delta *delta, const git_diff_hunk *hunk, const git_diff_line *line,
+		      void *payload)
+{
+	struct diff_printer *p = payload;
+	const struct pk_policy *policy = p->policy;
+	bool counted = line->origin == GIT_DIFF_LINE_ADDITION || line->origin == GIT_DIFF_LINE_DELETION ||
+		       line->origin == GIT_DIFF_LINE_CONTEXT;
+
+	if ((p->canceled = pk_proc_canceled()))
+		return 1;
+	p->lines += counted;
+	if (policy && policy->max_mail_size && p->text->len + line->content_len + 1 > policy->max_mail_size) {
+		p->over = g_strdup_printf("the diff is more than the limit of %zu bytes ([policy] max_mail_mb): "
+					  "it is not read past that", policy->max_mail_size);
+		return 1;
+	}
+	if (policy && policy->max_lines && p->lines > policy->max_lines) {
+		p->over = g_strdup_printf("the diff has more than %u lines, the limit ([policy] max_lines): "
+					  "it is not read past that", policy->max_lines);
+		return 1;
+	}
+	if (counted)
+		g_string_append_c(p->text, line->origin);
+	g_string_append_len(p->text, line->content, (gssize)line->content_len);
+	return 0;
+}
+
+/*
+ * The text of diff, held to policy's limits (NULL: none): over one,
+ * *out_over says which and no text is returned.  A stop asked for
+ * (base/proc.h) ends it, as an error.
+ */
+static int diff_text(char **out, char **out_over, git_diff *diff, const struct pk_policy *policy, GError **err)
+{
+	struct diff_printer p = { g_string_new(NULL), policy, 0, NULL, false };
+	size_t n = git_diff_num_deltas(diff);
+	int rc;
+
+	if (policy && policy->max_files && n > policy->max_files) {
+		*out_over = g_strdup_printf("the commit touches %zu files, more than the limit of %u "
+					    "([policy] max_files)", n, policy->max_files);
+		g_string_free(p.text, TRUE);
+		return 0;
+	}
+	/* print_line()'s non-zero comes back as it is: why is in p */
+	rc = git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, print_line, &p);
+	if (p.canceled)
+		rc = pk_error(err, PK_ERROR_FAILED, "the diff was stopped by a signal");
+	else if (p.over)
+		*out_over = g_steal_pointer(&p.over);
+	else if (rc < 0)
 		pk_git_fail(err, "diffing the commit against its parent");
 	else
-		text = g_strndup(buf.ptr ? buf.ptr : "", buf.size);
-	git_buf_dispose(&buf);
+		*out = g_string_free(g_steal_pointer(&p.text), FALSE);
+	if (p.text)
+		g_string_free(p.text, TRUE);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The files of diff, paths only, into patch (a diff not read: pk_patch's over_limit). */
+static void take_diff_paths(struct pk_patch *patch, git_diff *diff)
+{
+	for (size_t i = 0; diff && i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct pk_diff_file *f = g_new0(struct pk_diff_file, 1);
+
+		f->old_path = d->status == GIT_DELTA_ADDED ? NULL : g_strdup(d->old_file.path);
+		f->new_path = d->status == GIT_DELTA_DELETED ? NULL : g_strdup(d->new_file.path);
+		f->hunks = g_ptr_array_new();
+		g_ptr_array_add(patch->files, f);
+	}
+}
+
+/*
+ * The diff of commit against parent as a patch, held to policy's limits
+ * (NULL: none): over one, the patch names its files only and says why
+ * (over_limit).
+ */
+static struct pk_patch *commit_diff_patch(git_repository *repo, git_commit *commit, git_commit *parent,
+					  const struct pk_policy *policy, GError **err)
+{
+	git_diff *diff = NULL;
+	g_autofree char *text = NULL;
+	char *over = NULL;
+	struct pk_patch *patch = NULL;
+
+	if (commit_diff(&diff, &over, repo, commit, parent, policy, err) < 0)
+		return NULL;
+	if (!diff)
+		text = g_strdup("");
+	else if (!over && diff_text(&text, &over, diff, policy, err) < 0)
+		goto cleanup;
+	if (over) {
+		patch = pk_patch_parse_diff("", 0);   /* its diff "", its files those of the commit */
+		patch->over_limit = over;
+		take_diff_paths(patch, diff);
+	} else {
+		patch = pk_patch_parse_diff(text, strlen(text));
+	}
+cleanup:
 	git_diff_free(diff);
-	return text;
+	return patch;
 }
 
 /* The commit's author, date, subject and message into patch. */
@@ -620,13 +779,12 @@ static int open_for_diff(git_repository **repo, const struct pk_lab *lab, GError
 	return 0;
 }
 
-struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit,
+struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit, const struct pk_policy *policy,
 				      char **out_parent, GError **err)
 {
 	git_repository *repo = NULL;
 	git_commit *c = NULL, *parent = NULL;
 	struct pk_patch *patch = NULL;
-	g_autofree char *text = NULL;
 
 	if (open_for_diff(&repo, lab, err) < 0)
 		return NULL;
@@ -640,9 +798,8 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
 		pk_git_fail(err, "reading the commit's parent");
 		goto cleanup;
 	}
-	if (!(text = commit_diff_text(repo, c, parent, err)))
+	if (!(patch = commit_diff_patch(repo, c, parent, policy, err)))
 		goto cleanup;
-	patch = pk_patch_parse_diff(text, strlen(text));
 	take_commit_header(patch, c);
 	*out_parent = g_strdup(git_oid_tostr_s(git_commit_id(parent)));
 cleanup:
@@ -652,11 +809,13 @@ cleanup:
 	return patch;
 }
 
-int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, GError **err)
+int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, const struct pk_policy *policy,
+		      GError **err)
 {
 	git_repository *repo = NULL;
 	git_commit *c = NULL, *parent = NULL;
 	git_diff *diff = NULL;
+	g_autofree char *over = NULL;
 	git_oid id;
 	char hex[GIT_OID_HEXSZ + 1] = "";
 	int rc = -1;
@@ -673,8 +832,14 @@ int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, 
 		pk_git_fail(err, "reading the commit's parent");
 		goto cleanup;
 	}
-	if (commit_diff(&diff, repo, c, parent, err) < 0)
+	if (commit_diff(&diff, &over, repo, c, parent, policy, err) < 0)
 		goto cleanup;
+	if (over || (policy && policy->max_files && diff && git_diff_num_deltas(diff) > policy->max_files)) {
+		/* the patch-id reads every file: none for a commit over the limits */
+		*out = NULL;
+		rc = 0;
+		goto cleanup;
+	}
 	/* an empty commit has the patch-id of nothing: all zeros */
 	memset(&id, 0, sizeof id);
 	if (diff && git_diff_patchid(&id, diff, NULL) < 0) {
@@ -716,18 +881,17 @@ cleanup:
 	return rc < 0 ? -1 : rc;
 }
 
-struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to, GError **err)
+struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to,
+				    const struct pk_policy *policy, GError **err)
 {
 	git_repository *repo = NULL;
 	git_commit *a = NULL, *b = NULL;
 	struct pk_patch *patch = NULL;
-	g_autofree char *text = NULL;
 
 	if (open_for_diff(&repo, lab, err) < 0)
 		return NULL;
-	if (pk_repo_lookup(&a, repo, from, err) == 0 && pk_repo_lookup(&b, repo, to, err) == 0 &&
-	    (text = commit_diff_text(repo, b, a, err)))
-		patch = pk_patch_parse_diff(text, strlen(text));
+	if (pk_repo_lookup(&a, repo, from, err) == 0 && pk_repo_lookup(&b, repo, to, err) == 0)
+		patch = commit_diff_patch(repo, b, a, policy, err);
 	git_commit_free(b);
 	git_commit_free(a);
 	git_repository_free(repo);
@@ -906,4 +1070,26 @@ cleanup:
 	git_repository_free(lab_repo);
 	git_repository_free(c.src);
 	return rc;
+}
+
+int pk_repo_worktree(const struct pk_lab *lab, const char *path, const char *rev, GError **err)
+{
+	g_autofree char *partial = g_strconcat(path, ".partial", NULL);
+	g_autofree char *dotgit = g_build_filename(path, ".git", NULL);
+	const char *prune[] = { "git", "-C", lab->tree, "worktree", "prune", NULL };
+	const char *add[] = { "git", "-C", lab->tree, "worktree", "add", "--detach", "--quiet", partial, rev, NULL };
+	const char *move[] = { "git", "-C", lab->tree, "worktree", "move", partial, path, NULL };
+	g_autofree char *parent = g_path_get_dirname(path);
+
+	if (g_file_test(dotgit, G_FILE_TEST_EXISTS))
+		return 0;
+	/* what an add cut short left: its files, and its registration once they are gone */
+	if (pk_remove_tree(partial, err) < 0 || pk_proc_step("git worktree prune", prune, NULL, NULL, err) < 0)
+		return -1;
+	if (g_mkdir_with_parents(parent, 0755) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", parent, g_strerror(errno));
+	if (pk_proc_step("git worktree add", add, NULL, NULL, err) < 0 ||
+	    pk_proc_step("git worktree move", move, NULL, NULL, err) < 0)
+		return -1;
+	return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "lab/lab.h"
 #include "base/patch.h"
+#include "base/settings.h"
 
 /* The full (hex) id of the commit rev names. */
 char *pk_repo_resolve(const struct pk_lab *lab, const char *rev, GError **err);
@@ -92,8 +93,16 @@ int pk_repo_changed_paths(GPtrArray **out, const struct pk_lab *lab, const char 
  * pk_patch_parse_diff(), with the commit's author, date, subject and
  * message.  *out_parent gets the first parent's id (caller frees).  A
  * root commit is an error.  Free with pk_patch_free().
+ *
+ * The diff is held to policy's limits as a mail is (NULL: none): files
+ * that add up to more than max_mail_mb (each at its larger side, seen
+ * from the blobs' headers before anything reads them), more files than
+ * max_files, a text longer than max_mail_mb or max_lines, and the diff is
+ * read no further: the patch then lists the commit's files without hunks
+ * and over_limit says which limit, naming its key.  A stop asked for
+ * (base/proc.h) ends the diff, line by line, as an error.
  */
-struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit,
+struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit, const struct pk_policy *policy,
 				      char **out_parent, GError **err);
 
 /*
@@ -102,14 +111,19 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
  * against its first parent (as `git patch-id --stable` reads a diff:
  * whitespace and line numbers left out) and the parent's tree id, as
  * "<patch-id> <tree>" into *out (caller frees).  A root commit is an error.
+ * A commit over policy's max_files, or whose files add up to more than
+ * its max_mail_mb (pk_repo_commit_patch()), has no key: *out is NULL,
+ * nothing was read.
  */
-int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, GError **err);
+int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, const struct pk_policy *policy,
+		      GError **err);
 
 /* 1 when ancestor is rev or in its history, 0 when not, -1 with err (either is not a commit). */
 int pk_repo_is_ancestor(const struct pk_lab *lab, const char *ancestor, const char *rev, GError **err);
 
 /* The diff between commits from and to, as pk_repo_commit_patch() makes one, without a header. */
-struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to, GError **err);
+struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, const char *to,
+				    const struct pk_policy *policy, GError **err);
 
 /*
  * Copy commits (ids of the repository at src_dir, NULL-terminated, each
@@ -184,6 +198,16 @@ char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsi
  * test ends with, and setup's repair.
  */
 int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError **err);
+
+/*
+ * A worktree of the lab's repository at path (a tree of its own for
+ * another kernel series, lab.h's pk_lab_for_rev()), checked out at rev,
+ * HEAD detached.  Made under path.partial and moved into place whole, so
+ * that a path that is there holds a whole checkout; a worktree already
+ * at path is kept.  git worktree does it (libgit2 1.5 cannot detach a new
+ * worktree's HEAD).
+ */
+int pk_repo_worktree(const struct pk_lab *lab, const char *path, const char *rev, GError **err);
 
 /* The hex digits of a full id: the lab's repository is SHA-1 (the only kind libgit2 1.5 reads). */
 #define PK_REPO_ID_HEX 40

@@ -12,6 +12,7 @@ int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const s
 			   GError **err)
 {
 	struct pk_derived removed = { 0 };
+	g_autofree char *series = NULL;
 	bool removal = removed_at && pk_derive_deletes_code(patch);
 	int rc;
 
@@ -21,8 +22,15 @@ int pk_pipeline_config_for(struct pk_lab *out, struct pk_derived *found, const s
 			pk_derive_removed(&removed, lab, patch, err) < 0))
 		return -1;
 	/* the lab's .config, made for at's Kconfig, is what the derived config adds to */
-	rc = pk_repo_checkout(lab, at, err) < 0 || pk_kconfig_sync(lab, at, NULL, err) < 0 ? -1
-	   : pk_derive_config(out, found, lab, patch, removal ? &removed : NULL, unlinked, err);
+	if (pk_repo_checkout(lab, at, err) < 0) {
+		rc = -1;
+	} else if (!(series = pk_lab_tree_series(lab))) {
+		/* no top Makefile there: no config can be made; the lab's, whose build will say why it fails */
+		rc = 0;
+	} else {
+		rc = pk_kconfig_sync(lab, at, NULL, err) < 0 ? -1
+		   : pk_derive_config(out, found, lab, patch, removal ? &removed : NULL, unlinked, err);
+	}
 	if (removal)
 		pk_derived_clear(&removed);
 	if (rc < 0)

@@ -396,10 +396,18 @@ static int test_ends(struct pk_range_bisect *b, GError **err)
 static int derive_for_range(struct pk_range_bisect *b, GError **err)
 {
 	const char *base = b->line->pdata[0], *tip = b->line->pdata[b->line->len - 1];
-	g_autoptr(pk_patch) diff = pk_repo_diff_patch(&b->lab, base, tip, err);
+	struct pk_policy bytes_only = b->opts.policy;
+	g_autoptr(pk_patch) diff = NULL;
 	struct pk_lab derived = { .lock_fd = -1 };
 	int found;
 
+	/*
+	 * Held to max_mail_mb alone, a range touching many files by nature;
+	 * over it, the range's files come without their hunks, and the config
+	 * is derived from their paths alone.
+	 */
+	bytes_only.max_files = bytes_only.max_lines = 0;
+	diff = pk_repo_diff_patch(&b->lab, base, tip, &bytes_only, err);
 	if (!diff || (found = pk_pipeline_config_for(&derived, &b->derived, &b->lab, &b->opts, diff, base,
 						      NULL, NULL, "the range", err)) < 0)
 		return -1;

@@ -92,7 +92,7 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 	if (opts->progress)
 		opts->progress(opts->progress_data, what);
 	else
-		pk_progress("%s...", what);
+		pk_stage("%s", what);
 }
 
 /*
@@ -688,19 +688,44 @@ static void end_on_base(const struct pk_lab *lab, const char *from)
 		pk_info("cannot put the kernel tree back on a base after the test: %s", err->message);
 }
 
-int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		  const struct pk_test_opts *opts, const struct pk_patch *patch,
-		  const char *parent, GError **err)
+/*
+ * The scan of patch into res: 1 scanned, 0 over the policy's size limits
+ * (refused, naming the limit, and nothing scanned: a scan costs many
+ * times the diff's size), -1 with err when a stop cut the scan short.
+ */
+static int scan_within_limits(struct pk_test_result *res, const struct pk_policy *policy,
+			      const struct pk_patch *patch, GError **err)
+{
+	char *over = pk_patch_over_limits(patch, policy);
+
+	res->scan = pk_scan(over ? NULL : patch);
+	if (over) {
+		res->scan->verdict = PK_VERDICT_REFUSED;
+		set_verdict(res, PK_VERDICT_REFUSED, over);
+		return 0;
+	}
+	if (res->scan->canceled)
+		return pk_error(err, PK_ERROR_FAILED, "the scan was stopped by a signal");
+	return 1;
+}
+
+static int test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		      const struct pk_test_opts *opts, const struct pk_patch *patch,
+		      const char *parent, GError **err)
 {
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
 	char *reason = NULL;
+	int scanned;
 
-	res.scan = pk_scan(patch);
+	if ((scanned = scan_within_limits(&res, &opts->policy, patch, err)) < 0)
+		goto fail;
 	res.before.commit = pk_repo_resolve(lab, parent, err);
 	if (!res.before.commit)
 		goto fail;
-	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+	if (!scanned) {
+		/* over a size limit: refused as it stands, nothing applied */
+	} else if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
 		if (apply_only(&res, lab, &opts->policy, patch, err) < 0)
 			goto fail;
 	} else if (!pk_policy_allows(&opts->policy, patch, &reason)) {
@@ -720,9 +745,9 @@ fail:
 	return -1;
 }
 
-int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
-		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
-		       const char *commit, bool learn_noise, GError **err)
+static int build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		      const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		      const char *commit, bool learn_noise, GError **err)
 {
 	struct pk_test_side s = { 0 };
 	struct pk_noise *noise = NULL;
@@ -793,7 +818,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 	if (store && found == 0)
 		found = stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err);
 	if (found < 0 ||
-	    pk_test_build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
+	    build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
 		goto out;
 	if (own) {
 		pk_noise_free(noise);
@@ -810,7 +835,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 		rc = 0;
 		goto out;
 	}
-	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
+	if (build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
 	    judge_after(res, lab, store, opts, patch, &noise, !res->after.cached, err) < 0)
 		goto out;
 	rc = 0;
@@ -824,19 +849,22 @@ out:
 	return rc;
 }
 
-int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		   const struct pk_test_opts *opts, const char *commit, GError **err)
+static int test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		       const struct pk_test_opts *opts, const char *commit, GError **err)
 {
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
 	char *reason = NULL;
+	int scanned;
 
 	res.after.commit = pk_repo_resolve(lab, commit, err);
 	if (!res.after.commit ||
-	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &res.before.commit, err)))
+	    !(res.patch = pk_repo_commit_patch(lab, res.after.commit, &opts->policy, &res.before.commit, err)) ||
+	    (scanned = scan_within_limits(&res, &opts->policy, res.patch, err)) < 0)
 		goto fail;
-	res.scan = pk_scan(res.patch);
-	if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
+	if (!scanned) {
+		/* over a size limit: refused, its diff not read whole */
+	} else if (res.scan->verdict == PK_VERDICT_NO_CHURN && !opts->build_without_churn) {
 		set_verdict(&res, PK_VERDICT_NO_CHURN, NULL);
 	} else if (!pk_policy_allows(&opts->policy, res.patch, &reason)) {
 		set_verdict(&res, PK_VERDICT_REFUSED, reason);
@@ -856,4 +884,50 @@ fail:
 	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
+}
+
+/*
+ * The doors of this file: each takes the lab as it tests the commit it
+ * starts from (lab.h's pk_lab_for_rev(): the tree of that commit's kernel
+ * series), so that a 6.1 series never rewrites the files of 6.12's tree.
+ */
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, parent, err) < 0)
+		return -1;
+	rc = test_patch(out, &based, store, opts, patch, parent, err);
+	pk_lab_clear(&based);
+	return rc;
+}
+
+int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		   const struct pk_test_opts *opts, const char *commit, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
+		return -1;
+	rc = test_commit(out, &based, store, opts, commit, err);
+	pk_lab_clear(&based);
+	return rc;
+}
+
+int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		       const char *commit, bool learn_noise, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
+		return -1;
+	rc = build_side(out, out_noise, out_noise_boots, &based, store, opts, commit, learn_noise, err);
+	pk_lab_clear(&based);
+	return rc;
 }

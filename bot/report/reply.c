@@ -1,6 +1,7 @@
 /* reply.c - the reply mail under a tested patch; see reply.h. */
 #include "report/reply.h"
 #include "report/review.h"
+#include "intake/mailcmd.h"
 #include "intake/series.h"
 #include "lab/lab.h"
 #include "base/util.h"
@@ -340,6 +341,7 @@ int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c,
 	g_autofree char *author_addr = c->author ? pk_mail_addr(c->author) : NULL;
 	g_autofree char *key = g_strdup_printf("commit %s", c->commit);
 	g_autofree char *mid = NULL, *body = NULL, *subject = NULL, *clean = NULL, *xheader = NULL;
+	g_autofree char *defused = NULL;
 	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
 	g_autoptr(GPtrArray) addrs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) to_shown = g_ptr_array_new_with_free_func(g_free);
@@ -384,7 +386,8 @@ int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c,
 	m.message_id = mid;
 	m.date = info->date ? info->date : g_get_real_time() / G_USEC_PER_SEC;
 	m.extra = (const char *const[]){ xheader, auto_submitted, NULL };
-	m.body = body;
+	/* a reply that carries this one unquoted must give the bot no command */
+	m.body = defused = pk_mailcmd_defuse(body);
 	if (!(text = pk_mail_compose(&m, err)))
 		return -1;
 	out->message_id = g_steal_pointer(&mid);
@@ -432,6 +435,7 @@ static int compose_answer(struct pk_reply *out, const struct pk_daemon_config *c
 	   pk_mail_compose() trims the values of extra in place) */
 	g_autofree char *auto_submitted = g_strdup("Auto-Submitted: auto-generated");
 	g_autofree char *xh = g_strdup(xheader);
+	g_autofree char *defused = NULL;
 	struct pk_mail_out m = { 0 };
 	char *text;
 
@@ -445,7 +449,8 @@ static int compose_answer(struct pk_reply *out, const struct pk_daemon_config *c
 	m.references = (const char *const *)refs->pdata;
 	m.date = date ? date : g_get_real_time() / G_USEC_PER_SEC;
 	m.extra = (const char *const[]){ xh, auto_submitted, NULL };
-	m.body = body;
+	/* a reply that carries this one unquoted must give the bot no command */
+	m.body = defused = pk_mailcmd_defuse(body);
 	if (!(text = pk_mail_compose(&m, err)))
 		return -1;
 	out->message_id = g_steal_pointer(mid);
@@ -601,14 +606,10 @@ int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, cons
 	if (!(body = render_command_body(cmd, c, cfg, info, err)))
 		return -1;
 
-	/* To who asked; Cc the list, else whoever the command went to */
+	/* To who asked, Cc the list: never whoever else the command names (a relay for a forger) */
 	add_recipient(addrs, to_shown, sender, bot_addr);
 	if (info->list)
 		add_recipient(addrs, cc_shown, info->list, bot_addr);
-	else
-		for (guint i = 0; i < cmd->to->len + cmd->cc->len; i++)
-			add_recipient(addrs, cc_shown, i < cmd->to->len ? cmd->to->pdata[i]
-				      : cmd->cc->pdata[i - cmd->to->len], bot_addr);
 	if (!addrs->len)
 		return pk_error(err, PK_ERROR_INPUT, "%s: nobody to answer but the bot", cmd->message_id);
 	g_ptr_array_add(to_shown, NULL);

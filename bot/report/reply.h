@@ -78,7 +78,10 @@ bool pk_reply_wanted(const char *reply_on, enum pk_verdict verdict);
  * it through templates/review.txt without what the reply's head says
  * already).  0, or -1 with err set (a template that does not render, a
  * header refused).  Every reply carries Auto-Submitted: auto-generated
- * (RFC 3834), so that vacation responders do not answer it.
+ * (RFC 3834), so that vacation responders do not answer it, and no
+ * line of its text (a patch's subject, a boot line) reads as a
+ * #printkbot command: such a line is quoted (pk_mailcmd_defuse()), here
+ * as in every mail this module builds.
  */
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *patch_mail, JsonNode *model,
 		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
@@ -157,7 +160,7 @@ char *pk_reply_message_id(const char *patch_message_id, const char *from, const 
  * reviews: what was asked and what came of it.  All borrowed.
  */
 struct pk_reply_command {
-	const char *line;          /* the command as written ("#printkbot test debian:6.1") */
+	const char *line;          /* the command as understood ("#printkbot test debian:6.1"), quoted */
 	bool help;                 /* the answer lists the commands (help, an unknown command) */
 	const char *problem;       /* why nothing was tested (no series, an unknown base, an unknown
 				      command), or NULL */
@@ -171,8 +174,9 @@ struct pk_reply_command {
 /*
  * Build the one answer to a command mail cmd (borrowed): threaded under
  * it (In-Reply-To its Message-ID, its References extended), To its
- * sender, Cc info->list (none: the command's own To and Cc, the bot left
- * out), with each tested patch's verdict and review (templates/command.txt,
+ * sender, Cc info->list (none: no Cc; never the command's other To and
+ * Cc, which its sender chose), with each tested patch's verdict and
+ * review (templates/command.txt,
  * each review through review.txt), or the commands, or the problem.  Its
  * Message-ID is derived from the command's (pk_reply_message_id() of
  * "command <id>") and info->id_secret, so a reply built again keeps it.

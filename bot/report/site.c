@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -78,6 +79,7 @@ struct site {
 	GPtrArray *files;           /* struct file*, by path */
 	GHashTable *files_of;       /* patch id (gint64*) -> GPtrArray of struct file* (borrowed) */
 	struct pk_site_stats stats;
+	int dirfd;                  /* opts->dir: every page is opened below it, never through a link */
 };
 
 char *pk_site_series_page(gint64 job_id, gint64 patch_id)
@@ -151,16 +153,143 @@ static char *date_text(gint64 t)
 	return d ? g_date_time_format(d, "%Y-%m-%d") : g_strdup("");
 }
 
+/* ---- the files, below the site's directory -------------------------------- */
+
+/*
+ * The directory of page (a path relative to the site, made by this file
+ * from store ids and safe path components) opened below s->dirfd one
+ * component at a time, each made when missing (with make) and never
+ * through a symbolic link: a link or anything but a directory where one
+ * of them goes is an error naming it, so that nothing outside DIR is
+ * ever written or removed.  *out_name points at the file's name in page.
+ * The fd (caller closes), or -1 with err; without make, a missing
+ * directory is -1 with errno ENOENT and err unset.
+ */
+static int page_dir(struct site *s, const char *page, bool make, const char **out_name, GError **err)
+{
+	g_auto(GStrv) parts = g_strsplit(page, "/", -1);
+	guint n = g_strv_length(parts);
+	const char *slash = strrchr(page, '/');
+	size_t end = 0;   /* page up to the component being opened */
+	int fd = fcntl(s->dirfd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", s->opts->dir, g_strerror(errno));
+	for (guint i = 0; i + 1 < n; i++) {
+		int next, e;
+
+		end += (i ? 1 : 0) + strlen(parts[i]);
+		if (make && mkdirat(fd, parts[i], 0755) < 0 && errno != EEXIST)
+			next = -1;
+		else
+			next = openat(fd, parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		e = errno;
+		close(fd);
+		if (next < 0) {
+			errno = e;
+			if (!make && e == ENOENT)
+				return -1;
+			if (e == ELOOP || e == ENOTDIR)
+				return pk_error(err, PK_ERROR_FAILED, "%s/%.*s is a symbolic link or not a directory: "
+						"the site is written only into directories of its own", s->opts->dir,
+						(int)end, page);
+			return pk_error(err, PK_ERROR_FAILED, "cannot make %s/%.*s: %s", s->opts->dir, (int)end, page,
+					g_strerror(e));
+		}
+		fd = next;
+	}
+	*out_name = slash ? slash + 1 : page;
+	return fd;
+}
+
+/*
+ * name in the directory dirfd, read whole when it is a regular file (not
+ * through a link) of at most cap bytes: 1 read, 0 not such a file.
+ */
+static int read_at(int dirfd, const char *name, size_t cap, char **out, size_t *out_len)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	g_autoptr(GString) text = NULL;
+	struct stat st;
+	char buf[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (guint64)st.st_size > cap) {
+		close(fd);
+		return 0;
+	}
+	text = g_string_sized_new((gsize)st.st_size);
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || text->len + (size_t)n > cap) {
+			close(fd);
+			return 0;
+		}
+		g_string_append_len(text, buf, n);
+	}
+	close(fd);
+	*out_len = text->len;
+	*out = g_string_free(g_steal_pointer(&text), FALSE);
+	return 1;
+}
+
+/*
+ * name in dirfd replaced by data: written to a new file beside it, then
+ * renamed over it (a link of that name is replaced, never followed), so
+ * a reader sees the old page or the new one.  No fsync
+ * (g_file_set_contents() syncs every file: minutes for a site of 100,000
+ * pages): a page a crash loses is made again by the next run, since this
+ * run's state is written last.  page names it in errors.
+ */
+static int replace_at(int dirfd, const char *name, const char *page, const char *data, size_t len, GError **err)
+{
+	g_autofree char *tmp = NULL;
+	size_t done = 0;
+	int fd = -1, e;
+
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		g_free(tmp);
+		tmp = g_strdup_printf("%s.tmp-%08x", name, g_random_int());
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", page, g_strerror(errno));
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			close(fd);
+			unlinkat(dirfd, tmp, 0);
+			return pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", page, g_strerror(e));
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0 || renameat(dirfd, tmp, dirfd, name) < 0) {
+		e = errno;
+		unlinkat(dirfd, tmp, 0);
+		return pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", page, g_strerror(e));
+	}
+	return 0;
+}
+
 /* ---- the state: what each page was made from ----------------------------- */
 
-static GHashTable *state_read(const char *dir)
+static GHashTable *state_read(struct site *s)
 {
 	GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	g_autofree char *path = g_build_filename(dir, STATE_FILE, NULL);
 	g_autofree char *text = NULL;
 	g_auto(GStrv) lines = NULL;
+	size_t len;
 
-	if (!g_file_get_contents(path, &text, NULL, NULL))
+	if (read_at(s->dirfd, STATE_FILE, G_MAXINT, &text, &len) <= 0)
 		return h;
 	lines = g_strsplit(text, "\n", -1);
 	if (!lines[0] || strcmp(lines[0], STATE_HEAD))
@@ -176,55 +305,16 @@ static GHashTable *state_read(const char *dir)
 
 static int state_write(struct site *s, GError **err)
 {
-	g_autofree char *path = g_build_filename(s->opts->dir, STATE_FILE, NULL);
 	g_autoptr(GString) out = g_string_new(STATE_HEAD "\n");
 	g_autoptr(GList) pages = g_list_sort(g_hash_table_get_keys(s->new_state), (GCompareFunc)strcmp);
 
 	for (GList *p = pages; p; p = p->next)
 		g_string_append_printf(out, "%s\t%s\n", (char *)p->data,
 				       (char *)g_hash_table_lookup(s->new_state, p->data));
-	return pk_write_file(path, out->str, out->len, err);
+	return replace_at(s->dirfd, STATE_FILE, STATE_FILE, out->str, out->len, err);
 }
 
 /* ---- writing a page ------------------------------------------------------- */
-
-/*
- * path replaced by data: written to a temporary file beside it, then
- * renamed over it, so a reader sees the old page or the new one.  No
- * fsync (g_file_set_contents() syncs every file: minutes for a site of
- * 100,000 pages): a page a crash loses is made again by the next run,
- * since this run's state is written last.
- */
-static int replace_file(const char *path, const char *data, size_t len, GError **err)
-{
-	g_autofree char *tmp = g_strconcat(path, ".tmp-XXXXXX", NULL);
-	int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0644);
-	size_t done = 0;
-
-	if (fd < 0)
-		return pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", path, g_strerror(errno));
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			g_unlink(tmp);
-			return pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", path, g_strerror(e));
-		}
-		done += (size_t)n;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int e = errno;
-
-		g_unlink(tmp);
-		return pk_error(err, PK_ERROR_FAILED, "cannot write %s: %s", path, g_strerror(e));
-	}
-	return 0;
-}
 
 /*
  * Write page (relative to the site) unless it holds these bytes already:
@@ -234,32 +324,38 @@ static int replace_file(const char *path, const char *data, size_t len, GError *
 static int write_page(struct site *s, const char *page, const char *data, size_t len, bool *out_written,
 		      GError **err)
 {
-	g_autofree char *path = g_build_filename(s->opts->dir, page, NULL);
-	g_autofree char *dir = g_path_get_dirname(path);
 	g_autofree char *old = NULL;
-	gsize old_len = 0;
+	const char *name;
+	size_t old_len = 0;
+	int dirfd, rc = 0;
 
 	*out_written = false;
-	if (g_file_get_contents(path, &old, &old_len, NULL) && old_len == len && !memcmp(old, data, len))
-		return 0;
-	if (g_mkdir_with_parents(dir, 0755) < 0)
-		return pk_error(err, PK_ERROR_FAILED, "cannot make %s: %s", dir, g_strerror(errno));
-	if (replace_file(path, data, len, err) < 0)
+	if ((dirfd = page_dir(s, page, true, &name, err)) < 0)
 		return -1;
-	*out_written = true;
-	return 0;
+	if (read_at(dirfd, name, len, &old, &old_len) <= 0 || old_len != len || memcmp(old, data, len)) {
+		rc = replace_at(dirfd, name, page, data, len, err);
+		*out_written = rc == 0;
+	}
+	close(dirfd);
+	return rc;
 }
 
 /* Whether page must be made: forced, never made, made from other inputs, or gone from disk. */
 static bool page_stale(struct site *s, const char *page, const char *hash)
 {
 	const char *had = g_hash_table_lookup(s->old_state, page);
-	g_autofree char *path = NULL;
+	const char *name;
+	struct stat st;
+	int dirfd;
+	bool regular;
 
 	if (s->opts->full || !had || strcmp(had, hash))
 		return true;
-	path = g_build_filename(s->opts->dir, page, NULL);
-	return !g_file_test(path, G_FILE_TEST_IS_REGULAR);
+	if ((dirfd = page_dir(s, page, false, &name, NULL)) < 0)
+		return true;
+	regular = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	close(dirfd);
+	return !regular;
 }
 
 /* Hash parts: each string then a separator no string of a page's inputs holds. */
@@ -918,14 +1014,18 @@ static void remove_stale(struct site *s)
 
 	g_hash_table_iter_init(&it, s->old_state);
 	while (g_hash_table_iter_next(&it, &page, NULL)) {
-		g_autofree char *path = NULL;
+		const char *name;
+		int dirfd;
 
 		if (g_hash_table_contains(s->new_state, page) || strstr(page, "..") ||
 		    !(g_str_has_prefix(page, "series/") || g_str_has_prefix(page, "files/")))
 			continue;
-		path = g_build_filename(s->opts->dir, (char *)page, NULL);
-		if (g_unlink(path) == 0)
+		/* below a directory of the site's own only: a link is removed itself, never followed */
+		if ((dirfd = page_dir(s, page, false, &name, NULL)) < 0)
+			continue;
+		if (unlinkat(dirfd, name, 0) == 0)
 			s->stats.removed++;
+		close(dirfd);
 	}
 }
 
@@ -949,24 +1049,35 @@ static void site_clear(struct site *s)
 	g_clear_pointer(&s->patches, g_ptr_array_unref);
 }
 
-/* Lock DIR for this run: another run on it is waited for. */
-static int site_lock(const char *dir, int *out_fd, GError **err)
+/*
+ * DIR opened (made when missing: DIR itself is the user's to name, a
+ * link to a directory included) and locked for this run: another run on
+ * it is waited for.  *out_dirfd is DIR, *out_fd the lock.
+ */
+static int site_lock(const char *dir, int *out_dirfd, int *out_fd, GError **err)
 {
-	g_autofree char *path = g_build_filename(dir, LOCK_FILE, NULL);
-	int fd;
+	int fd, dirfd;
 
 	if (g_mkdir_with_parents(dir, 0755) < 0)
 		return pk_error(err, PK_ERROR_FAILED, "cannot make %s: %s", dir, g_strerror(errno));
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
-		return pk_error(err, PK_ERROR_FAILED, "cannot open %s: %s", path, g_strerror(errno));
+	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "cannot open %s: %s", dir, g_strerror(errno));
+	if ((fd = openat(dirfd, LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+		int e = errno;
+
+		close(dirfd);
+		return pk_error(err, PK_ERROR_FAILED, "cannot open %s/%s: %s", dir, LOCK_FILE, g_strerror(e));
+	}
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
 			int e = errno;
 
 			close(fd);
-			return pk_error(err, PK_ERROR_FAILED, "cannot lock %s: %s", path, g_strerror(e));
+			close(dirfd);
+			return pk_error(err, PK_ERROR_FAILED, "cannot lock %s/%s: %s", dir, LOCK_FILE, g_strerror(e));
 		}
 	}
+	*out_dirfd = dirfd;
 	*out_fd = fd;
 	return 0;
 }
@@ -1004,18 +1115,19 @@ static int site_run(struct site *s, GError **err)
 int pk_site_write(struct pk_store *store, const struct pk_site_opts *opts, struct pk_site_stats *out,
 		  GError **err)
 {
-	struct site s = { .opts = opts, .store = store };
+	struct site s = { .opts = opts, .store = store, .dirfd = -1 };
 	int fd = -1, rc;
 
-	if (site_lock(opts->dir, &fd, err) < 0)
+	if (site_lock(opts->dir, &s.dirfd, &fd, err) < 0)
 		return -1;
 	s.html.source_url = opts->config ? opts->config->source_url : NULL;
-	s.old_state = state_read(opts->dir);
+	s.old_state = state_read(&s);
 	s.new_state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	rc = site_run(&s, err);
 	if (rc == 0)
 		*out = s.stats;
 	site_clear(&s);
 	close(fd);
+	close(s.dirfd);
 	return rc;
 }

@@ -21,6 +21,9 @@
  * not rendered again, one whose bytes come out the same is not written
  * again, and a page is replaced atomically (a temporary file, renamed).
  * Pages no longer made (a series gone from the store) are removed.
+ * Every file is opened below DIR's directory fd, never through a link
+ * planted in DIR: a page that is a link is replaced, a subdirectory that
+ * is one is an error (DIR itself may be a link: the user names it).
  */
 #ifndef PK_SITE_H
 #define PK_SITE_H

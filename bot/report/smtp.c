@@ -4,6 +4,7 @@
 #include "base/util.h"
 
 #include <curl/curl.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct upload {
@@ -37,6 +38,13 @@ struct rcpt_watch {
 	 */
 	bool starttls_sent;
 	char *starttls_answer;
+	/*
+	 * And the answer to the mail's end (its final dot), which says
+	 * whether the server took it: 0 until it came.  data_sent: DATA went
+	 * out; data_go: the server said go on (354), the mail follows.
+	 */
+	bool data_sent, data_go;
+	int end_answer;
 };
 
 static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *userp)
@@ -52,6 +60,15 @@ static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *
 		g_free(w->pending);
 		w->pending = g_ascii_strncasecmp(line, "RCPT TO:", 8) ? NULL : g_strdup(line + 8);
 		w->starttls_sent = !g_ascii_strcasecmp(line, "STARTTLS");
+		w->data_sent = !g_ascii_strcasecmp(line, "DATA");
+		/* a command after the mail (QUIT): its end was never answered, nor will be */
+		w->data_go = w->data_go && (!*line || !strcmp(line, "."));
+	} else if (w->data_sent && strlen(line) >= 3 && line[3] != '-') {
+		w->data_go = line[0] == '3';
+		w->data_sent = false;
+	} else if (w->data_go && strlen(line) >= 3 && line[3] != '-') {
+		w->end_answer = atoi(line);
+		w->data_go = false;
 	} else if (w->starttls_sent && strlen(line) >= 3 && line[3] != '-') {
 		g_free(w->starttls_answer);
 		w->starttls_answer = g_strdup(line);
@@ -65,29 +82,60 @@ static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *
 	return 0;
 }
 
+/*
+ * How long a stop waits for the answer to a mail's end already sent: the
+ * server has the whole mail and is deciding; an answer that comes in
+ * time says it took it (recorded as sent, never sent again), and only a
+ * server stuck past it is dropped (it may deliver it all the same, and
+ * the retry send it twice: SMTP's own ambiguity, as after a crash).
+ */
+#define STOP_GRACE_AFTER_END 3.0
+
 /* The caller's stop, as the progress callback's data (a function pointer is no void *). */
 struct stop_check {
 	bool (*stop)(void);
+	const struct upload *up;
+	const struct rcpt_watch *watch;
+	double asked;          /* pk_now() when stop first said true, or 0 */
+	bool dropped_at_end;   /* dropped while the answer to the mail's end was awaited */
 };
 
-/* libcurl's progress callback: about once a second, waiting or not; non-zero drops the connection. */
+/* Whether the mail's end went out and its answer has not come. */
+static bool awaiting_end(const struct stop_check *s)
+{
+	return s->watch->data_go && s->up->pos == s->up->len && !s->watch->end_answer;
+}
+
+/*
+ * libcurl's progress callback: about once a second, waiting or not, in
+ * every state (the wait for the answer to the mail's end and to QUIT
+ * included: the connection is never kept for curl_easy_cleanup(), whose
+ * QUIT asks no one); non-zero drops the connection.
+ */
 static int on_progress(void *userp, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
-	const struct stop_check *s = userp;
+	struct stop_check *s = userp;
 
-	return s->stop && s->stop();
+	if (!s->stop || !s->stop())
+		return 0;
+	if (!s->asked)
+		s->asked = pk_now();
+	if (!awaiting_end(s))
+		return 1;
+	s->dropped_at_end = pk_now() - s->asked >= STOP_GRACE_AFTER_END;
+	return s->dropped_at_end;
 }
 
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 		 const char *const *recipients, const char *text, GPtrArray *refused,
 		 bool (*stop)(void), bool *out_permanent, GError **err)
 {
-	struct rcpt_watch watch = { NULL, refused, false, NULL };
-	struct stop_check check = { stop };
+	struct rcpt_watch watch = { NULL, refused, false, NULL, false, false, 0 };
 	long timeout = cfg->timeout > 0 ? MAX(1L, (long)cfg->timeout) : 60;
 	static gsize once;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct upload up = { text, strlen(text), 0 };
+	struct stop_check check = { stop, &up, &watch, 0, false };
 	g_autofree char *from = g_strdup_printf("<%s>", sender);
 	struct curl_slist *rcpt = NULL;
 	g_autofree char *shown = NULL;
@@ -135,6 +183,8 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &check);
+	/* closed (QUIT) within the transfer, where the stop is asked, never in curl_easy_cleanup() */
+	curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
 	if (cfg->user) {
 		curl_easy_setopt(h, CURLOPT_USERNAME, cfg->user);
 		curl_easy_setopt(h, CURLOPT_PASSWORD, cfg->password ? cfg->password : "");
@@ -150,7 +200,8 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);
 	g_free(watch.pending);
-	if (rc == CURLE_OK) {
+	/* taken: what failed after (QUIT's answer, a stop) changes nothing */
+	if (rc == CURLE_OK || (watch.end_answer >= 200 && watch.end_answer < 300)) {
 		g_free(watch.starttls_answer);
 		return 0;
 	}
@@ -165,6 +216,10 @@ int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 				answer, pk_tls_name(cfg->tls), cfg->tls == PK_TLS_TRY ? " with a login" : "");
 	}
 	g_free(watch.starttls_answer);
+	if (rc == CURLE_ABORTED_BY_CALLBACK && check.dropped_at_end)
+		return pk_error(err, PK_ERROR_FAILED, "smtp %s: stopped: the server had the whole mail and had not "
+				"answered it %.0f s later (it may deliver it, and the retry send it again)", shown,
+				STOP_GRACE_AFTER_END);
 	if (rc == CURLE_ABORTED_BY_CALLBACK)
 		return pk_error(err, PK_ERROR_FAILED, "smtp %s: stopped before the server took the mail", shown);
 	if (rc == CURLE_USE_SSL_FAILED)

@@ -26,11 +26,14 @@
  * retrying is pointless.
  *
  * stop (may be NULL) is asked about once a second while the conversation
- * lasts, a server that says nothing included: when it says true, the
- * connection is dropped at once and -1 comes back (not permanent), the
- * mail not sent.  A stop in the moment between the mail's last line and
- * the server's answer to it leaves the server to decide: it may deliver
- * the mail, and a retry then sends it twice.
+ * lasts, a server that says nothing included, up to its answer to QUIT:
+ * when it says true, the connection is dropped at once and -1 comes back
+ * (not permanent), the mail not sent.  Once the mail's end (its final
+ * dot) is out, a stop waits a few seconds more for the server's answer
+ * to it: taken (2xx), it is sent and 0 comes back, whatever happens to
+ * QUIT.  A server that has not answered by then is dropped; it has the
+ * whole mail and may deliver it all the same, and a retry then sends it
+ * twice (SMTP's own ambiguity, as after a crash).
  */
 int pk_smtp_send(const struct pk_smtp_config *cfg, const char *sender,
 		 const char *const *recipients, const char *text, GPtrArray *refused,

@@ -728,8 +728,10 @@ int pk_store_reply_sent(struct pk_store *store, gint64 reply_id, gint64 time, GE
 /*
  * A command by mail the daemon acted on (#printkbot, daemon.h): its mail
  * (a row of mails, queued in job_id), its sender (lower case), its
- * thread (the thread's first Message-ID), the command's name and
- * argument.  Borrowed when passed in.
+ * thread (what the per-thread limit counts: "series N", N the job that
+ * tested the series the command is about, or "no series"; rows stored
+ * before were keyed on a Message-ID), the command's name and argument.
+ * Borrowed when passed in.
  */
 struct pk_store_command {
 	gint64 mail_id, job_id;
@@ -745,7 +747,8 @@ int pk_store_command_add(struct pk_store *store, gint64 *out_id, const struct pk
 /*
  * How many commands were acted on since (Unix time, inclusive): of
  * sender when sender is not NULL, of thread when thread is not NULL (one
- * of them, the other NULL).  What the rate limits count.
+ * of them, the other NULL), all of them when both are NULL.  What the
+ * rate limits count.
  */
 int pk_store_commands_since(struct pk_store *store, const char *sender, const char *thread, gint64 since,
 			    gint64 *out_count, GError **err);

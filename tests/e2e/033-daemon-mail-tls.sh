@@ -13,7 +13,11 @@
 #      what 1 and 2 would have logged; start = all reads both mails;
 #   5. a second IMAP source on the same mailbox with the default start
 #      (now) reads none of the mails there at its first look, then exactly
-#      the one delivered after.
+#      the one delivered after;
+#   7. a second Dovecot that offers STARTTLS and cannot do TLS (its key is
+#      another certificate's: it answers STARTTLS OK, then BYE in clear):
+#      the error says it accepted STARTTLS and TLS failed, not that it
+#      offers none, and its log shows the TLS failure and no login.
 # No kernel is built: the daemon runs with --queue-only.
 source "$(dirname "$0")/lib.sh"
 source tests/e2e/mailservers.sh
@@ -124,6 +128,32 @@ check "run 6: exactly the mail delivered since" grep -q "source list-now: 1 new 
 check "run 6: which is hello-3" \
 	test "$(sqlite3 "$work/now.db" "select group_concat(message_id) from mails")" = hello-3@example.org
 
+# 7. STARTTLS offered, TLS broken: the first Dovecot's config with ssl on, a
+#    key that is not its certificate's, its own port, dirs and auth socket.
+broken_port=$(free_port)
+mkdir -p "$work/dovecot2/run" "$work/dovecot2/state"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+	-keyout "$work/other.key" -out "$work/other.crt" >/dev/null 2>&1
+chmod 644 "$work/other.key"
+sed -e "s#$work/dovecot/\(run\|state\|log\|auth-postfix\)#$work/dovecot2/\1#" \
+	-e "s|port = $imap_port|port = $broken_port|" \
+	-e "s|^ssl = no\$|ssl = yes\nssl_cert = <$work/tls.crt\nssl_key = <$work/other.key|" \
+	"$work/dovecot/dovecot.conf" >"$work/dovecot2.conf"
+grep -q "port = $broken_port" "$work/dovecot2.conf" && grep -q '^ssl = yes' "$work/dovecot2.conf" ||
+	fail "run 7: the second Dovecot's config" "$work/dovecot2.conf"
+at_exit doveadm -c "$work/dovecot2.conf" stop
+dovecot -c "$work/dovecot2.conf"
+poll 10 port_open "$broken_port" || fail "run 7: the second Dovecot does not listen" "$work/dovecot2/log"
+sed "s|imap://127.0.0.1:$imap_port/|imap://127.0.0.1:$broken_port/|" "$work/required.conf" >"$work/broken.conf"
+$bot daemon --config "$work/broken.conf" --once --queue-only 2>"$work/run7.log" ||
+	fail "run 7: daemon --once" "$work/run7.log"
+check "run 7: the error says STARTTLS was accepted and TLS failed" \
+	grep -q "source list: no TLS: imap://127.0.0.1:$broken_port/ accepted STARTTLS, then TLS failed (.*), so no login was sent" "$work/run7.log"
+lacks() { ! grep -q "$1" "$2"; }
+check "run 7: not that it offers no STARTTLS" lacks "offers no STARTTLS" "$work/run7.log"
+check "run 7: Dovecot could not do TLS" grep -q "imap-login: .*TLS initialization failed" "$work/dovecot2/log"
+check "run 7: and saw no login" lacks "Login: user=<list>" "$work/dovecot2/log"
+
 checks_end "$work/run1.log" "$work/run2.log" "$work/run3.log" "$work/run4.log" "$work/run5.log" \
-	"$work/run6.log" "$work/dovecot/log"
+	"$work/run6.log" "$work/run7.log" "$work/dovecot/log" "$work/dovecot2/log"
 passed

@@ -20,21 +20,23 @@ target=/var/tmp/printkbot-e2e-kconfig-target
 at_exit rm -f "$target"
 
 lab_setup
-umask 077
-printf 'root only, as it was before the patch\n' >"$target"
+(umask 077; printf 'root only, as it was before the patch\n' >"$target")
 chmod 600 "$target"
 touch -d @1000000000 "$target"
 before=$(stat -c '%s %Y %a' "$target"; sha256sum <"$target")
 
-# 1. the Kconfig plant, watched in the layers' upper dirs while it builds
+# 1. the Kconfig plant, watched in the layer's upper dir while it builds.
+# The layer (an overlay on a tmpfs) is mounted in the bot's own mount
+# namespace: the watcher looks from inside it (nsenter, util-linux).
 $bot test --json tests/data/hostile/kconfig-symlinks.patch >"$work/kconfig.json" 2>"$work/kconfig.err" &
 pid=$!
 seen=""
+planted() {
+	nsenter --target "$pid" --mount sh -c 'find "$1"/layers/*/upper -maxdepth 1 -type l \
+		-name printkbot-build.log -lname "$2"' sh "$PRINTKBOT_CACHE" "$target" 2>/dev/null | grep -q .
+}
 while kill -0 "$pid" 2>/dev/null; do
-	if [ -z "$seen" ] && find "$PRINTKBOT_CACHE"/layers/*/upper -maxdepth 1 -type l \
-		-lname "$target" -name printkbot-build.log 2>/dev/null | grep -q .; then
-		seen=yes
-	fi
+	[ -z "$seen" ] && planted && seen=yes
 	sleep 0.5
 done
 rc=0

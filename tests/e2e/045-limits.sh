@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End to end: every input the bot takes is cut at a configured limit and
 # the cut is reported -- a mail larger than max_mail_mb (refused unread),
-# a patch with more lines than max_lines (refused), a kernel whose console
+# a patch with more lines than max_lines (refused), a 48 MB mail under
+# max_mail_mb and over max_lines (refused before it is scanned or tried
+# on a base: under 1 GB of memory, where its scan took 8.7 GB), a kernel whose console
 # never ends (tests/data/hostile/console-flood.patch: kept up to
 # max_console_mb, the boot ended at its timeout) and one whose printk
 # index never ends (index-endless.patch: the guest's init stops copying it
@@ -32,6 +34,18 @@ open(sys.argv[2], "w").write(head + "\nMIME-Version: 1.0\nContent-Type: multipar
 PY
 run big-mail "$work/big.mbox"
 run many-lines "$data/test/text-change.patch"
+# two million calls added: under the default max_mail_mb, far over max_lines
+python3 - "$work/huge.patch" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("From: A <a@example.org>\nSubject: [PATCH] huge\nMessage-ID: <huge@example.org>\n\n---\n"
+            "--- /dev/null\n+++ b/drivers/tty/huge.c\n@@ -0,0 +1,2000000 @@\n")
+    f.writelines('+\tpr_info("x %d\\n", i);\n' for _ in range(2000000))
+PY
+printf '[policy]\n' >"$work/default.conf"
+keep huge json /usr/bin/time -f 'maxrss_kb %M' $bot test --json --no-store --config "$work/default.conf" \
+	"$work/huge.patch"
+rm -f "$work/huge.patch"
 printf '[policy]\nmax_console_mb = 1\nmax_capture_mb = 1\n' >"$work/limits.conf"
 run console-flood --timeout 30 "$data/hostile/console-flood.patch"
 run index-endless --all --timeout 60 "$data/hostile/index-endless.patch"
@@ -49,6 +63,11 @@ check(rd("big-mail", "rc").strip() == "2" and "more than the limit of 1048576 by
 m = json.loads(rd("many-lines", "json"))
 check(m["verdict"] == "refused" and "more than the limit of 3" in m["reason"],
       "a diff over max_lines = 3: refused (%s)" % m["reason"])
+m = json.loads(rd("huge", "json"))
+rss = [int(l.split()[1]) for l in rd("huge", "err").splitlines() if l.startswith("maxrss_kb ")]
+check(m["verdict"] == "refused" and "more than the limit of 20000 ([policy] max_lines)" in m["reason"],
+      "a 48 MB mail of 2,000,000 lines: refused, naming max_lines (%s)" % m["reason"])
+check(rss and rss[0] < 1 << 20, "and never scanned: peak RSS %s MB, under 1 GB" % (rss[0] >> 10 if rss else "?"))
 
 m = json.loads(rd("console-flood", "json"))
 tail = m["after"]["console_tail"] or ""

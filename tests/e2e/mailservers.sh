@@ -5,6 +5,7 @@
 # which mail_start registers with at_exit).
 #
 #   mail_need          install postfix, dovecot-imapd and git-email, or exit 0 with SKIP
+#                      (with mail_dkim=yes, opendkim and opendkim-tools too)
 #   mail_start         Postfix SMTP on $smtp_port (plain, for git send-email),
 #                      submission on $sub_port (STARTTLS + AUTH, for the bot),
 #                      Dovecot IMAP on $imap_port (STARTTLS offered; imap_tls=no
@@ -12,7 +13,16 @@
 #                      that strips it); users list, jane, bot and those of
 #                      $mail_users (password pw) in the domain example.org,
 #                      mail in $work/mail/<user>/Maildir;
-#                      $work/tls.crt is the certificate of both
+#                      $work/tls.crt is the certificate of both.
+#                      mail_dkim=yes before mail_start: two OpenDKIM milters as
+#                      well.  One signs (d=example.org, selector test) what is
+#                      submitted on $sign_port (STARTTLS + AUTH as a user), which
+#                      Postfix then relays to $smtp_port, as the sender's own
+#                      server would; the other verifies every mail $smtp_port
+#                      receives and adds "Authentication-Results: mx.example.org;
+#                      dkim=..." on top of it, none too (the bot's own server).
+#                      There is no DNS here: the verifier reads the public key
+#                      from a file (OpenDKIM's TestPublicKeys).
 #   postfix_stop / postfix_start   the SMTP server down and up again
 #   mail_stop          both down (at the test's exit)
 #   wait_mail USER N   until USER's Maildir holds N mails (else 1, saying so)
@@ -22,7 +32,7 @@
 
 mail_need() {
 	local missing=
-	for p in postfix dovecot-imapd git-email openssl sqlite3; do
+	for p in postfix dovecot-imapd git-email openssl sqlite3 ${mail_dkim:+opendkim opendkim-tools}; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 	done
 	[ -z "$missing" ] && return 0
@@ -34,8 +44,60 @@ mail_need() {
 	fi
 }
 
+# The two OpenDKIM milters of mail_dkim=yes (see above), each on a socket
+# in $dkim_dir.  OpenDKIM reads no file under a directory others may
+# write, as /tmp (and so $work) is: their own is made in /run, root's,
+# and removed at the test's exit.
+dkim_start() {
+	local d
+	d=$(mktemp -d /run/printkbot-dkim.XXXXXX)
+	dkim_dir=$d
+	at_exit rm -rf "$d"
+	chmod 755 "$d"   # Postfix's smtpd reaches the sockets as user postfix
+	opendkim-genkey -b 2048 -d example.org -s test -D "$d" >"$work/dkim-genkey.log" 2>&1 ||
+		fail "opendkim-genkey" "$work/dkim-genkey.log"
+	# the TXT record as DNS would serve it: the quoted strings of test.txt, joined
+	printf 'test._domainkey.example.org %s\n' "$(grep -o '"[^"]*"' "$d/test.txt" | tr -d '"\n')" >"$d/keys"
+	cat >"$d/sign.conf" <<EOF
+Mode s
+Domain example.org
+Selector test
+KeyFile $d/test.private
+Canonicalization relaxed/relaxed
+Socket local:$d/sign.sock
+UMask 000
+PidFile $d/sign.pid
+Syslog no
+EOF
+	# 127.0.0.1 is no internal host of the verifier: it checks all it receives
+	cat >"$d/verify.conf" <<EOF
+Mode v
+AuthservID mx.example.org
+AlwaysAddARHeader yes
+TestPublicKeys $d/keys
+InternalHosts 192.0.2.1
+Socket local:$d/verify.sock
+UMask 000
+PidFile $d/verify.pid
+Syslog no
+EOF
+	opendkim -x "$d/sign.conf" >"$work/dkim-sign.log" 2>&1 ||
+		fail "opendkim (signer) does not start" "$work/dkim-sign.log"
+	opendkim -x "$d/verify.conf" >"$work/dkim-verify.log" 2>&1 ||
+		fail "opendkim (verifier) does not start" "$work/dkim-verify.log"
+	wait_for 15 "the OpenDKIM sockets" test -S "$d/sign.sock" -a -S "$d/verify.sock"
+}
+
+dkim_stop() {
+	local p
+	for p in "$dkim_dir/sign.pid" "$dkim_dir/verify.pid"; do
+		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+	done
+}
+
 mail_start() {
 	smtp_port=$(free_port); sub_port=$(free_port); imap_port=$(free_port)
+	[ -z "${mail_dkim:-}" ] || sign_port=$(free_port)
 	mail_uid=$(id -u nobody); mail_gid=$(id -g nobody)
 	chmod 755 "$work"
 	mkdir -p "$work/mail" "$work/postfix" "$work/pfq" "$work/pfdata" "$work/dovecot/run" "$work/dovecot/state"
@@ -129,8 +191,14 @@ EOF
 	for u in list jane bot ${mail_users:-}; do
 		echo "$u@example.org $u/Maildir/"
 	done >"$work/postfix/vmailbox"
+	if [ -n "${mail_dkim:-}" ]; then
+		dkim_start
+		at_exit dkim_stop
+	fi
 	cat >"$work/postfix/master.cf" <<EOF
 127.0.0.1:$smtp_port inet n - n - - smtpd
+$([ -z "${mail_dkim:-}" ] || echo "  -o smtpd_milters=unix:$dkim_dir/verify.sock")
+$([ -z "${mail_dkim:-}" ] || dkim_services)
 127.0.0.1:$sub_port inet n - n - - smtpd
   -o smtpd_tls_security_level=encrypt
   -o smtpd_sasl_auth_enable=yes
@@ -160,6 +228,24 @@ scache    unix  -       -       n       -       1       scache
 postlog   unix-dgram n  -       n       -       1       postlogd
 EOF
 	postfix_start
+	[ -z "${mail_dkim:-}" ] || wait_port "$sign_port"
+}
+
+# master.cf's lines of mail_dkim=yes: the signing submission port and the
+# transport that relays what it signed to $smtp_port.
+dkim_services() {
+	cat <<EOF
+127.0.0.1:$sign_port inet n - n - - smtpd
+  -o smtpd_tls_security_level=encrypt
+  -o smtpd_sasl_auth_enable=yes
+  -o smtpd_tls_auth_only=yes
+  -o smtpd_client_restrictions=permit_sasl_authenticated,reject
+  -o smtpd_recipient_restrictions=permit_sasl_authenticated,reject
+  -o smtpd_milters=unix:$dkim_dir/sign.sock
+  -o content_filter=tomx:[127.0.0.1]:$smtp_port
+tomx      unix  -       -       n       -       -       smtp
+  -o myhostname=out.example.org
+EOF
 }
 
 postfix_start() {

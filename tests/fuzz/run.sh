@@ -35,7 +35,7 @@ mkdir -p "$findings"
 
 # Seeds, made once: patches and mails, single mails of the corpus mbox,
 # captures, their kmsg records, the printk index, config files.
-mkdir -p "$work/seeds"/{mail,scan,capture,record,index,config,policy-apply}
+mkdir -p "$work/seeds"/{mail,scan,capture,record,index,config,policy-apply,authres}
 cp tests/data/test/*.patch tests/data/hostile/*.patch tests/data/scan/checkpatch/*.patch \
 	"$work/seeds/mail/" 2>/dev/null
 cp "$shared"/corpus/patches/*.patch "$work/seeds/mail/" 2>/dev/null
@@ -75,6 +75,12 @@ cp config.example "$work/seeds/config/"
 printf '[policy]\nsandbox = off\nmax_files = 3\nbuild_memory_mb = 64\n' >"$work/seeds/config/policy"
 printf '[source a]\ntype = imap\nurl = imaps://h/INBOX\npassword_env = X\n[smtp]\nurl = smtp://h\n' \
 	>"$work/seeds/config/source"
+printf ' mx.example.org;\n\tdkim=pass (2048-bit key) header.d=example.org header.i=@example.org header.s=test' \
+	>"$work/seeds/authres/opendkim"
+printf 'mx.example.org; none\n\nspf.example.org 1; spf=pass smtp.mailfrom="a;b"@example.org reason="x (y)"' \
+	>"$work/seeds/authres/two"
+printf 'Hi,\n\n  #printkbot test debian:6.1\r\nOn Tue, Max wrote:\n> #printkbot help\n-- \n' \
+	>"$work/seeds/authres/command"
 for d in "$top"/tests/data/fuzz-regressions/*/; do
 	[ -d "$d" ] && cp "$d"/* "$work/seeds/$(basename "$d")/" 2>/dev/null
 done

@@ -98,6 +98,8 @@ G_GNUC_UNUSED static void daemon_lab_init(struct daemon_lab *d, const char *pref
 	GIT(d->upstream, "add", "Makefile", "init.c");
 	GIT(d->upstream, "commit", "-q", "-m", "base");
 	GIT(d->dir, "clone", "-q", d->upstream, d->lab.tree);
+	/* the lab's default base, as setup tags it: what pk_lab_check() looks for first */
+	GIT(d->lab.tree, "tag", PK_LAB_BASE_TAG);
 	if (pk_lab_check(&d->lab, &err) < 0)
 		fail_msg("lab: %s", err->message);
 }

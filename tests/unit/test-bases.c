@@ -295,9 +295,9 @@ static void test_fetch_watched(void **state)
 
 		assert_int_equal(pk_repo_fetch(&f->lab, remote, specs, NULL, &err), 0);
 	}
-	assert_int_equal(pk_repo_patch_key(&k1, &f->lab, c1, &err), 0);
-	assert_int_equal(pk_repo_patch_key(&k2, &f->lab, c2, &err), 0);
-	assert_int_equal(pk_repo_patch_key(&k2b, &f->lab, c2b, &err), 0);
+	assert_int_equal(pk_repo_patch_key(&k1, &f->lab, c1, NULL, &err), 0);
+	assert_int_equal(pk_repo_patch_key(&k2, &f->lab, c2, NULL, &err), 0);
+	assert_int_equal(pk_repo_patch_key(&k2b, &f->lab, c2b, NULL, &err), 0);
 	assert_string_equal(k2, k2b);
 	assert_string_not_equal(k1, k2);
 	assert_int_equal(pk_repo_is_ancestor(&f->lab, c1, c2b, &err), 1);

@@ -136,6 +136,33 @@ static void test_cmd_scan_headers_trimmed(void **state)
 	assert_non_null(strstr(json, "\"author\":\"A <a@b>\""));
 }
 
+/*
+ * A patch over [policy]'s default max_lines (20,000) is not scanned:
+ * refused, the limit in the JSON's reason, exit 2 when it is the only
+ * patch; --no-limits scans it (and finds its 20,001 calls).
+ */
+static void test_cmd_scan_limits(void **state)
+{
+	g_autoptr(GString) diff = g_string_new("--- /dev/null\n+++ b/drivers/x.c\n@@ -0,0 +1,20001 @@\n");
+	g_autofree char *path = NULL, *json = NULL;
+	char *argv[] = { "scan", NULL, NULL, NULL };
+
+	for (int i = 0; i < 20001; i++)
+		g_string_append_printf(diff, "+\tpr_info(\"x %d\\n\");\n", i);
+	json = scan_json(diff->str);
+	assert_non_null(strstr(json, "\"verdict\":\"refused\""));
+	assert_non_null(strstr(json, "\"reason\":\"the diff has 20001 lines, more than the limit of 20000 "
+				     "([policy] max_lines)\""));
+	assert_non_null(strstr(json, "\"findings\":[]"));
+	path = tmp_file(diff->str);
+	argv[1] = path;
+	assert_int_equal(cmd_scan(2, argv), 2);
+	argv[1] = "--no-limits";
+	argv[2] = path;
+	assert_int_equal(cmd_scan(3, argv), 1);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_scan_no_patch),
 		cmocka_unit_test(test_cmd_scan_mbox_exit),
 		cmocka_unit_test(test_cmd_scan_headers_trimmed),
+		cmocka_unit_test(test_cmd_scan_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

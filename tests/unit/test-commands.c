@@ -8,8 +8,9 @@
  * and is answered once, threaded under the command, To the sender, Cc
  * the list; on a tree's branch it names; an unknown base is answered
  * with the bases the bot knows; help is answered; a stranger's command
- * is refused with the reason, a quoted or unaddressed one is no command,
- * the rate limits per thread and per sender hold commands back (logged,
+ * is refused with the reason, and so is a forged one (no server vouches
+ * for its From), a quoted or unaddressed one is no command, the rate
+ * limits per series, per sender and in all hold commands back (logged,
  * never answered); a command job left running by a worker that died is
  * taken over and answers once; a command answered before is not again.
  */
@@ -37,21 +38,27 @@ struct fixture {
 	char *maildir;             /* the source */
 };
 
-static void write_config(struct fixture *f)
+/* The config; daemon (the keys that vouch for senders and the global limit) and source: more keys. */
+static void write_config_with(struct fixture *f, const char *daemon, const char *source)
 {
 	g_autofree char *text = g_strdup_printf(
 		"[store]\npath = %s/cmd.db\n"
 		"[daemon]\noutbox = %s/outbox\nfrom = printkbot <bot@example.org>\nreply_on = always\n"
 		"retry_min = 3600\nseries_wait = 0\n"
 		"commands_from = max@example.org, @kernel.org\ncommands_per_hour = 4\n"
-		"commands_per_thread_hour = 3\n"
+		"commands_per_thread_hour = 3\n%s"
 		"[policy]\nmax_lines = 1\n"
 		"[smtp]\nurl = smtp://127.0.0.1:9\n"
 		"[tree lab]\npath = %s\nbranches = main\n"
-		"[source list]\ntype = maildir\nstart = all\npath = %s\nlist = list@example.org\n",
-		f->d.dir, f->d.dir, f->d.upstream, f->maildir);
+		"[source list]\ntype = maildir\nstart = all\npath = %s\nlist = list@example.org\n%s",
+		f->d.dir, f->d.dir, daemon, f->d.upstream, f->maildir, source);
 
 	assert_true(g_file_set_contents(f->d.config, text, -1, NULL));
+}
+
+static void write_config(struct fixture *f)
+{
+	write_config_with(f, "commands_authserv_id = mx.example.org\n", "");
 }
 
 static int setup(void **state)
@@ -60,8 +67,6 @@ static int setup(void **state)
 
 	daemon_lab_init(&f->d, "pk-commands", "PK_TEST_COMMANDS",
 			"int main(void)\n{\n\tpr_info(\"hello\\n\");\n\treturn 0;\n}\n");
-	/* the lab's default base, as setup tags it */
-	GIT(f->d.lab.tree, "tag", PK_LAB_BASE_TAG);
 	f->maildir = g_build_filename(f->d.dir, "maildir", NULL);
 	for (const char *const *sub = (const char *const[]){ "new", "cur", "tmp", NULL }; *sub; sub++) {
 		g_autofree char *p = g_build_filename(f->maildir, *sub, NULL);
@@ -105,16 +110,32 @@ static void deliver(struct fixture *f, const char *id, const char *headers, cons
 	assert_true(g_file_set_contents(path, mail, -1, NULL));
 }
 
-/* A command from from (a mailbox), To to, In-Reply-To (and References) parent's id, or none. */
+/*
+ * A command with the headers trace (Authentication-Results and the like,
+ * on top, or ""), from from (a mailbox), To to, In-Reply-To (and
+ * References) parent's id, or none.
+ */
+static void deliver_traced(struct fixture *f, const char *id, const char *trace, const char *from, const char *to,
+			   const char *parent, const char *body)
+{
+	g_autofree char *headers = g_strdup_printf(
+		"%sFrom: %s\nTo: %s\nCc: list@example.org\nSubject: Re: [PATCH] init: say hello there\n"
+		"%s%s%s%s%s", trace, from, to, parent ? "In-Reply-To: <" : "", parent ? parent : "",
+		parent ? "@example.org>\nReferences: <" : "", parent ? parent : "", parent ? "@example.org>\n" : "");
+
+	deliver(f, id, headers, body);
+}
+
+/* A command as deliver_traced(), which the bot's mail server (mx.example.org) found signed by its From's domain. */
 static void deliver_command(struct fixture *f, const char *id, const char *from, const char *to,
 			    const char *parent, const char *body)
 {
-	g_autofree char *headers = g_strdup_printf(
-		"From: %s\nTo: %s\nCc: list@example.org\nSubject: Re: [PATCH] init: say hello there\n"
-		"%s%s%s%s%s", from, to, parent ? "In-Reply-To: <" : "", parent ? parent : "", parent ? "@example.org>\n"
-		"References: <" : "", parent ? parent : "", parent ? "@example.org>\n" : "");
+	const char *at = strrchr(from, '@');
+	g_autofree char *domain = g_strndup(at + 1, strcspn(at + 1, ">"));
+	g_autofree char *trace = g_strdup_printf("Authentication-Results: mx.example.org;\n\tdkim=pass "
+						 "(1024-bit key) header.d=%s header.s=test\n", domain);
 
-	deliver(f, id, headers, body);
+	deliver_traced(f, id, trace, from, to, parent, body);
 }
 
 /* The stored answer to the mail id (*out new): 1, or 0 when none. */
@@ -183,6 +204,7 @@ static void test_command_answered_once(void **state)
 			"Could you test this again?\n\n#printkbot test\n\nThanks\n");
 	log = run_once(f, false);
 	assert_non_null(strstr(log, "queued: '#printkbot test' from max@example.org, on the series of job"));
+	assert_non_null(strstr(log, "; sender proven by dkim=pass header.d=example.org (mx.example.org)"));
 	assert_non_null(strstr(log, "testing 1/1 again on printkbot-base"));
 	assert_non_null(strstr(log, "tested again on printkbot-base: refused"));
 	assert_int_equal(outbox_mails(f), 2);
@@ -195,7 +217,7 @@ static void test_command_answered_once(void **state)
 	assert_non_null(strstr(r->text, "Subject: Re: [PATCH] init: say hello there\r\n"));
 	assert_non_null(strstr(r->text, "Hi Max,"));
 	assert_non_null(strstr(r->text, "printkbot tested the series again, as you asked:"));
-	assert_non_null(strstr(r->text, "    #printkbot test\r\n"));
+	assert_non_null(strstr(r->text, "\r\n> #printkbot test\r\n"));
 	assert_non_null(strstr(r->text, "  refused: [PATCH] init: say hello there"));
 	assert_non_null(strstr(r->text, "verdict: refused"));
 	assert_string_equal(r->recipients, "max@example.org\nlist@example.org");
@@ -260,7 +282,7 @@ static void test_commands_checked(void **state)
 	assert_non_null(strstr(r->text, "    lab/main\r\n"));
 	pk_store_reply_free(r);
 	assert_int_equal(answer_of(s, "c4", &r), 1);
-	assert_non_null(strstr(r->text, "#printkbot test BASE"));
+	assert_non_null(strstr(r->text, "    test BASE    test it again on BASE"));
 	assert_non_null(strstr(r->text, "\r\nIn-Reply-To: <c4@example.org>\r\n"));
 	pk_store_reply_free(r);
 	assert_int_equal(answer_of(s, "c5", &r), 0);
@@ -274,7 +296,7 @@ static void test_commands_checked(void **state)
 	/* c2, c3 and c8 in p1's thread: the fourth waits for the hour */
 	assert_int_equal(answer_of(s, "c9", &r), 0);
 	mail_state(s, "c9", "skipped", "commands_per_thread_hour = 3");
-	assert_non_null(strstr(log, "over the rate: its thread <p1@example.org>"));
+	assert_non_null(strstr(log, "over the rate: its thread (series "));
 	pk_store_close(g_steal_pointer(&s));
 
 	/* max gave 3; a fourth elsewhere is acted on (no series there), a fifth is over the hour */
@@ -306,6 +328,126 @@ static void test_commands_checked(void **state)
 		s = store_of(f);
 		mail_state(s, "c12", "skipped", "commands by mail are off");
 	}
+}
+
+/*
+ * Forged senders: a command whose From no Authentication-Results of the
+ * bot's server (mx.example.org) vouches for is refused with the reason,
+ * stored and logged, and never answered: none at all, another server's,
+ * the server's own "none" over a forged pass, a pass for another domain,
+ * a pass in a comment, two From: fields.  A source trusted_commands
+ * needs none.
+ */
+static void test_commands_forged(void **state)
+{
+	static const struct {
+		const char *id, *trace, *from, *why;
+	} cases[] = {
+		{ "f1", "", "Max Maint <max@example.org>",
+		  "its From (max@example.org) is not proven: no Authentication-Results of mx.example.org" },
+		{ "f2", "Authentication-Results: evil.example; dkim=pass header.d=example.org\n", "max@example.org",
+		  "is not proven: no Authentication-Results of mx.example.org" },
+		{ "f3", "Authentication-Results: mx.example.org; dkim=none\n"
+			"Authentication-Results: mx.example.org; dkim=pass header.d=example.org\n", "max@example.org",
+		  "is not proven: mx.example.org found dkim=none: no pass for example.org" },
+		{ "f4", "Authentication-Results: mx.example.org; dkim=pass header.d=evil.example\n",
+		  "Max <max@example.org>", "mx.example.org found dkim=pass header.d=evil.example: no pass for example.org" },
+		{ "f5", "Authentication-Results: mx.example.org; dkim=fail (dkim=pass header.d=example.org) "
+			"header.d=example.org\n", "max@example.org", "found dkim=fail header.d=example.org" },
+		{ "f6", "From: max@example.org\n"
+			"Authentication-Results: mx.example.org; dkim=pass header.d=example.org\n",
+		  "eve@example.org", "its From: names 2 mailboxes, not one" },
+		{ "f7", "Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=\"x;dkim=pass "
+			"header.d=kernel.org\"@evil.example\n", "greg@kernel.org",
+		  "found spf=pass smtp.mailfrom=x;dkim=pass?header.d=kernel.org@evil.example: no pass for kernel.org" },
+	};
+	struct fixture *f = *state;
+	g_autofree char *log = NULL;
+	g_autoptr(pk_store) s = NULL;
+	struct pk_store_reply *r = NULL;
+	gint64 n = -1;
+
+	post_patch(f);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+		deliver_traced(f, cases[i].id, cases[i].trace, cases[i].from, "bot@example.org", "p1",
+			       "#printkbot test\n");
+	log = run_once(f, false);
+	s = store_of(f);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *line = g_strdup_printf("<%s@example.org>: skipped: a #printkbot command refused: ",
+							cases[i].id);
+
+		mail_state(s, cases[i].id, "skipped", cases[i].why);
+		if (!strstr(log, line))
+			fail_msg("%s: not in the log", cases[i].id);
+		assert_int_equal(answer_of(s, cases[i].id, &r), 0);
+	}
+	assert_null(strstr(log, "testing"));
+	assert_int_equal(pk_store_count(s, "commands", &n, NULL), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(outbox_mails(f), 1);
+	pk_store_close(g_steal_pointer(&s));
+
+	/* a source whose mail a list that checks its posters writes: its From is taken */
+	write_config_with(f, "", "trusted_commands = true\n");
+	deliver_traced(f, "t1", "", "Max Maint <max@example.org>", "bot@example.org", "p1", "#printkbot help\n");
+	g_free(log);
+	log = run_once(f, false);
+	assert_non_null(strstr(log, "queued: '#printkbot help' from max@example.org; sender proven by "
+			       "[source list] trusted_commands"));
+	s = store_of(f);
+	assert_int_equal(answer_of(s, "t1", &r), 1);
+	pk_store_reply_free(r);
+}
+
+/*
+ * The limits a forger's References cannot escape: the per-thread one
+ * counts the series the command is about, however its References begin;
+ * the global one every command of the hour.
+ */
+static void test_commands_limits(void **state)
+{
+	struct fixture *f = *state;
+	const char *ar = "Authentication-Results: mx.example.org; dkim=pass header.d=kernel.org\n";
+	g_autofree char *log = NULL;
+	g_autoptr(pk_store) s = NULL;
+	struct pk_store_reply *r = NULL;
+
+	write_config_with(f, "commands_authserv_id = mx.example.org\ncommands_total_per_hour = 5\n", "");
+	post_patch(f);
+	for (int i = 1; i <= 4; i++) {
+		g_autofree char *id = g_strdup_printf("k%d", i);
+		g_autofree char *headers = g_strdup_printf(
+			"%sFrom: greg@kernel.org\nTo: bot@example.org\nSubject: Re: [PATCH] init: say hello there\n"
+			"In-Reply-To: <p1@example.org>\nReferences: <forged%d@example.org> <p1@example.org>\n", ar, i);
+
+		deliver(f, id, headers, "#printkbot help\n");
+	}
+	log = run_once(f, false);
+	s = store_of(f);
+	for (int i = 1; i <= 3; i++) {
+		g_autofree char *id = g_strdup_printf("k%d", i);
+
+		assert_int_equal(answer_of(s, id, &r), 1);
+		pk_store_reply_free(r);
+	}
+	assert_int_equal(answer_of(s, "k4", &r), 0);
+	mail_state(s, "k4", "skipped", "its thread (series ");
+	mail_state(s, "k4", "skipped", ") had 3 in the last hour ([daemon] commands_per_thread_hour = 3)");
+	pk_store_close(g_steal_pointer(&s));
+
+	/* two more elsewhere make five in the hour: the sixth waits, whoever sends it */
+	deliver_traced(f, "g1", ar, "a@kernel.org", "bot@example.org", NULL, "#printkbot help\n");
+	deliver_traced(f, "g2", ar, "b@kernel.org", "bot@example.org", NULL, "#printkbot help\n");
+	deliver_traced(f, "g3", ar, "c@kernel.org", "bot@example.org", NULL, "#printkbot help\n");
+	g_free(log);
+	log = run_once(f, false);
+	s = store_of(f);
+	assert_int_equal(answer_of(s, "g2", &r), 1);
+	pk_store_reply_free(r);
+	assert_int_equal(answer_of(s, "g3", &r), 0);
+	mail_state(s, "g3", "skipped", "5 were acted on in the last hour ([daemon] commands_total_per_hour = 5)");
+	assert_non_null(strstr(log, "<g3@example.org>: skipped: a #printkbot command over the rate: 5 were acted on"));
 }
 
 /* A command job whose worker died is taken over and answers once; one answered before is not again. */
@@ -363,6 +505,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_command_answered_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_taken_over, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commands_forged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commands_limits, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

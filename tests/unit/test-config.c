@@ -758,6 +758,81 @@ static void test_commands_keys(void **state)
 	unlink(twice);
 }
 
+/*
+ * What vouches for a command's sender: [daemon] commands_authserv_id
+ * (ids, lower case; a word that no header could hold is an error),
+ * [source] trusted_commands; the global cap's default.  The daemon does
+ * not start with commands_from but neither: a From: line alone would be
+ * believed.
+ */
+static void test_commands_auth_keys(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *error;    /* of loading, or NULL */
+		bool check;           /* pk_config_check_daemon() passes */
+	} cases[] = {
+		{ "[daemon]\nreply_on = never\ncommands_from = max@example.org\n", NULL, false },
+		{ "[daemon]\nreply_on = never\ncommands_from = max@example.org\ncommands_authserv_id = mx.example.org\n",
+		  NULL, true },
+		{ "[daemon]\nreply_on = never\ncommands_from = max@example.org\n"
+		  "[source s]\ntype = mbox\npath = /x\ntrusted_commands = true\n", NULL, true },
+		{ "[daemon]\nreply_on = never\ncommands_from = max@example.org\n"
+		  "[source s]\ntype = mbox\npath = /x\ntrusted_commands = false\n", NULL, false },
+		{ "[daemon]\nreply_on = never\ncommands_authserv_id = mx.example.org\n", NULL, true },
+		{ "[daemon]\nreply_on = never\n", NULL, true },
+		{ "[daemon]\ncommands_authserv_id = mx.example.org; dkim=pass\n", "'mx.example.org;' is not an authserv-id" },
+		{ "[daemon]\ncommands_authserv_id = \"mx\"\n", "is not an authserv-id" },
+		{ "[source s]\ntype = mbox\npath = /x\ntrusted_commands = maybe\n", "[source s] trusted_commands" },
+		{ "[daemon]\ncommands_total_per_hour = -1\n", "commands_total_per_hour: must not be negative" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = write_tmp(cases[i].text);
+		g_autoptr(GError) err = NULL;
+		struct pk_config c = { 0 };
+		int rc = pk_config_load(&c, path, &err);
+
+		if (cases[i].error) {
+			if (rc == 0 || !strstr(err->message, cases[i].error))
+				fail_msg("case %zu: %s", i, rc ? err->message : "loaded");
+		} else {
+			if (rc)
+				fail_msg("case %zu: %s", i, err->message);
+			rc = pk_config_check_daemon(&c, &err);
+			if ((rc == 0) != cases[i].check)
+				fail_msg("case %zu: check %s", i, rc ? err->message : "passed");
+			if (rc)
+				assert_non_null(strstr(err->message, "[daemon] commands_from: commands by mail need a "
+							    "way to tell their sender from a forger"));
+			pk_config_clear(&c);
+		}
+		unlink(path);
+	}
+
+	g_autofree char *given = write_tmp("[daemon]\ncommands_authserv_id = MX.example.org, mx2.example.org\n"
+					   "commands_total_per_hour = 7\n"
+					   "[source a]\ntype = mbox\npath = /a\ntrusted_commands = true\n"
+					   "[source b]\ntype = mbox\npath = /b\n");
+	g_autofree char *empty = write_tmp("");
+	struct pk_config c = { 0 };
+
+	assert_int_equal(pk_config_load(&c, empty, NULL), 0);
+	assert_null(c.daemon.commands_authserv_id);
+	assert_int_equal(c.daemon.commands_total_per_hour, 20);
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, given, NULL), 0);
+	assert_int_equal(g_strv_length(c.daemon.commands_authserv_id), 2);
+	assert_string_equal(c.daemon.commands_authserv_id[0], "mx.example.org");
+	assert_string_equal(c.daemon.commands_authserv_id[1], "mx2.example.org");
+	assert_int_equal(c.daemon.commands_total_per_hour, 7);
+	assert_true(((struct pk_source_config *)c.sources->pdata[0])->trusted_commands);
+	assert_false(((struct pk_source_config *)c.sources->pdata[1])->trusted_commands);
+	pk_config_clear(&c);
+	unlink(given);
+	unlink(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -765,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_store_path_relative),
 		cmocka_unit_test(test_worker_keys),
+		cmocka_unit_test(test_commands_auth_keys),
 		cmocka_unit_test(test_metrics_keys),
 		cmocka_unit_test(test_commands_keys),
 		cmocka_unit_test(test_source_archive),

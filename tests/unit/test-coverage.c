@@ -229,6 +229,52 @@ static void test_cases(void **state)
 	}
 }
 
+/*
+ * A path no file system can hold (a component over NAME_MAX, the whole
+ * over PATH_MAX) names no file of the tree: not-built, with why, as any
+ * file no config builds, and no Kconfig symbol; never an error that
+ * stops the test.
+ */
+static void test_long_paths(void **state)
+{
+	struct fake *f = *state;
+	g_autofree char *component = g_strnfill(300, 'c');
+	g_autofree char *part = g_strnfill(200, 'd');
+	g_autoptr(GString) deep = g_string_new("drivers/tty");
+	g_autofree char *wide = g_strdup_printf("drivers/tty/%s.c", component);
+	g_autoptr(pk_capture) before = capture((const char *const[]){ NULL }, (const char *const[]){ NULL });
+	g_autoptr(pk_capture) after = capture((const char *const[]){ NULL }, (const char *const[]){ NULL });
+
+	for (int i = 0; i < 25; i++)
+		g_string_append_printf(deep, "/%s", part);
+	g_string_append(deep, "/x.c");
+	for (const char *const *path = (const char *const[]){ wide, deep->str, NULL }; *path; path++) {
+		g_autofree char *diff = g_strdup_printf("--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-a\n+b\n", *path, *path);
+		g_autoptr(pk_patch) patch = pk_patch_parse_diff(diff, strlen(diff));
+		struct pk_coverage_input in = { f->build, f->tree, patch, before, after };
+		g_autoptr(GPtrArray) cov = NULL;
+		g_autoptr(GError) err = NULL;
+		const struct pk_file_coverage *fc;
+
+		print_message("a path of %zu bytes\n", strlen(*path));
+		if (pk_coverage_read(&cov, &in, &err) < 0)
+			fail_msg("%zu bytes: %s", strlen(*path), err->message);
+		assert_int_equal(cov->len, 1);
+		fc = cov->pdata[0];
+		print_message("  %s (%s)\n", pk_coverage_state_name(fc->state), fc->reason ? fc->reason : "-");
+		assert_string_equal(pk_coverage_state_name(fc->state), "not-built");
+		assert_non_null(fc->reason);
+		/* and no Kconfig symbol builds it: a derived config asks for none */
+		{
+			g_autoptr(GPtrArray) groups = g_ptr_array_new_with_free_func(g_free);
+
+			if (pk_coverage_kbuild_groups(f->tree, *path, groups, &err) < 0)
+				fail_msg("%zu bytes: %s", strlen(*path), err->message);
+			assert_int_equal(groups->len, 0);
+		}
+	}
+}
+
 /* Without vmlinux.a (nor built-in.a) nothing is vouched for; with built-in.a alone (before 6.1) it serves. */
 static void test_no_archive(void **state)
 {
@@ -548,6 +594,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_archive, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_paths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kbuild_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_table, setup, teardown),
 		cmocka_unit_test(test_verdict),

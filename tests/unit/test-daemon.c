@@ -32,6 +32,7 @@
 
 #include "daemon/daemon.h"
 #include "lab/lab.h"
+#include "base/proc.h"
 #include "lab/sandbox.h"
 #include "report/outbox.h"
 #include "store/store.h"
@@ -609,6 +610,41 @@ static void run_once_logged(struct fixture *f, char **out_log)
 		fail_msg("run: %s", err->message);
 }
 
+/*
+ * The intake holds a patch to [policy] max_lines before its scan: one
+ * over it is not scanned (a scan costs many times the diff's size), the
+ * log says why, and its series is queued all the same, to be refused with
+ * the limit named in its review, where a scan would have found no churn
+ * and dropped it without a word.
+ */
+static void test_over_limits_not_scanned(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
+	g_autofree char *maildir = g_build_filename(f->dir, "maildir", NULL);
+	g_autoptr(GString) diff = g_string_new("diff --git a/init/big.c b/init/big.c\n--- /dev/null\n"
+					       "+++ b/init/big.c\n@@ -0,0 +1,300 @@\n");
+	g_autoptr(GPtrArray) jobs = NULL;
+	g_autoptr(pk_store) store = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autofree char *log = NULL;
+
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	write_config(f, "max_lines = 100", "maildir");
+	for (int i = 0; i < 300; i++)
+		g_string_append_printf(diff, "+int a%d;\n", i);
+	deliver_mail(maildir, "long", "[PATCH] init: a long file", diff->str);
+	run_once_logged(f, &log);
+	assert_non_null(strstr(log, "not scanned: the diff has 300 lines, more than the limit of 100 "
+				    "([policy] max_lines)"));
+	assert_int_equal(pk_store_open(&store, db, &err), 0);
+	assert_int_equal(pk_store_jobs(store, PK_JOB_ANY_STATE, &jobs, &err), 0);
+	assert_int_equal(jobs->len, 1);
+	assert_int_equal(((const struct pk_store_job *)jobs->pdata[0])->kind, PK_JOB_SERIES);
+	assert_non_null(strstr(((const struct pk_store_job *)jobs->pdata[0])->series_key, "a long file"));
+}
+
 /* A syntax error on SIGHUP is logged with its line; the old configuration stays. */
 static void test_reload_syntax_error_line(void **state)
 {
@@ -976,9 +1012,10 @@ static void test_worker_without_lab(void **state)
 
 /*
  * A series the worker fails on for a reason of its own (here a lab that
- * passes the check but whose tree is no git repository: the base cannot
- * be chosen) goes back to the queue with a retry time, not failed for
- * good: it is no result of the patch.
+ * passes the check, its base commit there, but whose lock cannot be
+ * taken: a directory stands where the lock file goes) goes back to the
+ * queue with a retry time, not failed for good: it is no result of the
+ * patch.
  */
 static void test_worker_error_requeues(void **state)
 {
@@ -1000,12 +1037,24 @@ static void test_worker_error_requeues(void **state)
 		g_autofree char *guest = g_path_get_dirname(lab.initrd);
 		g_autofree char *builds = g_path_get_dirname(stamp);
 
+		g_autofree char *lock = g_build_filename(lab.cache, "lock", NULL);
+		const char *init[] = { "git", "-C", lab.tree, "init", "-q", NULL };
+		const char *add[] = { "git", "-C", lab.tree, "add", "Makefile", NULL };
+		const char *commit[] = { "git", "-C", lab.tree, "-c", "user.name=Jane Dev", "-c",
+					 "user.email=jane@example.org", "commit", "-q", "-m", "base", NULL };
+		const char *tag[] = { "git", "-C", lab.tree, "tag", PK_LAB_BASE_TAG, NULL };
+
 		assert_int_equal(g_mkdir_with_parents(lab.tree, 0755), 0);
 		assert_int_equal(g_mkdir_with_parents(guest, 0755), 0);
 		assert_int_equal(g_mkdir_with_parents(builds, 0755), 0);
 		assert_true(g_file_set_contents(makefile, "VERSION = 6\nPATCHLEVEL = 12\n", -1, NULL));
 		assert_true(g_file_set_contents(stamp, lab.config_hash, -1, NULL));
 		assert_true(g_file_set_contents(lab.initrd, "", 0, NULL));
+		assert_int_equal(pk_proc_step("git init", init, NULL, NULL, NULL), 0);
+		assert_int_equal(pk_proc_step("git add", add, NULL, NULL, NULL), 0);
+		assert_int_equal(pk_proc_step("git commit", commit, NULL, NULL, NULL), 0);
+		assert_int_equal(pk_proc_step("git tag", tag, NULL, NULL, NULL), 0);
+		assert_int_equal(g_mkdir_with_parents(lock, 0755), 0);
 	}
 	assert_int_equal(pk_lab_check(&lab, NULL), 0);
 	pk_lab_clear(&lab);
@@ -1363,14 +1412,56 @@ static void test_metrics_during_job(void **state)
 }
 
 /*
- * SIGTERM while the SMTP server says nothing (it took the connection and
- * never greets; the timeout is a minute): the daemon stops within a
- * couple of seconds, the reply not sent, still waiting in the outbox's
- * new/, and its job queued again for the next start.
+ * The fake SMTP server's side of a mail up to its last line: greeted,
+ * every command answered, the mail read to its final dot, which is
+ * never answered (a server stuck in its end-of-data checks).  1 when
+ * the dot came.
  */
-static void test_stop_during_send(void **state)
+static int smtp_until_dot(int c)
 {
-	struct fixture *f = *state;
+	g_autoptr(GIOChannel) io = g_io_channel_unix_new(c);
+	bool data = false;
+	char *line = NULL;
+
+	g_io_channel_set_encoding(io, NULL, NULL);
+#define SAY(text) do { if (write(c, text, strlen(text)) < 0) return 0; } while (0)
+	SAY("220 fake\r\n");
+	while (g_io_channel_read_line(io, &line, NULL, NULL, NULL) == G_IO_STATUS_NORMAL) {
+		g_autofree char *l = line;
+
+		if (data && !strcmp(l, ".\r\n"))
+			return 1;
+		if (data)
+			continue;
+		if (!g_ascii_strncasecmp(l, "DATA", 4)) {
+			data = true;
+			SAY("354 go on\r\n");
+		} else {
+			SAY("250 fake\r\n");
+		}
+	}
+#undef SAY
+	return 0;
+}
+
+/* Where the fake server of stop_during_send() is when the daemon gets SIGTERM. */
+enum stall {
+	STALL_GREETING,     /* it took the connection and never greets */
+	STALL_AFTER_DOT,    /* it has the whole mail and never answers its final dot */
+	ANSWER_AFTER_STOP,  /* it answers the dot 250, a second after the SIGTERM */
+};
+
+/*
+ * SIGTERM while the SMTP server says nothing, the timeout a minute: the
+ * daemon stops within a few seconds.  Stalled, the reply is not
+ * recorded as sent, still waits in the outbox's new/, and its job is
+ * queued again for the next start (after the dot the server may yet
+ * deliver it: sending it again is SMTP's own ambiguity, as after a
+ * crash).  A server that answers the dot within the stop's grace has
+ * taken the mail: recorded as sent, never sent again.
+ */
+static void stop_during_send(struct fixture *f, enum stall stall)
+{
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof a;
 	g_autofree char *db = g_build_filename(f->dir, "daemon.db", NULL);
@@ -1402,10 +1493,16 @@ static void test_stop_during_send(void **state)
 	}
 	c = accept(fd, NULL, NULL);
 	assert_true(c >= 0);
+	if (stall != STALL_GREETING)
+		assert_int_equal(smtp_until_dot(c), 1);
 	g_usleep(G_USEC_PER_SEC / 2);
 	assert_int_equal(kill(kid, SIGTERM), 0);
 	asked = g_get_monotonic_time();
-	while (!gone && g_get_monotonic_time() - asked < 10 * G_USEC_PER_SEC) {
+	if (stall == ANSWER_AFTER_STOP) {
+		g_usleep(G_USEC_PER_SEC);
+		assert_int_equal(write(c, "250 taken\r\n", 11), 11);
+	}
+	while (!gone && g_get_monotonic_time() - asked < 30 * G_USEC_PER_SEC) {
 		gone = waitpid(kid, &status, WNOHANG);
 		if (!gone)
 			g_usleep(20000);
@@ -1419,19 +1516,35 @@ static void test_stop_during_send(void **state)
 	close(fd);
 	print_message("stopped %.1f s after SIGTERM\n", took / 1e6);
 	assert_int_equal(gone, kid);
-	assert_true(took < 3 * G_USEC_PER_SEC);
+	assert_true(took < 10 * G_USEC_PER_SEC);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
 	job = job_now(f, job_id);
 	print_message("job %" G_GINT64_FORMAT ": %s, %s\n", job->id, pk_job_state_name(job->state), job->detail);
-	assert_int_equal(job->state, PK_JOB_QUEUED);
+	assert_int_equal(job->state, stall == ANSWER_AFTER_STOP ? PK_JOB_DONE : PK_JOB_QUEUED);
 	assert_int_equal(job->not_before, 0);
 	assert_int_equal(pk_store_open(&store, db, NULL), 0);
 	assert_int_equal(pk_store_reply_by_message_id(store, "printkbot-full@example.org", &r, NULL), 1);
-	assert_int_equal(r->sent, 0);
+	assert_int_equal(r->sent != 0, stall == ANSWER_AFTER_STOP);
 	pk_store_reply_free(r);
 	assert_int_equal(pk_outbox_open(&ob, outbox, false, NULL), 0);
-	assert_int_equal(pk_outbox_state(ob, "printkbot-full@example.org"), PK_OUTBOX_WAITING);
+	assert_int_equal(pk_outbox_state(ob, "printkbot-full@example.org"),
+			 stall == ANSWER_AFTER_STOP ? PK_OUTBOX_SENT : PK_OUTBOX_WAITING);
+}
+
+static void test_stop_during_send(void **state)
+{
+	stop_during_send(*state, STALL_GREETING);
+}
+
+static void test_stop_after_dot(void **state)
+{
+	stop_during_send(*state, STALL_AFTER_DOT);
+}
+
+static void test_stop_after_dot_answered(void **state)
+{
+	stop_during_send(*state, ANSWER_AFTER_STOP);
 }
 
 int main(void)
@@ -1445,6 +1558,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pr_fmt_only_is_churn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_max_mail_mb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_over_limits_not_scanned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reused_message_id_logged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_syntax_error_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_store_needs_restart, setup, teardown),
@@ -1463,6 +1577,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_metrics_reload_and_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_during_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_during_send, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_after_dot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_after_dot_answered, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

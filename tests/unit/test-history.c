@@ -532,6 +532,117 @@ static void test_commands(void **state)
 	}
 }
 
+/* What a terminal must not get from a stored string: ESC, BEL, CSI (C1), CR, a bidi override. */
+static void assert_terminal_safe(const char *out)
+{
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\x07'));
+	assert_null(strchr(out, '\r'));
+	assert_null(strstr(out, "\u202e"));
+	assert_null(strstr(out, "\xc2\x9b"));
+}
+
+/*
+ * A store holding strings that would drive a terminal (a subject, an
+ * author, a commit's subject and author, a skip reason, a change's text
+ * and the review's reason with ESC sequences, BEL, CR, a C1 CSI and a
+ * right-to-left override): report, report --push, history and history
+ * --pushes print them with '?' for each, and --json keeps them exact,
+ * escaped as JSON does.
+ */
+static void test_text_for_terminal(void **state)
+{
+	static const char evil[] = "\x1b]0;owned\x07 \x1b[2J\u202eevil\u202c \xc2\x9b" "1m\rforged";
+	static const char shown[] = "?]0;owned? ?[2J?evil? ?1m?forged";
+	g_autofree char *path = db_path("terminal.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_autofree char *mail = NULL, *model_json = NULL, *body = NULL, *out = NULL, *id = NULL, *push_id = NULL;
+	const struct pk_review_info info = { "terminal.mbox", 1, 1, "printkbot-base", "427fcf303d87" };
+	struct pk_test_result res = { 0 };
+	struct pk_store_test t = { .verdict = PK_VERDICT_DOES_NOT_APPLY };
+	unsigned skipped;
+	gint64 review, source, push;
+
+	/* the subject and author as encoded words, the changed message raw in the diff */
+	mail = g_strdup_printf("From: =?UTF-8?Q?Eve_=1B]0;owned=07_=E2=80=AE?= <eve@example.org>\n"
+			       "Subject: =?UTF-8?Q?[PATCH]_x:_=1B[2J=E2=80=AEevil=E2=80=AC_=C2=9B1m=0Dforged?=\n"
+			       "Message-ID: <terminal@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n\n---\n"
+			       "--- a/kernel/x.c\n+++ b/kernel/x.c\n@@ -1,3 +1,3 @@\n {\n"
+			       "-\tpr_err(\"old\\n\");\n+\tpr_err(\"%s\\n\");\n }\n", evil);
+	assert_int_equal(pk_patch_read_mails(&patches, &skipped, mail, strlen(mail), NULL), 0);
+	res.scan = pk_scan(patches->pdata[0]);
+	res.verdict = PK_VERDICT_DOES_NOT_APPLY;
+	res.reason = g_strdup_printf("kernel/x.c: %s", evil);
+	res.before.commit = g_strdup("514c34e2f1d7a9b0c3e4f5a6b7c8d9e0f1a2b3c4");
+	model = pk_review_model(patches->pdata[0], &res, &info);
+	model_json = json_to_string(model, FALSE);
+	assert_non_null(body = pk_review_render(model, "review.txt", &err));
+	assert_int_equal(pk_store_add_patch(s, &t.patch_id, NULL, patches->pdata[0], NULL, &err), 0);
+	assert_int_equal(pk_store_add_findings(s, t.patch_id, res.scan, &err), 0);
+	assert_int_equal(pk_store_add_test(s, &t.patch_id, &t, &err), 0);
+	assert_int_equal(pk_store_add_review(s, &review, t.patch_id, model_json, body, &err), 0);
+	{
+		struct pk_store_push_commit c = { .commit_id = "0123456789abcdef0123456789abcdef01234567",
+						  .subject = (char *)evil, .author = (char *)evil };
+		struct pk_store_push p = { .tree = "lab", .branch = "main", .old_tip = "1111111111111111",
+					   .new_tip = "0123456789abcdef" };
+		g_autoptr(GPtrArray) one = g_ptr_array_new();
+		g_autoptr(pk_store_push) got = NULL;
+		g_autoptr(GPtrArray) commits = NULL;
+
+		assert_int_equal(pk_store_add_source(s, &source, "git", "lab/main", NULL, &err), 0);
+		p.source_id = source;
+		g_ptr_array_add(one, &c);
+		assert_int_equal(pk_store_push_add(s, &push, &p, one, &err), 0);
+		assert_int_equal(pk_store_push_get(s, push, &got, &commits, &err), 1);
+		c.id = ((struct pk_store_push_commit *)commits->pdata[0])->id;
+		c.state = "skipped";
+		c.reason = (char *)evil;
+		assert_int_equal(pk_store_push_commit_set(s, &c, &err), 0);
+	}
+	pk_store_close(g_steal_pointer(&s));
+	id = g_strdup_printf("%" G_GINT64_FORMAT, review);
+	push_id = g_strdup_printf("%" G_GINT64_FORMAT, push);
+	{
+		char *report[] = { "report", "--db", path, id, NULL };
+		char *report_push[] = { "report", "--db", path, "--push", push_id, NULL };
+		char *history[] = { "history", "--db", path, NULL };
+		char *pushes[] = { "history", "--db", path, "--pushes", NULL };
+		struct { const char *name; char **argv; int argc; } cmds[] = {
+			{ "report", report, 4 }, { "report --push", report_push, 5 },
+			{ "history", history, 3 }, { "history --pushes", pushes, 4 },
+		};
+
+		for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++) {
+			int rc = run_captured(!strcmp(cmds[i].argv[0], "report") ? cmd_report : cmd_history,
+					      cmds[i].argc, cmds[i].argv, &out);
+
+			print_message("%s:\n%s", cmds[i].name, out);
+			assert_int_equal(rc, 0);
+			assert_terminal_safe(out);
+			assert_non_null(strstr(out, i == 2 ? "?evil?" : shown));
+			g_clear_pointer(&out, g_free);
+		}
+	}
+	{
+		/* --json: the data exact, escaped as JSON does */
+		char *argv[] = { "history", "--db", path, "--pushes", "--json", NULL };
+		g_autoptr(JsonParser) parser = json_parser_new();
+		JsonObject *o;
+
+		assert_int_equal(run_captured(cmd_history, 5, argv, &out), 0);
+		assert_null(strchr(out, '\x1b'));
+		assert_true(json_parser_load_from_data(parser, out, -1, NULL));
+		o = json_array_get_object_element(json_object_get_array_member(
+			json_node_get_object(json_parser_get_root(parser)), "commits"), 0);
+		assert_string_equal(json_object_get_string_member(o, "subject"), evil);
+	}
+	pk_test_result_clear(&res);
+}
+
 /* `history --json` of one store, with more arguments; its output. */
 static char *history_json(const char *path, char *more)
 {
@@ -574,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_confirmation_mismatch),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_text_for_terminal),
 	};
 	const struct CMUnitTest pg_tests[] = {
 		cmocka_unit_test(test_history_filters),
@@ -581,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_confirmation_mismatch),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_text_for_terminal),
 		cmocka_unit_test(test_json_both_backends),
 	};
 

@@ -235,6 +235,42 @@ static void test_nul_in_message_id(void **state)
 	}
 }
 
+/*
+ * What says who sent a mail: its Authentication-Results as written
+ * (folded, CRLF read as LF), topmost first, whatever their case; the
+ * mailboxes of its From: fields, two fields counting two.
+ */
+static void test_trace_headers(void **state)
+{
+	static const struct {
+		const char *headers;
+		unsigned from_count, n_ar;
+		const char *first, *second;
+	} cases[] = {
+		{ "From: Max <max@example.org>\r\nAuthentication-Results: mx.example.org;\r\n\tdkim=pass "
+		  "header.d=example.org\r\nSubject: x\r\nauthentication-results: evil; dkim=pass\r\n", 1, 2,
+		  " mx.example.org;\n\tdkim=pass header.d=example.org", " evil; dkim=pass" },
+		{ "From: Max <max@example.org>\nSubject: x\n", 1, 0 },
+		{ "From: max@example.org\nFrom: eve@evil.example\nSubject: x\n", 2, 0 },
+		{ "From: max@example.org, eve@evil.example\nSubject: x\n", 2, 0 },
+		{ "Subject: x\n", 0, 0 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *mail = g_strdup_printf("%sMessage-ID: <t%zu@example.org>\n\ntext\n", cases[i].headers, i);
+		g_autoptr(pk_mail) m = NULL;
+
+		assert_int_equal(pk_mail_parse(&m, mail, strlen(mail), NULL), 0);
+		if (m->from_count != cases[i].from_count || m->auth_results->len != cases[i].n_ar)
+			fail_msg("case %zu: %u From mailboxes, %u Authentication-Results", i, m->from_count,
+				 m->auth_results->len);
+		if (cases[i].first)
+			assert_string_equal(g_strchomp(m->auth_results->pdata[0]), cases[i].first);
+		if (cases[i].second)
+			assert_string_equal(g_strchomp(m->auth_results->pdata[1]), cases[i].second);
+	}
+}
+
 /* pk_mail_compose refuses, never cleans, a value with a line break. */
 static void test_compose_refuses(void **state)
 {
@@ -291,6 +327,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compose_refuses),
+		cmocka_unit_test(test_trace_headers),
 		cmocka_unit_test(test_hostile_patch),
 		cmocka_unit_test(test_nul_in_message_id),
 		cmocka_unit_test(test_reply_on),

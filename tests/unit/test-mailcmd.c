@@ -1,7 +1,9 @@
 /*
  * test-mailcmd.c - commands by mail as intake/mailcmd.h reads them: the
  * #printkbot line of a reply (never a quoted one, nor one in a
- * signature or a diff), its words, and who may give one.
+ * signature, a diff or a mail carried unquoted under a top-posted reply),
+ * its words, what of it an answer quotes, the bot's own text defused,
+ * and who may give one.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,8 +33,8 @@ static void test_parse(void **state)
 		{ "#printkbot\n", PK_MAILCMD_UNKNOWN },
 		{ "#printkbot retest\n", PK_MAILCMD_UNKNOWN, NULL, "retest" },
 		/* a base with shell or quote characters is no base: the command is not understood */
-		{ "#printkbot test $(reboot)\n", PK_MAILCMD_UNKNOWN, NULL, "test" },
-		{ "#printkbot test --base=x\n", PK_MAILCMD_UNKNOWN, NULL, "test" },
+		{ "#printkbot test $(reboot)\n", PK_MAILCMD_UNKNOWN, NULL, "test", true },
+		{ "#printkbot test --base=x\n", PK_MAILCMD_UNKNOWN, NULL, "test", true },
 		/* quoted: someone else's command, not given again */
 		{ "> #printkbot test\n", PK_MAILCMD_NONE },
 		{ "  >> #printkbot test\nOK\n", PK_MAILCMD_NONE },
@@ -57,6 +59,94 @@ static void test_parse(void **state)
 		assert_int_equal(c.extra, cases[i].extra);
 		assert_true(c.kind == PK_MAILCMD_NONE ? !c.line : g_str_has_prefix(c.line, "#"));
 		pk_mailcmd_clear(&c);
+	}
+}
+
+/* What the answer quotes: the command understood, never the rest of the line. */
+static void test_parse_line(void **state)
+{
+	static const struct {
+		const char *body, *line;
+	} cases[] = {
+		{ "#printkbot test\n", "#printkbot test" },
+		{ "  #PrintkBot TEST debian:6.1   \n", "#printkbot test debian:6.1" },
+		{ "#printkbot test debian:6.1 BUY CHEAP PILLS at http://spam.example\n", "#printkbot test debian:6.1" },
+		{ "#printkbot help me, and visit http://spam.example\n", "#printkbot help" },
+		{ "#printkbot\n", "#printkbot" },
+		{ "#printkbot frobnicate now\n", "#printkbot frobnicate ..." },
+		{ "#printkbot www.spam.example/buy-now\n", "#printkbot www?spam?example?buy" },
+		{ "#printkbot aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "#printkbot aaaaaaaaaaaaaaaaaaaa" },
+		{ "#printkbot test $(reboot)\n", "#printkbot test ..." },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_auto(pk_mailcmd_t) c = { 0 };
+
+		pk_mailcmd_parse(&c, cases[i].body);
+		if (!c.line || strcmp(c.line, cases[i].line))
+			fail_msg("case %zu: '%s', not '%s'", i, c.line ? c.line : "(null)", cases[i].line);
+	}
+}
+
+/*
+ * A mail carried unquoted under a reply (top-posting) gives no command;
+ * the replier's own lines under an inline reply's attribution do.
+ */
+static void test_parse_carried(void **state)
+{
+	static const struct {
+		const char *body;
+		enum pk_mailcmd_kind kind;
+	} cases[] = {
+		/* top-posted over the bot's answer, carried unquoted */
+		{ "Thanks!\n\nOn Tue, 1 Dec 2026 at 10:00, printkbot <bot@example.org> wrote:\n"
+		  "Hi Max,\n\nprintkbot read your command:\n\n    #printkbot test\n", PK_MAILCMD_NONE },
+		/* the attribution wrapped on two lines, CRLF */
+		{ "Thanks!\r\n\r\nOn Tue, 1 Dec 2026 at 10:00, printkbot\r\n<bot@example.org> wrote:\r\n\r\n"
+		  "#printkbot help\r\n", PK_MAILCMD_NONE },
+		{ "OK\n-----Original Message-----\nFrom: printkbot\n\n#printkbot test\n", PK_MAILCMD_NONE },
+		/* inline: the quoted mail under the attribution, then the command */
+		{ "On Tue, 1 Dec 2026, Jane Dev wrote:\n> the patch\n> more\n\n#printkbot test\n", PK_MAILCMD_TEST },
+		{ "On Tue, 1 Dec 2026, Jane Dev wrote:\n\n  > the patch\n\n#printkbot help\n", PK_MAILCMD_HELP },
+		/* a command above an attribution is a command */
+		{ "#printkbot test\n\nOn Tue, 1 Dec 2026, Max wrote:\nwhatever\n", PK_MAILCMD_TEST },
+		/* "wrote:" alone is no attribution */
+		{ "Max wrote:\n#printkbot help\n", PK_MAILCMD_HELP },
+		{ "On a related note, I wrote:\n> x\n#printkbot help\n", PK_MAILCMD_HELP },
+		/* an attribution at the very end */
+		{ "#printkbot help\nOn Tue, Max wrote:", PK_MAILCMD_HELP },
+		{ "On Tue, Max wrote:", PK_MAILCMD_NONE },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_auto(pk_mailcmd_t) c = { 0 };
+
+		pk_mailcmd_parse(&c, cases[i].body);
+		if (c.kind != cases[i].kind)
+			fail_msg("case %zu: kind %d, not %d", i, c.kind, cases[i].kind);
+	}
+}
+
+/* What the bot writes holds no line that gives a command; the rest is left as it is. */
+static void test_defuse(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "", "" },
+		{ "Hi Max,\n\n    #printkbot test\n\nBye\n", "Hi Max,\n\n>     #printkbot test\n\nBye\n" },
+		{ "#printkbot help\r\n#printkbotx\r\n> #printkbot test\r\n#printkbot",
+		  "> #printkbot help\r\n#printkbotx\r\n> #printkbot test\r\n> #printkbot" },
+		{ "say \"#printkbot test\" on a line\n", "say \"#printkbot test\" on a line\n" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got = pk_mailcmd_defuse(cases[i].text);
+		g_auto(pk_mailcmd_t) c = { 0 };
+
+		assert_string_equal(got, cases[i].want);
+		pk_mailcmd_parse(&c, got);
+		assert_int_equal(c.kind, PK_MAILCMD_NONE);
 	}
 }
 
@@ -122,6 +212,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_limits),
+		cmocka_unit_test(test_parse_line),
+		cmocka_unit_test(test_parse_carried),
+		cmocka_unit_test(test_defuse),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_allowed),
 		cmocka_unit_test(test_addressed_to),

@@ -462,6 +462,64 @@ static void test_imap_no_starttls(void **state)
 }
 
 /*
+ * An IMAP server that offers STARTTLS and refuses it (NO), and one that
+ * accepts it and then cannot do TLS (OK, then BYE in clear: what Dovecot
+ * says with a certificate it cannot load): each said as it is, neither as
+ * a server that offers no STARTTLS, and no login goes.
+ */
+static void test_imap_starttls_refused(void **state)
+{
+	static const struct rule refused[] = {
+		{ "CAPABILITY", "* CAPABILITY IMAP4rev1 STARTTLS\r\n%s OK done\r\n" },
+		{ "STARTTLS", "%s NO [UNAVAILABLE] TLS is down here\r\n" },
+		{ "LOGOUT", "* BYE\r\n%s OK bye\r\n" },
+		{ NULL, "%s BAD what\r\n" },
+	};
+	static const struct rule failed[] = {
+		{ "CAPABILITY", "* CAPABILITY IMAP4rev1 STARTTLS\r\n%s OK done\r\n" },
+		{ "STARTTLS", "%s OK Begin TLS negotiation now.\r\n* BYE [UNAVAILABLE] TLS initialization failed.\r\n" },
+		{ NULL, "%s BAD what\r\n" },
+	};
+	static const struct { const struct rule *rules; const char *has; } cases[] = {
+		{ refused, "refused STARTTLS (it said \"NO [UNAVAILABLE] TLS is down here\") and tls = required" },
+		{ failed, "accepted STARTTLS, then TLS failed (" },
+	};
+	g_autofree char *dir = g_dir_make_tmp("pk-mailtls-XXXXXX", NULL);
+	g_autofree char *db = g_build_filename(dir, "t.db", NULL);
+	g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+	struct pk_store *store = NULL;
+
+	assert_int_equal(pk_store_open(&store, db, NULL), 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct fake f;
+		g_autofree char *url = NULL;
+		g_autofree char *name = g_strdup_printf("t%zu", i);
+		g_autoptr(GError) err = NULL;
+		struct pk_source_config cfg = { .name = name, .type = "imap", .user = "list",
+						.password = "pw", .tls = PK_TLS_REQUIRED, .poll_interval = 1 };
+		struct pk_intake *in = NULL;
+		unsigned n = 0;
+
+		fake_start(&f, true, cases[i].rules);
+		url = g_strdup_printf("imap://127.0.0.1:%d/INBOX", f.port);
+		cfg.url = url;
+		assert_int_equal(pk_intake_open(&in, store, &cfg, NULL), 0);
+		assert_int_equal(pk_intake_fetch(in, NULL, NULL, &n, &err), -1);
+		pk_intake_close(in);
+		fake_stop(&f);
+		print_message("%s\n%s", err->message, f.heard->str);
+		assert_true(heard(&f, "STARTTLS"));
+		assert_false(heard(&f, "LOGIN"));
+		assert_false(heard(&f, "AUTHENTICATE"));
+		assert_non_null(strstr(err->message, cases[i].has));
+		assert_null(strstr(err->message, "offers no STARTTLS"));
+		g_string_free(f.heard, TRUE);
+	}
+	pk_store_close(store);
+	g_assert(system(rm) == 0);
+}
+
+/*
  * UIDs, UIDVALIDITY and UIDNEXT are 32-bit (RFC 3501): an absurd one is an
  * error naming the source and the position stays where it was; a last UID
  * stored out of range (by a version that took any) is read again from
@@ -550,6 +608,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_smtp_no_starttls),
 		cmocka_unit_test(test_imap_no_starttls),
+		cmocka_unit_test(test_imap_starttls_refused),
 		cmocka_unit_test(test_smtp_refused_recipient),
 		cmocka_unit_test(test_smtp_starttls_refused),
 		cmocka_unit_test(test_smtp_quiet_server),

@@ -560,6 +560,38 @@ static void test_store_readers_take_config(void **state)
 	remove_dir(dir);
 }
 
+/*
+ * test checks its inputs before it takes the lab (the spec's inputs hook,
+ * run by pk_command_setup() before pk_lab_take()): an input it cannot
+ * read, or a directory, is said at once, not after another printkbot's
+ * build; a readable one passes.
+ */
+static void test_test_checks_inputs_first(void **state)
+{
+	const struct pk_command *test = pk_command_find("test");
+	char *missing[] = { "test", "/nonexistent/x.patch", NULL };
+	char *dir[] = { "test", "/tmp", NULL };
+	char *readable[] = { "test", "tests/data/test/text-change.patch", NULL };
+	char **lines[] = { missing, dir, readable };
+	const char *said[] = { "cannot read /nonexistent/x.patch", "it is a directory", NULL };
+
+	(void)state;
+	assert_non_null(test->spec->inputs);
+	for (size_t i = 0; i < G_N_ELEMENTS(lines); i++) {
+		g_autoptr(GError) err = NULL;
+		struct pk_cmd_ctx ctx;
+
+		assert_int_equal(pk_command_parse(&ctx, test, 2, lines[i], &err), 0);
+		if (said[i]) {
+			assert_int_equal(test->spec->inputs(&ctx, &err), -1);
+			assert_non_null(strstr(err->message, said[i]));
+		} else {
+			assert_int_equal(test->spec->inputs(&ctx, &err), 0);
+		}
+		pk_cmdline_clear(&ctx.cmdline);
+	}
+}
+
 int main(void)
 {
 	int fd = g_file_open_tmp("printkbot-options-XXXXXX.rules", &rules_file, NULL);
@@ -580,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_setup_store),
 		cmocka_unit_test(test_store_readers_take_config),
+		cmocka_unit_test(test_test_checks_inputs_first),
 	};
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(rules_file);

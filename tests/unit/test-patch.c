@@ -1,4 +1,7 @@
-/* test-patch.c - mail decoding (mboxrd, charsets), hunk sections, post-images. */
+/*
+ * test-patch.c - mail decoding (mboxrd, charsets), hunk sections,
+ * post-images, the size limits a patch is held to.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,6 +9,7 @@
 #include <cmocka.h>
 
 #include "base/patch.h"
+#include "base/settings.h"
 
 /* A one-file diff of x.c whose hunk adds one line, for mail bodies. */
 #define BODY_DIFF "---\n--- a/x.c\n+++ b/x.c\n@@ -1 +1,2 @@\n a\n+b\n"
@@ -367,9 +371,54 @@ static void test_mail_damage(void **state)
 	}
 }
 
+/*
+ * The size limits every door asks before a scan: files and hunk lines
+ * (context counts: it is read as the rest), 0 being none, the key named;
+ * a patch its reader did not read whole says so itself.
+ */
+static void test_over_limits(void **state)
+{
+	static const char two[] = "--- a/a.c\n+++ b/a.c\n@@ -1 +1,2 @@\n a\n+b\n"
+				  "--- a/b.c\n+++ b/b.c\n@@ -1 +1,2 @@\n a\n+b\n";
+	static const struct {
+		unsigned max_files, max_lines;
+		const char *want;   /* NULL: within */
+	} cases[] = {
+		{ 2, 4, NULL },
+		{ 0, 0, NULL },
+		{ 1, 0, "the patch touches 2 files, more than the limit of 1 ([policy] max_files)" },
+		{ 0, 3, "the diff has 4 lines, more than the limit of 3 ([policy] max_lines)" },
+		{ 1, 3, "the patch touches 2 files, more than the limit of 1 ([policy] max_files)" },
+	};
+	g_autoptr(pk_patch) p = pk_patch_parse_diff(two, strlen(two));
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_policy policy = PK_POLICY_DEFAULT;
+		g_autofree char *over = NULL;
+
+		policy.max_files = cases[i].max_files;
+		policy.max_lines = cases[i].max_lines;
+		over = pk_patch_over_limits(p, &policy);
+		if (cases[i].want)
+			assert_string_equal(over, cases[i].want);
+		else
+			assert_null(over);
+	}
+	p->over_limit = g_strdup("x.bin is 9 bytes, more than the limit of 8 bytes of a diff ([policy] max_mail_mb)");
+	{
+		struct pk_policy none = PK_POLICY_DEFAULT;
+		g_autofree char *over = NULL;
+
+		none.max_files = none.max_lines = 0;
+		over = pk_patch_over_limits(p, &none);
+		assert_string_equal(over, p->over_limit);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_over_limits),
 		cmocka_unit_test(test_mboxrd_from),
 		cmocka_unit_test(test_mboxrd_two_mails),
 		cmocka_unit_test(test_charsets),

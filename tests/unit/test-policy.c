@@ -130,6 +130,29 @@ static void test_path_kind(void **state)
 	assert_int_equal(pk_policy_path_kind("arch/x86/boot/header.S"), PK_PATH_OTHER);
 }
 
+/* A path no file system holds is refused, not applied to fail halfway: over PATH_MAX, a component over NAME_MAX. */
+static void test_long_paths(void **state)
+{
+	g_autofree char *component = g_strnfill(300, 'c');
+	g_autofree char *wide = g_strdup_printf("drivers/%s.c", component);
+	g_autoptr(GString) deep = g_string_new("drivers");
+	struct pk_policy policy = PK_POLICY_DEFAULT;
+
+	policy.sandbox = PK_SANDBOX_OFF;
+	while (deep->len < 5000)
+		g_string_append(deep, "/dddddddddddddddddddddddddddddddddddddddddddddddddd");
+	g_string_append(deep, "/x.c");
+	for (const char *const *path = (const char *const[]){ wide, deep->str, NULL }; *path; path++) {
+		g_autofree char *diff = g_strdup_printf("--- a/%s\n+++ b/%s\n" HUNK, *path, *path);
+		g_autoptr(pk_patch) patch = pk_patch_parse_diff(diff, strlen(diff));
+		g_autofree char *reason = NULL;
+
+		assert_false(pk_policy_allows(&policy, patch, &reason));
+		print_message("%s\n", reason);
+		assert_non_null(strstr(reason, "longer than a file system holds"));
+	}
+}
+
 static void test_limits(void **state)
 {
 	struct pk_policy policy = PK_POLICY_DEFAULT;
@@ -180,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_policy_table),
 		cmocka_unit_test(test_path_kind),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_long_paths),
 		cmocka_unit_test(test_sandbox_missing),
 		cmocka_unit_test(test_layered_policy),
 	};

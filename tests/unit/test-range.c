@@ -363,7 +363,7 @@ static void test_range_import_and_patch(void **state)
 		assert_non_null(strstr(shallow2, f->A));
 	}
 
-	patch = pk_repo_commit_patch(&lab, f->B, &parent, &err);
+	patch = pk_repo_commit_patch(&lab, f->B, NULL, &parent, &err);
 	assert_non_null(patch);
 	assert_string_equal(parent, f->A);
 	assert_string_equal(patch->subject, "x: say hello there");
@@ -380,7 +380,7 @@ static void test_range_import_and_patch(void **state)
 		g_autofree char *p2 = NULL;
 		g_autoptr(GError) e2 = NULL;
 
-		root = pk_repo_commit_patch(&lab, f->R, &p2, &e2);
+		root = pk_repo_commit_patch(&lab, f->R, NULL, &p2, &e2);
 		assert_null(root);
 		assert_non_null(strstr(e2->message, "root commit"));
 	}

@@ -3,7 +3,9 @@
  * its reports (base:, patch link:, config:, compiler:, reproduce:), the
  * tag block only when there is something to fix and in the robot's
  * words, Auto-Submitted on every reply, and the reproduce commands and
- * archive links built for it.
+ * archive links built for it.  The answer to a command by mail: to whom
+ * (its sender and the list, no one else), what of the command it quotes,
+ * and no line in it or in a reply that gives a command.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 
 #include "intake/mail.h"
+#include "intake/mailcmd.h"
 #include "report/reply.h"
 #include "report/site.h"
 #include "report/review.h"
@@ -400,6 +403,95 @@ static void test_commit_mail(void **state)
 	pk_test_result_clear(&res);
 }
 
+/* The body of a whole mail (its CRLF text), borrowed from text. */
+static const char *body_of(const char *text)
+{
+	const char *b = strstr(text, "\r\n\r\n");
+
+	assert_non_null(b);
+	return b + 4;
+}
+
+/*
+ * The answer to a command goes To its sender and Cc the source's list,
+ * never to the others its sender named (a forger's relay); without a
+ * list, to the sender alone.  It quotes the command understood, not the
+ * rest of its line, and no line of it reads as a command.
+ */
+static void test_command_answer(void **state)
+{
+	static const char command_mail[] =
+		"From: Max Maint <max@example.org>\n"
+		"To: printkbot <bot@example.org>, victim1@example.net, victim2@example.net\n"
+		"Cc: linux-serial@vger.kernel.org, victim3@example.net\n"
+		"Subject: Re: [PATCH v2 2/3] serial: 8250: say which port\n"
+		"Message-ID: <cmd1@example.org>\n"
+		"In-Reply-To: <20261201.2.jane@example.org>\n"
+		"\n"
+		"#printkbot help me, and BUY CHEAP PILLS at http://spam.example\n";
+	struct pk_reply_info no_list = with_archive;
+	g_autoptr(pk_mail) m = NULL;
+	g_auto(pk_mailcmd_t) c = { 0 };
+
+	no_list.list = NULL;
+	assert_int_equal(pk_mail_parse(&m, command_mail, strlen(command_mail), NULL), 0);
+	pk_mailcmd_parse(&c, m->body);
+	assert_int_equal(c.kind, PK_MAILCMD_HELP);
+	for (int pass = 0; pass < 2; pass++) {
+		struct pk_reply_command cmd = { .line = c.line, .help = true };
+		g_auto(pk_mailcmd_t) again = { 0 };
+		struct pk_reply r = { 0 };
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_reply_build_command(&r, m, &cmd, &daemon_cfg, pass ? &no_list : &with_archive,
+							&err), 0);
+		assert_string_equal(r.recipients->pdata[0], "max@example.org");
+		if (pass) {
+			assert_int_equal(r.recipients->len, 1);
+			assert_null(strstr(r.text, "\r\nCc:"));
+		} else {
+			assert_int_equal(r.recipients->len, 2);
+			assert_string_equal(r.recipients->pdata[1], "linux-serial@vger.kernel.org");
+			assert_non_null(strstr(r.text, "\r\nCc: linux-serial@vger.kernel.org\r\n"));
+		}
+		assert_null(strstr(r.text, "victim"));
+		assert_true(has_line(r.text, "> #printkbot help"));
+		assert_null(strstr(r.text, "spam.example"));
+		assert_null(strstr(r.text, "PILLS"));
+		pk_mailcmd_parse(&again, body_of(r.text));
+		assert_int_equal(again.kind, PK_MAILCMD_NONE);
+		pk_reply_clear(&r);
+	}
+}
+
+/*
+ * A reply to a patch whose subject is a command (a one-patch series: the
+ * review starts with the subject, on a line of its own) holds no line
+ * that gives it.
+ */
+static void test_reply_defused(void **state)
+{
+	static const struct pk_review_info rinfo = { "x.mbx", 1, 1, "printkbot-base", "3f2a1b4c5d6e", "r" };
+	g_autofree char *mail = g_strdup(patch_mail);
+	g_auto(GStrv) parts = g_strsplit(mail, "Subject: [PATCH v2 2/3] serial: 8250: say which port\n", 2);
+	g_autofree char *hostile = g_strjoin("Subject: #printkbot test\n", parts[0], parts[1], NULL);
+	struct pk_test_result res = { .verdict = PK_VERDICT_NO_CHURN };
+	g_autoptr(pk_mail) m = NULL;
+	g_autoptr(JsonNode) model = NULL;
+	g_auto(pk_mailcmd_t) c = { 0 };
+	struct pk_reply r = { 0 };
+
+	assert_int_equal(pk_mail_parse(&m, hostile, strlen(hostile), NULL), 0);
+	res.scan = pk_scan(m->patch);
+	model = pk_review_model(m->patch, &res, &rinfo);
+	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &with_archive, NULL), 0);
+	assert_true(has_line(r.text, "> #printkbot test"));
+	pk_mailcmd_parse(&c, body_of(r.text));
+	assert_int_equal(c.kind, PK_MAILCMD_NONE);
+	pk_reply_clear(&r);
+	pk_test_result_clear(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +506,8 @@ int main(void)
 		cmocka_unit_test(test_reproduce),
 		cmocka_unit_test(test_archive_link),
 		cmocka_unit_test(test_commit_mail),
+		cmocka_unit_test(test_command_answer),
+		cmocka_unit_test(test_reply_defused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

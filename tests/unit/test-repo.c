@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 
 #include "lab/build.h"
@@ -18,6 +19,7 @@
 #include "lab/repo.h"
 #include "lab/sandbox.h"
 #include "base/gitutil.h"
+#include "base/proc.h"
 #include "base/util.h"
 
 /*
@@ -250,7 +252,7 @@ static void test_repo_commit_patch(void **state)
 	g_autoptr(pk_patch) patch = NULL, root = NULL;
 	g_autofree char *parent = NULL, *none = NULL;
 
-	patch = pk_repo_commit_patch(&f->lab, f->a, &parent, &err);
+	patch = pk_repo_commit_patch(&f->lab, f->a, NULL, &parent, &err);
 	assert_non_null(patch);
 	assert_string_equal(parent, f->base);
 	assert_string_equal(patch->subject, "x: use pr_info");
@@ -262,10 +264,89 @@ static void test_repo_commit_patch(void **state)
 	assert_string_equal(((struct pk_diff_file *)patch->files->pdata[0])->new_path, "drivers/x.c");
 	assert_non_null(strstr(patch->diff, "-\tprintk(KERN_INFO \"x: hello\\n\");\n+\tpr_info(\"x: hello\\n\");\n"));
 
-	root = pk_repo_commit_patch(&f->lab, PK_LAB_BASE_TAG, &none, &err);
+	root = pk_repo_commit_patch(&f->lab, PK_LAB_BASE_TAG, NULL, &none, &err);
 	assert_null(root);
 	assert_null(none);
 	assert_non_null(strstr(err->message, "root commit"));
+}
+
+/*
+ * A commit is held to the policy's limits as a mail is: more files than
+ * max_files, files that add up to more than max_mail_mb, a diff longer
+ * than it or than max_lines, and the diff is not read (the patch lists the files,
+ * no hunks, and says which limit, naming its key); the two limits seen
+ * before the diff is made leave the commit without a patch key.  Within
+ * them, the whole diff.  A stop asked for ends a diff, as an error.
+ */
+static void test_repo_commit_limits(void **state)
+{
+	struct fixture *f = *state;
+	g_autoptr(GString) big = g_string_new(NULL);
+	g_autofree char *c_big = NULL, *c_three = NULL;
+	volatile sig_atomic_t stop = 1;
+	static const struct {
+		const char *which;       /* "big": 200 lines of 10 bytes in one file; "three": 3 files */
+		unsigned max_files, max_lines;
+		size_t max_bytes;
+		const char *want;        /* over_limit holds it; NULL: read whole */
+		bool keyed;              /* a patch key is made */
+	} cases[] = {
+		{ "big", 0, 0, 0, NULL, true },
+		{ "big", 0, 0, 1000, "the files the commit touches add up to 2000 bytes (drivers/big.c alone 2000), "
+		  "more than the limit of 1000 bytes of a diff ([policy] max_mail_mb)", false },
+		{ "three", 0, 0, 5, "add up to 6 bytes (t/1.c alone 2), more than the limit of 5 bytes", false },
+		{ "big", 0, 0, 2100, "the diff is more than the limit of 2100 bytes ([policy] max_mail_mb)", true },
+		{ "big", 0, 150, 0, "the diff has more than 150 lines, the limit ([policy] max_lines)", true },
+		{ "three", 2, 0, 0, "the commit touches 3 files, more than the limit of 2 ([policy] max_files)", false },
+		{ "three", 3, 0, 0, NULL, true },
+	};
+
+	for (int i = 0; i < 200; i++)
+		g_string_append_printf(big, "int a%03d;\n", i);
+	c_big = commit_on(f, f->b, "big: a file\n", (const char *[]){ "drivers/big.c", big->str, NULL });
+	c_three = commit_on(f, f->b, "three: files\n", (const char *[]){ "t/1.c", "1\n", "t/2.c", "2\n",
+									  "t/3.c", "3\n", NULL });
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_policy policy = PK_POLICY_DEFAULT;
+		const char *commit = !strcmp(cases[i].which, "big") ? c_big : c_three;
+		g_autoptr(GError) err = NULL;
+		g_autoptr(pk_patch) patch = NULL;
+		g_autofree char *parent = NULL, *key = NULL;
+
+		print_message("%s: files %u, lines %u, bytes %zu\n", cases[i].which, cases[i].max_files,
+			      cases[i].max_lines, cases[i].max_bytes);
+		policy.max_files = cases[i].max_files;
+		policy.max_lines = cases[i].max_lines;
+		policy.max_mail_size = cases[i].max_bytes;
+		patch = pk_repo_commit_patch(&f->lab, commit, &policy, &parent, &err);
+		assert_non_null(patch);
+		assert_string_equal(parent, f->b);
+		assert_non_null(patch->subject);
+		assert_int_equal(patch->files->len, !strcmp(cases[i].which, "big") ? 1 : 3);
+		if (cases[i].want) {
+			g_autofree char *over = pk_patch_over_limits(patch, &policy);
+
+			assert_non_null(strstr(patch->over_limit, cases[i].want));
+			assert_string_equal(over, patch->over_limit);
+			assert_int_equal(((struct pk_diff_file *)patch->files->pdata[0])->hunks->len, 0);
+		} else {
+			assert_null(patch->over_limit);
+			assert_int_equal(((struct pk_diff_file *)patch->files->pdata[0])->hunks->len, 1);
+		}
+		assert_int_equal(pk_repo_patch_key(&key, &f->lab, commit, &policy, &err), 0);
+		assert_int_equal(key != NULL, cases[i].keyed);
+	}
+	pk_proc_set_cancel(&stop);
+	{
+		g_autoptr(GError) err = NULL;
+		g_autofree char *parent = NULL;
+		g_autoptr(pk_patch) none = pk_repo_commit_patch(&f->lab, c_three, NULL, &parent, &err);
+
+		pk_proc_set_cancel(NULL);
+		assert_null(none);
+		assert_null(parent);
+		assert_non_null(strstr(err->message, "stopped by a signal"));
+	}
 }
 
 /* The diff of a range (base..b): the files of both commits, as one patch without a header. */
@@ -273,7 +354,7 @@ static void test_repo_diff_patch(void **state)
 {
 	struct fixture *f = *state;
 	g_autoptr(GError) err = NULL;
-	g_autoptr(pk_patch) patch = pk_repo_diff_patch(&f->lab, f->base, f->b, &err);
+	g_autoptr(pk_patch) patch = pk_repo_diff_patch(&f->lab, f->base, f->b, NULL, &err);
 	g_autoptr(pk_patch) none = NULL;
 	g_autoptr(GPtrArray) paths = g_ptr_array_new();
 
@@ -286,7 +367,7 @@ static void test_repo_diff_patch(void **state)
 	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/new/Kconfig", g_str_equal, NULL));
 	assert_true(g_ptr_array_find_with_equal_func(paths, "drivers/new/n.c", g_str_equal, NULL));
 	assert_null(patch->subject);
-	none = pk_repo_diff_patch(&f->lab, f->base, "no-such-revision", &err);
+	none = pk_repo_diff_patch(&f->lab, f->base, "no-such-revision", NULL, &err);
 	assert_null(none);
 }
 
@@ -404,6 +485,59 @@ static void test_repo_head_trusted(void **state)
 	git_reference_free(ref);
 	git_repository_free(repo);
 	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+}
+
+/*
+ * A commit of another kernel series is tested in a tree of its own (a
+ * worktree under the cache's trees/), so that the base's tree is never
+ * rewritten by a switch; a worktree a test left without its top Makefile
+ * is whole again the next time it is taken.
+ */
+static void test_lab_for_rev(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *cache = g_dir_make_tmp("test-repo-cache-XXXXXX", NULL);
+	g_autofree char *older = commit_on(f, f->base, "an older kernel\n",
+					    (const char *[]){ "Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n",
+							      "drivers/x.c", "int old;\n", NULL });
+	g_autofree char *main_x = g_build_filename(f->dir, "drivers", "x.c", NULL);
+	g_autofree char *want = g_build_filename(cache, PK_LAB_TREES_DIR, "6.1", NULL);
+	g_autofree char *x = NULL, *other_x = NULL, *build_dir = NULL, *makefile = NULL, *rm = NULL;
+	struct pk_lab older_lab = { .lock_fd = -1 }, base_lab = { .lock_fd = -1 };
+	g_autoptr(GError) err = NULL;
+	struct stat before, after;
+
+	f->lab.cache = cache;
+	f->lab.build_stem = g_build_filename(cache, "build", "cfg", NULL);
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_int_equal(stat(main_x, &before), 0);
+	if (pk_lab_for_rev(&older_lab, &f->lab, older, &err) < 0)
+		fail_msg("%s", err->message);
+	assert_string_equal(older_lab.tree, want);
+	assert_int_equal(pk_repo_checkout(&older_lab, older, &err), 0);
+	other_x = g_build_filename(older_lab.tree, "drivers", "x.c", NULL);
+	assert_true(g_file_get_contents(other_x, &x, NULL, NULL));
+	assert_string_equal(x, "int old;\n");
+	build_dir = pk_lab_build_dir(&older_lab);
+	assert_true(g_str_has_suffix(build_dir, "cfg-6.1"));
+	/* the base's tree: its own, untouched */
+	assert_int_equal(stat(main_x, &after), 0);
+	assert_int_equal(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+	assert_int_equal(pk_lab_for_rev(&base_lab, &f->lab, f->base, &err), 0);
+	assert_string_equal(base_lab.tree, f->dir);
+	/* a test killed with the worktree's Makefile deleted: whole again when it is taken */
+	makefile = g_build_filename(older_lab.tree, "Makefile", NULL);
+	assert_int_equal(g_unlink(makefile), 0);
+	pk_lab_clear(&older_lab);
+	assert_int_equal(pk_lab_for_rev(&older_lab, &f->lab, older, &err), 0);
+	assert_true(g_file_test(makefile, G_FILE_TEST_IS_REGULAR));
+	pk_lab_clear(&older_lab);
+	pk_lab_clear(&base_lab);
+	g_free((char *)f->lab.build_stem);
+	f->lab.build_stem = NULL;
+	f->lab.cache = NULL;
+	rm = g_strdup_printf("rm -rf '%s'", cache);
+	assert_int_equal(system(rm), 0);
 }
 
 /* A fetch that fails names its URL without the password or token in it ([tree] url). */
@@ -525,12 +659,14 @@ int main(void)
 		cmocka_unit_test(test_repo_resolve),
 		cmocka_unit_test(test_repo_checkout),
 		cmocka_unit_test(test_repo_commit_patch),
+		cmocka_unit_test(test_repo_commit_limits),
 		cmocka_unit_test(test_repo_changed_paths),
 		cmocka_unit_test(test_repo_diff_patch),
 		cmocka_unit_test(test_repo_makefile_series),
 		cmocka_unit_test(test_repo_makefile_version),
 		cmocka_unit_test(test_repo_head_published),
 		cmocka_unit_test(test_repo_head_trusted),
+		cmocka_unit_test(test_lab_for_rev),
 		cmocka_unit_test(test_build_dir_published_only),
 		cmocka_unit_test(test_build_env_without_sandbox),
 		cmocka_unit_test(test_repo_fetch_hides_token),

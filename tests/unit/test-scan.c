@@ -12,6 +12,7 @@
 #include "base/patch.h"
 #include "analysis/scan.h"
 #include "analysis/tree.h"
+#include "base/proc.h"
 #include "base/util.h"
 #include "scan-fixture.h"
 
@@ -1111,6 +1112,33 @@ static void test_free_null(void **state)
 	assert_string_equal(pk_verdict_name(s->verdict), "no-churn");
 }
 
+/*
+ * A stop asked for (base/proc.h's cancel flag, which the daemon's
+ * SIGTERM sets) cuts a scan short, in the hunk it is in: the scan says
+ * so and has no verdict.  Without it, the same hunk's 2,000 calls.
+ */
+static void test_scan_canceled(void **state)
+{
+	g_autoptr(GString) diff = g_string_new("--- /dev/null\n+++ b/drivers/x.c\n@@ -0,0 +1,2000 @@\n");
+	g_autoptr(pk_patch) p = NULL;
+	g_autoptr(pk_scan_result) whole = NULL, cut = NULL;
+	volatile sig_atomic_t stop = 1;
+
+	for (int i = 0; i < 2000; i++)
+		g_string_append_printf(diff, "+\tpr_info(\"x: %d\\n\");\n", i);
+	p = pk_patch_parse_diff(diff->str, diff->len);
+	whole = pk_scan(p);
+	assert_false(whole->canceled);
+	assert_int_equal(whole->calls_changed, 2000);
+	pk_proc_set_cancel(&stop);
+	cut = pk_scan(p);
+	pk_proc_set_cancel(NULL);
+	assert_true(cut->canceled);
+	assert_int_equal(cut->verdict, PK_VERDICT_NONE);
+	assert_true(cut->calls_changed < 2000);
+	assert_true(cut->findings->len < whole->findings->len);
+}
+
 /* Lines longer than any mailer keeps, so the line after each is its wrapped rest. */
 #define WRAPPED_HEADER "@@ -120,3 +120,3 @@ static int sched_domain_debug_one(struct sched_domain *sd, int cpu, int\nlevel,\n"
 #define WRAPPED_ADDED "+\tpr_err(\"sched: the domain of this cpu does not span the cpu itself, which\nis a bug\\n\");\n"
@@ -1175,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_tree_describe),
 		cmocka_unit_test(test_tree_scan),
 		cmocka_unit_test(test_free_null),
+		cmocka_unit_test(test_scan_canceled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

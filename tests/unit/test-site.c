@@ -2,7 +2,8 @@
  * test-site.c - `report --site` (report/site.h): the pages of a store of
  * reviews, every string of a hostile patch escaped (subject, author,
  * Message-ID, boot lines, file names), page names that stay in the site,
- * and runs that write only what changed.  On SQLite, then PostgreSQL
+ * links planted in the site's directory never followed, and runs that
+ * write only what changed.  On SQLite, then PostgreSQL
  * when there is one (store-fixture.h).
  */
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <glib/gstdio.h>
 
@@ -321,6 +323,98 @@ static void test_site_incremental(void **state)
 	rm_rf(dir);
 }
 
+/* What outside/NAME holds, or "(gone)". */
+static char *outside_text(const char *outside, const char *name)
+{
+	g_autofree char *path = g_build_filename(outside, name, NULL);
+	char *text = NULL;
+
+	return g_file_get_contents(path, &text, NULL, NULL) ? text : g_strdup("(gone)");
+}
+
+static void plant_link(const char *dir, const char *name, const char *target)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/*
+ * Links planted in DIR never take the site outside it.  Two page names
+ * and the state file as links to a file outside:
+ * replaced by the pages, the files outside unchanged.  A stale page
+ * listed in the state under a subdirectory that is a link outside: not
+ * removed.  series/ a link to a directory outside: the run fails naming
+ * it, and nothing is written there.
+ */
+static void test_site_symlinks(void **state)
+{
+	g_autofree char *path = db_path("site-links.db");
+	g_autofree char *dir = g_build_filename(tmpdir, "site-links", NULL);
+	g_autofree char *outside = g_build_filename(tmpdir, "outside", NULL);
+	g_autofree char *victim = g_build_filename(outside, "victim.html", NULL);
+	g_autofree char *sdir = g_build_filename(outside, "sdir", NULL);
+	g_autofree char *xdir = g_build_filename(outside, "xdir", NULL);
+	g_autofree char *gone = g_build_filename(xdir, "gone.html", NULL);
+	g_autofree char *state_path = g_build_filename(dir, ".printkbot-site", NULL);
+	g_autofree char *series = g_build_filename(dir, "series", NULL);
+	g_autofree char *files_x = g_build_filename(dir, "files", "x", NULL);
+	g_autofree char *state_text = NULL, *more = NULL;
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	struct pk_site_opts opts = { .dir = dir };
+	struct pk_site_stats st;
+	g_autoptr(GDir) empty = NULL;
+	struct stat lst;
+
+	add_reviewed(s, "[PATCH] a", "A <a@example.org>", "a@example.org", "a/a.c", "serial: a", 0);
+	assert_int_equal(g_mkdir_with_parents(sdir, 0755), 0);
+	assert_int_equal(g_mkdir_with_parents(xdir, 0755), 0);
+	assert_int_equal(g_mkdir_with_parents(dir, 0755), 0);
+	assert_true(g_file_set_contents(victim, "precious", -1, NULL));
+	assert_true(g_file_set_contents(gone, "precious too", -1, NULL));
+	plant_link(dir, "index.html", victim);
+	plant_link(dir, "data.js", victim);
+	plant_link(dir, ".printkbot-site", victim);
+
+	/* 1: page names and the state as links: replaced, never followed */
+	assert_int_equal(pk_site_write(s, &opts, &st, &err), 0);
+	state_text = outside_text(outside, "victim.html");
+	assert_string_equal(state_text, "precious");
+	for (const char *const *n = (const char *const[]){ "index.html", "data.js", ".printkbot-site", NULL }; *n; n++) {
+		g_autofree char *p = g_build_filename(dir, *n, NULL);
+
+		assert_int_equal(lstat(p, &lst), 0);
+		assert_true(S_ISREG(lst.st_mode));
+	}
+
+	/* 2: a stale page under a subdirectory that is a link outside: left alone */
+	assert_int_equal(symlink(xdir, files_x), 0);
+	g_clear_pointer(&state_text, g_free);
+	assert_true(g_file_get_contents(state_path, &state_text, NULL, NULL));
+	more = g_strconcat(state_text, "files/x/gone.html\tffff\n", NULL);
+	assert_true(g_file_set_contents(state_path, more, -1, NULL));
+	assert_int_equal(pk_site_write(s, &opts, &st, &err), 0);
+	g_clear_pointer(&state_text, g_free);
+	state_text = outside_text(xdir, "gone.html");
+	assert_string_equal(state_text, "precious too");
+
+	/* 3: series/ a link to a directory outside: refused, nothing written there */
+	rm_rf(series);
+	assert_int_equal(symlink(sdir, series), 0);
+	opts.full = true;
+	assert_int_equal(pk_site_write(s, &opts, &st, &err), -1);
+	print_message("%s\n", err->message);
+	assert_non_null(strstr(err->message, "/series is a symbolic link or not a directory"));
+	empty = g_dir_open(sdir, 0, NULL);
+	assert_non_null(empty);
+	assert_null(g_dir_read_name(empty));
+	unlink(series);
+	unlink(files_x);
+	rm_rf(dir);
+	rm_rf(outside);
+}
+
 /* report --site through the command: its line, and its usage errors. */
 static int cmd_report(int argc, char **argv) { return pk_command_main(pk_command_find("report"), argc, argv); }
 
@@ -358,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_page_names),
 		cmocka_unit_test(test_site_escapes),
 		cmocka_unit_test(test_site_incremental),
+		cmocka_unit_test(test_site_symlinks),
 		cmocka_unit_test(test_command),
 	};
 	const struct CMUnitTest pg_tests[] = {

@@ -534,6 +534,11 @@ static void test_migrate_v9_commands(void **state)
 		assert_int_equal(n, 1);
 		assert_int_equal(pk_store_commands_since(s, "jane@example.org", NULL, 0, &n, &err), 0);
 		assert_int_equal(n, 0);
+		/* all of them: the global limit */
+		assert_int_equal(pk_store_commands_since(s, NULL, NULL, 0, &n, &err), 0);
+		assert_int_equal(n, 2);
+		assert_int_equal(pk_store_commands_since(s, NULL, NULL, 101, &n, &err), 0);
+		assert_int_equal(n, 1);
 	}
 	{
 		g_autoptr(pk_store) s = open_ok(fresh);
