@@ -22,6 +22,9 @@ const struct pk_command pk_commands[] = {
 	  "build a kernel revision, boot it in QEMU, print its records" },
 	{ "scan",    0,                                &cmd_scan_spec,
 	  "static logging-churn findings of patches (no build)" },
+	/* check sets up what --test needs itself: without it, it touches no lab */
+	{ "check",   0,                                &cmd_check_spec,
+	  "b4's per-patch check: a patch mail's findings as b4 shows them" },
 	{ "test",    NEEDS_ALL,                        &cmd_test_spec,
 	  "apply, build and boot before/after, diff what the kernel prints, review" },
 	{ "history", NEEDS_READ,                       &cmd_history_spec,

@@ -135,6 +135,6 @@ int pk_command_dispatch(int argc, char **argv);
 /* The specs, one per cmd-<name>.c. */
 extern const struct pk_cmd_spec cmd_setup_spec, cmd_boot_spec, cmd_scan_spec, cmd_test_spec,
 	cmd_history_spec, cmd_report_spec, cmd_db_spec, cmd_run_spec, cmd_bisect_spec,
-	cmd_daemon_spec, cmd_queue_spec, cmd_worker_spec, cmd_index_diff_spec;
+	cmd_daemon_spec, cmd_queue_spec, cmd_worker_spec, cmd_index_diff_spec, cmd_check_spec;
 
 #endif

@@ -10,6 +10,7 @@
 #include "intake/intake.h"
 #include "lab/lab.h"
 #include "lab/sandbox.h"
+#include "pipeline/monitor.h"
 #include "report/outbox.h"
 #include "base/proc.h"
 #include "base/util.h"
@@ -165,10 +166,12 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	gint64 retry = 0;
 	JsonObject *payload;
 	enum job_end end;
+	gint64 kcidb_mark;
 	int rc;
 
 	if ((rc = claim_next(d, &job, out_wait, err)) <= 0)
 		return rc;
+	kcidb_mark = daemon_kcidb_mark(d);
 	/* the figures say at once that this worker is busy: a build holds the loop for minutes */
 	daemon_metrics_job_start(d);
 	daemon_metrics_write(d);
@@ -193,7 +196,9 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 		break;
 	}
 	daemon_lease_release(d);
-	return job_finish(d, job, end, detail, retry, err);
+	rc = job_finish(d, job, end, detail, retry, err);
+	daemon_kcidb_post(d, job->id, kcidb_mark);
+	return rc;
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
@@ -268,7 +273,8 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		g_free(d);
 		return -1;
 	}
-	if (pk_config_check_daemon(&d->config, err) < 0) {
+	if (pk_config_check_daemon(&d->config, err) < 0 ||
+	    (d->config.rules && pk_monitor_rules_load(&d->rules, d->config.rules, err) < 0)) {
 		pk_config_clear(&d->config);
 		g_free(d);
 		return -1;
@@ -303,6 +309,7 @@ void pk_daemon_close(struct pk_daemon *d)
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	pk_config_clear(&d->config);
+	pk_rules_free(d->rules);
 	pk_bases_refetch_clear(&d->refetch);
 	g_free(d);
 }
@@ -338,10 +345,12 @@ int pk_daemon_reload(struct pk_daemon *d)
 	struct pk_config fresh = { 0 };
 	struct pk_config old = d->config;
 	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_rules) rules = NULL;
 	bool moved;
 
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
-	    pk_config_check_daemon(&fresh, &err) < 0) {
+	    pk_config_check_daemon(&fresh, &err) < 0 ||
+	    (fresh.rules && pk_monitor_rules_load(&rules, fresh.rules, &err) < 0)) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
 		pk_config_clear(&fresh);
 		return -1;
@@ -362,6 +371,8 @@ int pk_daemon_reload(struct pk_daemon *d)
 		return -1;
 	}
 	pk_config_clear(&old);
+	pk_rules_free(d->rules);
+	d->rules = g_steal_pointer(&rules);
 	/* only now, the new configuration in force: a failure above kept the old limits too */
 	pk_sandbox_configure(&d->config.sandbox);
 	daemon_metrics_configure(d);

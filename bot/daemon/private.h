@@ -60,6 +60,7 @@ struct pk_daemon {
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */
 	struct daemon_metrics *metrics;  /* what this process writes for monitoring (metrics.c) */
+	struct pk_rules *rules;   /* [test] rules, read with the configuration; NULL: none */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
@@ -70,6 +71,13 @@ static inline gint64 daemon_now(void)
 {
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
+
+/* ---- kcidb.c ------------------------------------------------------------- */
+
+/* Before a job: where its reviews will start, -1 when none are to be posted ([kcidb] url unset). */
+gint64 daemon_kcidb_mark(struct pk_daemon *d);
+/* After it: its reviews (those stored since mark) posted to [kcidb] url, or why not logged. */
+void daemon_kcidb_post(struct pk_daemon *d, gint64 job_id, gint64 mark);
 
 /* ---- worker.c ------------------------------------------------------------ */
 

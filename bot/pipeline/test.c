@@ -43,6 +43,7 @@ void pk_test_result_clear(struct pk_test_result *res)
 	g_free(res->config_hash);
 	g_free(res->left_out);
 	pk_derived_clear(&res->derived);
+	pk_monitor_check_free(res->monitor);
 	if (res->relinked) {
 		pk_test_result_clear(res->relinked);
 		g_free(res->relinked);
@@ -322,6 +323,8 @@ static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, str
 		if (pk_pipeline_recheck(res, lab, store, opts, noise, after_built, err) < 0)
 			return -1;
 		confirm_findings(res);
+		if (opts->rules)
+			res->monitor = pk_monitor_check(opts->rules, res->diff, res->after.boot.capture);
 		verdict = pk_coverage_verdict(diff_verdict(res->diff), res->coverage, &not_built);
 		set_verdict(res, verdict, not_built);
 	}

@@ -178,10 +178,77 @@ static void test_site(void **state)
 	unlink(path);
 }
 
-/* [test] bases in order, [tree NAME] with path or url and branches (master by default), fetch_interval. */
+/*
+ * [kcidb]: the origin (KCIDB's pattern), and a url with the token of a
+ * file only its owner reads; each mistake an error naming the key.
+ */
+static void test_kcidb(void **state)
+{
+	g_autofree char *token = write_tmp("s3cret\nsecond line\n");
+	g_autofree char *open_token = write_tmp("s3cret\n");
+	g_autofree char *empty_token = write_tmp("\n");
+	g_autofree char *good = NULL;
+	struct pk_config c;
+	const struct { const char *text, *error; } bad[] = {
+		{ "[kcidb]\norigin = Printkbot\n", "[kcidb] origin: 'Printkbot' is not a KCIDB origin" },
+		{ "[kcidb]\norigin = print-kbot\n", "not a KCIDB origin" },
+		{ "[kcidb]\nurl = ftp://x/\n", "[kcidb] url: 'ftp://x/' is not an http(s):// URL" },
+		{ "[kcidb]\nurl = https://kcidb.example.org/submit\n", "[kcidb] token_file: url is set" },
+		{ "[kcidb]\nsubmit = yes\n", "submit" },
+	};
+
+	chmod(token, 0600);
+	chmod(empty_token, 0600);
+	chmod(open_token, 0644);
+	good = g_strdup_printf("[kcidb]\norigin = lab_2\nurl = https://kcidb.example.org/submit\ntoken_file = %s\n"
+			       "timeout = 10\n", token);
+	{
+		g_autofree char *path = write_tmp(good);
+
+		assert_int_equal(pk_config_load(&c, path, NULL), 0);
+		assert_string_equal(c.kcidb.origin, "lab_2");
+		assert_string_equal(c.kcidb.url, "https://kcidb.example.org/submit");
+		assert_string_equal(c.kcidb.token, "s3cret");
+		assert_true(c.kcidb.timeout == 10);
+		pk_config_clear(&c);
+		unlink(path);
+	}
+	{
+		g_autofree char *path = write_tmp("[store]\npath = x.db\n");
+		g_autofree char *origin = NULL;
+
+		assert_int_equal(pk_config_load(&c, path, NULL), 0);
+		assert_string_equal(c.kcidb.origin, "printkbot");
+		assert_null(c.kcidb.url);
+		pk_config_clear(&c);
+		assert_int_equal(pk_config_kcidb_origin(&origin, path, NULL), 0);
+		assert_string_equal(origin, "printkbot");
+		unlink(path);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(bad) + 2; i++) {
+		g_autofree char *text = i < G_N_ELEMENTS(bad) ? g_strdup(bad[i].text)
+			: g_strdup_printf("[kcidb]\nurl = http://127.0.0.1:1/submit\ntoken_file = %s\n",
+					  i == G_N_ELEMENTS(bad) ? open_token : empty_token);
+		const char *want = i < G_N_ELEMENTS(bad) ? bad[i].error
+				   : i == G_N_ELEMENTS(bad) ? "(mode 0644): chmod 600 it" : "its first line is empty";
+		g_autofree char *path = write_tmp(text);
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_config_load(&c, path, &err), -1);
+		if (!strstr(err->message, want))
+			fail_msg("%s: %s", text, err->message);
+		unlink(path);
+	}
+	unlink(token);
+	unlink(open_token);
+	unlink(empty_token);
+}
+
+/* [test] bases in order and rules, [tree NAME] with path or url and branches (master by default), fetch_interval. */
 static void test_bases_and_trees(void **state)
 {
-	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\n[daemon]\nfetch_interval = 60\n"
+	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\nrules = /etc/npd.json\n"
+					  "[daemon]\nfetch_interval = 60\n"
 					  "[tree net]\npath = /srv/net.git\nbranches = main, next\n"
 					  "[tree tip]\nurl = https://example.org/tip.git\n");
 	g_autofree char *bad = write_tmp("[tree x]\nbranches = main\n");
@@ -193,6 +260,7 @@ static void test_bases_and_trees(void **state)
 	assert_string_equal(c.bases[0], "debian:6.1");
 	assert_string_equal(c.bases[1], "net/main");
 	assert_null(c.bases[2]);
+	assert_string_equal(c.rules, "/etc/npd.json");
 	assert_true(c.daemon.fetch_interval == 60);
 	assert_int_equal(c.trees->len, 2);
 	t = c.trees->pdata[0];
@@ -793,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_site),
 		cmocka_unit_test(test_bases_and_trees),
+		cmocka_unit_test(test_kcidb),
 		cmocka_unit_test(test_tree_watch),
 		cmocka_unit_test(test_sandbox_and_limits),
 		cmocka_unit_test(test_bad_values_name_the_key),
