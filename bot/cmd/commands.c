@@ -1,4 +1,4 @@
-/* commands.c - the command table, and what every command gets before it runs; see commands.h. */
+/* commands.c - the command table, help topics and dispatch; see commands.h (the set-up: context.c). */
 #include "cmd/commands.h"
 #include "base/util.h"
 #include "lab/sandbox.h"
@@ -56,41 +56,6 @@ const struct pk_command *pk_command_find(const char *name)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
-}
-
-int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GError **err)
-{
-	const struct pk_cmd_common *common = &ctx->cmdline.common;
-
-	if (cmd->needs & PK_NEEDS_CONFIG) {
-		if (pk_config_load(&ctx->config, common->config_path, err) < 0)
-			return -1;
-		pk_sandbox_configure(&ctx->config.sandbox);
-	}
-	/* a reader of the store reads only [store] path: no secrets it may not read */
-	if ((cmd->needs & (PK_NEEDS_STORE | PK_NEEDS_STORE_PATH)) && !(cmd->needs & PK_NEEDS_CONFIG) &&
-	    !common->db && !common->no_store &&
-	    pk_config_store_path(&ctx->config.db, common->config_path, err) < 0)
-		return -1;
-	if (cmd->spec->inputs && cmd->spec->inputs(ctx, err) < 0)
-		return -1;
-	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
-		return -1;
-	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&
-	    pk_store_open_ext(&ctx->store, common->db ? common->db : ctx->config.db,
-			      cmd->needs & PK_NEEDS_STORE_READONLY ? PK_STORE_OPEN_READONLY : 0, err) < 0)
-		return -1;
-	return 0;
-}
-
-void pk_cmd_ctx_clear(struct pk_cmd_ctx *ctx)
-{
-	pk_store_close(ctx->store);
-	pk_lab_clear(&ctx->lab);
-	pk_config_clear(&ctx->config);
-	pk_cmdline_clear(&ctx->cmdline);
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->lab.lock_fd = -1;
 }
 
 int pk_command_main(const struct pk_command *cmd, int argc, char **argv)
