@@ -53,6 +53,7 @@ struct pk_daemon {
 	struct pk_outbox *outbox; /* rendered replies waiting to be sent */
 	const struct pk_daemon_opts *opts;
 	int lock_fd;              /* the intake's lock beside the database, -1 when not taken */
+	char *lock_path;          /* its file, removed when it is let go */
 	/* a daemon that runs jobs (not --queue-only) is a worker of the queue: */
 	struct pk_store_worker worker;  /* its name and machine (strings below) and lease */
 	char *worker_name, *worker_machine;
