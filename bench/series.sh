@@ -51,8 +51,8 @@
 #                                                  kept, only series without a result are
 #                                                  tested; delete a series' .rc to test it again)
 # The placed series are tested grouped by base, in corpus order within a
-# base: the lab has one kernel tree, and each switch of base costs a
-# catch-up build of the lab's build dir.
+# base (each kernel series has a tree of its own now, so a switch costs
+# little; the grouping keeps runs comparable with earlier ones).
 # `test` reads $PRINTKBOT_CONFIG (else /etc/printkbot.conf) as usual: its
 # [test] bases and [policy] apply; the lab is the usual one
 # ($PRINTKBOT_CACHE), taken under its lock (a running test holds it up).

@@ -20,7 +20,8 @@ static void usage(FILE *to)
 	for (const struct pk_command *c = pk_commands; c->name; c++)
 		fprintf(to, "   %-8s %s\n", c->name, c->summary);
 	fprintf(to, "\n'printkbot <command> --help' (or 'printkbot help <command>') tells more\n"
-		    "about a command.\n"
+		    "about a command; 'printkbot help findings' and 'printkbot help verdicts'\n"
+		    "what the words of a review mean.\n"
 		    "environment: PRINTKBOT_CACHE (default ~/.cache/printkbot) holds the\n"
 		    "kernel tree, builds and results.  PRINTKBOT_DATADIR (default the\n"
 		    "checkout the binary lies in, else the installed share/printkbot) holds\n"

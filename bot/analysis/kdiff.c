@@ -8,7 +8,8 @@
  * set aside; each hunk is classified by pairing its removed and added
  * records, the most certain pairing first, and each change is attributed
  * to its printk index entry (attribute.c); and the two printk indexes are
- * diffed on their own (kdiff-index.c).
+ * diffed on their own (kdiff-index.c).  The names of the kinds of change
+ * and a change's origin are change.c's, which both use.
  */
 #include "analysis/kdiff-private.h"
 
@@ -18,33 +19,6 @@
 
 #define QUOTE_MAX 72        /* longest text quoted whole in a change message */
 #define SIMILAR_MIN 0.5     /* word overlap (Dice) for two texts to be one message */
-
-/* ---------------------------------------------------------------- kind names */
-
-static const char *const change_kind_names[] = {
-	[PK_CHANGE_MESSAGE_ADDED] = "message-added",
-	[PK_CHANGE_MESSAGE_REMOVED] = "message-removed",
-	[PK_CHANGE_TEXT_CHANGED] = "text-changed",
-	[PK_CHANGE_PREFIX_CHANGED] = "prefix-changed",
-	[PK_CHANGE_LEVEL_CHANGED] = "level-changed",
-	[PK_CHANGE_LINE_SPLIT] = "line-split",
-	[PK_CHANGE_LINES_MERGED] = "lines-merged",
-};
-
-const char *pk_change_kind_name(enum pk_change_kind kind)
-{
-	return (unsigned)kind < G_N_ELEMENTS(change_kind_names) ? change_kind_names[kind] : "";
-}
-
-bool pk_change_kind_parse(const char *name, enum pk_change_kind *out)
-{
-	for (unsigned i = 0; name && i < G_N_ELEMENTS(change_kind_names); i++)
-		if (!strcmp(name, change_kind_names[i])) {
-			*out = i;
-			return true;
-		}
-	return false;
-}
 
 /* ---------------------------------------------------------------- records */
 
@@ -142,23 +116,6 @@ struct kdiff_ctx {
 	GPtrArray *hunks;   /* struct hunk*, owned */
 	GArray *placed;     /* struct placed */
 };
-
-void pk_origin_set(struct pk_origin *o, const struct pk_index_entry *e)
-{
-	if (!e)
-		return;
-	o->file = g_strdup(e->file);
-	o->line = e->line;
-	o->func = g_strdup(e->func);
-	o->format = g_strdup(e->format);
-}
-
-void pk_origin_clear(struct pk_origin *o)
-{
-	g_free(o->file);
-	g_free(o->func);
-	g_free(o->format);
-}
 
 static void change_free(gpointer p)
 {

@@ -12,7 +12,7 @@
  * addresses, clock/BogoMIPS figures, memory counts that vary, build stamps)
  * keeping level, facility and the continuation flag; then the before and
  * after record lists are aligned with libgit2's diff of buffers, and each
- * change is classified with the dynamic kinds of DESIGN.md and attributed
+ * change is classified with the dynamic kinds (doc/testing.md) and attributed
  * to the printk index entry whose format matches it.  Records that only
  * moved (same key, another place: concurrent initcalls) are no change.
  *
@@ -44,7 +44,7 @@
 #include "analysis/noise.h"
 #include "analysis/scan.h"
 
-/* The dynamic kinds of DESIGN.md: what changed in the boot log or the index. */
+/* The dynamic kinds: what changed in the boot log or the index. */
 enum pk_change_kind {
 	PK_CHANGE_MESSAGE_ADDED,    /* a record (an entry) exists after only */
 	PK_CHANGE_MESSAGE_REMOVED,  /* a record (an entry) exists before only */

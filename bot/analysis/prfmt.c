@@ -7,6 +7,24 @@
 
 #include <string.h>
 
+/* Ask the tree about the file once: pre-image, post-image, their prefixes. */
+void pk_scan_ctx_describe(struct pk_scan_ctx *x)
+{
+	const struct pk_diff_file *f = x->dfile;
+	const char *old_text;
+
+	if (!x->tree || x->described)
+		return;
+	x->described = TRUE;
+	old_text = f->old_path ? pk_tree_read(x->tree, f->old_path) : "";
+	if (old_text && f->new_path)
+		x->post_text = pk_diff_file_apply(f, old_text);
+	if (f->old_path)
+		x->old_desc = pk_tree_describe(x->tree, f->old_path, NULL);
+	if (f->new_path)
+		x->new_desc = pk_tree_describe(x->tree, f->new_path, x->post_text);
+}
+
 /* The pr_fmt()-prefixed calls of a whole file's text. */
 static unsigned count_prefixed_calls(const char *text)
 {
@@ -256,7 +274,7 @@ static char *prfmt_says(struct pk_scan_ctx *x, const struct pk_finding *f, const
 static void add_prfmt(struct pk_scan_ctx *x, enum pk_finding_kind kind, const struct prfmt *o,
 		      const struct prfmt *n)
 {
-	struct pk_finding *f = pk_scan_add_finding(x, kind, NULL, NULL, NULL);
+	struct pk_finding *f = pk_finding_new(x->file, kind);
 	const char *what = !o ? "is added" : !n ? "is removed" : "changes";
 	g_autofree char *calls = NULL, *says = NULL, *own = NULL;
 	unsigned included = 0, all;
@@ -285,6 +303,7 @@ static void add_prfmt(struct pk_scan_ctx *x, enum pk_finding_kind kind, const st
 		says = prfmt_says(x, f, calls, &f->silent);
 	}
 	f->message = g_strdup_printf("pr_fmt() %s: %s", what, says);
+	g_ptr_array_add(x->scan->findings, f);
 }
 
 void pk_scan_prfmt_lines(const struct pk_diff_file *file, GPtrArray **out_olds,

@@ -1,7 +1,9 @@
 /*
- * scan-private.h - what scan.c and prfmt.c share and nobody else uses:
- * the state of scanning one file of a patch, and the two steps of the
- * pr_fmt() findings.  Code outside bot/analysis uses scan.h.
+ * scan-private.h - what scan.c, prfmt.c and finding.c share and nobody
+ * else uses: the state of scanning one file of a patch, a finding made,
+ * the file's view from the tree, and the two steps of the pr_fmt()
+ * findings.  Code outside bot/analysis uses scan.h.  The order of the
+ * files: scan.c calls prfmt.c, both call finding.c.
  */
 #ifndef PK_SCAN_PRIVATE_H
 #define PK_SCAN_PRIVATE_H
@@ -37,7 +39,12 @@ struct pk_scan_ctx {
 	guint64 *pair_cells;    /* the scan's LCS cells left for pairing (scan.c's PAIR_CELLS) */
 };
 
-/* Ask the tree about the file once: pre-image, post-image, their prefixes. */
+/* A new finding of kind in file (copied), its silence the kind's (finding.c); fields to fill. */
+struct pk_finding *pk_finding_new(const char *file, enum pk_finding_kind kind);
+/* Free a finding (a GDestroyNotify: the scan's array frees its findings so); NULL is nothing. */
+void pk_finding_free(gpointer f);
+
+/* Ask the tree about the file once: pre-image, post-image, their prefixes (prfmt.c). */
 void pk_scan_ctx_describe(struct pk_scan_ctx *x);
 
 /*

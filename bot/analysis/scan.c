@@ -14,81 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- kinds */
-
-static const struct {
-	const char *name;
-	gboolean silent;    /* by itself it changes nothing on the console */
-} finding_kinds[] = {
-	[PK_FINDING_PR_FMT_ADDED] = { "pr_fmt-added", FALSE },
-	[PK_FINDING_PR_FMT_REMOVED] = { "pr_fmt-removed", FALSE },
-	[PK_FINDING_PR_FMT_CHANGED] = { "pr_fmt-changed", FALSE },
-	[PK_FINDING_CALL_CONVERTED] = { "call-converted", TRUE },
-	[PK_FINDING_LEVEL_CHANGED] = { "level-changed", FALSE },
-	[PK_FINDING_LEVEL_MISSING] = { "level-missing", FALSE },
-	[PK_FINDING_DEBUG_COMPILED_OUT] = { "debug-compiled-out", FALSE },
-	[PK_FINDING_NEWLINE_LOST] = { "newline-lost", FALSE },
-	[PK_FINDING_NEWLINE_ADDED] = { "newline-added", FALSE },
-	[PK_FINDING_CONT_BROKEN] = { "cont-broken", FALSE },
-	[PK_FINDING_CONT_ADDED] = { "cont-added", FALSE },
-	[PK_FINDING_STRING_SPLIT] = { "string-split", TRUE },
-	[PK_FINDING_TEXT_CHANGED] = { "text-changed", FALSE },
-	[PK_FINDING_DEVICE_PREFIX_LOST] = { "device-prefix-lost", FALSE },
-	[PK_FINDING_DEVICE_PREFIX_ADDED] = { "device-prefix-added", FALSE },
-	[PK_FINDING_MESSAGE_ADDED] = { "message-added", FALSE },
-	[PK_FINDING_MESSAGE_REMOVED] = { "message-removed", FALSE },
-	[PK_FINDING_WARN_CONVERTED] = { "warn-converted", FALSE },
-	[PK_FINDING_PREFIX_CHANGED] = { "prefix-changed", FALSE },
-	[PK_FINDING_LOGGING_CONTINUATION] = { "logging-continuation", TRUE },
-	[PK_FINDING_PREFER_PR_LEVEL] = { "prefer-pr-level", TRUE },
-	[PK_FINDING_EMBEDDED_FUNCTION_NAME] = { "embedded-function-name", TRUE },
-	[PK_FINDING_WHITESPACE_BEFORE_NEWLINE] = { "whitespace-before-newline", TRUE },
-	[PK_FINDING_PAIRING_CAPPED] = { "pairing-capped", TRUE },
-	[PK_FINDING_PATCH_CORRUPT] = { "patch-corrupt", TRUE },
-};
-
-const char *pk_finding_kind_name(enum pk_finding_kind kind)
-{
-	return (unsigned)kind < G_N_ELEMENTS(finding_kinds) ? finding_kinds[kind].name : "";
-}
-
-gboolean pk_finding_kind_parse(const char *name, enum pk_finding_kind *out)
-{
-	for (unsigned i = 0; name && i < G_N_ELEMENTS(finding_kinds); i++)
-		if (!strcmp(name, finding_kinds[i].name)) {
-			*out = i;
-			return TRUE;
-		}
-	return FALSE;
-}
-
-gboolean pk_finding_is_silent(enum pk_finding_kind kind)
-{
-	return (unsigned)kind < G_N_ELEMENTS(finding_kinds) && finding_kinds[kind].silent;
-}
-
-gboolean pk_finding_is_pr_fmt(enum pk_finding_kind kind)
-{
-	return kind == PK_FINDING_PR_FMT_ADDED || kind == PK_FINDING_PR_FMT_REMOVED ||
-	       kind == PK_FINDING_PR_FMT_CHANGED;
-}
-
 /* ---------------------------------------------------------------- findings */
-
-static void finding_free(gpointer p)
-{
-	struct pk_finding *f = p;
-
-	g_free(f->file);
-	g_free(f->old_call);
-	g_free(f->new_call);
-	g_free(f->old_text);
-	g_free(f->new_text);
-	g_free(f->old_prefix);
-	g_free(f->new_prefix);
-	g_free(f->message);
-	g_free(f);
-}
 
 void pk_scan_free(struct pk_scan *s)
 {
@@ -165,24 +91,6 @@ static const char *shown_level(const struct pk_call *c)
 	if (c->cont)
 		return "cont";
 	return c->level ? c->level : "default";
-}
-
-/* Ask the tree about the file once: pre-image, post-image, their prefixes. */
-void pk_scan_ctx_describe(struct pk_scan_ctx *x)
-{
-	const struct pk_diff_file *f = x->dfile;
-	const char *old_text;
-
-	if (!x->tree || x->described)
-		return;
-	x->described = TRUE;
-	old_text = f->old_path ? pk_tree_read(x->tree, f->old_path) : "";
-	if (old_text && f->new_path)
-		x->post_text = pk_diff_file_apply(f, old_text);
-	if (f->old_path)
-		x->old_desc = pk_tree_describe(x->tree, f->old_path, NULL);
-	if (f->new_path)
-		x->new_desc = pk_tree_describe(x->tree, f->new_path, x->post_text);
 }
 
 static void ctx_clear(struct pk_scan_ctx *x)
@@ -316,11 +224,8 @@ struct pk_finding *pk_scan_add_finding(struct pk_scan_ctx *x, enum pk_finding_ki
 				       const struct pk_call *o, const struct pk_call *n,
 				       char *message)
 {
-	struct pk_finding *f = g_new0(struct pk_finding, 1);
+	struct pk_finding *f = pk_finding_new(x->file, kind);
 
-	f->file = g_strdup(x->file);
-	f->kind = kind;
-	f->silent = pk_finding_is_silent(kind);
 	f->line = n ? n->line : o ? o->line : 0;
 	if (o) {
 		f->old_call = g_strdup(o->written);
@@ -1110,7 +1015,7 @@ struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 	struct pk_scan *s = g_new0(struct pk_scan, 1);
 	guint64 pair_cells = PAIR_CELLS;
 
-	s->findings = g_ptr_array_new_with_free_func(finding_free);
+	s->findings = g_ptr_array_new_with_free_func(pk_finding_free);
 	for (guint i = 0; patch && patch->damage && i < patch->damage->len; i++)
 		add_damage_finding(s, patch, patch->damage->pdata[i]);
 	for (guint i = 0; patch && i < patch->files->len; i++) {

@@ -27,7 +27,8 @@
  * on an unchanged line of a renamed function whose printed text changes
  * that way (__func__) is a rewritten call too.
  *
- * Kind names are the stable ones of DESIGN.md, plus these:
+ * Kind names are stable (finding.c has each with what it means; `printkbot
+ * help findings` and doc/scan.md list them); among them:
  *   message-added / message-removed   a call with no counterpart on the
  *                                     other side of its hunk
  *   warn-converted                    WARN*() <-> another call: the message
@@ -106,7 +107,7 @@
 
 struct pk_tree;
 
-/* The static kinds of DESIGN.md, then those above. */
+/* The static kinds (finding.c names each and says what it means). */
 enum pk_finding_kind {
 	PK_FINDING_PR_FMT_ADDED,
 	PK_FINDING_PR_FMT_REMOVED,
@@ -143,6 +144,10 @@ gboolean pk_finding_kind_parse(const char *name, enum pk_finding_kind *out);
 gboolean pk_finding_is_silent(enum pk_finding_kind kind);
 /* Whether a kind is one of pr_fmt-added, pr_fmt-removed, pr_fmt-changed. */
 gboolean pk_finding_is_pr_fmt(enum pk_finding_kind kind);
+/* What a kind means, one line (`printkbot help findings`, the manual); "" out of range. */
+const char *pk_finding_kind_meaning(enum pk_finding_kind kind);
+/* How many kinds there are: 0 .. pk_finding_kinds() - 1 are the enum's values. */
+unsigned pk_finding_kinds(void);
 
 struct pk_finding {
 	char *file;

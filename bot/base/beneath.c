@@ -141,7 +141,8 @@ int pk_beneath_read_at(char **out, size_t *out_len, const char *dir, const char 
 	return rc;
 }
 
-int pk_beneath_regular(const char *dir, const char *rel, struct stat *out_st, GError **err)
+/* pk_beneath_open() of rel beneath the directory dir: the fd, -2 absent, -1 with err naming dir. */
+static int open_at_path(const char *dir, const char *rel, struct stat *out_st, GError **err)
 {
 	int dirfd = pk_beneath_open_dir(dir, err), fd;
 
@@ -149,12 +150,17 @@ int pk_beneath_regular(const char *dir, const char *rel, struct stat *out_st, GE
 		return -1;
 	fd = pk_beneath_open(dirfd, rel, out_st, err);
 	close(dirfd);
-	if (fd == -2)
-		return 0;
-	if (fd < 0) {
+	if (fd == -1)
 		g_prefix_error(err, "%s/", dir);
-		return -1;
-	}
+	return fd;
+}
+
+int pk_beneath_regular(const char *dir, const char *rel, struct stat *out_st, GError **err)
+{
+	int fd = open_at_path(dir, rel, out_st, err);
+
+	if (fd < 0)
+		return fd == -2 ? 0 : -1;
 	close(fd);
 	return 1;
 }
@@ -188,18 +194,10 @@ static int copy_fd(int fd_out, int fd_in, guint64 cap)
 
 int pk_beneath_copy(const char *dir, const char *rel, const char *dest, guint64 cap, GError **err)
 {
-	int dirfd = pk_beneath_open_dir(dir, err), in, out, e;
+	int in = open_at_path(dir, rel, NULL, err), out, e;
 
-	if (dirfd < 0)
-		return -1;
-	in = pk_beneath_open(dirfd, rel, NULL, err);
-	close(dirfd);
-	if (in == -2)
-		return 0;
-	if (in < 0) {
-		g_prefix_error(err, "%s/", dir);
-		return -1;
-	}
+	if (in < 0)
+		return in == -2 ? 0 : -1;
 	/* unlinked first: O_TRUNC of a file someone else also holds open would change theirs */
 	if ((unlink(dest) < 0 && errno != ENOENT) ||
 	    (out = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {

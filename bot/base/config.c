@@ -24,7 +24,7 @@
  */
 static const char *const known_keys[][24] = {
 	{ "store", "path", "url", NULL },
-	{ "test", "base", "bases", "boot_timeout", "derived_builds", NULL },
+	{ "test", "base", "bases", "boot_timeout", "derived_builds", "rules", NULL },
 	{ "build", "cc", "jobs", "ccache_dir", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
@@ -44,6 +44,7 @@ static const char *const known_keys[][24] = {
 	{ "source ", "type", "url", "path", "user", "password", "password_file", "password_env",
 	  "list", "poll_interval", "ca_file", "insecure", "archive", "tls", "start", "trusted_commands", NULL },
 	{ "site", "url", "source_url", NULL },
+	{ "kcidb", "origin", "url", "token_file", "timeout", NULL },
 };
 
 const char *const *pk_config_known_keys(unsigned group)
@@ -210,8 +211,13 @@ static int get_bool(GKeyFile *kf, const char *path, const char *group, const cha
 	if (!g_key_file_has_key(kf, group, key, NULL))
 		return 0;
 	v = g_key_file_get_boolean(kf, group, key, &e);
-	if (e)
-		return config_error(err, path, group, key, "%s", e->message);
+	if (e) {
+		g_autofree char *raw = g_key_file_get_value(kf, group, key, NULL);
+
+		/* GLib's message names no value it takes: say them */
+		return config_error(err, path, group, key, "'%s' is not a boolean: true or false",
+				    raw ? g_strstrip(raw) : "");
+	}
 	*out = v;
 	return 0;
 }
@@ -229,8 +235,10 @@ static int get_uint(GKeyFile *kf, const char *path, const char *group, const cha
 	if (raw && *g_strchug(raw) == '-')
 		return config_error(err, path, group, key, "must not be negative");
 	v = g_key_file_get_uint64(kf, group, key, &e);
-	if (e || v > G_MAXUINT)
-		return config_error(err, path, group, key, "%s", e ? e->message : "too large");
+	if (e)
+		return config_error(err, path, group, key, "'%s' is not a whole number", raw ? raw : "");
+	if (v > G_MAXUINT)
+		return config_error(err, path, group, key, "%s is too large (at most %u)", raw, G_MAXUINT);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -249,8 +257,12 @@ static int get_seconds(GKeyFile *kf, const char *path, const char *group, const 
 	if (!g_key_file_has_key(kf, group, key, NULL))
 		return 0;
 	v = g_key_file_get_double(kf, group, key, &e);
-	if (e)
-		return config_error(err, path, group, key, "%s", e->message);
+	if (e) {
+		g_autofree char *raw = g_key_file_get_value(kf, group, key, NULL);
+
+		return config_error(err, path, group, key, "'%s' is not a number of seconds (such as 90 or 2.5)",
+				    raw ? g_strstrip(raw) : "");
+	}
 	if (!isfinite(v))
 		return config_error(err, path, group, key, "'%g' is not a number of seconds", v);
 	if (v < 0)
@@ -1028,6 +1040,56 @@ static int load_site(GKeyFile *kf, const char *path, struct pk_site_config *out,
 	return 0;
 }
 
+#define KCIDB_DEFAULT_ORIGIN "printkbot"
+
+/* [kcidb] origin: KCIDB's pattern [a-z0-9_]+ (it starts every id). */
+static int kcidb_origin(GKeyFile *kf, const char *path, char **out, GError **err)
+{
+	g_autofree char *origin = kf ? get_string(kf, "kcidb", "origin", NULL) : NULL;
+
+	if (origin && (!*origin || strspn(origin, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(origin)))
+		return config_error(err, path, "kcidb", "origin", "'%s' is not a KCIDB origin: lower-case letters, "
+				    "digits and _ only", origin);
+	*out = origin ? g_steal_pointer(&origin) : g_strdup(KCIDB_DEFAULT_ORIGIN);
+	return 0;
+}
+
+/* [kcidb]: the origin, and where the daemon posts with which token (read now, its mode checked). */
+static int load_kcidb(GKeyFile *kf, const char *path, struct pk_kcidb_config *out, GError **err)
+{
+	g_autofree char *file = kf ? get_string(kf, "kcidb", "token_file", NULL) : NULL;
+	g_autoptr(GError) e = NULL;
+
+	if (kcidb_origin(kf, path, &out->origin, err) < 0 ||
+	    (kf && get_seconds(kf, path, "kcidb", "timeout", 0, &out->timeout, err) < 0))
+		return -1;
+	out->url = kf ? get_string(kf, "kcidb", "url", NULL) : NULL;
+	if (out->url && !http_url(out->url))
+		return config_error(err, path, "kcidb", "url", "'%s' is not an http(s):// URL", out->url);
+	if (out->url && !file)
+		return config_error(err, path, "kcidb", "token_file", "url is set: give the file of its token");
+	if (file && !out->url)
+		return config_error(err, path, "kcidb", "token_file", "a token without url: set url too");
+	if (file) {
+		if (read_secret_file(file, &out->token, &e) < 0)
+			return config_error(err, path, "kcidb", "token_file", "%s", e->message);
+		out->token[strcspn(out->token, "\r\n")] = '\0';
+		if (!*out->token)
+			return config_error(err, path, "kcidb", "token_file", "%s: its first line is empty", file);
+	}
+	return 0;
+}
+
+void pk_kcidb_config_clear(struct pk_kcidb_config *kcidb)
+{
+	g_free(kcidb->origin);
+	g_free(kcidb->url);
+	if (kcidb->token)
+		memset(kcidb->token, 0, strlen(kcidb->token));
+	g_free(kcidb->token);
+	memset(kcidb, 0, sizeof *kcidb);
+}
+
 void pk_site_config_clear(struct pk_site_config *site)
 {
 	g_free(site->url);
@@ -1082,7 +1144,26 @@ int pk_config_store_path(char **out, const char *path, GError **err)
 		return -1;
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
+	/* the keys checked as every command checks them: a typo'd [store] pth must not mean the default store */
+	if (check_known_keys(kf, path, err) < 0)
+		return -1;
 	return store_where(kf, path, out, err);
+}
+
+int pk_config_kcidb_origin(char **out, const char *path, GError **err)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GError) e = NULL;
+
+	if (!(path = config_file(path)))
+		return kcidb_origin(NULL, NULL, out, err);
+	if (config_scan(path, err) < 0)
+		return -1;
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
+		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
+	if (check_known_keys(kf, path, err) < 0)
+		return -1;
+	return kcidb_origin(kf, path, out, err);
 }
 
 int pk_config_site(struct pk_site_config *out, const char *path, GError **err)
@@ -1137,6 +1218,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		load_sources(NULL, NULL, &c, NULL);
 		load_trees(NULL, NULL, &c, NULL);
 		load_lists(NULL, NULL, &c, NULL);
+		load_kcidb(NULL, NULL, &c.kcidb, NULL);
 		*out = c;
 		return 0;
 	}
@@ -1155,13 +1237,15 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	    load_daemon(kf, path, &c, err) < 0 || load_smtp(kf, path, &c, err) < 0 ||
 	    load_sources(kf, path, &c, err) < 0 || load_trees(kf, path, &c, err) < 0 ||
 	    load_lists(kf, path, &c, err) < 0 ||
-	    load_site(kf, path, &c.site, err) < 0 || store_where(kf, path, &c.db, err) < 0) {
+	    load_site(kf, path, &c.site, err) < 0 || store_where(kf, path, &c.db, err) < 0 ||
+	    load_kcidb(kf, path, &c.kcidb, err) < 0) {
 		pk_config_clear(&c);
 		return -1;
 	}
 	c.path = g_strdup(path);
 	c.base = g_key_file_get_string(kf, "test", "base", NULL);
 	c.bases = comma_list(kf, "test", "bases");
+	c.rules = g_key_file_get_string(kf, "test", "rules", NULL);
 	c.keys = g_steal_pointer(&kf);
 	*out = c;
 	return 0;
@@ -1272,7 +1356,9 @@ void pk_config_clear(struct pk_config *config)
 		g_ptr_array_unref(config->lists);
 	g_strfreev(config->sandbox.trusted_trees);
 	g_strfreev(config->bases);
+	g_free(config->rules);
 	pk_site_config_clear(&config->site);
+	pk_kcidb_config_clear(&config->kcidb);
 	if (config->keys)
 		g_key_file_unref(config->keys);
 	memset(config, 0, sizeof *config);

@@ -208,6 +208,28 @@ struct pk_site_config {
 };
 void pk_site_config_clear(struct pk_site_config *site);
 
+/*
+ * [kcidb]: KCIDB exports (report/kcidb.h) and the daemon's posting of
+ * each finished review.  url is an http(s) URL or NULL (no posting);
+ * token is token_file's first line, read at load (a file group or
+ * others may read is refused), NULL without url.
+ */
+struct pk_kcidb_config {
+	char *origin;             /* the CI system's name in every id: [a-z0-9_]+, default "printkbot" */
+	char *url;                /* where the daemon posts each review's document, or NULL */
+	char *token;              /* sent as "Authorization: Bearer TOKEN" */
+	double timeout;           /* seconds a post may take, 0 = 30 */
+};
+void pk_kcidb_config_clear(struct pk_kcidb_config *kcidb);
+
+/*
+ * Only [kcidb] origin of the file pk_config_load() would read (same
+ * lookup): *out a new string, "printkbot" when the file or the key is
+ * missing.  No token file is opened.  A bad value is an error as in
+ * pk_config_load().
+ */
+int pk_config_kcidb_origin(char **out, const char *path, GError **err);
+
 struct pk_config {
 	char *path;               /* the file read, or NULL when none was */
 	char *db;                 /* [store] url or path, or NULL for the default */
@@ -221,11 +243,13 @@ struct pk_config {
 	struct pk_daemon_config daemon; /* [daemon], defaults filled in */
 	struct pk_smtp_config smtp;     /* [smtp], defaults filled in */
 	GPtrArray *sources;       /* struct pk_source_config*, one per [source NAME], in file order */
+	char *rules;              /* [test] rules: a log-monitor rule file (pipeline/monitor.h), or NULL */
 	char **bases;             /* [test] bases: the bases a series may go on, in order
 	                             ("debian:6.12", "net/main"); NULL: base alone */
 	GPtrArray *trees;         /* struct pk_tree_config*, one per [tree NAME], in file order */
 	GPtrArray *lists;         /* struct pk_list_config*, one per [list NAME], in file order */
 	struct pk_site_config site; /* [site] (archives NULL: see sources) */
+	struct pk_kcidb_config kcidb; /* [kcidb], origin always set */
 	GKeyFile *keys;           /* the whole file, for the modules that read their own groups */
 };
 

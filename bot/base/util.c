@@ -265,6 +265,25 @@ void pk_progress(const char *fmt, ...)
 	fflush(stderr);
 }
 
+void pk_stage(const char *fmt, ...)
+{
+	static double first;
+	g_autofree char *text = NULL;
+	double now = pk_now(), t;
+	va_list ap;
+
+	if (!first)
+		first = now;
+	t = now - first;
+	va_start(ap, fmt);
+	text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (pk_progress_enabled())
+		pk_progress("[%u:%02u] %s...", (unsigned)(t / 60), (unsigned)t % 60, text);
+	else
+		pk_info("[%u:%02u] %s", (unsigned)(t / 60), (unsigned)t % 60, text);
+}
+
 void pk_info(const char *fmt, ...)
 {
 	va_list ap;

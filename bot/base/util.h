@@ -126,6 +126,13 @@ GRegexCompileFlags pk_regex_optimize(void);
 void pk_regex_input_size(guint64 bytes);
 /* Print a progress line on stderr when it is a terminal, else nothing. */
 void pk_progress(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/*
+ * A stage of long work begins ("building 1a2b3c4d5e6f"), with the time
+ * since the process's first stage ("[2:05]"): on a terminal a progress
+ * line, elsewhere (a log, `make demo > log`) a line of its own, so that
+ * a cold build of many minutes still shows life and what it is at.
+ */
+void pk_stage(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* A log line for a stage's progress that always goes to stderr. */
 void pk_info(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 

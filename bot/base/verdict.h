@@ -1,5 +1,5 @@
 /*
- * verdict.h - the verdicts of DESIGN.md: what printkbot says of one patch
+ * verdict.h - the verdicts (doc/testing.md): what printkbot says of one patch
  * or commit.  Code passes them as enum pk_verdict; the names (the stable
  * words of the JSON, the store and the replies) come only from here, so a
  * typo in a verdict no longer compiles.
@@ -24,6 +24,11 @@ enum pk_verdict {
 
 /* The verdict's stable name ("console-changed"); "" for PK_VERDICT_NONE. */
 const char *pk_verdict_name(enum pk_verdict verdict);
+
+/* What the verdict means, one line ("" for PK_VERDICT_NONE). */
+const char *pk_verdict_meaning(enum pk_verdict verdict);
+/* How many values enum pk_verdict has, PK_VERDICT_NONE (0) included. */
+unsigned pk_verdicts(void);
 
 /* The verdict named name: true and *out set, or false (*out untouched). */
 bool pk_verdict_parse(const char *name, enum pk_verdict *out);

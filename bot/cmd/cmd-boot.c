@@ -128,24 +128,32 @@ static void print_text(const struct pk_build_result *build, const struct pk_boot
 		pk_print_text("%s\n", boot->detail);
 }
 
-/* Check out rev, build it, and boot it when it built; *booted says whether boot is filled. */
+/* Check out rev (in the tree of its kernel series, lab.h), build it, and boot it when it built; *booted says whether boot is filled. */
 static int boot_rev(struct pk_build_result *build, struct pk_boot_result *boot, bool *booted,
 		    const struct pk_lab *lab, const char *rev, struct pk_boot_opts *bopts, GError **err)
 {
-	if (pk_repo_checkout(lab, rev, err) < 0)
+	struct pk_lab based;
+	int rc = -1;
+
+	if (pk_lab_for_rev(&based, lab, rev, err) < 0)
 		return -1;
+	if (pk_repo_checkout(&based, rev, err) < 0)
+		goto out;
 	pk_progress("building %s...", rev);
-	if (pk_build_kernel(build, lab, err) < 0)
-		return -1;
+	if (pk_build_kernel(build, &based, err) < 0)
+		goto out;
 	if (build->ok) {
 		bopts->vmlinux = build->vmlinux;
 		pk_progress("booting %s...", rev);
-		if (pk_boot_kernel(boot, lab, bopts, err) < 0)
-			return -1;
+		if (pk_boot_kernel(boot, &based, bopts, err) < 0)
+			goto out;
 		*booted = true;
 	}
 	pk_progress("%s", "");
-	return 0;
+	rc = 0;
+out:
+	pk_lab_clear(&based);
+	return rc;
 }
 
 static int cmd_boot(struct pk_cmd_ctx *ctx)

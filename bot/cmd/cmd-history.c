@@ -1,6 +1,7 @@
 /* cmd-history.c - `printkbot history`: stored changes to messages, filtered. */
 #include "cmd/commands.h"
 #include "base/jsonout.h"
+#include "report/kcidb.h"
 #include "report/pushes.h"
 #include "store/store.h"
 #include "base/util.h"
@@ -34,6 +35,8 @@ static const char history_usage[] =
 	"                     only --source (TREE or TREE/BRANCH), --limit (pushes)\n"
 	"                     and --json go with it\n"
 	"    --json           one JSON object per row (JSON Lines)\n"
+	"    --kcidb          the newest review of each patch a row names, as one\n"
+	"                     KCIDB document (report --kcidb)\n"
 	"    --limit N        at most N rows\n"
 	"    --config FILE    read its [store] path (default $PRINTKBOT_CONFIG, else\n"
 	"                     /etc/printkbot.conf if present)\n"
@@ -208,6 +211,7 @@ struct history_opts {
 	struct pk_history_filter filter;
 	bool json;
 	bool pushes;
+	bool kcidb;
 };
 
 static const struct pk_option history_options[] = {
@@ -225,6 +229,7 @@ static const struct pk_option history_options[] = {
 	PK_OPTION_STRING("stage", struct history_opts, filter.stage),
 	PK_OPTION_FLAG("json", struct history_opts, json),
 	PK_OPTION_FLAG("pushes", struct history_opts, pushes),
+	PK_OPTION_FLAG("kcidb", struct history_opts, kcidb),
 	PK_OPTION_COUNT("limit", struct history_opts, filter.limit),
 	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
@@ -271,6 +276,36 @@ static int history_pushes(struct pk_cmd_ctx *ctx, const struct history_opts *o)
 	return pushes->len ? 0 : 1;
 }
 
+/* --kcidb: the newest review of each patch the rows name, each once, as one KCIDB document. */
+static int history_kcidb(struct pk_cmd_ctx *ctx, const GPtrArray *rows)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	g_autoptr(GError) err = NULL;
+	g_autofree char *origin = NULL, *doc = NULL;
+
+	for (guint i = 0; i < rows->len; i++) {
+		const struct pk_history_row *r = rows->pdata[i];
+		gint64 id;
+		int rc = pk_store_review_of_test(ctx->store, r->test_id, r->patch_id, &id, &err);
+
+		if (rc < 0)
+			goto fail;
+		if (rc && !g_hash_table_contains(seen, &id)) {
+			g_array_append_val(ids, id);
+			g_hash_table_add(seen, g_memdup2(&id, sizeof id));
+		}
+	}
+	if (pk_config_kcidb_origin(&origin, ctx->cmdline.common.config_path, &err) < 0 ||
+	    !(doc = pk_kcidb_export(ctx->store, origin, ids, &err)))
+		goto fail;
+	puts(doc);
+	return ids->len ? 0 : 1;
+fail:
+	fprintf(stderr, "printkbot: %s\n", err->message);
+	return 2;
+}
+
 static int cmd_history(struct pk_cmd_ctx *ctx)
 {
 	const struct history_opts *o = ctx->cmdline.opts;
@@ -280,9 +315,11 @@ static int cmd_history(struct pk_cmd_ctx *ctx)
 	if (o->pushes)
 		return history_pushes(ctx, o);
 	if (pk_store_history(ctx->store, &rows, &o->filter, &err) < 0) {
-		fprintf(stderr, "printkbot: %s\n", err->message);
+		fprintf(stderr, "printkbot history: %s\n", err->message);
 		return 2;
 	}
+	if (o->kcidb)
+		return history_kcidb(ctx, rows);
 	if (o->json) {
 		g_autoptr(JsonBuilder) b = json_builder_new();
 		g_autoptr(JsonGenerator) gen = json_generator_new();
@@ -291,6 +328,8 @@ static int cmd_history(struct pk_cmd_ctx *ctx)
 			print_json(b, gen, rows->pdata[i]);
 	} else if (rows->len)
 		print_table(rows, isatty(STDOUT_FILENO));
+	else
+		fprintf(stderr, "printkbot history: no stored change matches\n");
 	return rows->len ? 0 : 1;
 }
 

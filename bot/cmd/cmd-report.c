@@ -1,5 +1,6 @@
 /* cmd-report.c - `printkbot report`: render a stored review again. */
 #include "cmd/commands.h"
+#include "report/kcidb.h"
 #include "report/pushes.h"
 #include "report/review.h"
 #include "report/site.h"
@@ -13,7 +14,8 @@ static const char report_usage[] =
 	"usage: printkbot report [--config FILE] [--db FILE] [--html FILE] ID\n"
 	"       printkbot report [--config FILE] [--db FILE] [--html FILE] --commit COMMIT\n"
 	"       printkbot report [--config FILE] [--db FILE] --push ID\n"
-	"       printkbot report [--config FILE] [--db FILE] --site DIR [--full]\n\n"
+	"       printkbot report [--config FILE] [--db FILE] --site DIR [--full]\n"
+	"       printkbot report [--config FILE] [--db FILE] --kcidb ID...\n\n"
 	"Render stored review ID again from its model (the data `test` kept),\n"
 	"through templates/review.txt.  The text is byte-identical to the review\n"
 	"as first rendered; when the template changed since, a note on standard\n"
@@ -43,7 +45,11 @@ static const char report_usage[] =
 	"    --push       ID is a push, not a review\n"
 	"    --site DIR   write the site of every stored review to DIR; the config's\n"
 	"                 [site] and each [source NAME]'s archive are read\n"
-	"    --full       with --site, write every page again\n\n"
+	"    --full       with --site, write every page again\n"
+	"    --kcidb      the reviews ID... as one KCIDB document (KernelCI's common\n"
+	"                 database, I/O schema v5.3: a checkout per series, a build\n"
+	"                 per kernel, a test per boot and per comparison); its ids\n"
+	"                 start with the config's [kcidb] origin (doc/history.md)\n\n"
 	"exit status: 0 rendered (the site written), 1 no such review or push, 2\n"
 	"usage, database, template or disk error\n";
 
@@ -54,6 +60,7 @@ struct report_opts {
 	bool push;
 	const char *site;
 	bool full;
+	bool kcidb;
 };
 
 static const struct pk_option report_options[] = {
@@ -64,6 +71,7 @@ static const struct pk_option report_options[] = {
 	PK_OPTION_FLAG("push", struct report_opts, push),
 	PK_OPTION_STRING("site", struct report_opts, site),
 	PK_OPTION_FLAG("full", struct report_opts, full),
+	PK_OPTION_FLAG("kcidb", struct report_opts, kcidb),
 	{ NULL },
 };
 
@@ -75,6 +83,30 @@ static bool review_id(gint64 *out, const char *text)
 		return false;
 	*out = (gint64)id;
 	return true;
+}
+
+/* --kcidb: review ids, one or more, and nothing of the other forms. */
+static int kcidb_check(const struct pk_cmdline *cl, GError **err)
+{
+	const struct report_opts *o = cl->opts;
+	gint64 id;
+
+	if (o->commit || o->push || o->html || o->full) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--kcidb takes review ids alone: no --commit, "
+			    "--push, --html or --full with it");
+		return -1;
+	}
+	if (!cl->n_args) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "missing ID");
+		return -1;
+	}
+	for (unsigned i = 0; i < cl->n_args; i++)
+		if (!review_id(&id, cl->args[i])) {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "'%s' is not a review id (a number)",
+				    cl->args[i]);
+			return -1;
+		}
+	return 0;
 }
 
 static int report_check(const struct pk_cmdline *cl, GError **err)
@@ -89,12 +121,15 @@ static int report_check(const struct pk_cmdline *cl, GError **err)
 	}
 	if (o->site)
 		return 0;
+	if (o->kcidb)
+		return kcidb_check(cl, err);
 	if (o->full) {
 		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "--full goes with --site");
 		return -1;
 	}
 	if (cl->n_args != 1) {
-		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "missing ID");
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, cl->n_args ? "one ID (several with --kcidb)"
+										  : "missing ID");
 		return -1;
 	}
 	if (o->commit && o->push) {
@@ -168,6 +203,28 @@ static int render(char **out, const char *model, const char *html_path, GError *
 	return 0;
 }
 
+/* --kcidb ID...: one KCIDB document of the reviews (kcidb.h). */
+static int report_kcidb(struct pk_cmd_ctx *ctx)
+{
+	g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(gint64));
+	g_autoptr(GError) err = NULL;
+	g_autofree char *origin = NULL, *doc = NULL;
+
+	for (unsigned i = 0; i < ctx->cmdline.n_args; i++) {
+		gint64 id;
+
+		review_id(&id, ctx->cmdline.args[i]);   /* kcidb_check() made sure it is one */
+		g_array_append_val(ids, id);
+	}
+	if (pk_config_kcidb_origin(&origin, ctx->cmdline.common.config_path, &err) < 0 ||
+	    !(doc = pk_kcidb_export(ctx->store, origin, ids, &err))) {
+		fprintf(stderr, "printkbot: %s\n", err->message);
+		return g_error_matches(err, PK_ERROR, PK_ERROR_INPUT) ? 1 : 2;
+	}
+	puts(doc);
+	return 0;
+}
+
 /* --site DIR: the site of every review (site.h), and what the run wrote. */
 static int report_site(struct pk_cmd_ctx *ctx)
 {
@@ -208,6 +265,8 @@ static int cmd_report(struct pk_cmd_ctx *ctx)
 
 	if (o->site)
 		return report_site(ctx);
+	if (o->kcidb)
+		return report_kcidb(ctx);
 	if (o->push) {
 		review_id(&id, id_arg);   /* report_check() made sure it is one */
 		return report_push(ctx, id);
@@ -242,7 +301,7 @@ const struct pk_cmd_spec cmd_report_spec = {
 	.options = report_options,
 	.opts_size = sizeof(struct report_opts),
 	.args_name = "ID",
-	.args_min = 0, .args_max = 1,   /* report_check(): one, unless --site */
+	.args_min = 0, .args_max = G_MAXUINT,   /* report_check(): one, none with --site, any with --kcidb */
 	.check = report_check,
 	.setup_status = 2,
 	.run = cmd_report,

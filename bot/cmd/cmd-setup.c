@@ -20,7 +20,13 @@ static const char setup_usage[] =
 	"                  named (debian:6.1 is linux-source-6.1) imported as one\n"
 	"                  more base commit of the same repository, tagged\n"
 	"                  " PK_BASES_DEBIAN_TAG "VER (debian:6.12, the default, is\n"
-	"                  " PK_LAB_BASE_TAG "); `test --base debian:6.1` tests on it\n";
+	"                  " PK_LAB_BASE_TAG "); `test --base debian:6.1` tests on it.\n"
+	"                  A package this system's apt sources lack (debian:7.2) is\n"
+	"                  fetched from Debian's trixie, trixie-backports,\n"
+	"                  unstable and experimental ($PRINTKBOT_DEBIAN_MIRROR,\n"
+	"                  default http://deb.debian.org/debian) with apt on a\n"
+	"                  sources list of its own under the cache dir: the\n"
+	"                  system's apt sources and state are not changed\n";
 
 struct setup_opts {
 	const char *source;

@@ -5,18 +5,22 @@
 #include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
+#include "lab/repo.h"
+#include "pipeline/monitor.h"
 #include "report/review.h"
 #include "store/store.h"
 #include "pipeline/test.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
 	"                      [--db FILE | --no-store] [--allow-build-system] [--all]\n"
-	"                      [--which-base]\n"
+	"                      [--which-base] [--rules FILE]\n"
 	"                      PATCH|MBOX|-...\n\n"
 	"Apply each patch on the base in the bot's kernel tree (a series: each patch\n"
 	"on top of the previous one, every patch applied, each built and booted only\n"
@@ -43,7 +47,11 @@ static const char test_usage[] =
 	"                        and why the bases before it were passed over: nothing\n"
 	"                        is built (exit 1 when no base takes a series)\n"
 	"  --all                 build and boot patches without logging churn too\n"
-	"                        (without it they are applied, not built)\n\n"
+	"                        (without it they are applied, not built)\n"
+	"  --rules FILE          log-monitor rules (node-problem-detector's JSON rule\n"
+	"                        file, or RE2 patterns one a line; default: the\n"
+	"                        config's [test] rules): the review says which rules\n"
+	"                        lose a message the patch rewords, removes or moves\n\n"
 	"verdicts: no-churn, no-visible-change, console-changed, not-built (nothing\n"
 	"changed, but a C file or header the patch touches is not compiled in, so\n"
 	"nothing is vouched for it), does-not-apply, build-failed (a kernel that\n"
@@ -63,6 +71,7 @@ struct test_opts {
 	bool allow_build;
 	bool all;
 	bool which_base;
+	const char *rules;
 };
 
 static const struct pk_option test_options[] = {
@@ -75,6 +84,7 @@ static const struct pk_option test_options[] = {
 	PK_OPTION_FLAG("allow-build-system", struct test_opts, allow_build),
 	PK_OPTION_FLAG("all", struct test_opts, all),
 	PK_OPTION_FLAG("which-base", struct test_opts, which_base),
+	PK_OPTION_STRING("rules", struct test_opts, rules),
 	{ NULL },
 };
 
@@ -246,7 +256,15 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	const struct pk_config *config = &ctx->config;
 	struct test_run run = { &ctx->lab, ctx->store };
 	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_rules) rules = NULL;
+	const char *rules_path = o->rules ? o->rules : config->rules;
 	int status = 0;
+
+	if (rules_path && pk_monitor_rules_load(&rules, rules_path, &err) < 0) {
+		fprintf(stderr, "printkbot test: %s%s\n", o->rules ? "--rules: " : "[test] rules: ", err->message);
+		return 2;
+	}
+	run.opts.rules = rules;
 
 	run.json = o->json;
 	run.base = o->base;
@@ -277,12 +295,66 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	return status;
 }
 
+/* A bad --rules file is a usage error, said before the lab is waited for. */
+static int test_check(const struct pk_cmdline *cl, GError **err)
+{
+	const struct test_opts *o = cl->opts;
+	g_autoptr(pk_rules) rules = NULL;
+	g_autoptr(GError) e = NULL;
+
+	if (o->rules && pk_monitor_rules_load(&rules, o->rules, &e) < 0) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--rules: %s", e->message);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What can be checked before the lab is taken, so that a typo is said at
+ * once rather than after another printkbot's build: every input is
+ * readable, and --base names a revision of the lab (read without its
+ * lock: a lab not set up is said by the set-up).
+ */
+static int test_inputs(const struct pk_cmd_ctx *ctx, GError **err)
+{
+	const struct pk_cmdline *cl = &ctx->cmdline;
+	const struct test_opts *o = cl->opts;
+	struct pk_lab lab;
+	int rc = 0;
+
+	for (char **a = cl->args; *a; a++) {
+		if (!strcmp(*a, "-"))
+			continue;
+		if (g_file_test(*a, G_FILE_TEST_IS_DIR) || access(*a, R_OK) < 0) {
+			return pk_error(err, PK_ERROR_INPUT, "cannot read %s: %s", *a,
+					g_file_test(*a, G_FILE_TEST_IS_DIR) ? "it is a directory" : g_strerror(errno));
+		}
+	}
+	if (!o->base || pk_lab_open(&lab, NULL) < 0)
+		return 0;
+	if (pk_lab_ready(&lab)) {
+		g_autofree char *ref = pk_bases_ref(o->base), *id = pk_repo_resolve(&lab, ref, NULL);
+
+		if (!id) {
+			g_auto(GStrv) known = pk_bases_default(&lab, PK_LAB_BASE_TAG);
+			g_autofree char *names = g_strjoinv(", ", known);
+
+			rc = pk_error(err, PK_ERROR_INPUT, "--base %s: no such base or revision in the lab (its "
+				      "bases: %s; a [tree]'s as TREE/BRANCH; or a commit id)", o->base, names);
+		}
+	}
+	pk_lab_clear(&lab);
+	return rc;
+}
+
 const struct pk_cmd_spec cmd_test_spec = {
 	.usage = test_usage,
 	.options = test_options,
 	.opts_size = sizeof(struct test_opts),
 	.args_name = "PATCH|MBOX|-...",
 	.args_min = 1, .args_max = G_MAXUINT,
+	.check = test_check,
+	.inputs = test_inputs,
 	.setup_status = 2,
 	.run = cmd_test,
 };

@@ -1,6 +1,7 @@
 /*
- * command.c - parsing a command's line, and running a command that needs
- * nothing set up; see commands.h.  Apart from commands.c (the table and
+ * command.c - parsing a command's line, running a command that needs
+ * nothing set up, and a command taking what its context set up; see
+ * commands.h.  Apart from commands.c (the table and
  * the set-up of config, lab and store) so that front.c links only what
  * scan uses.
  */
@@ -73,4 +74,16 @@ int pk_command_run(const struct pk_command *cmd, int argc, char **argv,
 	else
 		pk_cmdline_clear(&ctx.cmdline);
 	return status;
+}
+
+void pk_cmd_ctx_take_lab(struct pk_cmd_ctx *ctx, struct pk_lab *out)
+{
+	*out = ctx->lab;
+	memset(&ctx->lab, 0, sizeof(ctx->lab));
+	ctx->lab.lock_fd = -1;
+}
+
+struct pk_store *pk_cmd_ctx_take_store(struct pk_cmd_ctx *ctx)
+{
+	return g_steal_pointer(&ctx->store);
 }

@@ -1,7 +1,10 @@
-/* commands.c - the command table, and what every command gets before it runs; see commands.h. */
+/* commands.c - the command table, help topics and dispatch; see commands.h (the set-up: context.c). */
 #include "cmd/commands.h"
 #include "base/util.h"
 #include "lab/sandbox.h"
+#include "analysis/kdiff.h"
+#include "analysis/scan.h"
+#include "base/verdict.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +22,9 @@ const struct pk_command pk_commands[] = {
 	  "build a kernel revision, boot it in QEMU, print its records" },
 	{ "scan",    0,                                &cmd_scan_spec,
 	  "static logging-churn findings of patches (no build)" },
+	/* check sets up what --test needs itself: without it, it touches no lab */
+	{ "check",   0,                                &cmd_check_spec,
+	  "b4's per-patch check: a patch mail's findings as b4 shows them" },
 	{ "test",    NEEDS_ALL,                        &cmd_test_spec,
 	  "apply, build and boot before/after, diff what the kernel prints, review" },
 	{ "history", NEEDS_READ,                       &cmd_history_spec,
@@ -52,61 +58,61 @@ const struct pk_command *pk_command_find(const char *name)
 	return NULL;
 }
 
-int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GError **err)
-{
-	const struct pk_cmd_common *common = &ctx->cmdline.common;
-
-	if (cmd->needs & PK_NEEDS_CONFIG) {
-		if (pk_config_load(&ctx->config, common->config_path, err) < 0)
-			return -1;
-		pk_sandbox_configure(&ctx->config.sandbox);
-	}
-	/* a reader of the store reads only [store] path: no secrets it may not read */
-	if ((cmd->needs & (PK_NEEDS_STORE | PK_NEEDS_STORE_PATH)) && !(cmd->needs & PK_NEEDS_CONFIG) &&
-	    !common->db && !common->no_store &&
-	    pk_config_store_path(&ctx->config.db, common->config_path, err) < 0)
-		return -1;
-	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
-		return -1;
-	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&
-	    pk_store_open_ext(&ctx->store, common->db ? common->db : ctx->config.db,
-			      cmd->needs & PK_NEEDS_STORE_READONLY ? PK_STORE_OPEN_READONLY : 0, err) < 0)
-		return -1;
-	return 0;
-}
-
-void pk_cmd_ctx_clear(struct pk_cmd_ctx *ctx)
-{
-	pk_store_close(ctx->store);
-	pk_lab_clear(&ctx->lab);
-	pk_config_clear(&ctx->config);
-	pk_cmdline_clear(&ctx->cmdline);
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->lab.lock_fd = -1;
-}
-
-void pk_cmd_ctx_take_lab(struct pk_cmd_ctx *ctx, struct pk_lab *out)
-{
-	*out = ctx->lab;
-	memset(&ctx->lab, 0, sizeof(ctx->lab));
-	ctx->lab.lock_fd = -1;
-}
-
-struct pk_store *pk_cmd_ctx_take_store(struct pk_cmd_ctx *ctx)
-{
-	return g_steal_pointer(&ctx->store);
-}
-
 int pk_command_main(const struct pk_command *cmd, int argc, char **argv)
 {
 	return pk_command_run(cmd, argc, argv, pk_command_setup, pk_cmd_ctx_clear);
 }
+
+void pk_help_findings(FILE *to)
+{
+	fprintf(to, "The kinds of finding of scan (and of a review's static findings), by their\n"
+		    "stable names (the JSON, the store, history --kind).  Those marked * change\n"
+		    "nothing on the console by themselves (advice, or a rewrite printing the same).\n\n");
+	for (unsigned k = 0; k < pk_finding_kinds(); k++) {
+		g_autofree char *meaning = g_strconcat(pk_finding_is_silent(k) ? "* " : "", pk_finding_kind_meaning(k),
+						       NULL);
+		g_autofree char *wrapped = pk_wrap(meaning, 50, "");
+		g_auto(GStrv) lines = g_strsplit(wrapped, "\n", -1);
+		g_autofree char *indented = g_strjoinv("\n                             ", lines);
+
+		fprintf(to, "  %-26s %s\n", pk_finding_kind_name(k), indented);
+	}
+	fprintf(to, "\nWhat a boot-log or printk index change is called (test's dynamic kinds):\n\n");
+	for (unsigned k = 0; *pk_change_kind_name(k); k++)
+		fprintf(to, "  %s\n", pk_change_kind_name(k));
+}
+
+void pk_help_verdicts(FILE *to)
+{
+	fprintf(to, "The verdicts of test, run and the daemon, by their stable names:\n\n");
+	for (unsigned v = PK_VERDICT_NONE + 1; v < pk_verdicts(); v++) {
+		g_autofree char *wrapped = pk_wrap(pk_verdict_meaning(v), 58, "");
+		g_auto(GStrv) lines = g_strsplit(wrapped, "\n", -1);
+		g_autofree char *indented = g_strjoinv("\n                     ", lines);
+
+		fprintf(to, "  %-18s %s\n", pk_verdict_name(v), indented);
+	}
+}
+
+/* `printkbot help TOPIC` for what is no command: the words the bot's output uses. */
+static const struct {
+	const char *name;
+	void (*print)(FILE *to);
+} help_topics[] = {
+	{ "findings", pk_help_findings },
+	{ "verdicts", pk_help_verdicts },
+};
 
 int pk_command_dispatch(int argc, char **argv)
 {
 	const char *name = strcmp(argv[0], "help") ? argv[0] : argc > 1 ? argv[1] : NULL;
 	const struct pk_command *cmd = name ? pk_command_find(name) : NULL;
 
+	for (size_t i = 0; !cmd && name && name != argv[0] && i < G_N_ELEMENTS(help_topics); i++)
+		if (!strcmp(name, help_topics[i].name)) {
+			help_topics[i].print(stdout);
+			return 0;
+		}
 	if (!cmd) {
 		fprintf(stderr, "printkbot: '%s' is not a printkbot command; see 'printkbot --help'\n",
 			name ? name : "");

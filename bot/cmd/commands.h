@@ -18,6 +18,8 @@
 #ifndef PK_COMMANDS_H
 #define PK_COMMANDS_H
 
+#include <stdio.h>
+
 #include "base/config.h"
 #include "cmd/options.h"
 #include "lab/lab.h"
@@ -64,6 +66,12 @@ struct pk_cmd_spec {
 	unsigned args_min, args_max;      /* how many of them; args_max G_MAXUINT: any number */
 	/* further usage checks of the parsed line (G_OPTION_ERROR_FAILED), or NULL */
 	int (*check)(const struct pk_cmdline *cmdline, GError **err);
+	/*
+	 * the inputs checked before the lab is taken (files readable, base
+	 * names known: said at once, not after another printkbot's build), the
+	 * config loaded by then; or NULL
+	 */
+	int (*inputs)(const struct pk_cmd_ctx *ctx, GError **err);
 	int setup_status;                 /* the exit status when the needs cannot be set up */
 	int (*run)(struct pk_cmd_ctx *ctx);   /* the exit status */
 };
@@ -74,6 +82,11 @@ struct pk_command {
 	const struct pk_cmd_spec *spec;
 	const char *summary;              /* for `printkbot --help` */
 };
+
+/* `printkbot help findings`: every kind of finding and of change, with what it means. */
+void pk_help_findings(FILE *to);
+/* `printkbot help verdicts`: every verdict, with what it means. */
+void pk_help_verdicts(FILE *to);
 
 /* Every command, in the order `printkbot --help` lists them; ended by { NULL }. */
 extern const struct pk_command pk_commands[];
@@ -122,6 +135,6 @@ int pk_command_dispatch(int argc, char **argv);
 /* The specs, one per cmd-<name>.c. */
 extern const struct pk_cmd_spec cmd_setup_spec, cmd_boot_spec, cmd_scan_spec, cmd_test_spec,
 	cmd_history_spec, cmd_report_spec, cmd_db_spec, cmd_run_spec, cmd_bisect_spec,
-	cmd_daemon_spec, cmd_queue_spec, cmd_worker_spec, cmd_index_diff_spec;
+	cmd_daemon_spec, cmd_queue_spec, cmd_worker_spec, cmd_index_diff_spec, cmd_check_spec;
 
 #endif

@@ -86,6 +86,7 @@ static int push_start(struct push_run *r, GError **err)
 	r->topts.policy = r->d->config.policy;
 	r->topts.boot_timeout = r->d->config.boot_timeout;
 	r->topts.derived_builds = r->d->config.derived_builds;
+	r->topts.rules = r->d->rules;
 	/* the tip before a fast-forward has the mask every parent after it may borrow */
 	r->noise_base = r->push->forced ? NULL : g_strdup(r->push->old_tip);
 	r->topts.noise_base = r->noise_base;

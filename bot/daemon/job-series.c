@@ -273,6 +273,7 @@ int daemon_series_start(struct daemon_series *r, const char *base, GError **err)
 	r->topts.policy = r->d->config.policy;
 	r->topts.boot_timeout = r->d->config.boot_timeout;
 	r->topts.derived_builds = r->d->config.derived_builds;
+	r->topts.rules = r->d->rules;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "intake/intake.h"
 #include "lab/lab.h"
 #include "lab/sandbox.h"
+#include "pipeline/monitor.h"
 #include "report/outbox.h"
 #include "base/proc.h"
 #include "base/util.h"
@@ -165,10 +166,12 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 	gint64 retry = 0;
 	JsonObject *payload;
 	enum job_end end;
+	gint64 kcidb_mark;
 	int rc;
 
 	if ((rc = claim_next(d, &job, out_wait, err)) <= 0)
 		return rc;
+	kcidb_mark = daemon_kcidb_mark(d);
 	/* the figures say at once that this worker is busy: a build holds the loop for minutes */
 	daemon_metrics_job_start(d);
 	daemon_metrics_write(d);
@@ -193,7 +196,9 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
 		break;
 	}
 	daemon_lease_release(d);
-	return job_finish(d, job, end, detail, retry, err);
+	rc = job_finish(d, job, end, detail, retry, err);
+	daemon_kcidb_post(d, job->id, kcidb_mark);
+	return rc;
 }
 
 /* ---- start, reload, stop -------------------------------------------------- */
@@ -205,14 +210,17 @@ static int run_next_job(struct pk_daemon *d, gint64 *out_wait, GError **err)
  * daemon), so that the same store reached by another name (a symlink, a
  * hard link, a bind mount) is still one store.  Not a lock on the
  * database itself: closing any other descriptor of it would drop
- * SQLite's own POSIX locks.
+ * SQLite's own POSIX locks.  The holder removes the file when it lets go
+ * (daemon_unlock()), or every store a test or a scratch run opened would
+ * leave one behind; so a lock is only taken on the file the name still
+ * names: one taken on a file removed meanwhile is let go and taken again.
  */
-static int daemon_lock(const char *db_path, GError **err)
+static int daemon_lock(const char *db_path, char **out_path, GError **err)
 {
 	g_autofree char *dir = pk_runtime_dir(err);
 	g_autofree char *path = NULL;
-	struct stat st;
-	int fd;
+	struct stat st, held, named;
+	int fd, tries;
 
 	if (!dir)
 		return -1;
@@ -220,15 +228,35 @@ static int daemon_lock(const char *db_path, GError **err)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", db_path, g_strerror(errno));
 	path = g_strdup_printf("%s/printkbot-store-%llx-%llx.lock", dir, (unsigned long long)st.st_dev,
 			       (unsigned long long)st.st_ino);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		close(fd);
-		return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon uses %s (%s is locked)",
-				db_path, path);
+	for (tries = 0; tries < 8; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0)
+			return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			return pk_error(err, PK_ERROR_FAILED, "another printkbot daemon uses %s (%s is locked)",
+					db_path, path);
+		}
+		if (fstat(fd, &held) == 0 && lstat(path, &named) == 0 && held.st_dev == named.st_dev &&
+		    held.st_ino == named.st_ino) {
+			*out_path = g_steal_pointer(&path);
+			return fd;
+		}
+		close(fd);   /* its holder removed it as we opened it: take the one the name names now */
 	}
-	return fd;
+	return pk_error(err, PK_ERROR_FAILED, "%s: removed again each time it was locked", path);
+}
+
+/* Let the store's lock go, removing its file first (daemon_lock()). */
+static void daemon_unlock(struct pk_daemon *d)
+{
+	if (d->lock_fd < 0)
+		return;
+	if (d->lock_path)
+		unlink(d->lock_path);
+	close(d->lock_fd);
+	d->lock_fd = -1;
+	g_clear_pointer(&d->lock_path, g_free);
 }
 
 /* One intake per store: the database's own lock, else a file lock for the SQLite file. */
@@ -240,7 +268,7 @@ static int intake_lock(struct pk_daemon *d, GError **err)
 		return 0;   /* taken before the store was opened (file_lock_first()) */
 	if ((rc = pk_store_intake_lock(d->store, err)) != 0)
 		return rc < 0 ? -1 : 0;
-	d->lock_fd = daemon_lock(pk_store_path(d->store), err);
+	d->lock_fd = daemon_lock(pk_store_path(d->store), &d->lock_path, err);
 	return d->lock_fd < 0 ? -1 : 0;
 }
 
@@ -254,7 +282,7 @@ static int file_lock_first(struct pk_daemon *d, const char *where, GError **err)
 	if (d->opts->worker || !where || g_str_has_prefix(where, "postgresql://") ||
 	    g_str_has_prefix(where, "postgres://") || !g_file_test(where, G_FILE_TEST_EXISTS))
 		return 0;
-	d->lock_fd = daemon_lock(where, err);
+	d->lock_fd = daemon_lock(where, &d->lock_path, err);
 	return d->lock_fd < 0 ? -1 : 0;
 }
 
@@ -268,7 +296,8 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		g_free(d);
 		return -1;
 	}
-	if (pk_config_check_daemon(&d->config, err) < 0) {
+	if (pk_config_check_daemon(&d->config, err) < 0 ||
+	    (d->config.rules && pk_monitor_rules_load(&d->rules, d->config.rules, err) < 0)) {
 		pk_config_clear(&d->config);
 		g_free(d);
 		return -1;
@@ -300,9 +329,9 @@ void pk_daemon_close(struct pk_daemon *d)
 	daemon_metrics_free(d);
 	pk_store_close(d->store);
 	pk_outbox_free(d->outbox);
-	if (d->lock_fd >= 0)
-		close(d->lock_fd);
+	daemon_unlock(d);
 	pk_config_clear(&d->config);
+	pk_rules_free(d->rules);
 	pk_bases_refetch_clear(&d->refetch);
 	g_free(d);
 }
@@ -338,10 +367,12 @@ int pk_daemon_reload(struct pk_daemon *d)
 	struct pk_config fresh = { 0 };
 	struct pk_config old = d->config;
 	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_rules) rules = NULL;
 	bool moved;
 
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
-	    pk_config_check_daemon(&fresh, &err) < 0) {
+	    pk_config_check_daemon(&fresh, &err) < 0 ||
+	    (fresh.rules && pk_monitor_rules_load(&rules, fresh.rules, &err) < 0)) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
 		pk_config_clear(&fresh);
 		return -1;
@@ -362,6 +393,8 @@ int pk_daemon_reload(struct pk_daemon *d)
 		return -1;
 	}
 	pk_config_clear(&old);
+	pk_rules_free(d->rules);
+	d->rules = g_steal_pointer(&rules);
 	/* only now, the new configuration in force: a failure above kept the old limits too */
 	pk_sandbox_configure(&d->config.sandbox);
 	daemon_metrics_configure(d);

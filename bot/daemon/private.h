@@ -54,6 +54,7 @@ struct pk_daemon {
 	struct pk_outbox *outbox; /* rendered replies waiting to be sent */
 	const struct pk_daemon_opts *opts;
 	int lock_fd;              /* the intake's lock beside the database, -1 when not taken */
+	char *lock_path;          /* its file, removed when it is let go */
 	/* a daemon that runs jobs (not --queue-only) is a worker of the queue: */
 	struct pk_store_worker worker;  /* its name and machine (strings below) and lease */
 	char *worker_name, *worker_machine;
@@ -61,6 +62,7 @@ struct pk_daemon {
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */
 	struct daemon_metrics *metrics;  /* what this process writes for monitoring (metrics.c) */
+	struct pk_rules *rules;   /* [test] rules, read with the configuration; NULL: none */
 };
 
 /* How a job ended; the loop writes the matching state (or the retry) to the store. */
@@ -71,6 +73,13 @@ static inline gint64 daemon_now(void)
 {
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
+
+/* ---- kcidb.c ------------------------------------------------------------- */
+
+/* Before a job: where its reviews will start, -1 when none are to be posted ([kcidb] url unset). */
+gint64 daemon_kcidb_mark(struct pk_daemon *d);
+/* After it: its reviews (those stored since mark) posted to [kcidb] url, or why not logged. */
+void daemon_kcidb_post(struct pk_daemon *d, gint64 job_id, gint64 mark);
 
 /* ---- worker.c ------------------------------------------------------------ */
 

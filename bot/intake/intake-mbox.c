@@ -102,6 +102,10 @@ static int mbox_open(void **out, struct pk_intake_ctx *ctx, GError **err)
 		mbox_close(m);
 		return -1;
 	}
+	/* waited for (an MDA makes it on its first delivery), but said: a typo'd path looks the same */
+	if (!g_file_test(m->path, G_FILE_TEST_EXISTS))
+		pk_info("source %s: no mbox at %s yet: it is read once something is delivered there", ctx->cfg->name,
+			m->path);
 	*out = m;
 	return 0;
 }

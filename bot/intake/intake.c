@@ -1,4 +1,4 @@
-/* intake.c - the source table and what the backends share; see intake.h. */
+/* intake.c - the source table, and a fetch through a backend; see intake.h. */
 #include "intake/intake.h"
 #include "intake/mail.h"
 #include "store/store.h"
@@ -51,23 +51,6 @@ void pk_intake_close(struct pk_intake *in)
 	g_free(in);
 }
 
-gint64 pk_intake_state_int(const struct pk_intake_ctx *ctx, const char *key)
-{
-	g_autofree char *v = NULL;
-
-	if (pk_store_source_state_get(ctx->store, ctx->source_id, key, &v, NULL) <= 0 || !v)
-		return 0;
-	return g_ascii_strtoll(v, NULL, 10);
-}
-
-int pk_intake_state_set_int(const struct pk_intake_ctx *ctx, const char *key, gint64 value,
-			    GError **err)
-{
-	g_autofree char *v = g_strdup_printf("%" G_GINT64_FORMAT, value);
-
-	return pk_store_source_state_set(ctx->store, ctx->source_id, key, v, err);
-}
-
 /* The first fetch of a start = now source: the backend records where it stands. */
 static int start_first(struct pk_intake *in, GError **err)
 {
@@ -79,17 +62,6 @@ static int start_first(struct pk_intake *in, GError **err)
 		return -1;
 	in->started_now = true;
 	return 0;
-}
-
-int pk_intake_read_again(struct pk_intake_ctx *ctx, GError **err)
-{
-	gint64 started = pk_intake_state_int(ctx, "started");
-
-	if (ctx->cfg->start != PK_START_NOW || !started)
-		return 0;
-	/* kept until a fetch got to the end: a failure halfway must not lift it */
-	ctx->since = started;
-	return pk_intake_state_set_int(ctx, "since", started, err);
 }
 
 struct start_filter {

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "lab/policy.h"
+#include "lab/pathkind.h"
 #include "lab/repo.h"
 #include "lab/repo-git.h"
 #include "base/util.h"
@@ -567,7 +567,7 @@ static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool 
 		*failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
 		if (progress.file && !g_hash_table_contains(leave_out, progress.file) &&
 		    g_hash_table_size(leave_out) + 1 < git_diff_num_deltas(diff) &&
-		    pk_policy_path_kind(progress.file) == PK_PATH_INERT) {
+		    pk_path_kind(progress.file) == PK_PATH_INERT) {
 			g_string_append_printf(left, "%s%s", left->len ? "; " : "", *failure);
 			g_hash_table_add(leave_out, g_steal_pointer(&progress.file));
 			g_clear_pointer(failure, g_free);

@@ -142,9 +142,9 @@ int pk_build_dir_make(const struct pk_lab *lab, GError **err)
 	return pk_write_file(marker, "", 0, err);
 }
 
-int pk_build_dir_copy_mark(const struct pk_lab *to, const struct pk_lab *from, GError **err)
+int pk_build_dir_copy_mark(const struct pk_lab *to, const char *from, GError **err)
 {
-	g_autofree char *had = published_only_marker(from), *marker = published_only_marker(to);
+	g_autofree char *had = g_strconcat(from, PUBLISHED_ONLY_SUFFIX, NULL), *marker = published_only_marker(to);
 
 	/* a mark left by a dir of the same name that is gone says nothing of this one */
 	if (!g_file_test(had, G_FILE_TEST_EXISTS))
@@ -203,7 +203,7 @@ int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err
 		return pk_layer_drop(build_dir, err);
 	if (!pk_layer_usable(lab->cache, NULL))
 		return 0;   /* as before layers: the policy refused what only a layer makes safe */
-	if (!(head = pk_repo_resolve(lab, "HEAD", err)) || pk_layer_enter(lab, head, err) < 0)
+	if (!(head = pk_repo_resolve(lab, "HEAD", err)) || pk_layer_enter(lab->cache, build_dir, head, err) < 0)
 		return -1;
 	*out_layered = true;
 	return 0;

@@ -40,14 +40,14 @@ struct pk_build_result {
 int pk_build_dir_make(const struct pk_lab *lab, GError **err);
 
 /*
- * A build dir just copied from another (derive.h: a derived config's dir
- * starts as a copy of the lab's) keeps the source's mark of having built
- * only published commits, so that its own builds of a published commit
- * write the ccache too; without one in the source, a mark there was is
- * removed.  Call with the source's layer dropped: the copy is then of
- * published builds only.
+ * A build dir just copied from another, from (derive.h: a derived
+ * config's dir starts as a copy of the nearest build dir of its series),
+ * keeps the source's mark of having built only published commits, so
+ * that its own builds of a published commit write the ccache too;
+ * without one in the source, a mark there was is removed.  Call with the
+ * source's layer dropped: the copy is then of published builds only.
  */
-int pk_build_dir_copy_mark(const struct pk_lab *to, const struct pk_lab *from, GError **err);
+int pk_build_dir_copy_mark(const struct pk_lab *to, const char *from, GError **err);
 
 /* Remove a build dir: its mark first (a new dir of that name must not inherit it), its layer, its files. */
 int pk_build_dir_remove(const char *build_dir, GError **err);

@@ -1,6 +1,7 @@
 /*
  * coverage-private.h - what coverage.c (what was built) and coverage-why.c
- * (why a file was not) share and nobody else uses.
+ * (why a file was not) share and nobody else uses; coverage-view.c has
+ * the reading of the build dir both do.
  */
 #ifndef PK_COVERAGE_PRIVATE_H
 #define PK_COVERAGE_PRIVATE_H

@@ -1,7 +1,7 @@
 /*
  * coverage.c - which touched files the build compiled in (coverage.h):
  * the archives and .cmd files of the build dir; why a file was not built
- * is coverage-why.c's.
+ * is coverage-why.c's, how both read the build dir coverage-view.c's.
  */
 #include "lab/coverage-private.h"
 #include "base/beneath.h"
@@ -57,20 +57,6 @@ void pk_file_coverage_free(gpointer p)
 	g_free(c->file);
 	g_free(c->reason);
 	g_free(c);
-}
-
-/* What a .cmd file or thin archive of the build dir may take: a vmlinux.a of allyesconfig is ~2 MiB. */
-#define BUILT_FILE_CAP (64u << 20)
-
-int pk_coverage_read_built(const struct pk_build_view *v, const char *rel, char **out, gsize *out_len,
-			   GError **err)
-{
-	size_t len = 0;
-	int rc = pk_beneath_read_at(out, &len, v->build_dir, rel, BUILT_FILE_CAP, err);
-
-	if (rc > 0 && out_len)
-		*out_len = len;
-	return rc;
 }
 
 /*
@@ -155,15 +141,6 @@ static int read_linked(struct pk_build_view *v, GError **err)
 		return -1;
 	v->have_archive = rc == 0;
 	return v->have_archive ? read_linked_libs(v, err) : 0;
-}
-
-char *pk_coverage_cmd_path(const char *object)
-{
-	g_autofree char *dir = g_path_get_dirname(object);
-	g_autofree char *base = g_path_get_basename(object);
-	g_autofree char *name = g_strdup_printf(".%s.cmd", base);
-
-	return strcmp(dir, ".") ? g_build_filename(dir, name, NULL) : g_steal_pointer(&name);
 }
 
 /* A path of a .cmd file as a path of the tree ("include/linux/printk.h"), or NULL when outside it. */
@@ -308,7 +285,7 @@ static const char *not_code_reason(enum pk_path_kind kind)
 /* One file that is there after the patch. */
 static int file_coverage(struct pk_build_view *v, const char *file, struct pk_file_coverage **out, GError **err)
 {
-	enum pk_path_kind kind = pk_policy_path_kind(file);
+	enum pk_path_kind kind = pk_path_kind(file);
 	g_autofree char *object = object_of(file);
 	const char *archive = object ? g_hash_table_lookup(v->linked, object) : NULL;
 	GPtrArray *objs = g_hash_table_lookup(v->includers, file);
@@ -409,7 +386,7 @@ int pk_coverage_read(GPtrArray **out, const struct pk_coverage_input *in, GError
 		const struct pk_diff_file *f = in->patch->files->pdata[i];
 		struct pk_file_coverage *c = NULL;
 		const char *file = pk_diff_file_path(f);
-		enum pk_path_kind kind = pk_policy_path_kind(file);
+		enum pk_path_kind kind = pk_path_kind(file);
 		bool source = kind == PK_PATH_C || g_str_has_suffix(file, ".S");
 
 		if (!f->new_path && source)

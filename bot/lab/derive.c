@@ -466,11 +466,71 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 	return g_strsplit(text, "\n", -1);
 }
 
-/* The lab on the config "fragment + lines": its own name and build dir, made from the lab's if new. */
+/* The CONFIG_ lines of a derived config's lines, as a set. */
+static GHashTable *line_set(const char *lines)
+{
+	g_auto(GStrv) parts = g_strsplit(lines ? lines : "", "\n", -1);
+	GHashTable *set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+
+	for (char **l = parts; *l; l++)
+		if (g_str_has_prefix(g_strstrip(*l), "CONFIG_"))
+			g_hash_table_add(set, g_strdup(*l));
+	return set;
+}
+
+/* How many lines one set has and the other has not. */
+static guint set_distance(GHashTable *a, GHashTable *b)
+{
+	GHashTableIter it;
+	gpointer key;
+	guint n = 0;
+
+	g_hash_table_iter_init(&it, a);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		n += !g_hash_table_contains(b, key);
+	g_hash_table_iter_init(&it, b);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		n += !g_hash_table_contains(a, key);
+	return n;
+}
+
+/* See derive.h. */
+char *pk_derive_nearest_build_dir(const struct pk_lab *lab, const char *lines)
+{
+	g_autofree char *lab_build = pk_lab_build_dir(lab), *series = pk_lab_tree_series(lab);
+	g_autofree char *dir = g_build_filename(lab->cache, "build", NULL);
+	g_autofree char *suffix = series ? g_strconcat("-", series, NULL) : NULL;
+	g_autoptr(GHashTable) want = line_set(lines);
+	g_autoptr(GDir) d = suffix ? g_dir_open(dir, 0, NULL) : NULL;
+	char *best = g_file_test(lab_build, G_FILE_TEST_IS_DIR) ? g_strdup(lab_build) : NULL;
+	guint best_distance = g_hash_table_size(want);
+	const char *name;
+
+	while (d && (name = g_dir_read_name(d))) {
+		g_autofree char *path = g_build_filename(dir, name, NULL), *theirs = NULL;
+		g_autoptr(GHashTable) have = NULL;
+		struct stat st;
+		guint distance;
+
+		if (!g_str_has_suffix(name, suffix) || !strcmp(path, lab_build) || lstat(path, &st) < 0 ||
+		    !S_ISDIR(st.st_mode) || pk_beneath_regular(path, "vmlinux", NULL, NULL) <= 0 ||
+		    pk_state_read(&theirs, path, PK_STATE_DERIVED_FRAGMENT, 1 << 20, NULL) <= 0)
+			continue;
+		have = line_set(theirs);
+		if ((distance = set_distance(want, have)) < best_distance) {
+			g_free(best);
+			best = g_steal_pointer(&path);
+			best_distance = distance;
+		}
+	}
+	return best;
+}
+
+/* The lab on the config "fragment + lines": its own name and build dir, made from the nearest if new. */
 static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char *lines, GPtrArray *args,
 		       GError **err)
 {
-	g_autofree char *tmp = NULL, *lab_build = pk_lab_build_dir(lab), *build_dir = NULL;
+	g_autofree char *tmp = NULL, *from = NULL, *build_dir = NULL;
 	struct pk_lab d = { .lock_fd = -1 };
 
 	if (args->len) {
@@ -495,18 +555,20 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 	d.build_stem = g_build_filename(lab->cache, "build", d.config_hash, NULL);
 	d.extra_config = g_strdup(lines);
 	build_dir = pk_lab_build_dir(&d);
-	/* without a lab build dir of this series (its builds all came from the store), Kbuild starts cold */
-	if (!g_file_test(build_dir, G_FILE_TEST_IS_DIR) && g_file_test(lab_build, G_FILE_TEST_IS_DIR)) {
+	/* without a build dir of this series (its builds all came from the store), Kbuild starts cold */
+	if (!g_file_test(build_dir, G_FILE_TEST_IS_DIR) && (from = pk_derive_nearest_build_dir(lab, lines))) {
 		/*
-		 * Start from a copy of the lab's build dir: Kbuild then rebuilds only
-		 * the objects whose symbols changed (include/config/) and the new ones.
+		 * Start from a copy of the nearest build dir: Kbuild then rebuilds
+		 * only the objects whose symbols changed (include/config/) and the
+		 * new ones.
 		 */
-		const char *cp[] = { "cp", "-a", "--reflink=auto", lab_build, NULL, NULL };
+		const char *cp[] = { "cp", "-a", "--reflink=auto", from, NULL, NULL };
 		tmp = g_strconcat(build_dir, ".new", NULL);
 		cp[4] = tmp;
+		pk_info("a new derived config %s starts as a copy of %s", d.config_hash, from);
 		/* the copy is of what published builds made, never of a patch's layer */
-		if (pk_layer_drop(lab_build, err) < 0 || pk_remove_tree(tmp, err) < 0 ||
-		    pk_proc_step("copying the lab's build dir", cp, NULL, NULL, err) < 0) {
+		if (pk_layer_drop(from, err) < 0 || pk_remove_tree(tmp, err) < 0 ||
+		    pk_proc_step("copying a build dir", cp, NULL, NULL, err) < 0) {
 			pk_lab_clear(&d);
 			return -1;
 		}
@@ -517,10 +579,10 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		}
 		/*
 		 * The copy's state is its own (a dir of this name removed before may
-		 * have left some): its .config is the lab's, made for no commit of its
-		 * own yet, and its lines mark it as derived (pk_derive_prune()).
+		 * have left some): its .config is the source's, made for no commit of
+		 * its own yet, and its lines mark it as derived (pk_derive_prune()).
 		 */
-		if (pk_build_dir_copy_mark(&d, lab, err) < 0 || pk_kconfig_forget(build_dir, err) < 0 ||
+		if (pk_build_dir_copy_mark(&d, from, err) < 0 || pk_kconfig_forget(build_dir, err) < 0 ||
 		    pk_state_write(build_dir, PK_STATE_DERIVED_FRAGMENT, lines, strlen(lines), err) < 0) {
 			pk_lab_clear(&d);
 			return -1;

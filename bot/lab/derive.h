@@ -137,4 +137,16 @@ int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct p
  */
 int pk_derive_prune(const struct pk_lab *lab, const struct pk_lab *in_use, unsigned keep, GError **err);
 
+/*
+ * The build dir a new derived config's dir starts as a copy of: the one of
+ * the lab's kernel series (the lab's, or another derived config's) whose
+ * lines are nearest to lines (fewest CONFIG_ lines one has and the other
+ * not), among those that hold a built kernel, so that Kbuild compiles only
+ * what the difference touches; the lab's on a tie.  A derived config that
+ * adds to one with a subsystem already (CONFIG_NET and Bluetooth) starts
+ * from it rather than from the lab's tinyconfig.  NULL when no build dir
+ * of the series is there.  Caller frees.
+ */
+char *pk_derive_nearest_build_dir(const struct pk_lab *lab, const char *lines);
+
 #endif

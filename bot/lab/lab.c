@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -66,11 +67,54 @@ void pk_lab_clear(struct pk_lab *lab)
 	if (lab->tree && lab->lock_fd >= 0) {
 		/* the next holder of the lock builds on the build dirs as published builds left them */
 		pk_layer_drop_all();
+		if (ftruncate(lab->lock_fd, 0) < 0)
+			pk_info("the lab's lock file still names this process: %s", g_strerror(errno));
 		close(lab->lock_fd);
 	}
 	g_free(lab->tree);
 	memset(lab, 0, sizeof(*lab));
 	lab->lock_fd = -1;
+}
+
+/* The lock file's text while it is held: "<pid> <unix time taken> <command line>\n" (pk_lab_lock()). */
+static void say_holder(int fd)
+{
+	g_autofree char *cmdline = NULL, *line = NULL;
+	gsize len = 0;
+
+	if (g_file_get_contents("/proc/self/cmdline", &cmdline, &len, NULL))
+		for (gsize i = 0; i + 1 < len; i++)
+			if (!cmdline[i])
+				cmdline[i] = ' ';
+	line = g_strdup_printf("%ld %" G_GINT64_FORMAT " %.300s\n", (long)getpid(),
+			       g_get_real_time() / G_USEC_PER_SEC, cmdline ? cmdline : "printkbot");
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, strlen(line), 0) < 0)
+		return;   /* only a courtesy to whoever waits */
+}
+
+/*
+ * Who holds the lab, as its lock file says: "printkbot test x.patch (pid
+ * 123, for 3 min)", or NULL when it does not say (a holder of an older
+ * printkbot, a test's flock) or that process is gone.  Caller frees.
+ */
+static char *holder_of(int fd)
+{
+	char buf[512];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	long pid = 0;
+	gint64 since = 0;
+	int used = 0;
+	g_autofree char *what = NULL;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld %" G_GINT64_FORMAT " %n", &pid, &since, &used) < 2 || pid <= 0 || used <= 0 ||
+	    kill((pid_t)pid, 0) < 0)
+		return NULL;
+	what = pk_text_for_terminal(g_strchomp(buf + used));
+	return g_strdup_printf("%s (pid %ld, for %" G_GINT64_FORMAT " s)", what, pid,
+			       g_get_real_time() / G_USEC_PER_SEC - since);
 }
 
 int pk_lab_lock(struct pk_lab *lab, GError **err)
@@ -80,15 +124,18 @@ int pk_lab_lock(struct pk_lab *lab, GError **err)
 
 	if (lab->lock_fd >= 0)
 		return 0;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		g_autofree char *holder = NULL;
+
 		if (errno != EWOULDBLOCK) {
 			close(fd);
 			return pk_error(err, PK_ERROR_FAILED, "%s: %s", path, g_strerror(errno));
 		}
-		pk_info("waiting for another printkbot using %s", lab->cache);
+		holder = holder_of(fd);
+		pk_info("waiting for %s, which holds the lab %s", holder ? holder : "another printkbot", lab->cache);
 		while (flock(fd, LOCK_EX) < 0) {
 			if (errno != EINTR) {
 				close(fd);
@@ -97,6 +144,7 @@ int pk_lab_lock(struct pk_lab *lab, GError **err)
 		}
 	}
 	lab->lock_fd = fd;
+	say_holder(fd);
 	/* what a process that died left of its layers (their mounts died with it) */
 	return pk_layer_sweep(lab->cache, err);
 }
@@ -136,6 +184,51 @@ int pk_lab_take(struct pk_lab *out, GError **err)
 		return -1;
 	}
 	*out = lab;
+	return 0;
+}
+
+/* The series rev's top Makefile states, from the repository (not a worktree): NULL when none. */
+static char *rev_series(const struct pk_lab *lab, const char *rev)
+{
+	g_autofree char *makefile = NULL;
+
+	/* the first lines are enough, and a pushed commit's Makefile is no bigger than any other */
+	if (pk_repo_read_file(&makefile, NULL, lab, rev, "Makefile", NULL) < 0)
+		return NULL;
+	return pk_repo_makefile_series(makefile);
+}
+
+int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev, GError **err)
+{
+	g_autofree char *series = rev_series(lab, rev), *base = rev_series(lab, PK_LAB_BASE_TAG);
+	g_autofree char *tree = NULL, *dir = NULL;
+	struct pk_lab l = { .lock_fd = -1 };
+
+	if (series && base && strcmp(series, base)) {
+		dir = g_build_filename(lab->cache, PK_LAB_TREES_DIR, NULL);
+		tree = g_build_filename(dir, series, NULL);
+		if (!g_file_test(tree, G_FILE_TEST_IS_DIR))
+			pk_info("the kernel %s gets a tree of its own, %s, beside %s's: switching between them "
+				"rewrites no file of either (made once; its first build starts cold)", series, tree,
+				base);
+		if (pk_repo_worktree(lab, tree, rev, err) < 0)
+			return -1;
+	}
+	l.cache = g_strdup(lab->cache);
+	l.datadir = g_strdup(lab->datadir);
+	l.tree = tree ? g_steal_pointer(&tree) : g_strdup(lab->tree);
+	l.build_stem = g_strdup(lab->build_stem);
+	l.initrd = g_strdup(lab->initrd);
+	l.config_hash = g_strdup(lab->config_hash);
+	l.extra_config = g_strdup(lab->extra_config);
+	l.qemu_args = g_strdupv(lab->qemu_args);
+	/* a worktree a killed test left without its top Makefile: whole again */
+	if (strcmp(l.tree, lab->tree) && !(series = (g_free(series), pk_lab_tree_series(&l))) &&
+	    pk_repo_rest(&l, rev, true, err) < 0) {
+		pk_lab_clear(&l);
+		return -1;
+	}
+	*out = l;
 	return 0;
 }
 

@@ -6,6 +6,8 @@
  *   linux/                 Debian's linux-source-6.12 as a git repository,
  *                          one base commit tagged printkbot-base, the
  *                          commits of patches and ranges under test
+ *   trees/<series>/        a worktree of that repository per other kernel
+ *                          series (6.1, a [tree]'s 7.x: pk_lab_for_rev())
  *   build/<cfg>-<series>/  make O= dir for that config and kernel series
  *                          (6.12: VERSION.PATCHLEVEL of the tree), so a
  *                          6.1 base never leaves its objects in 6.12's dir
@@ -74,6 +76,22 @@ char *pk_lab_build_dir(const struct pk_lab *lab);
  * tree builds.  Caller frees.
  */
 char *pk_lab_tree_series(const struct pk_lab *lab);
+
+/*
+ * The lab as it tests rev: a copy of lab (strings its own, no lock: clear
+ * it with pk_lab_clear(), which leaves lab's lock alone) whose tree is the
+ * one for rev's kernel series (VERSION.PATCHLEVEL of its top Makefile):
+ * linux/ for the series of the lab's base, trees/<series>/ (a worktree of
+ * the same repository, made the first time, pk_repo_worktree()) for any
+ * other, so that switching from a 6.1 series to a 6.12 one rewrites no
+ * file of either tree and each build dir stays incremental.  A worktree
+ * a test left without its top Makefile is checked out whole again.  A rev
+ * whose Makefile states no series goes to linux/.
+ */
+int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev, GError **err);
+
+/* Where pk_lab_for_rev() keeps the trees of the other series: cache/trees/<series>. */
+#define PK_LAB_TREES_DIR "trees"
 
 /* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
 int pk_lab_open(struct pk_lab *out, GError **err);

@@ -159,13 +159,6 @@ int pk_layer_drop(const char *build_dir, GError **err)
 	return rc;
 }
 
-int pk_layer_drop_lab(const struct pk_lab *lab, GError **err)
-{
-	g_autofree char *build_dir = pk_lab_build_dir(lab);
-
-	return pk_layer_drop(build_dir, err);
-}
-
 void pk_layer_drop_all(void)
 {
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
@@ -202,9 +195,8 @@ const char *pk_layer_dir(const char *build_dir)
 	return l ? l->dir : NULL;
 }
 
-int pk_layer_enter(const struct pk_lab *lab, const char *commit, GError **err)
+int pk_layer_enter(const char *cache, const char *build_dir, const char *commit, GError **err)
 {
-	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	g_autofree char *name = g_path_get_basename(build_dir);
 	g_autofree char *why = NULL;
 	const char *made_for = NULL;
@@ -214,21 +206,21 @@ int pk_layer_enter(const struct pk_lab *lab, const char *commit, GError **err)
 		return 0;
 	if (pk_layer_drop(build_dir, err) < 0)
 		return -1;
-	if (!pk_layer_usable(lab->cache, &why))
+	if (!pk_layer_usable(cache, &why))
 		return pk_error(err, PK_ERROR_FAILED, "cannot build %.12s in a throwaway layer: %s", commit, why);
 	/* owned before the mount: a chown through the layer would copy every file up */
 	if (pk_sandbox_own(build_dir, err) < 0)
 		return -1;
 	l = g_new0(struct layer, 1);
 	l->commit = g_strdup(commit);
-	l->dir = g_strdup_printf("%s/layers/%s.%ld", lab->cache, name, (long)getpid());
+	l->dir = g_strdup_printf("%s/layers/%s.%ld", cache, name, (long)getpid());
 	if (mount_layer(build_dir, l->dir, pk_sandbox_settings()->layer_size, err) < 0) {
 		umount2(l->dir, MNT_DETACH);
 		pk_remove_tree(l->dir, NULL);
 		layer_free(l);
 		return -1;
 	}
-	g_hash_table_insert(layer_table(), g_steal_pointer(&build_dir), l);
+	g_hash_table_insert(layer_table(), g_strdup(build_dir), l);
 	return 0;
 }
 

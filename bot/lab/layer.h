@@ -35,7 +35,6 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "lab/lab.h"
 
 /*
  * Put the calling thread (and so the children it starts) in a mount
@@ -54,20 +53,18 @@ int pk_layer_namespace(GError **err);
 bool pk_layer_usable(const char *cache, char **why);
 
 /*
- * See the lab's build dir (pk_lab_build_dir()) through a layer made for
- * commit: the one mounted when it was made for the same commit, else a
- * fresh one (the layer of another commit is dropped first: the next
- * patch never sees what the last one's build wrote).  The build dir must
- * exist; it is handed to the sandbox user first (sandbox.h), so that the
- * layer copies nothing up for ownership.  0, or -1 with err.
+ * See build_dir (a build dir of the lab in cache) through a layer made
+ * for commit: the one mounted when it was made for the same commit, else
+ * a fresh one under cache/layers (the layer of another commit is dropped
+ * first: the next patch never sees what the last one's build wrote).
+ * The build dir must exist; it is handed to the sandbox user first
+ * (sandbox.h), so that the layer copies nothing up for ownership.  0, or
+ * -1 with err.
  */
-int pk_layer_enter(const struct pk_lab *lab, const char *commit, GError **err);
+int pk_layer_enter(const char *cache, const char *build_dir, const char *commit, GError **err);
 
 /* Drop the layer over build_dir, if one is mounted: unmount it, remove its upper dir. */
 int pk_layer_drop(const char *build_dir, GError **err);
-
-/* pk_layer_drop() of the lab's build dir as the tree is checked out now. */
-int pk_layer_drop_lab(const struct pk_lab *lab, GError **err);
 
 /* Drop every layer this process has mounted (at the end of a lab's use). */
 void pk_layer_drop_all(void);

@@ -29,18 +29,8 @@
 
 #include "base/patch.h"
 #include "base/settings.h"
+#include "lab/pathkind.h"
 #include "lab/sandbox.h"
-
-/* What a path of the tree is to the build (pk_policy_path_kind()). */
-enum pk_path_kind {
-	PK_PATH_C,             /* a C source (*.c) or header (*.h) */
-	PK_PATH_BUILD_SYSTEM,  /* Makefile, Kbuild, Kconfig*, scripts/, tools/: run by the build */
-	PK_PATH_INERT,         /* read by no build of vmlinux: documentation, MAINTAINERS */
-	PK_PATH_OTHER,         /* anything else: the build may read it (*.S, *.lds, *.tbl...) */
-};
-
-/* What path (relative to the tree) is to the build. */
-enum pk_path_kind pk_policy_path_kind(const char *path);
 
 /*
  * Whether patch may be applied and built.  Returns true, or false with

@@ -5,6 +5,7 @@
 #include "lab/repo.h"
 #include "lab/repo-git.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include <git2/sys/repository.h>   /* git_repository_set_index() */
@@ -1069,4 +1070,26 @@ cleanup:
 	git_repository_free(lab_repo);
 	git_repository_free(c.src);
 	return rc;
+}
+
+int pk_repo_worktree(const struct pk_lab *lab, const char *path, const char *rev, GError **err)
+{
+	g_autofree char *partial = g_strconcat(path, ".partial", NULL);
+	g_autofree char *dotgit = g_build_filename(path, ".git", NULL);
+	const char *prune[] = { "git", "-C", lab->tree, "worktree", "prune", NULL };
+	const char *add[] = { "git", "-C", lab->tree, "worktree", "add", "--detach", "--quiet", partial, rev, NULL };
+	const char *move[] = { "git", "-C", lab->tree, "worktree", "move", partial, path, NULL };
+	g_autofree char *parent = g_path_get_dirname(path);
+
+	if (g_file_test(dotgit, G_FILE_TEST_EXISTS))
+		return 0;
+	/* what an add cut short left: its files, and its registration once they are gone */
+	if (pk_remove_tree(partial, err) < 0 || pk_proc_step("git worktree prune", prune, NULL, NULL, err) < 0)
+		return -1;
+	if (g_mkdir_with_parents(parent, 0755) < 0)
+		return pk_error(err, PK_ERROR_FAILED, "%s: %s", parent, g_strerror(errno));
+	if (pk_proc_step("git worktree add", add, NULL, NULL, err) < 0 ||
+	    pk_proc_step("git worktree move", move, NULL, NULL, err) < 0)
+		return -1;
+	return 0;
 }

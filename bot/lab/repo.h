@@ -199,6 +199,16 @@ char *pk_repo_published_ancestor(const struct pk_lab *lab, const char *rev, unsi
  */
 int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError **err);
 
+/*
+ * A worktree of the lab's repository at path (a tree of its own for
+ * another kernel series, lab.h's pk_lab_for_rev()), checked out at rev,
+ * HEAD detached.  Made under path.partial and moved into place whole, so
+ * that a path that is there holds a whole checkout; a worktree already
+ * at path is kept.  git worktree does it (libgit2 1.5 cannot detach a new
+ * worktree's HEAD).
+ */
+int pk_repo_worktree(const struct pk_lab *lab, const char *path, const char *rev, GError **err);
+
 /* The hex digits of a full id: the lab's repository is SHA-1 (the only kind libgit2 1.5 reads). */
 #define PK_REPO_ID_HEX 40
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lab/bases.h"
+#include "lab/debsrc.h"
 #include "lab/kconfig.h"
 #include "lab/repo.h"
 #include "lab/state.h"
@@ -185,23 +186,27 @@ static int step_source(struct pk_lab *lab, const struct pk_debian_source *src, G
 {
 	g_autofree char *have = pk_repo_resolve(lab, src->tag, NULL);
 	g_autofree char *dir = g_strdup_printf("%s/src-%s.partial", lab->cache, src->version);
-	g_autofree char *msg = NULL;
-	const char *tar[] = { "tar", "-xf", src->tarball, "-C", dir, "--strip-components=1", NULL };
+	g_autofree char *msg = NULL, *tarball = NULL;
+	const char *tar[] = { "tar", "-xf", NULL, "-C", dir, "--strip-components=1", NULL };
 	double t0 = pk_now();
 
 	if (have)
 		return 0;
 	if (!strcmp(src->package, KERNEL_PACKAGE))
 		return pk_repo_tag(lab, src->tag, PK_LAB_BASE_TAG, err);
-	if (ensure_tarball(src->package, src->tarball, err) < 0 || pk_remove_tree(dir, err) < 0)
+	/* installed, installable, or from a newer Debian suite (debsrc.h) */
+	if (pk_debsrc_tarball(&tarball, lab->cache, src->package, src->tarball, err) < 0 ||
+	    pk_remove_tree(dir, err) < 0)
 		return -1;
-	pk_info("setup: extracting %s", src->tarball);
+	tar[2] = tarball;
+	pk_info("setup: extracting %s", tarball);
 	g_mkdir_with_parents(dir, 0755);
 	if (pk_proc_step("extracting the kernel", tar, NULL, NULL, err) < 0 ||
 	    !(msg = import_message(dir, src->package, err)))
 		return -1;
 	pk_info("setup: importing %s into git as %s (about a minute)", src->name, src->tag);
-	if (pk_repo_import_dir(lab, dir, msg, src->tag, err) < 0 || pk_remove_tree(dir, err) < 0)
+	if (pk_repo_import_dir(lab, dir, msg, src->tag, err) < 0 || pk_remove_tree(dir, err) < 0 ||
+	    pk_debsrc_done(lab->cache, src->package, err) < 0)
 		return -1;
 	pk_info("setup: %s imported in %.0f s", src->name, pk_now() - t0);
 	return 0;

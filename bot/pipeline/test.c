@@ -4,17 +4,12 @@
 #include "pipeline/private.h"
 
 #include <string.h>
-#include <sys/stat.h>
 
 #include "lab/apply.h"
-#include "lab/build.h"
 #include "lab/coverage.h"
 #include "lab/kconfig.h"
-#include "lab/layer.h"
 #include "lab/repo.h"
-#include "lab/state.h"
 #include "store/store.h"
-#include "base/beneath.h"
 #include "base/util.h"
 
 /*
@@ -29,15 +24,6 @@
 
 /* Console lines kept from a failed boot. */
 #define CONSOLE_TAIL_LINES 30
-
-void pk_test_side_clear(struct pk_test_side *s)
-{
-	g_free(s->commit);
-	pk_build_result_clear(&s->build);
-	pk_boot_result_clear(&s->boot);
-	g_free(s->console_tail);
-	memset(s, 0, sizeof *s);
-}
 
 void pk_test_result_clear(struct pk_test_result *res)
 {
@@ -57,6 +43,7 @@ void pk_test_result_clear(struct pk_test_result *res)
 	g_free(res->config_hash);
 	g_free(res->left_out);
 	pk_derived_clear(&res->derived);
+	pk_monitor_check_free(res->monitor);
 	if (res->relinked) {
 		pk_test_result_clear(res->relinked);
 		g_free(res->relinked);
@@ -82,118 +69,6 @@ static char *console_tail(const char *console, unsigned n)
 	if (*p == '\n')
 		p++;
 	return g_strdup(p);
-}
-
-void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const struct pk_test_side *s)
-{
-	g_autofree char *what = g_strdup_printf("%s %.12s", verb, s->commit);
-
-	if (opts->progress)
-		opts->progress(opts->progress_data, what);
-	else
-		pk_progress("%s...", what);
-}
-
-/*
- * Whether what a published build left in build_dir is behind the tree:
- * never built (a base never built, or a derived config first used for a
- * series whose first patch was not built: a dt-bindings patch), or built
- * before the tree's top Makefile was last written, which a switch to
- * another base (6.1 and 6.12 share the tree) rewrites with every file
- * that differs, so that make would compile nearly all of it again.
- */
-static bool build_dir_behind(const struct pk_lab *lab, const char *build_dir)
-{
-	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
-	struct stat built, caught_up, tree;
-
-	if (pk_beneath_regular(build_dir, "vmlinux", &built, NULL) <= 0)
-		return true;
-	/* a make that found nothing to do leaves vmlinux as it was: the stamp (PK_STATE_CAUGHT_UP) says when it ran */
-	if (pk_state_stat(build_dir, PK_STATE_CAUGHT_UP, &caught_up) && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
-		built = caught_up;
-	return stat(makefile, &tree) == 0 && (tree.st_mtim.tv_sec > built.st_mtim.tv_sec ||
-					      (tree.st_mtim.tv_sec == built.st_mtim.tv_sec &&
-					       tree.st_mtim.tv_nsec > built.st_mtim.tv_nsec));
-}
-
-/*
- * Before an unpublished commit is built in a layer (lab/layer.h) over a
- * build dir whose published build is behind the tree (build_dir_behind()),
- * the published commit it stands on is built there: else the layer would
- * compile the whole kernel, and throw it away, for each side of each
- * patch.  commit is checked out again after.
- */
-static int fill_build_dir(const struct pk_lab *lab, const struct pk_test_opts *opts, const char *commit,
-			  GError **err)
-{
-	g_autofree char *build_dir = NULL, *base = NULL;
-	struct pk_build_result built = { 0 };
-	const char *layer_for = NULL;
-	int rc = -1;
-
-	if (pk_repo_head_trusted(lab) || !pk_layer_usable(lab->cache, NULL))
-		return 0;
-	build_dir = pk_lab_build_dir(lab);
-	if (pk_layer_over(build_dir, &layer_for) && !g_strcmp0(layer_for, commit))
-		return 0;   /* at work in its layer already: the build dir under it was looked at then */
-	if (pk_layer_drop(build_dir, err) < 0)
-		return -1;
-	if (!build_dir_behind(lab, build_dir) || !(base = pk_repo_trusted_ancestor(lab, commit, 256)))
-		return 0;
-	pk_info("building %.12s, which %.12s stands on, in %s first: a layer then holds only what differs",
-		base, commit, build_dir);
-	if (opts->progress)
-		opts->progress(opts->progress_data, "building the base");
-	if (pk_repo_checkout(lab, base, err) < 0 || pk_kconfig_sync(lab, base, NULL, err) < 0 ||
-	    pk_build_kernel(&built, lab, err) < 0)
-		goto out;
-	/* a base that does not build: the side's own build will say so */
-	if (built.ok && pk_state_write(build_dir, PK_STATE_CAUGHT_UP, base, strlen(base), err) < 0)
-		goto out;
-	rc = pk_repo_checkout(lab, commit, err);
-out:
-	pk_build_result_clear(&built);
-	return rc;
-}
-
-/* Build whatever is checked out in the lab, for side s, its config made to fit the tree. */
-int pk_pipeline_build(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
-		      GError **err)
-{
-	g_autofree char *series = pk_lab_tree_series(lab);
-
-	/* a commit that deleted (or broke) the top Makefile: no make can start, which is this side's answer */
-	if (!series) {
-		s->build_tried = true;
-		s->build.ok = false;
-		s->build.errors = g_strdup_printf("%.12s has no top-level Makefile stating VERSION and PATCHLEVEL: "
-						  "nothing of the tree can be built\n", s->commit);
-		return 0;
-	}
-	if (fill_build_dir(lab, opts, s->commit, err) < 0 || pk_kconfig_sync(lab, s->commit, NULL, err) < 0)
-		return -1;
-	pk_pipeline_stage(opts, "building", s);
-	if (pk_build_kernel(&s->build, lab, err) < 0)
-		return -1;
-	s->build_tried = true;
-	if (!s->build.ok && !s->build.errors)
-		s->build.errors = g_strdup("make failed without a compiler error line\n");
-	return 0;
-}
-
-int pk_pipeline_boot(struct pk_test_side *s, const struct pk_lab *lab, const struct pk_test_opts *opts,
-		     const char *vmlinux, const char *verb, struct pk_boot_result *out, GError **err)
-{
-	struct pk_boot_opts bopts = PK_BOOT_OPTS_INIT;
-
-	bopts.vmlinux = vmlinux;
-	bopts.timeout = opts->boot_timeout;
-	pk_pipeline_stage(opts, verb, s);
-	if (pk_boot_kernel(out, lab, &bopts, err) < 0)
-		return -1;
-	s->booted = true;
-	return 0;
 }
 
 /* Boot side s's kernel, as its build left it, once into *out. */
@@ -448,6 +323,8 @@ static int judge_after(struct pk_test_result *res, const struct pk_lab *lab, str
 		if (pk_pipeline_recheck(res, lab, store, opts, noise, after_built, err) < 0)
 			return -1;
 		confirm_findings(res);
+		if (opts->rules)
+			res->monitor = pk_monitor_check(opts->rules, res->diff, res->after.boot.capture);
 		verdict = pk_coverage_verdict(diff_verdict(res->diff), res->coverage, &not_built);
 		set_verdict(res, verdict, not_built);
 	}
@@ -517,7 +394,7 @@ static bool reshapes_build(const struct pk_patch *patch)
 	for (guint i = 0; i < patch->files->len; i++) {
 		const struct pk_diff_file *f = patch->files->pdata[i];
 
-		if (!f->old_path || !f->new_path || pk_policy_path_kind(f->new_path) == PK_PATH_BUILD_SYSTEM)
+		if (!f->old_path || !f->new_path || pk_path_kind(f->new_path) == PK_PATH_BUILD_SYSTEM)
 			return true;
 	}
 	return false;
@@ -706,9 +583,9 @@ static int scan_within_limits(struct pk_test_result *res, const struct pk_policy
 	return 1;
 }
 
-int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		  const struct pk_test_opts *opts, const struct pk_patch *patch,
-		  const char *parent, GError **err)
+static int test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		      const struct pk_test_opts *opts, const struct pk_patch *patch,
+		      const char *parent, GError **err)
 {
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
@@ -742,9 +619,9 @@ fail:
 	return -1;
 }
 
-int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
-		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
-		       const char *commit, bool learn_noise, GError **err)
+static int build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		      const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		      const char *commit, bool learn_noise, GError **err)
 {
 	struct pk_test_side s = { 0 };
 	struct pk_noise *noise = NULL;
@@ -815,7 +692,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 	if (store && found == 0)
 		found = stored_mask(store, lab, PK_LAB_BASE_TAG, &noise, &res->noise_boots, &res->noise_commit, err);
 	if (found < 0 ||
-	    pk_test_build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
+	    build_side(&res->before, &own, &own_boots, lab, store, opts, parent, !noise, err) < 0)
 		goto out;
 	if (own) {
 		pk_noise_free(noise);
@@ -832,7 +709,7 @@ static int commit_dynamic(struct pk_test_result *res, const struct pk_lab *lab, 
 		rc = 0;
 		goto out;
 	}
-	if (pk_test_build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
+	if (build_side(&res->after, NULL, NULL, lab, store, opts, commit, false, err) < 0 ||
 	    judge_after(res, lab, store, opts, patch, &noise, !res->after.cached, err) < 0)
 		goto out;
 	rc = 0;
@@ -846,8 +723,8 @@ out:
 	return rc;
 }
 
-int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		   const struct pk_test_opts *opts, const char *commit, GError **err)
+static int test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		       const struct pk_test_opts *opts, const char *commit, GError **err)
 {
 	struct pk_test_result res = { 0 };
 	double start = pk_now();
@@ -881,4 +758,50 @@ fail:
 	end_on_base(lab, res.before.commit);
 	pk_test_result_clear(&res);
 	return -1;
+}
+
+/*
+ * The doors of this file: each takes the lab as it tests the commit it
+ * starts from (lab.h's pk_lab_for_rev(): the tree of that commit's kernel
+ * series), so that a 6.1 series never rewrites the files of 6.12's tree.
+ */
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, parent, err) < 0)
+		return -1;
+	rc = test_patch(out, &based, store, opts, patch, parent, err);
+	pk_lab_clear(&based);
+	return rc;
+}
+
+int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		   const struct pk_test_opts *opts, const char *commit, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
+		return -1;
+	rc = test_commit(out, &based, store, opts, commit, err);
+	pk_lab_clear(&based);
+	return rc;
+}
+
+int pk_test_build_side(struct pk_test_side *out, struct pk_noise **out_noise, unsigned *out_noise_boots,
+		       const struct pk_lab *lab, struct pk_store *store, const struct pk_test_opts *opts,
+		       const char *commit, bool learn_noise, GError **err)
+{
+	struct pk_lab based;
+	int rc;
+
+	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
+		return -1;
+	rc = build_side(out, out_noise, out_noise_boots, &based, store, opts, commit, learn_noise, err);
+	pk_lab_clear(&based);
+	return rc;
 }

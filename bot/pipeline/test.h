@@ -1,6 +1,6 @@
 /*
  * test.h - test one patch: scan, policy, apply, build and boot before and
- * after, diff, and the verdict.  This is the pipeline of DESIGN.md for one
+ * after, diff, and the verdict.  This is the pipeline (doc/development.md) for one
  * patch; `printkbot test` runs it over a patch or a series, `run` over the
  * commits of a branch.
  *
@@ -39,6 +39,7 @@
 #include "base/patch.h"
 #include "lab/policy.h"
 #include "analysis/scan.h"
+#include "pipeline/monitor.h"
 
 struct pk_store;
 
@@ -53,6 +54,8 @@ struct pk_test_opts {
 	 * NULL: only the parent's own mask, or the lab base's.
 	 */
 	const char *noise_base;
+	/* log-monitor rules whose messages a patch must not take (monitor.h); NULL: none checked */
+	const struct pk_rules *rules;
 	/* Told each stage ("building 1a2b3c4d5e6f"); NULL: pk_progress() draws it. */
 	void (*progress)(void *data, const char *stage);
 	void *progress_data;
@@ -97,6 +100,7 @@ struct pk_test_result {
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 	char *left_out;           /* files no build reads left out, their hunks not applying (apply.h) */
+	struct pk_monitor_check *monitor; /* opts->rules against the diff, or NULL (owned) */
 	struct pk_test_result *relinked; /* build-failed on a link: the same patch tested again with
 	                             the options that build what its kernel lacked turned on too
 	                             (relinked->derived.linked names them), or NULL (owned) */

@@ -264,6 +264,8 @@ static const char *const later_flags[] = {
 	"has_coverage",        /* per-file coverage (lab/coverage.h) */
 	"coverage_elsewhere",
 	"has_unstable",        /* boot-log changes the confirmation boots did not see again */
+	"has_monitor",         /* log-monitor rules were checked (pipeline/monitor.h) */
+	"has_monitor_breaks",
 	"in_reply",            /* set only by reply.c: the review inside a reply mail */
 	"more_changes_wrapped", /* set only by reply.c: what a long reply left out (reply.c) */
 	"more_advice_wrapped",
@@ -909,6 +911,70 @@ static void add_index_changes(JsonBuilder *b, const struct pk_kdiff *d)
 	json_builder_end_array(b);
 }
 
+/*
+ * The log-monitor rules checked (monitor_file, monitor_rules) and the
+ * messages the patch took from them, each with the lines the text shows.
+ */
+static void add_monitor(JsonBuilder *b, const struct pk_monitor_check *m)
+{
+	add_bool(b, "has_monitor", m != NULL);
+	add_bool(b, "has_monitor_breaks", m && m->breaks->len > 0);
+	if (!m)
+		return;
+	add_str(b, "monitor_file", m->rules_path);
+	add_int(b, "monitor_rules", m->rules);
+	{
+		g_autofree char *heading = m->breaks->len
+			? g_strdup_printf("Monitor rules this patch breaks (a message one of the %u rules of %s "
+					  "matched is reworded, removed or moved):", m->rules, m->rules_path)
+			: g_strdup_printf("Monitor rules: this patch changes no message the %u rules of %s match.",
+					  m->rules, m->rules_path);
+
+		add_wrapped(b, "monitor_wrapped", heading, "");
+	}
+	json_builder_set_member_name(b, "monitor_breaks");
+	json_builder_begin_array(b);
+	for (guint i = 0; i < m->breaks->len; i++) {
+		const struct pk_rule_break *r = m->breaks->pdata[i];
+		struct pk_origin o = { r->file, r->line, r->func, NULL };
+		g_autofree char *where = origin_where(&o);
+		g_autofree char *old_text = r->old_text ? g_strescape(r->old_text, NULL) : NULL;
+		g_autofree char *new_text = r->new_text ? g_strescape(r->new_text, NULL) : NULL;
+		/* a plain list's rule is named by its line: no "line 3 (line 3)" */
+		g_autofree char *title = strcmp(r->rule, r->where)
+			? g_strdup_printf("%s (%s) /%s/", r->rule, r->where, r->pattern)
+			: g_strdup_printf("%s /%s/", r->rule, r->pattern);
+		g_autofree char *what = g_strdup_printf("%s: %s%s%s%s%s", where, pk_rule_break_kind_name(r->kind),
+							r->boot_log ? " in the boot log" : "",
+							r->moved_to ? " to " : "", r->moved_to ? r->moved_to : "",
+							r->still_matched ? "; the rule still matches another message"
+									 : "; the rule matches no message now");
+
+		json_builder_begin_object(b);
+		add_str(b, "rule", r->rule);
+		add_str(b, "rule_where", r->where);
+		add_str(b, "pattern", r->pattern);
+		add_str(b, "kind", pk_rule_break_kind_name(r->kind));
+		add_bool(b, "boot_log", r->boot_log);
+		add_str(b, "where", where);
+		add_str(b, "file", r->file);
+		add_int(b, "line", r->line);
+		add_str(b, "old_text", r->old_text);
+		add_str(b, "new_text", r->new_text);
+		add_str(b, "moved_to", r->moved_to);
+		add_bool(b, "still_matched", r->still_matched);
+		add_str(b, "title", title);
+		json_builder_set_member_name(b, "lines");
+		json_builder_begin_array(b);
+		json_builder_add_string_value(b, what);
+		add_side_lines(b, '-', -1, old_text);
+		add_side_lines(b, '+', -1, new_text);
+		json_builder_end_array(b);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
 static void add_side(JsonBuilder *b, const char *name, const struct pk_test_side *s)
 {
 	g_autofree char *id = short_id(s->commit);
@@ -1118,6 +1184,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_console_changes(b, d);
 	add_bool(b, "has_index", d && d->index_changes->len > 0);
 	add_index_changes(b, d);
+	add_monitor(b, shown->monitor);
 	add_bool(b, "has_coverage", shown->coverage && shown->coverage->len > 0);
 	add_coverage(b, shown->coverage);
 	add_bool(b, "coverage_elsewhere", shown->coverage_elsewhere);
@@ -1145,6 +1212,14 @@ int pk_review_doc_make(struct pk_review_doc *out, const struct pk_patch *patch,
 		return -1;
 	}
 	out->model_json = json_to_string(out->model, FALSE);
+	/* a record of bytes that are not UTF-8 (the kernel prints what it is given) would
+	   make a model no JSON parser reads again: `report ID` and exports parse it */
+	if (!g_utf8_validate(out->model_json, -1, NULL)) {
+		char *valid = g_utf8_make_valid(out->model_json, -1);
+
+		g_free(out->model_json);
+		out->model_json = valid;
+	}
 	return 0;
 }
 

@@ -257,6 +257,15 @@ int pk_store_open_ext(struct pk_store **out, const char *path, unsigned flags, G
 	return 0;
 }
 
+void store_base_cache_free(struct store_base_cache *c)
+{
+	if (!c)
+		return;
+	g_array_unref(c->ids);
+	g_hash_table_unref(c->by_digest);
+	g_free(c);
+}
+
 void pk_store_close(struct pk_store *store)
 {
 	if (!store)

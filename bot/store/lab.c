@@ -411,22 +411,6 @@ static void index_entry_digest(const struct pk_index_entry *e, GChecksum *c, gui
 	digest_end(c, d);
 }
 
-/* A base set's entry ids in order, and entry digest -> id for its entries. */
-struct store_base_cache {
-	gint64 set_id;
-	GArray *ids;
-	GHashTable *by_digest;  /* GBytes -> gint64* */
-};
-
-void store_base_cache_free(struct store_base_cache *c)
-{
-	if (!c)
-		return;
-	g_array_unref(c->ids);
-	g_hash_table_unref(c->by_digest);
-	g_free(c);
-}
-
 /* The cache for set_id, reading the set and its entries' digests when it is another. */
 static int base_cache_get(struct pk_store *s, gint64 set_id, struct store_base_cache **out, GError **err)
 {

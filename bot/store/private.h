@@ -18,8 +18,15 @@
 /* A stored blob that inflates past this is refused (a hostile database). */
 #define STORE_MAX_INFLATE (512u * 1024 * 1024)
 
-/* The last base index set read (lab.c). */
-struct store_base_cache;
+/*
+ * The last base index set read (lab.c fills it, db.c frees it with the
+ * store): its entry ids in order, and entry digest -> id for its entries.
+ */
+struct store_base_cache {
+	gint64 set_id;
+	GArray *ids;
+	GHashTable *by_digest;  /* GBytes -> gint64* */
+};
 
 struct pk_store {
 	const struct store_backend *be;
@@ -40,7 +47,7 @@ struct pk_store {
 	struct store_base_cache *base;
 };
 
-/* Free a base cache (lab.c); NULL is fine. */
+/* Free a base cache (db.c, as the store's part); NULL is fine. */
 void store_base_cache_free(struct store_base_cache *c);
 
 /* ---- statements: sql.h ----------------------------------------------- */

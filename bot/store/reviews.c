@@ -4,6 +4,9 @@
  * the history questions asked of them all.  See store.h for the contracts.
  */
 #include "store/private.h"
+#include "analysis/kdiff.h"
+#include "analysis/scan.h"
+#include "base/verdict.h"
 
 #include <string.h>
 
@@ -430,8 +433,18 @@ int pk_store_history(struct pk_store *store, GPtrArray **out,
 	g_autofree char *mid = store_bare_msgid(f->message_id);
 	g_autofree char *author = f->author ? g_ascii_strdown(f->author, -1) : NULL;
 	g_autofree char *commit = f->commit ? g_ascii_strdown(f->commit, -1) : NULL;
+	enum pk_verdict verdict;
+	enum pk_finding_kind finding;
+	enum pk_change_kind change;
 	int arms = 0, rc;
 
+	/* a word no row can hold is a typo, said as one: not the empty answer of no match */
+	if (f->verdict && !pk_verdict_parse(f->verdict, &verdict))
+		return pk_error(err, PK_ERROR_INPUT, "unknown verdict '%s' ('printkbot help verdicts' lists them)",
+				f->verdict);
+	if (f->kind && !pk_finding_kind_parse(f->kind, &finding) && !pk_change_kind_parse(f->kind, &change))
+		return pk_error(err, PK_ERROR_INPUT, "unknown kind '%s' ('printkbot help findings' lists them)",
+				f->kind);
 	if (history_has_patch_filter(f))
 		history_patch_sql(q, f, store->be->instr);
 	g_string_append(q, "SELECT * FROM (");

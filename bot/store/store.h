@@ -288,6 +288,69 @@ int pk_store_review_of_commit(struct pk_store *store, const char *commit, gint64
 int pk_store_review_get(struct pk_store *store, gint64 review_id, char **out_model_json,
 			char **out_body, GError **err);
 
+/* ---- KCIDB (kcidb.c): what report/kcidb.h exports of a review ------------ */
+
+/* A stored build, as a review's test names it (id 0: none). */
+struct pk_store_kcidb_build {
+	gint64 id;
+	char *tree_commit, *config_hash;
+	bool ok;
+	double seconds;             /* -1 when unknown */
+	char *errors;               /* the compiler's first error lines, or NULL */
+	char *log_path;             /* the make log where it was written, or NULL */
+	gint64 created;             /* Unix seconds, when it was stored (the build's end) */
+};
+
+/* A stored boot (id 0: none). */
+struct pk_store_kcidb_boot {
+	gint64 id;
+	char *status;               /* "ok", "panic", "timeout", "failed" */
+	double seconds;             /* -1 when unknown */
+	char *accel, *detail;
+	gint64 created;
+};
+
+/* A patch of the review's series, in order. */
+struct pk_store_kcidb_patch {
+	gint64 patch_id;
+	int number;
+	char *message_id;           /* without <>, or NULL (a commit) */
+	char *raw;                  /* the patch as kept (commit message and diff), or NULL */
+};
+
+/* One review, its test, patch, series and the kernels compared; strings owned. */
+struct pk_store_kcidb {
+	gint64 review_id, test_id, patch_id, series_id;   /* series_id 0: none */
+	char *model_json;
+	gint64 review_created, test_created;
+	char *verdict, *reason;
+	double seconds;
+	char *message_id, *subject, *commit_id;
+	int number, total, version;
+	char *cover_message_id, *cover_subject;
+	GPtrArray *patches;         /* struct pk_store_kcidb_patch*: the series (or the patch alone) */
+	char *first_model;          /* the model of the review of the series' first tested patch
+	                               (its before side is the series' base), or NULL */
+	struct pk_store_kcidb_build before_build, after_build;
+	struct pk_store_kcidb_boot before_boot, after_boot;
+};
+/* The review review_id for an export: 0 and *out, or -1 (PK_ERROR_INPUT: no such review). */
+int pk_store_kcidb_review(struct pk_store *store, gint64 review_id, struct pk_store_kcidb **out, GError **err);
+void pk_store_kcidb_free(struct pk_store_kcidb *k);
+typedef struct pk_store_kcidb pk_store_kcidb;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(pk_store_kcidb, pk_store_kcidb_free)
+/*
+ * The newest review of test test_id, or with test_id 0 of any test of
+ * patch patch_id (a static finding's row names no test): 1 and
+ * *out_review_id, 0 none.
+ */
+int pk_store_review_of_test(struct pk_store *store, gint64 test_id, gint64 patch_id, gint64 *out_review_id,
+			    GError **err);
+/* The newest review's id (0: none), where a daemon's KCIDB posts start from. */
+int pk_store_review_last(struct pk_store *store, gint64 *out, GError **err);
+/* The ids of the reviews of tests stored after review id after, oldest first: a new GArray of gint64. */
+int pk_store_reviews_after(struct pk_store *store, gint64 after, GArray **out, GError **err);
+
 /*
  * What `history` asks; NULL/0 fields do not filter, the others combine
  * (AND).  Strings match exactly except: grep is a substring of the old or

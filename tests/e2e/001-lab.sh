@@ -70,7 +70,7 @@ bdir=$($bot setup | sed -n 's/.*, build dir //p')
 [ -f "$bdir/kernel/.pid.o.cmd" ] && [ "$(stat -c %s "$bdir/kernel/.pid.o.cmd")" -gt 4096 ] ||
 	fail "no kernel/.pid.o.cmd over 4 KiB in the build dir '$bdir'"
 lab_locked truncate -s 4096 "$bdir/kernel/.pid.o.cmd"
-lab_locked touch "$bdir/.printkbot-make-running"
+lab_locked touch "$bdir.state/make-running"   # lab/state.h: the bot's own files beside the build dir
 sleep 0.1
 lab_locked truncate -s 1000 "$bdir/init/main.o"
 lab_locked truncate -s 4096 "$bdir/vmlinux"
@@ -84,7 +84,7 @@ check("removed 4 files an interrupted make left (" in err, "the cut .cmd, its ob
       "and vmlinux removed: %s" % err.strip())
 check("\n$(deps_kernel/pid.o):\n" in open(os.path.join(bdir, "kernel/.pid.o.cmd")).read(),
       "kernel/.pid.o.cmd whole again")
-check(not os.path.exists(os.path.join(bdir, ".printkbot-make-running")), "no mark left")
+check(not os.path.exists(bdir + ".state/make-running"), "no mark left")
 done()
 PY
 

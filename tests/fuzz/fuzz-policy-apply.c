@@ -63,7 +63,7 @@ static void check_deltas(const struct pk_patch *patch)
 				continue;
 			if (!path_named(patch, f->path))
 				abort();
-			kind = pk_policy_path_kind(f->path);
+			kind = pk_path_kind(f->path);
 			if (kind != PK_PATH_C && kind != PK_PATH_INERT)
 				abort();
 		}

@@ -112,6 +112,17 @@ static void test_store_url(void **state)
 	g_clear_error(&err);
 	assert_int_equal(pk_config_load(&c, other, &err), -1);
 	assert_non_null(strstr(err->message, "not a postgresql:// URL"));
+	g_clear_error(&err);
+	/* the readers of the store (history, db check) refuse a typo as the rest do, not the default store */
+	{
+		g_autofree char *typo = write_tmp("[store]\npth = /var/p.db\n");
+		g_autofree char *none = NULL;
+
+		assert_int_equal(pk_config_store_path(&none, typo, &err), -1);
+		assert_non_null(strstr(err->message, "unknown key 'pth'"));
+		assert_null(none);
+		unlink(typo);
+	}
 	unlink(path);
 	unlink(both);
 	unlink(other);
@@ -167,10 +178,77 @@ static void test_site(void **state)
 	unlink(path);
 }
 
-/* [test] bases in order, [tree NAME] with path or url and branches (master by default), fetch_interval. */
+/*
+ * [kcidb]: the origin (KCIDB's pattern), and a url with the token of a
+ * file only its owner reads; each mistake an error naming the key.
+ */
+static void test_kcidb(void **state)
+{
+	g_autofree char *token = write_tmp("s3cret\nsecond line\n");
+	g_autofree char *open_token = write_tmp("s3cret\n");
+	g_autofree char *empty_token = write_tmp("\n");
+	g_autofree char *good = NULL;
+	struct pk_config c;
+	const struct { const char *text, *error; } bad[] = {
+		{ "[kcidb]\norigin = Printkbot\n", "[kcidb] origin: 'Printkbot' is not a KCIDB origin" },
+		{ "[kcidb]\norigin = print-kbot\n", "not a KCIDB origin" },
+		{ "[kcidb]\nurl = ftp://x/\n", "[kcidb] url: 'ftp://x/' is not an http(s):// URL" },
+		{ "[kcidb]\nurl = https://kcidb.example.org/submit\n", "[kcidb] token_file: url is set" },
+		{ "[kcidb]\nsubmit = yes\n", "submit" },
+	};
+
+	chmod(token, 0600);
+	chmod(empty_token, 0600);
+	chmod(open_token, 0644);
+	good = g_strdup_printf("[kcidb]\norigin = lab_2\nurl = https://kcidb.example.org/submit\ntoken_file = %s\n"
+			       "timeout = 10\n", token);
+	{
+		g_autofree char *path = write_tmp(good);
+
+		assert_int_equal(pk_config_load(&c, path, NULL), 0);
+		assert_string_equal(c.kcidb.origin, "lab_2");
+		assert_string_equal(c.kcidb.url, "https://kcidb.example.org/submit");
+		assert_string_equal(c.kcidb.token, "s3cret");
+		assert_true(c.kcidb.timeout == 10);
+		pk_config_clear(&c);
+		unlink(path);
+	}
+	{
+		g_autofree char *path = write_tmp("[store]\npath = x.db\n");
+		g_autofree char *origin = NULL;
+
+		assert_int_equal(pk_config_load(&c, path, NULL), 0);
+		assert_string_equal(c.kcidb.origin, "printkbot");
+		assert_null(c.kcidb.url);
+		pk_config_clear(&c);
+		assert_int_equal(pk_config_kcidb_origin(&origin, path, NULL), 0);
+		assert_string_equal(origin, "printkbot");
+		unlink(path);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(bad) + 2; i++) {
+		g_autofree char *text = i < G_N_ELEMENTS(bad) ? g_strdup(bad[i].text)
+			: g_strdup_printf("[kcidb]\nurl = http://127.0.0.1:1/submit\ntoken_file = %s\n",
+					  i == G_N_ELEMENTS(bad) ? open_token : empty_token);
+		const char *want = i < G_N_ELEMENTS(bad) ? bad[i].error
+				   : i == G_N_ELEMENTS(bad) ? "(mode 0644): chmod 600 it" : "its first line is empty";
+		g_autofree char *path = write_tmp(text);
+		g_autoptr(GError) err = NULL;
+
+		assert_int_equal(pk_config_load(&c, path, &err), -1);
+		if (!strstr(err->message, want))
+			fail_msg("%s: %s", text, err->message);
+		unlink(path);
+	}
+	unlink(token);
+	unlink(open_token);
+	unlink(empty_token);
+}
+
+/* [test] bases in order and rules, [tree NAME] with path or url and branches (master by default), fetch_interval. */
 static void test_bases_and_trees(void **state)
 {
-	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\n[daemon]\nfetch_interval = 60\n"
+	g_autofree char *path = write_tmp("[test]\nbases = debian:6.1, net/main\nrules = /etc/npd.json\n"
+					  "[daemon]\nfetch_interval = 60\n"
 					  "[tree net]\npath = /srv/net.git\nbranches = main, next\n"
 					  "[tree tip]\nurl = https://example.org/tip.git\n");
 	g_autofree char *bad = write_tmp("[tree x]\nbranches = main\n");
@@ -182,6 +260,7 @@ static void test_bases_and_trees(void **state)
 	assert_string_equal(c.bases[0], "debian:6.1");
 	assert_string_equal(c.bases[1], "net/main");
 	assert_null(c.bases[2]);
+	assert_string_equal(c.rules, "/etc/npd.json");
 	assert_true(c.daemon.fetch_interval == 60);
 	assert_int_equal(c.trees->len, 2);
 	t = c.trees->pdata[0];
@@ -461,6 +540,10 @@ static const struct bad_case bad[] = {
 	/* a line GKeyFile cannot parse: where it is */
 	{ "[policy]\nmax_files = 5\n[test\n", ":3: '[test' is not a [group] line" },
 	{ "[policy]\nmax_files = 5\nsandbox\n", ":3: 'sandbox' is not a [group], a key = value or a # comment" },
+	/* a value of the wrong type says what it is not, and what would do */
+	{ "[policy]\nallow_build_system = yes\n", "[policy] allow_build_system: 'yes' is not a boolean: true or false" },
+	{ "[policy]\nmax_files = lots\n", "[policy] max_files: 'lots' is not a whole number" },
+	{ "[test]\nboot_timeout = soon\n", "[test] boot_timeout: 'soon' is not a number of seconds" },
 };
 
 static void test_bad_values_name_the_key(void **state)
@@ -885,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_source_archive),
 		cmocka_unit_test(test_site),
 		cmocka_unit_test(test_bases_and_trees),
+		cmocka_unit_test(test_kcidb),
 		cmocka_unit_test(test_tree_watch),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_sandbox_and_limits),

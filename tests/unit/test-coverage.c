@@ -516,6 +516,44 @@ static void test_prune(void **state)
 }
 
 /*
+ * A new derived config starts from the nearest build dir of its series:
+ * the one whose lines differ least (NET, Bluetooth and its UART driver
+ * from one with NET and Bluetooth), the lab's when none is nearer, never
+ * one without a built kernel or of another series.
+ */
+static void test_nearest_build_dir(void **state)
+{
+	struct fake *f = *state;
+	struct pk_lab lab = { .cache = f->root, .tree = f->tree, .lock_fd = -1 };
+	g_autofree char *stem = g_build_filename(f->root, "build", "aaaaaaaaaaaa", NULL);
+	g_autofree char *got = NULL;
+	const struct { const char *name, *lines; bool built; } dirs[] = {
+		{ "aaaaaaaaaaaa-6.12", NULL, true },                                    /* the lab's */
+		{ "bbbbbbbbbbbb-6.12", "CONFIG_NET=y\nCONFIG_BT=y\n", true },
+		{ "cccccccccccc-6.12", "CONFIG_NET=y\nCONFIG_BT=y\nCONFIG_BT_HCIUART=y\n", false }, /* not built */
+		{ "dddddddddddd-6.1", "CONFIG_NET=y\nCONFIG_BT=y\nCONFIG_BT_HCIUART=y\n", true },  /* another series */
+	};
+
+	lab.build_stem = stem;
+	put(f->tree, "Makefile", "VERSION = 6\nPATCHLEVEL = 12\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+		g_autofree char *dir = g_build_filename(f->root, "build", dirs[i].name, NULL);
+		g_autofree char *state = g_strconcat(dir, ".state", NULL);
+
+		put(dir, ".config", "CONFIG_X=y\n");
+		if (dirs[i].built)
+			put(dir, "vmlinux", "ELF");
+		if (dirs[i].lines)
+			put(state, PK_STATE_DERIVED_FRAGMENT, dirs[i].lines);
+	}
+	got = pk_derive_nearest_build_dir(&lab, "CONFIG_NET=y\nCONFIG_BT=y\nCONFIG_BT_HCIUART=y\n");
+	assert_true(g_str_has_suffix(got, "/bbbbbbbbbbbb-6.12"));
+	g_free(got);
+	got = pk_derive_nearest_build_dir(&lab, "CONFIG_USB=y\nCONFIG_USB_XHCI_HCD=y\n");
+	assert_true(g_str_has_suffix(got, "/aaaaaaaaaaaa-6.12"));
+}
+
+/*
  * A kernel that did not link: the symbols of the linker's and modpost's
  * errors, found by their EXPORT_SYMBOL lines, ask for the options that
  * build their files, unless the config has them on already.
@@ -599,6 +637,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_devices_table, setup, teardown),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nearest_build_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlinked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_dir_series, setup, teardown),
 		cmocka_unit_test(test_state_names),

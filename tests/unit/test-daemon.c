@@ -139,6 +139,35 @@ static void test_reload_ok(void **state)
 	assert_string_equal(pk_sandbox_settings()->user, "someone");
 }
 
+/*
+ * [test] rules: read at start and on SIGHUP; a rule that does not parse
+ * keeps the old configuration on a reload and stops a start, naming the
+ * file, the rule and the offset.
+ */
+static void test_rules_file(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *good = g_build_filename(f->dir, "good.rules", NULL);
+	g_autofree char *bad = g_build_filename(f->dir, "bad.json", NULL);
+	g_autofree char *with_good = g_strdup_printf("build_cpu_seconds = 100\n[test]\nrules = %s", good);
+	g_autofree char *with_bad = g_strdup_printf("build_cpu_seconds = 300\n[test]\nrules = %s", bad);
+	struct pk_daemon *d = NULL;
+	g_autoptr(GError) err = NULL;
+
+	assert_true(g_file_set_contents(good, "Killed process \\d+\n", -1, NULL));
+	assert_true(g_file_set_contents(bad, "{ \"rules\": [ { \"reason\": \"X\", \"pattern\": \"a[\" } ] }", -1, NULL));
+	write_config(f, with_good, "maildir");
+	assert_int_equal(pk_daemon_reload(f->daemon), 0);
+	write_config(f, with_bad, "maildir");
+	assert_int_equal(pk_daemon_reload(f->daemon), -1);
+	assert_true(pk_sandbox_settings()->build.cpu_seconds == 100);
+	pk_daemon_close(f->daemon);
+	f->daemon = NULL;
+	assert_int_equal(pk_daemon_open(&d, &f->opts, &err), -1);
+	assert_null(d);
+	assert_non_null(strstr(err->message, "bad.json: rules[0] (X): pattern /a[/: missing closing ] at offset 1"));
+}
+
 /* A patch mail of version v (1: no vN in the subject) into the source's Maildir new/. */
 static void deliver_patch(struct fixture *f, int v)
 {
@@ -1524,6 +1553,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload_source_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_bad_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reload_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rules_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_series_cancels_older, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pr_fmt_only_is_churn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_from_localhost_refused, setup, teardown),

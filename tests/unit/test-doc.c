@@ -1,5 +1,6 @@
 /*
- * test-doc.c - the man pages and the code know the same commands and keys.
+ * test-doc.c - the man pages and the code know the same commands and keys,
+ * and the manual the same kinds of finding and verdicts.
  *
  * printkbot(1) has a "## printkbot NAME" section, filled with NAME's
  * --help, for every command of pk_commands[] and for no other;
@@ -18,6 +19,8 @@
 
 #include "base/config.h"
 #include "cmd/commands.h"
+#include "analysis/scan.h"
+#include "base/verdict.h"
 
 /* Keys the code knows only to refuse, each with why. */
 static const char *const retired_keys[][3] = {
@@ -131,12 +134,52 @@ static void test_every_key_has_its_item(void **state)
 	}
 }
 
+/*
+ * The manual's tables of the words a review uses hold each word the code
+ * knows, with what the code says it means, and no other: doc/scan.md's
+ * "Every kind of finding" and doc/testing.md's "Every verdict" (what
+ * `printkbot help findings` and `help verdicts` print).
+ */
+static void test_every_word_has_its_row(void **state)
+{
+	g_autofree char *scan = read_doc("scan.md"), *testing = read_doc("testing.md");
+	const char *findings = strstr(scan, "## Every kind of finding"), *verdicts = strstr(testing, "## Every verdict");
+	unsigned rows = 0;
+
+	(void)state;
+	assert_non_null(findings);
+	assert_non_null(verdicts);
+	for (unsigned k = 0; k < pk_finding_kinds(); k++) {
+		g_auto(GStrv) parts = g_strsplit(pk_finding_kind_meaning(k), "|", -1);
+		g_autofree char *escaped = g_strjoinv("\\|", parts);
+		g_autofree char *row = g_strdup_printf("| `%s` | %s | %s |\n", pk_finding_kind_name(k),
+						       pk_finding_is_silent(k) ? "yes" : "", escaped);
+
+		if (!strstr(findings, row))
+			fail_msg("doc/scan.md lacks the row %s", row);
+	}
+	for (const char *l = findings; (l = strstr(l, "\n| `")); l++)
+		rows++;
+	assert_int_equal(rows, pk_finding_kinds());
+	rows = 0;
+	for (unsigned v = PK_VERDICT_NONE + 1; v < pk_verdicts(); v++) {
+		g_autofree char *row = g_strdup_printf("| `%s` | %s |\n", pk_verdict_name(v), pk_verdict_meaning(v));
+
+		if (!strstr(verdicts, row))
+			fail_msg("doc/testing.md lacks the row %s", row);
+	}
+	for (const char *l = verdicts; (l = strstr(l, "\n| `")); l++)
+		rows++;
+	assert_int_equal(rows, pk_verdicts() - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_command_has_its_section),
 		cmocka_unit_test(test_page_holds_each_help),
 		cmocka_unit_test(test_every_key_has_its_item),
+		cmocka_unit_test(test_every_word_has_its_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -283,6 +283,21 @@ static void test_history_rows(void **state)
 	assert_int_equal(count(s, "finding_checks"), 3);
 	assert_int_equal(pk_store_history(s, &rows, &bad, &err), -1);
 	assert_non_null(strstr(err->message, "unknown stage"));
+	g_clear_error(&err);
+	/* a verdict or a kind no row can hold is a typo, not "no match" */
+	{
+		struct pk_history_filter verdict = { .verdict = "console-change" }, kind = { .kind = "txt-changed" };
+		struct pk_history_filter dynamic = { .kind = "line-split" };
+
+		assert_int_equal(pk_store_history(s, &rows, &verdict, &err), -1);
+		assert_non_null(strstr(err->message, "unknown verdict 'console-change'"));
+		g_clear_error(&err);
+		assert_int_equal(pk_store_history(s, &rows, &kind, &err), -1);
+		assert_non_null(strstr(err->message, "unknown kind 'txt-changed'"));
+		g_clear_error(&err);
+		g_clear_pointer(&rows, g_ptr_array_unref);
+		assert_int_equal(pk_store_history(s, &rows, &dynamic, &err), 0);
+	}
 }
 
 /* A test whose confirmations do not match the stored findings is refused whole. */

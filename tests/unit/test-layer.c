@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lab/lab.h"
 #include "lab/layer.h"
 #include "base/proc.h"
 #include "lab/sandbox.h"
@@ -125,18 +126,18 @@ static void test_plant_does_not_outlive_its_layer(void **state)
 	const char *commit = NULL;
 
 	skip_without_layers(f);
-	assert_int_equal(pk_layer_enter(&f->lab, "1111", &err), 0);
+	assert_int_equal(pk_layer_enter(f->lab.cache, f->build_dir, "1111", &err), 0);
 	assert_true(pk_layer_over(f->build_dir, &commit));
 	assert_string_equal(commit, "1111");
 	plant(f);
 	assert_true(g_file_test(stamp, G_FILE_TEST_EXISTS));   /* the build itself sees its writes */
 
 	/* the same commit again (its boot, a config step): the same layer */
-	assert_int_equal(pk_layer_enter(&f->lab, "1111", &err), 0);
+	assert_int_equal(pk_layer_enter(f->lab.cache, f->build_dir, "1111", &err), 0);
 	assert_true(g_file_test(stamp, G_FILE_TEST_EXISTS));
 
 	/* the next patch: a fresh layer, nothing of the last one's */
-	assert_int_equal(pk_layer_enter(&f->lab, "2222", &err), 0);
+	assert_int_equal(pk_layer_enter(f->lab.cache, f->build_dir, "2222", &err), 0);
 	assert_clean(f);
 	plant(f);
 	assert_int_equal(pk_layer_drop(f->build_dir, &err), 0);
@@ -161,7 +162,7 @@ static void test_sweep_removes_what_a_dead_process_left(void **state)
 
 	skip_without_layers(f);
 	assert_int_equal(g_mkdir_with_parents(left, 0755), 0);
-	assert_int_equal(pk_layer_enter(&f->lab, "3333", &err), 0);
+	assert_int_equal(pk_layer_enter(f->lab.cache, f->build_dir, "3333", &err), 0);
 	ours = g_strdup_printf("%s/layers/cfg-6.12.%ld/upper", f->root, (long)getpid());
 	assert_int_equal(pk_layer_sweep(f->root, &err), 0);
 	assert_false(g_file_test(left, G_FILE_TEST_EXISTS));
@@ -187,7 +188,7 @@ static void test_layer_is_capped(void **state)
 	skip_without_layers(f);
 	small.layer_size = 2u << 20;
 	pk_sandbox_configure(&small);
-	assert_int_equal(pk_layer_enter(&f->lab, "4444", &err), 0);
+	assert_int_equal(pk_layer_enter(f->lab.cache, f->build_dir, "4444", &err), 0);
 	assert_true(g_file_set_contents(fits, "small", -1, NULL));
 	assert_true((fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0);
 	for (int i = 0; i < 4 && !e; i++)

@@ -58,6 +58,8 @@ static void add_words(GPtrArray *argv, const struct pk_command *cmd, const char 
 	static const struct { const char *cmd, *opt, *before, *arg; } good[] = {
 		{ "report", "--site", NULL, "" }, { "report", "--full", "--site=/s", "" },
 		{ "report", NULL, NULL, "1" }, { "db", NULL, NULL, "check" }, { "scan", NULL, "--tree=/t", NULL },
+		/* check's other options are --test's */
+		{ "check", NULL, "--test", NULL },
 	};
 	const char *word = before ? NULL : "x";
 	bool found = false;
@@ -75,8 +77,11 @@ static void add_words(GPtrArray *argv, const struct pk_command *cmd, const char 
 		g_ptr_array_add(argv, (char *)word);
 }
 
+/* A rule file that parses: --rules is read when the line is checked (written by main()). */
+static char *rules_file;
+
 /* A good value for an option of type t, and what it parses to (as text, for comparing). */
-static const char *sample(enum pk_option_type t)
+static const char *sample_type(enum pk_option_type t)
 {
 	switch (t) {
 	case PK_OPT_FLAG: return NULL;
@@ -88,13 +93,18 @@ static const char *sample(enum pk_option_type t)
 	return NULL;
 }
 
+static const char *sample(const struct pk_option *o)
+{
+	return !strcmp(o->name, "rules") ? rules_file : sample_type(o->type);
+}
+
 static void assert_sample(const struct pk_cmd_ctx *ctx, const struct pk_option *o)
 {
 	const void *v = value(ctx, o->name);
 
 	switch (o->type) {
 	case PK_OPT_FLAG: assert_true(*(const bool *)v); break;
-	case PK_OPT_STRING: assert_string_equal(*(const char *const *)v, "some value"); break;
+	case PK_OPT_STRING: assert_string_equal(*(const char *const *)v, sample(o)); break;
 	case PK_OPT_COUNT: assert_int_equal(*(const unsigned *)v, 7); break;
 	case PK_OPT_DURATION: assert_true(*(const double *)v == 120); break;
 	case PK_OPT_DATE: assert_int_equal(*(const gint64 *)v, 1714521600); break;
@@ -128,11 +138,12 @@ static void test_every_option_both_spellings(void **state)
 	for (const struct pk_command *cmd = pk_commands; cmd->name; cmd++) {
 		for (const struct pk_option *o = cmd->spec->options; o->name; o++) {
 			g_autofree char *flag = g_strconcat("--", o->name, NULL);
-			g_autofree char *joined = sample(o->type) ? g_strconcat(flag, "=", sample(o->type), NULL) : NULL;
+			g_autofree char *joined = sample(o) ? g_strconcat(flag, "=", sample(o), NULL) : NULL;
 			g_autoptr(GError) err = NULL;
 			struct pk_cmd_ctx ctx;
 
-			assert_int_equal(parse_with(&ctx, cmd, flag, sample(o->type), &err), 0);
+			if (parse_with(&ctx, cmd, flag, sample(o), &err) < 0)
+				fail_msg("%s %s: %s", cmd->name, flag, err->message);
 			assert_sample(&ctx, o);
 			assert_false(ctx.cmdline.help);
 			pk_cmd_ctx_clear(&ctx);
@@ -201,12 +212,14 @@ static void test_needs_have_their_options(void **state)
 		}
 		if (cmd->needs & PK_NEEDS_CONFIG)
 			assert_non_null(pk_option_find(cmd->spec->options, "config"));
-		if (pk_option_find(cmd->spec->options, "no-store"))
+		/* check sets up the store itself, with --test only: without it, it touches none */
+		if (pk_option_find(cmd->spec->options, "no-store") && strcmp(cmd->name, "check"))
 			assert_true(cmd->needs & PK_NEEDS_STORE);
 	}
 	/* what the brief of each says: setup and scan need nothing set up, history no lab */
 	assert_int_equal(pk_command_find("setup")->needs, 0);
 	assert_int_equal(pk_command_find("scan")->needs, 0);
+	assert_int_equal(pk_command_find("check")->needs, 0);
 	assert_int_equal(pk_command_find("daemon")->needs, 0);
 	assert_int_equal(pk_command_find("db")->needs, PK_NEEDS_STORE_PATH);
 	assert_int_equal(pk_command_find("history")->needs, PK_NEEDS_STORE | PK_NEEDS_STORE_READONLY);
@@ -547,8 +560,45 @@ static void test_store_readers_take_config(void **state)
 	remove_dir(dir);
 }
 
+/*
+ * test checks its inputs before it takes the lab (the spec's inputs hook,
+ * run by pk_command_setup() before pk_lab_take()): an input it cannot
+ * read, or a directory, is said at once, not after another printkbot's
+ * build; a readable one passes.
+ */
+static void test_test_checks_inputs_first(void **state)
+{
+	const struct pk_command *test = pk_command_find("test");
+	char *missing[] = { "test", "/nonexistent/x.patch", NULL };
+	char *dir[] = { "test", "/tmp", NULL };
+	char *readable[] = { "test", "tests/data/test/text-change.patch", NULL };
+	char **lines[] = { missing, dir, readable };
+	const char *said[] = { "cannot read /nonexistent/x.patch", "it is a directory", NULL };
+
+	(void)state;
+	assert_non_null(test->spec->inputs);
+	for (size_t i = 0; i < G_N_ELEMENTS(lines); i++) {
+		g_autoptr(GError) err = NULL;
+		struct pk_cmd_ctx ctx;
+
+		assert_int_equal(pk_command_parse(&ctx, test, 2, lines[i], &err), 0);
+		if (said[i]) {
+			assert_int_equal(test->spec->inputs(&ctx, &err), -1);
+			assert_non_null(strstr(err->message, said[i]));
+		} else {
+			assert_int_equal(test->spec->inputs(&ctx, &err), 0);
+		}
+		pk_cmdline_clear(&ctx.cmdline);
+	}
+}
+
 int main(void)
 {
+	int fd = g_file_open_tmp("printkbot-options-XXXXXX.rules", &rules_file, NULL);
+	int rc;
+
+	g_assert(fd >= 0 && write(fd, "ok\n", 3) == 3);
+	close(fd);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_option_both_spellings),
 		cmocka_unit_test(test_every_bad_value_names_the_option),
@@ -562,6 +612,10 @@ int main(void)
 		cmocka_unit_test(test_dates),
 		cmocka_unit_test(test_setup_store),
 		cmocka_unit_test(test_store_readers_take_config),
+		cmocka_unit_test(test_test_checks_inputs_first),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(rules_file);
+	g_free(rules_file);
+	return rc;
 }

@@ -120,14 +120,14 @@ static void test_layered_policy(void **state)
 /* The kind of a path, which coverage.h also goes by. */
 static void test_path_kind(void **state)
 {
-	assert_int_equal(pk_policy_path_kind("kernel/printk/printk.c"), PK_PATH_C);
-	assert_int_equal(pk_policy_path_kind("include/linux/printk.h"), PK_PATH_C);
-	assert_int_equal(pk_policy_path_kind("scripts/kallsyms.c"), PK_PATH_BUILD_SYSTEM);
-	assert_int_equal(pk_policy_path_kind("drivers/ata/Kconfig"), PK_PATH_BUILD_SYSTEM);
-	assert_int_equal(pk_policy_path_kind("Documentation/admin-guide/kernel-parameters.txt"), PK_PATH_INERT);
-	assert_int_equal(pk_policy_path_kind("MAINTAINERS"), PK_PATH_INERT);
-	assert_int_equal(pk_policy_path_kind("drivers/MAINTAINERS"), PK_PATH_OTHER);
-	assert_int_equal(pk_policy_path_kind("arch/x86/boot/header.S"), PK_PATH_OTHER);
+	assert_int_equal(pk_path_kind("kernel/printk/printk.c"), PK_PATH_C);
+	assert_int_equal(pk_path_kind("include/linux/printk.h"), PK_PATH_C);
+	assert_int_equal(pk_path_kind("scripts/kallsyms.c"), PK_PATH_BUILD_SYSTEM);
+	assert_int_equal(pk_path_kind("drivers/ata/Kconfig"), PK_PATH_BUILD_SYSTEM);
+	assert_int_equal(pk_path_kind("Documentation/admin-guide/kernel-parameters.txt"), PK_PATH_INERT);
+	assert_int_equal(pk_path_kind("MAINTAINERS"), PK_PATH_INERT);
+	assert_int_equal(pk_path_kind("drivers/MAINTAINERS"), PK_PATH_OTHER);
+	assert_int_equal(pk_path_kind("arch/x86/boot/header.S"), PK_PATH_OTHER);
 }
 
 /* A path no file system holds is refused, not applied to fail halfway: over PATH_MAX, a component over NAME_MAX. */

@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 
 #include "lab/build.h"
@@ -486,6 +487,59 @@ static void test_repo_head_trusted(void **state)
 	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
 }
 
+/*
+ * A commit of another kernel series is tested in a tree of its own (a
+ * worktree under the cache's trees/), so that the base's tree is never
+ * rewritten by a switch; a worktree a test left without its top Makefile
+ * is whole again the next time it is taken.
+ */
+static void test_lab_for_rev(void **state)
+{
+	struct fixture *f = *state;
+	g_autofree char *cache = g_dir_make_tmp("test-repo-cache-XXXXXX", NULL);
+	g_autofree char *older = commit_on(f, f->base, "an older kernel\n",
+					    (const char *[]){ "Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n",
+							      "drivers/x.c", "int old;\n", NULL });
+	g_autofree char *main_x = g_build_filename(f->dir, "drivers", "x.c", NULL);
+	g_autofree char *want = g_build_filename(cache, PK_LAB_TREES_DIR, "6.1", NULL);
+	g_autofree char *x = NULL, *other_x = NULL, *build_dir = NULL, *makefile = NULL, *rm = NULL;
+	struct pk_lab older_lab = { .lock_fd = -1 }, base_lab = { .lock_fd = -1 };
+	g_autoptr(GError) err = NULL;
+	struct stat before, after;
+
+	f->lab.cache = cache;
+	f->lab.build_stem = g_build_filename(cache, "build", "cfg", NULL);
+	assert_int_equal(pk_repo_checkout(&f->lab, PK_LAB_BASE_TAG, &err), 0);
+	assert_int_equal(stat(main_x, &before), 0);
+	if (pk_lab_for_rev(&older_lab, &f->lab, older, &err) < 0)
+		fail_msg("%s", err->message);
+	assert_string_equal(older_lab.tree, want);
+	assert_int_equal(pk_repo_checkout(&older_lab, older, &err), 0);
+	other_x = g_build_filename(older_lab.tree, "drivers", "x.c", NULL);
+	assert_true(g_file_get_contents(other_x, &x, NULL, NULL));
+	assert_string_equal(x, "int old;\n");
+	build_dir = pk_lab_build_dir(&older_lab);
+	assert_true(g_str_has_suffix(build_dir, "cfg-6.1"));
+	/* the base's tree: its own, untouched */
+	assert_int_equal(stat(main_x, &after), 0);
+	assert_int_equal(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+	assert_int_equal(pk_lab_for_rev(&base_lab, &f->lab, f->base, &err), 0);
+	assert_string_equal(base_lab.tree, f->dir);
+	/* a test killed with the worktree's Makefile deleted: whole again when it is taken */
+	makefile = g_build_filename(older_lab.tree, "Makefile", NULL);
+	assert_int_equal(g_unlink(makefile), 0);
+	pk_lab_clear(&older_lab);
+	assert_int_equal(pk_lab_for_rev(&older_lab, &f->lab, older, &err), 0);
+	assert_true(g_file_test(makefile, G_FILE_TEST_IS_REGULAR));
+	pk_lab_clear(&older_lab);
+	pk_lab_clear(&base_lab);
+	g_free((char *)f->lab.build_stem);
+	f->lab.build_stem = NULL;
+	f->lab.cache = NULL;
+	rm = g_strdup_printf("rm -rf '%s'", cache);
+	assert_int_equal(system(rm), 0);
+}
+
 /* A fetch that fails names its URL without the password or token in it ([tree] url). */
 static void test_repo_fetch_hides_token(void **state)
 {
@@ -612,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_repo_makefile_version),
 		cmocka_unit_test(test_repo_head_published),
 		cmocka_unit_test(test_repo_head_trusted),
+		cmocka_unit_test(test_lab_for_rev),
 		cmocka_unit_test(test_build_dir_published_only),
 		cmocka_unit_test(test_build_env_without_sandbox),
 		cmocka_unit_test(test_repo_fetch_hides_token),
