@@ -5,7 +5,7 @@
  * watched branch is a job that tests its new commits and mails their
  * authors.
  *
- * The queue is the store's jobs table; two kinds of jobs run here:
+ * The queue is the store's jobs table; four kinds of jobs run here:
  *   "series"  {"key", "version", "total", "subject", "cover", "mails": [ids]}
  *             (key and version are also the job's series columns, so a
  *             newer version cancels an older one still queued in one query):
@@ -55,7 +55,7 @@
  * crash between the record and the move) is moved to cur/, not sent again.
  * Roles: the intake reads the sources and queues jobs, the worker claims
  * and runs them; a plain daemon is both, `daemon --queue-only` only the
- * intake (one per database: a lock file beside it), `printkbot worker`
+ * intake (one per database: a lock file in the runtime dir), `printkbot worker`
  * only a worker (as many as wanted, each with its own lab, on one store).
  * A worker claims a job atomically under a lease ([daemon] lease
  * seconds) that a thread of it renews while the job runs; a job whose

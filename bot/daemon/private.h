@@ -6,7 +6,10 @@
  *   loop.c        the loop, signals, SIGHUP reload, start and stop, and
  *                 the dispatch of due jobs;
  *   inbox.c       mail from the sources -> stored mails -> series -> jobs;
+ *   inbox-command.c  a #printkbot command by mail -> its job (or why not);
  *   job-series.c  the series job: test each patch, store, render the reply;
+ *   reply-gate.c  whether a tested patch's reply is mailed: the list's
+ *                 policy, once per change, the embargo and the brakes;
  *   job-reply.c   the reply job: send from the outbox over SMTP;
  *   worker.c      who the daemon is to the store's leases, and the
  *                 heartbeat thread that renews the lease of its job;
@@ -15,9 +18,12 @@
  *                 stored and queued;
  *   job-push.c    the push job: test each new commit, store, render the
  *                 mail to its author;
+ *   job-command.c the command job: test a series again, or answer help;
+ *   kcidb.c       each ended job's reviews posted to [kcidb] url;
  *   metrics.c     the figures written for monitoring ([daemon] metrics_dir);
  *   log.c         the daemon's log line (log.h), which the loop and
- *                 every role above write alike.
+ *                 every role above write alike;
+ *   signals.c     the signals every role asks about (signals.h).
  *
  * The daemon logs its own events, one line each (daemon_log(), log.h):
  * it is the top of everything it runs.

@@ -1,6 +1,7 @@
 /*
  * store.h - the store stage: everything printkbot learns lands in one
- * SQLite database, and history questions are answered from it.
+ * database (a SQLite file, or PostgreSQL for workers on several hosts),
+ * and history questions are answered from it.
  *
  * This is the only module that talks SQL; callers pass and get plain
  * structs (the ones of patch.h, scan.h, build.h, boot.h, kmsg.h, kdiff.h)
