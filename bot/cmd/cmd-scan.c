@@ -11,9 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <glib-unix.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A mail (or a diff) larger than this is refused rather than read into memory. */
@@ -21,10 +23,12 @@
 #define SCAN_MAX_INPUT (SCAN_MAX_INPUT_MIB * 1024u * 1024)
 
 static const char scan_usage[] =
-	"usage: printkbot scan [--json] [--tree DIR] [--no-limits] [FILE|-]...\n"
+	"usage: printkbot scan [--json] [--churn-only] [--tree DIR] [--no-limits] [FILE|-]...\n"
 	"   or: printkbot scan --tree DIR --describe PATH...\n\n"
 	"Read patches (a plain diff, a patch mail or an mbox; '-' or no FILE is\n"
-	"standard input) and report what they do to printk-family calls, without\n"
+	"standard input; a FILE compressed with xz or gzip, as list archives are, is\n"
+	"read through xz -dc or gzip -dc) and report what they do to printk-family\n"
+	"calls, without\n"
 	"building anything.  The family is checkpatch.pl's logging functions:\n"
 	"printk*(), pr_*(), dev_*(), netdev_*(), the <subsys>_<level>() wrappers\n"
 	"(drm_err(), pci_info(), btrfs_err()...), <subsys>_printk(), dev_err_probe(),\n"
@@ -34,6 +38,8 @@ static const char scan_usage[] =
 	"KBUILD_MODNAME from the object name, kernel/foo.c giving \"foo\"), or from\n"
 	"the tree.\n\n"
 	"    --json        one JSON object per patch (JSON Lines)\n"
+	"    --churn-only  only the patches that touch a printk-family call (not\n"
+	"                  no-churn): a list's archive shows its churn alone\n"
 	"    --tree DIR    a kernel source tree the patches apply to: findings then\n"
 	"                  state the prefix each message prints (pr_fmt() with the\n"
 	"                  file's KBUILD_MODNAME), and a pr_fmt() change counts every\n"
@@ -44,12 +50,15 @@ static const char scan_usage[] =
 	"                  of [policy] max_files and max_lines (200 files, 20000 lines)\n"
 	"                  is not scanned (a scan takes about 50 times the diff's size\n"
 	"                  in memory) and is reported as refused, with the limit\n\n"
-	"text output: a '# subject: verdict' line per patch, then its findings grouped\n"
+	"text output: a '# subject: verdict' line per patch (with what of it could\n"
+	"not be read, when it is damaged), then its findings grouped\n"
 	"by cause and file, one line each (file:line: kind: sentence for a finding\n"
 	"alone; file: kind: N calls ... (lines a, b, c and K more) for a cause that\n"
 	"repeats), the advice of checkpatch's kinds after the changes, one line per\n"
 	"kind; --json has every finding\n"
-	"exit status: 0 no findings, 1 findings (or a damaged or refused patch among\n"
+	"exit status, as test's: 0 nothing printed changes (no-churn,\n"
+	"no-visible-change: a call converted, advice), 1 a patch changes what the\n"
+	"kernel prints (console-changed; or a damaged or refused patch among\n"
 	"readable ones),\n"
 	"2 bad input (unreadable, neither a mail nor a diff, or no patch in it could\n"
 	"be read whole and scanned) or usage;\n"
@@ -58,6 +67,7 @@ static const char scan_usage[] =
 /* The command line of scan. */
 struct scan_opts {
 	bool json;
+	bool churn_only;
 	const char *tree_dir;   /* --tree */
 	bool describe;
 	bool no_limits;
@@ -65,6 +75,7 @@ struct scan_opts {
 
 static const struct pk_option scan_options[] = {
 	PK_OPTION_FLAG("json", struct scan_opts, json),
+	PK_OPTION_FLAG("churn-only", struct scan_opts, churn_only),
 	PK_OPTION_STRING("tree", struct scan_opts, tree_dir),
 	PK_OPTION_FLAG("describe", struct scan_opts, describe),
 	PK_OPTION_FLAG("no-limits", struct scan_opts, no_limits),
@@ -74,6 +85,7 @@ static const struct pk_option scan_options[] = {
 /* How one scan runs. */
 struct scan_run {
 	bool json;
+	bool churn_only;        /* --churn-only: no-churn patches not printed */
 	struct pk_tree *tree;   /* NULL without --tree */
 	struct pk_policy limits; /* max_files and max_lines: [policy]'s defaults, 0 with --no-limits */
 };
@@ -141,7 +153,11 @@ static void print_text(const char *input, const struct pk_patch *p, const struct
 	/* the mail's own words drive no terminal: its Message-ID on stderr as well */
 	g_autofree char *message_id = raw_id ? pk_text_for_terminal(raw_id) : NULL;
 
-	pk_print_text("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
+	if (p->error)   /* what the findings cover: the patch up to its damage */
+		pk_print_text("# %s: %s (read only in part: %s)\n", subject ? subject : input,
+			      pk_verdict_name(s->verdict), p->error);
+	else
+		pk_print_text("# %s: %s\n", subject ? subject : input, pk_verdict_name(s->verdict));
 	if (refused)
 		fprintf(stderr, "printkbot: %s: %s: not scanned: %s; --no-limits scans it\n", input,
 			message_id ? message_id : "(no Message-ID)", refused);
@@ -191,12 +207,14 @@ static int scan_buffer(const char *path, const char *buf, size_t len, const stru
 
 		if (refused)
 			s->verdict = PK_VERDICT_REFUSED;
+		t->damaged += p->error || refused;
+		rc = MAX(rc, p->error || refused || s->verdict == PK_VERDICT_CONSOLE_CHANGED ? 1 : 0);
+		if (o->churn_only && s->verdict == PK_VERDICT_NO_CHURN && !p->error)
+			continue;
 		if (o->json)
 			print_json(p, s, refused);
 		else
 			print_text(path, p, s, refused);
-		t->damaged += p->error || refused;
-		rc = MAX(rc, p->error || refused || s->findings->len ? 1 : 0);
 	}
 	return rc;
 }
@@ -232,6 +250,69 @@ static int scan_mbox(const char *path, struct pk_mbox_reader *r, struct pk_mbox_
 	return rc;
 }
 
+/* A list archive is kept compressed: the decompressors that made it, rather than a library each. */
+static const struct {
+	const char *magic;
+	size_t len;
+	const char *program;
+} compressors[] = {
+	{ "\xfd" "7zXZ\0", 6, "xz" },
+	{ "\x1f\x8b", 2, "gzip" },
+};
+
+/*
+ * fd, or when it is a regular file that xz or gzip made, the read end of
+ * that program's -dc of it (*child set, for input_close()).  The input
+ * is read once, in order, so a pipe serves as the file would.
+ */
+static int input_open(const char *path, int fd, GPid *child, const char **program)
+{
+	char head[8];
+	ssize_t n = pread(fd, head, sizeof head, 0);
+
+	*child = 0;
+	for (size_t i = 0; n > 0 && i < G_N_ELEMENTS(compressors); i++) {
+		const char *argv[] = { compressors[i].program, "-dc", NULL };
+		g_autoptr(GError) err = NULL;
+		int pipefd[2];
+
+		if ((size_t)n < compressors[i].len || memcmp(head, compressors[i].magic, compressors[i].len))
+			continue;
+		*program = compressors[i].program;
+		if (!g_unix_open_pipe(pipefd, FD_CLOEXEC, NULL))
+			return -1;
+		if (!g_spawn_async_with_fds(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+					    NULL, NULL, child, fd, pipefd[1], -1, &err)) {
+			fprintf(stderr, "printkbot: %s: is %s-compressed, and %s -dc could not run: %s\n", path,
+				*program, *program, err->message);
+			close(pipefd[0]);
+			close(pipefd[1]);
+			errno = 0;
+			return -1;
+		}
+		close(pipefd[1]);
+		close(fd);
+		return pipefd[0];
+	}
+	return fd;
+}
+
+/* Close what input_open() gave; 2 when its decompressor failed (a damaged archive), else rc. */
+static int input_close(const char *path, int fd, GPid child, const char *program, int rc)
+{
+	int status;
+
+	close(fd);   /* a decompressor cut short by a scan that stopped early ends on SIGPIPE */
+	if (!child)
+		return rc;
+	if (waitpid(child, &status, 0) < 0 || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+		fprintf(stderr, "printkbot: %s: %s -dc failed (exit %d): the archive is damaged or cut short\n",
+			path, program, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 2;
+	}
+	return rc;
+}
+
 /*
  * Scan one input; returns 0 clean, 1 findings, 2 bad input.  Bad input is
  * what cannot be read, or holds patches none of which could be read whole.
@@ -246,9 +327,13 @@ static int scan_one(const char *path, const struct scan_run *o)
 	g_autoptr(GError) err = NULL;
 	struct pk_mbox_mail m = { 0 };
 	struct scan_tally t = { 0 };
+	const char *program = NULL;
+	GPid child = 0;
 	int fd, got, rc;
 
 	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd >= 0 && strcmp(path, "-") && (fd = input_open(path, fd, &child, &program)) < 0 && !errno)
+		return 2;   /* said */
 	if (fd < 0) {
 		fprintf(stderr, "printkbot: cannot read %s: %s\n", path, g_strerror(errno));
 		return 2;
@@ -264,12 +349,11 @@ static int scan_one(const char *path, const struct scan_run *o)
 	if (got != 0) {
 		fprintf(stderr, "printkbot: %s: %s\n", path,
 			got < 0 ? err->message : "more than the limit of " G_STRINGIFY(SCAN_MAX_INPUT_MIB) " MiB");
-		close(fd);
-		return 2;
+		return input_close(path, fd, child, program, 2);
 	}
 	rc = scan_buffer(path, whole->str, whole->len, o, &t);
 out:
-	close(fd);
+	rc = input_close(path, fd, child, program, rc);
 	if (t.skipped)
 		pk_info("%s: %u mail(s) without a diff skipped", path, t.skipped);
 	if (!t.patches && !t.skipped) {
@@ -327,7 +411,7 @@ static int cmd_scan(struct pk_cmd_ctx *ctx)
 	char **args = ctx->cmdline.args;
 	g_autoptr(pk_tree) tree = NULL;
 	g_autoptr(GError) err = NULL;
-	struct scan_run run = { o->json, NULL, PK_POLICY_DEFAULT };
+	struct scan_run run = { o->json, o->churn_only, NULL, PK_POLICY_DEFAULT };
 	int rc = 0;
 
 	if (o->no_limits)

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -125,6 +126,81 @@ static char *scan_json(const char *text)
 	return g_steal_pointer(&json);
 }
 
+/* scan's output for argv (stdout taken into a file) and its exit status, a new string. */
+static char *scan_output(int argc, char **argv, int *rc)
+{
+	g_autofree char *out = tmp_file(""), *text = NULL;
+	int saved = dup(STDOUT_FILENO), fd = open(out, O_WRONLY | O_TRUNC);
+
+	assert_true(saved >= 0 && fd >= 0);
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	*rc = cmd_scan(argc, argv);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	assert_true(g_file_get_contents(out, &text, NULL, NULL));
+	unlink(out);
+	return g_steal_pointer(&text);
+}
+
+/* path compressed by program (xz or gzip) into a new file beside it; the caller unlinks and frees. */
+static char *compressed(const char *path, const char *program, const char *suffix)
+{
+	g_autofree char *cmd = g_strdup_printf("%s -c %s > %s%s", program, path, path, suffix);
+
+	assert_int_equal(system(cmd), 0);
+	return g_strconcat(path, suffix, NULL);
+}
+
+/*
+ * The exit status says what test's would (1: what the kernel prints
+ * changes), --churn-only leaves out the mails that touch no printk call,
+ * a damaged patch's header says how far it was read, and a list's archive
+ * is read as xz or gzip left it; a cut archive is bad input.
+ */
+static void test_cmd_scan_verdicts_and_archives(void **state)
+{
+	g_autofree char *mbox = tmp_file(
+		MAIL("clean", CLEAN_DIFF)
+		MAIL("converted", "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1,1 +1,1 @@\n"
+			"-\tprintk(KERN_INFO \"x\\n\");\n+\tpr_info(\"x\\n\");\n"));
+	g_autofree char *churn = mkdiff("-\tpr_warn(\"x\\n\");\n+\tpr_info(\"x\\n\");\n");
+	g_autofree char *churn_path = tmp_file(churn);
+	g_autofree char *xz = compressed(mbox, "xz", ".xz"), *gz = compressed(churn_path, "gzip", ".gz");
+	g_autofree char *cut = g_strconcat(xz, ".cut", NULL), *cmd = g_strdup_printf("head -c 60 %s > %s", xz, cut);
+	g_autofree char *damaged = tmp_file(DAMAGED_DIFF);
+	char *argv_plain[] = { "scan", mbox, NULL };
+	char *argv_only[] = { "scan", "--churn-only", xz, NULL };
+	char *argv_gz[] = { "scan", gz, NULL };
+	char *argv_cut[] = { "scan", cut, NULL };
+	char *argv_damaged[] = { "scan", damaged, NULL };
+	g_autofree char *plain = NULL, *only = NULL, *gzipped = NULL, *cut_out = NULL, *dmg = NULL;
+	int rc;
+
+	assert_int_equal(system(cmd), 0);
+	plain = scan_output(2, argv_plain, &rc);
+	assert_int_equal(rc, 0);   /* no-churn and no-visible-change: as test, 0 */
+	assert_non_null(strstr(plain, "# clean: no-churn\n"));
+	assert_non_null(strstr(plain, "# converted: no-visible-change\n"));
+	only = scan_output(3, argv_only, &rc);
+	assert_int_equal(rc, 0);
+	assert_null(strstr(only, "# clean"));
+	assert_non_null(strstr(only, "# converted: no-visible-change\n"));
+	gzipped = scan_output(2, argv_gz, &rc);
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(gzipped, ": console-changed\n"));
+	cut_out = scan_output(2, argv_cut, &rc);
+	assert_int_equal(rc, 2);
+	dmg = scan_output(2, argv_damaged, &rc);
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(dmg, "(read only in part: line "));
+	for (const char *p = mbox; p; p = p == mbox ? xz : p == xz ? gz : p == gz ? cut : p == cut ? churn_path
+						  : p == churn_path ? damaged : NULL)
+		unlink(p);
+}
+
 /* Header values come without the blanks an encoded word leaves in them. */
 static void test_cmd_scan_headers_trimmed(void **state)
 {
@@ -171,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_scan_mbox_exit),
 		cmocka_unit_test(test_cmd_scan_headers_trimmed),
 		cmocka_unit_test(test_cmd_scan_limits),
+		cmocka_unit_test(test_cmd_scan_verdicts_and_archives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
