@@ -85,9 +85,7 @@ static void broken_free(struct broken *b)
 /* The side's kernel, from the store or built and booted: 0, or -1 with err. */
 static int side_prepare(struct side *s, struct pk_cmd_ctx *ctx, const struct pk_test_opts *topts, GError **err)
 {
-	g_autofree char *ref = pk_bases_ref(s->name);
-
-	if (!(s->commit = pk_repo_resolve(&ctx->lab, ref, err)))
+	if (!(s->commit = pk_bases_resolve(&ctx->lab, s->name, err)))
 		return -1;
 	s->kernel = pk_describe_base(&ctx->lab, s->commit, NULL);
 	if (pk_test_build_side(&s->built, NULL, NULL, &ctx->lab, ctx->store, topts, s->commit, false, err) < 0)

@@ -333,9 +333,12 @@ static int test_inputs(const struct pk_cmd_ctx *ctx, GError **err)
 	if (!o->base || pk_lab_open(&lab, NULL) < 0)
 		return 0;
 	if (pk_lab_ready(&lab)) {
-		g_autofree char *ref = pk_bases_ref(o->base), *id = pk_repo_resolve(&lab, ref, NULL);
+		g_autoptr(GError) why = NULL;
+		g_autofree char *id = pk_bases_resolve(&lab, o->base, &why);
 
-		if (!id) {
+		if (!id && g_str_has_prefix(o->base, "debian:")) {
+			rc = pk_error(err, PK_ERROR_INPUT, "--base %s", why->message);
+		} else if (!id) {
 			g_auto(GStrv) known = pk_bases_default(&lab, PK_LAB_BASE_TAG);
 			g_autofree char *names = g_strjoinv(", ", known);
 

@@ -45,6 +45,19 @@ int pk_command_parse(struct pk_cmd_ctx *out, const struct pk_command *cmd, int a
 	return 0;
 }
 
+/*
+ * A usage error: the synopsis (the usage text up to its first blank
+ * line) and where the rest is, not the whole help, which buries the one
+ * line that said what was wrong.
+ */
+static void usage_error_hint(const struct pk_command *cmd)
+{
+	const char *usage = cmd->spec->usage, *end = strstr(usage, "\n\n");
+
+	fprintf(stderr, "%.*s\n'printkbot %s --help' says every option\n", end ? (int)(end - usage) : (int)strlen(usage),
+		usage, cmd->name);
+}
+
 int pk_command_run(const struct pk_command *cmd, int argc, char **argv,
 		   int (*setup)(struct pk_cmd_ctx *, const struct pk_command *, GError **),
 		   void (*clear)(struct pk_cmd_ctx *))
@@ -57,7 +70,7 @@ int pk_command_run(const struct pk_command *cmd, int argc, char **argv,
 		fprintf(stderr, "printkbot %s: %s\n", cmd->name, err->message);
 		/* a value that does not parse is said in full above; the rest is a usage error */
 		if (!g_error_matches(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE))
-			fputs(cmd->spec->usage, stderr);
+			usage_error_hint(cmd);
 		return 2;
 	}
 	if (ctx.cmdline.help) {

@@ -580,6 +580,13 @@ int pk_daemon_run(const struct pk_daemon_opts *opts, GError **err)
 		   opts->worker ? " as worker " : opts->queue_only ? " (intake only)" : "",
 		   opts->worker ? d->worker_name : "", d->sources->len, pk_store_name(d->store),
 		   d->outbox->dir, opts->once ? ", once" : "");
+	/* a daemon with nothing to read only works off the queue: say so, or it looks like a quiet list */
+	if (!opts->worker && !d->sources->len && !(d->config.trees && d->config.trees->len))
+		daemon_log(0, NULL, "warning: no [source] and no [tree] to read in %s: only jobs already queued "
+			   "are worked on (config.example, in printkbot's source and in share/doc/printkbot, "
+			   "shows a configuration; --config FILE names one)",
+			   d->config.path ? d->config.path : "(no configuration file: none given, "
+			   "$PRINTKBOT_CONFIG unset, no /etc/printkbot.conf)");
 	if ((exposed = pk_config_secret_exposed(&d->config)))
 		daemon_log(0, NULL, "warning: %s", exposed);
 	if (daemon_loop(d, pipefd[0], err) < 0)

@@ -51,6 +51,21 @@ char *pk_bases_ref(const char *name)
 	return g_strdup(name);
 }
 
+char *pk_bases_resolve(const struct pk_lab *lab, const char *name, GError **err)
+{
+	g_autofree char *ref = pk_bases_ref(name);
+	g_autoptr(GError) e = NULL;
+	char *id = pk_repo_resolve(lab, ref, &e);
+
+	if (id || !g_str_has_prefix(name, "debian:")) {
+		if (!id)
+			g_propagate_error(err, g_steal_pointer(&e));
+		return id;
+	}
+	pk_error(err, PK_ERROR_INPUT, "%s is not in the lab yet: 'printkbot setup --source %s' imports it", name, name);
+	return NULL;
+}
+
 void pk_base_choice_clear(struct pk_base_choice *c)
 {
 	g_free(c->name);

@@ -51,6 +51,13 @@ void pk_debian_source_clear(struct pk_debian_source *src);
  */
 char *pk_bases_ref(const char *name);
 
+/*
+ * The commit id a base name (as pk_bases_ref() reads it) names in the
+ * lab; NULL with err saying what would bring it when it is not there (a
+ * Debian base: the setup command that imports it).  A new string.
+ */
+char *pk_bases_resolve(const struct pk_lab *lab, const char *name, GError **err);
+
 /* Where a series goes (pk_bases_choose()). */
 struct pk_base_choice {
 	char *name;       /* as a reply names it: "debian:6.1", "net/main", "base-commit 1a2b3c4d5e6f" */
