@@ -277,10 +277,28 @@ void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c)
 {
 	char *old = *reason;
 
+	g_autoptr(GString) same = g_string_new(NULL), others = g_string_new(NULL);
+	g_auto(GStrv) entries = NULL;
+
 	if (!c->tried || c->applies)
 		return;
-	*reason = g_strdup_printf("%s%sNo base takes the whole series: %s.", old ? old : "", old ? ". " : "",
-				  c->tried);
+	/* "base: why" each (try_base()): a base that fails as the one the reason is of is named, not said again */
+	entries = g_strsplit(c->tried, "; ", -1);
+	for (char **e = entries; *e; e++) {
+		const char *why = strstr(*e, ": ");
+
+		if (old && why && !strcmp(why + 2, old))
+			g_string_append_printf(same, "%s%.*s", same->len ? ", " : "", (int)(why - *e), *e);
+		else
+			g_string_append_printf(others, "%s%s", others->len ? "; " : "", *e);
+	}
+	if (!others->len)
+		*reason = g_strdup_printf("%s. No base the bot has takes the series: it fails so on each (%s).",
+					  old, same->str);
+	else
+		*reason = g_strdup_printf("%s%sNo base takes the whole series: %s%s%s%s.", old ? old : "",
+					  old ? ". " : "", same->len ? same->str : "", same->len ? ": the same; " : "",
+					  others->str, "");
 	g_free(old);
 }
 

@@ -274,6 +274,7 @@ static const char *const later_flags[] = {
 	"config_left_out_wrapped",
 	"has_digest",          /* the findings grouped by cause (analysis/digest.h) */
 	"has_advice",
+	"nothing_built",       /* the patch did not apply: no "To reproduce" */
 };
 
 /* The model's top-level members as template variables. */
@@ -640,7 +641,6 @@ static bool unbuilt_sources(const GPtrArray *coverage)
 	return false;
 }
 
-/* The one-paragraph answer a maintainer reads first. */
 /* Whether the scan found mailer damage (patch-corrupt), which apply refuses. */
 static bool mail_corrupt(const struct pk_scan *scan)
 {
@@ -650,6 +650,7 @@ static bool mail_corrupt(const struct pk_scan *scan)
 	return false;
 }
 
+/* The one-paragraph answer a maintainer reads first. */
 static char *summary_sentence(const struct pk_test_result *res, const struct pk_review_info *info)
 {
 	enum pk_verdict v = res->verdict;
@@ -661,20 +662,35 @@ static char *summary_sentence(const struct pk_test_result *res, const struct pk_
 		return g_strdup_printf("The patch changes %u logging call%s, and the kernel prints exactly what "
 				       "it printed before: the boot log and the printk index are the same once "
 				       "run-to-run noise is filtered.", calls, calls == 1 ? "" : "s");
-	if (v == PK_VERDICT_CONSOLE_CHANGED)
+	if (v == PK_VERDICT_CONSOLE_CHANGED) {
+		guint boot = res->diff->changes->len, index = res->diff->index_changes->len;
+		const char *unbuilt = unbuilt_sources(res->coverage) ? " Some of the code it touches was not "
+				      "built (see below), so not all of it is shown." : "";
+
+		/* which of the two changed, first: a message reworded in code that never runs at boot
+		   changes the index alone */
+		if (!boot)
+			return g_strdup_printf("The patch changes what the kernel can print: %u change%s in the "
+					       "printk index (messages the kernel can print); the boot log did "
+					       "not change.%s", index, index == 1 ? "" : "s", unbuilt);
+		if (!index)
+			return g_strdup_printf("The patch changes what the kernel prints at boot: %u change%s in "
+					       "the boot log; the printk index (messages the kernel can print) "
+					       "did not change.%s", boot, boot == 1 ? "" : "s", unbuilt);
 		return g_strdup_printf("The patch changes what the kernel prints: %u change%s in the boot log "
-				       "and %u in the printk index (messages the kernel can print).%s",
-				       res->diff->changes->len, res->diff->changes->len == 1 ? "" : "s",
-				       res->diff->index_changes->len, unbuilt_sources(res->coverage)
-				       ? " Some of the code it touches was not built (see below), so not all "
-				       "of it is shown." : "");
+				       "and %u in the printk index (messages the kernel can print).%s", boot,
+				       boot == 1 ? "" : "s", index, unbuilt);
+	}
 	if (v == PK_VERDICT_DOES_NOT_APPLY && mail_corrupt(res->scan))
 		return g_strdup_printf("The mail was damaged on its way (patch-corrupt below): git am would "
 				       "reject it, so the bot did not apply it to %s; the static findings below "
 				       "are from the repaired diff.", info->base);
 	if (v == PK_VERDICT_DOES_NOT_APPLY)
-		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be made.",
-				       info->base);
+		return g_strdup_printf("The patch does not apply to %s; only the static findings below could be "
+				       "made. A patch of a series applies after the patches before it (b4 am of "
+				       "the thread gives them all); one written for another tree needs that tree "
+				       "as its base (a base-commit: line from git format-patch --base, test "
+				       "--base, or #printkbot test BASE in a reply).", info->base);
 	if (v == PK_VERDICT_BUILD_FAILED)
 		return g_strdup("The kernel does not build with the patch applied.");
 	if (v == PK_VERDICT_BOOT_FAILED)
@@ -1009,6 +1025,16 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	GString *s = g_string_new(NULL);
 	const struct pk_test_side *b = &res->before, *a = &res->after;
 
+	if (res->verdict == PK_VERDICT_DOES_NOT_APPLY) {
+		/* nothing was built: no compiler, config or kernel to name */
+		if (info->kernel)
+			g_string_append_printf(s, "Tried on %s (%s at %s); nothing was built.", info->kernel,
+					       info->base, base ? base : "?");
+		else
+			g_string_append_printf(s, "Tried on %s at %s; nothing was built.", info->base,
+					       base ? base : "?");
+		return g_string_free(s, FALSE);
+	}
 	if (info->kernel)
 		g_string_append_printf(s, "Tested on %s (%s at %s),", info->kernel, info->base, base ? base : "?");
 	else
@@ -1145,6 +1171,8 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "author", patch->author);
 	add_str(b, "source", info->source);
 	add_str(b, "reproduce", reproduce);
+	/* a patch that did not apply has no build to reproduce */
+	add_bool(b, "nothing_built", res->verdict == PK_VERDICT_DOES_NOT_APPLY);
 	add_str(b, "position", position);
 	add_str(b, "verdict", pk_verdict_name(res->verdict));
 	add_bool(b, "bad", pk_verdict_is_bad(res->verdict));

@@ -146,6 +146,17 @@ static void test_choose(void **state)
 	assert_int_equal(pk_bases_choose(&c, &f->lab, NULL, NULL, NULL, bases, bad, 1, NULL), 0);
 	assert_false(c.applies);
 	assert_string_equal(c.name, "base");
+	{
+		/* the reason as the first base failed: a base failing alike is named, the failure said once */
+		const char *why = c.tried + strlen("base: ");
+		char *same = g_strndup(why, strstr(why, "; ") - why);
+
+		pk_bases_tried_reason(&same, &c);
+		assert_true(g_str_has_suffix(same, ". No base the bot has takes the series: it fails so on each "
+					     "(base, debian:9.9)."));
+		assert_null(strstr(strstr(same, "hunk") + 1, "hunk"));   /* the failure said once */
+		g_free(same);
+	}
 	pk_bases_tried_reason(&reason, &c);
 	assert_non_null(strstr(reason, "No base takes the whole series: base: f.c"));
 	assert_non_null(strstr(reason, "; debian:9.9: f.c"));
