@@ -276,6 +276,9 @@ static struct pk_digest_group *group_of(const struct building *b)
 
 	g->kind = f->kind;
 	g->advice = is_advice(f->kind);
+	g->silent = true;
+	for (guint i = 0; i < b->members->len; i++)
+		g->silent &= ((const struct pk_finding *)b->members->pdata[i])->silent;
 	g->count = b->members->len;
 	g->note = notes_said(b->notes);
 	/* the lines, each once (two findings of one call share theirs) */

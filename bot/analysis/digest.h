@@ -14,7 +14,7 @@
  * one group per kind over every file, with its count.  A finding alone
  * in its group reads as before.  `scan` prints it, the review (and so
  * the reply) shows it; `--json` and the stored review model keep every
- * finding.
+ * finding; `printkbot check` prints a line a group for b4 (report/check.h).
  *
  * Pure: findings are borrowed, everything returned is new.
  */
@@ -30,6 +30,7 @@
 struct pk_digest_group {
 	enum pk_finding_kind kind;
 	bool advice;          /* one of the four checkpatch kinds: after the changes */
+	bool silent;          /* every finding of it prints the same as before (scan.h's silent) */
 	unsigned count;       /* findings in it */
 	char *where;          /* "file:line" for one finding (or one line), "file" for one file,
 				 else "file:line, file:line" of the first ones */

@@ -11,11 +11,11 @@
  * (what checkpatch.pl would warn about, a call converted that prints the
  * same) is a warning.
  *
- * Findings are grouped, a line a group: every finding of one kind in one
- * file ("11 messages added to drivers/tty/serial/fsl_linflexuart.c (9
- * err, 2 info): lines 221, 233, ..."); a group of one is the finding's own
- * sentence.  The grouping is pk_check_group(), the one function to change
- * for another grouping.
+ * Findings are grouped as scan and the review group them
+ * (analysis/digest.h), a line a group: the findings of one cause in one
+ * file ("drivers/x.c: message-added: 11 messages are added: dev_err() and
+ * dev_info() of "a", "b", "c" and 8 more (lines 221, 233, 429 and 8
+ * more)"); a group of one is the finding's own sentence.
  *
  * Lines are struct pk_check_line in new arrays the caller unrefs (each
  * line owned by its array).  This file reads the static findings only
@@ -42,8 +42,9 @@ GPtrArray *pk_check_lines_new(void);
 void pk_check_add(GPtrArray *lines, bool error, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
 
 /*
- * The lines of findings (struct pk_finding*, borrowed), grouped by kind
- * and file, appended to lines in the order each group first appears.
+ * The lines of findings (struct pk_finding*, borrowed), grouped by cause
+ * and file (pk_digest()), appended to lines: the changes in the order
+ * each group first appears, then the advice.
  * only_silent: just the findings that change nothing on the console (the
  * advice), for a caller that says the rest from a build and a boot.
  */

@@ -86,10 +86,15 @@ def checks(name):
 series = checks("series.txt")
 check(rc("series") == 0 and len(series) == 13, "b4 am --check took the 13 patches (with the lab locked: %s)" % rc("series"))
 added = {
-    10: "ERROR: 3 messages added to drivers/tty/serial/fsl_linflexuart.c (1 info, 2 err), lines 830, 838 and 934",
-    12: "ERROR: 11 messages added to drivers/tty/serial/fsl_linflexuart.c (9 err, 2 info), lines 221, 233, 429, "
-        "511, 803, 815, 838, 846, 858, 1398 and 1412",
-    13: "ERROR: 2 messages added to drivers/tty/serial/fsl_linflexuart.c, all err, lines 230 and 243",
+    10: "ERROR: drivers/tty/serial/fsl_linflexuart.c: message-added: 3 messages are added: dev_info(), "
+        "dev_err_probe() and dev_err() of \"uart clock is missing, err = %d. Skipping clock setup.\", \"Failed to "
+        "enable LINFlexD clocks.\" and \"Failed to enable LINFlexD clocks: %d\" (lines 830, 838 and 934)",
+    12: "ERROR: drivers/tty/serial/fsl_linflexuart.c: message-added: 11 messages are added: dev_err() and "
+        "dev_info() of \"No tty port\", \"RxData copy to tty layer failed\", \"Not able to get desc for tx\" and "
+        "8 more (lines 221, 233, 429 and 8 more)",
+    13: "ERROR: drivers/tty/serial/fsl_linflexuart.c: message-added: 2 messages are added: dev_err() and "
+        "dev_err_once() of \"Rx DMA transfer failed!\" and \"Circular buffer head bigger than the buffer size\" "
+        "(lines 230 and 243)",
 }
 for subject, lines in series.items():
     n = int(re.match(r"\[PATCH (\d+)/13\]", subject).group(1))
@@ -98,8 +103,10 @@ for subject, lines in series.items():
 
 sched = list(checks("sched.txt").values())
 check(rc("sched") == 0 and sched == [[
-    (WARN, "4 calls in kernel/sched/core.c are converted and print the same, lines 5605, 5639, 9776 and 9777"),
-    (FAIL, "ERROR: 2 messages of kernel/sched/core.c move from default to warn level, lines 9373 and 9381")]],
+    (WARN, "kernel/sched/core.c: call-converted: 4 calls: printk() becomes pr_err() with the same level: no "
+           "console change unless a pr_fmt() applies (lines 5605, 5639, 9776 and 9777)"),
+    (FAIL, "ERROR: kernel/sched/core.c: level-changed: 2 messages move from default to warn level (lines 9373 "
+           "and 9381)")]],
     "the sched-core patch: a warning (advice) and a failure, grouped")
 
 devlink = list(checks("devlink.txt").values())

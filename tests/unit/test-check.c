@@ -1,6 +1,6 @@
 /*
  * test-check.c - b4 check lines (report/check.h): static findings grouped
- * by kind and file, errors and warnings, one line each whatever a message
+ * by cause and file as scan groups them, errors and warnings, one line each whatever a message
  * holds; a tested patch's verdict and changes.
  */
 #include <stdarg.h>
@@ -43,19 +43,20 @@ static const struct group_case group_cases[] = {
 	  "-\tdev_err(dev, \"probe failed\\n\");\n"
 	  "+\tdev_err(dev, \"probe failed: %d\\n\", ret);\n",
 	  "ERROR: drivers/x.c:11: text-changed: the text \"probe failed\" becomes \"probe failed: %d\"" },
-	{ "three added messages of two levels: one line, the levels counted",
+	{ "three added messages of two levels: one line, the calls and texts named",
 	  " \tx = 1;\n"
 	  "+\tdev_err(dev, \"no clock\\n\");\n"
 	  "+\tdev_info(dev, \"clock at %lu\\n\", rate);\n"
 	  "+\tdev_err(dev, \"no reset\\n\");\n",
-	  "ERROR: 3 messages added to drivers/x.c (2 err, 1 info), lines 11, 12 and 13" },
+	  "ERROR: drivers/x.c: message-added: 3 messages are added: dev_err() and dev_info() of \"no clock\", "
+	  "\"clock at %lu\" and \"no reset\" (lines 11, 12 and 13)" },
 	{ "levels changed alike: from and to said once",
 	  " \tx = 1;\n"
 	  "-\tdev_warn(dev, \"a\\n\");\n"
 	  "-\tdev_warn(dev, \"b\\n\");\n"
 	  "+\tdev_info(dev, \"a\\n\");\n"
 	  "+\tdev_info(dev, \"b\\n\");\n",
-	  "ERROR: 2 messages of drivers/x.c move from warn to info level, lines 11 and 12" },
+	  "ERROR: drivers/x.c: level-changed: 2 messages move from warn to info level (lines 11 and 12)" },
 	{ "advice is a warning; a change is an error, each its own line",
 	  " \tx = 1;\n"
 	  "-\tprintk(KERN_INFO \"x: a\\n\");\n"
@@ -63,7 +64,7 @@ static const struct group_case group_cases[] = {
 	  "+\tpr_info(\"x: a\\n\");\n"
 	  "+\tpr_info(\"x: b\\n\");\n"
 	  "+\tprintk(KERN_ERR \"x: c\\n\");\n",
-	  "2 calls in drivers/x.c are converted and print the same, lines 11 and 12\n"
+	  "drivers/x.c: call-converted: 2 calls: printk() becomes pr_info() with the same level: no console change unless a pr_fmt() applies (lines 11 and 12)\n"
 	  "ERROR: drivers/x.c:13: message-added: printk() of \"x: c\" is added\n"
 	  "drivers/x.c:13: prefer-pr-level: printk(KERN_ERR ...) where pr_err() would do" },
 	{ "a kernel message with a newline and an escape stays one line",
@@ -92,7 +93,7 @@ static void test_only_advice(void **state)
 {
 	g_autofree char *got = lines_of_diff(group_cases[3].body, true);
 
-	assert_string_equal(got, "2 calls in drivers/x.c are converted and print the same, lines 11 and 12\n"
+	assert_string_equal(got, "drivers/x.c: call-converted: 2 calls: printk() becomes pr_info() with the same level: no console change unless a pr_fmt() applies (lines 11 and 12)\n"
 				 "drivers/x.c:13: prefer-pr-level: printk(KERN_ERR ...) where pr_err() would do");
 }
 
@@ -137,7 +138,7 @@ static void test_tested_patch(void **state)
 	assert_string_equal(l1, "ERROR: printk index: drivers/base/core.c:1853 sync_state(): level-changed from warn to "
 				"info: \"%s: sync pending\\n\"");
 	/* the static advice stays, the static changes do not (the build said them) */
-	assert_string_equal(l2, "2 calls in drivers/x.c are converted and print the same, lines 11 and 12");
+	assert_string_equal(l2, "drivers/x.c: call-converted: 2 calls: printk() becomes pr_info() with the same level: no console change unless a pr_fmt() applies (lines 11 and 12)");
 
 	res.diff = NULL;
 	res.verdict = PK_VERDICT_DOES_NOT_APPLY;
