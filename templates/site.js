@@ -16,6 +16,7 @@
 	var verdict = document.getElementById("f-verdict");
 	var file = document.getElementById("f-file");
 	var author = document.getElementById("f-author");
+	var clear = document.getElementById("f-clear");
 	var count = document.getElementById("f-count");
 	var rows = document.getElementById("rows");
 	var more = document.getElementById("more");
@@ -118,6 +119,10 @@
 	file.addEventListener("input", apply);
 	author.addEventListener("input", apply);
 	more.addEventListener("click", showMore);
+	clear.addEventListener("click", function () {
+		verdict.value = file.value = author.value = "";
+		apply();
+	});
 	fromAddress();
 	apply();
 })();

@@ -782,6 +782,18 @@ static char *short_commit(const char *c)
 }
 
 /*
+ * A source as the index shows it: a file `printkbot test` read is named
+ * by its path on the machine that ran it, which says nothing to a reader
+ * of the site and too much about that machine: its file name.  New.
+ */
+static char *source_shown(const char *source)
+{
+	if (!source)
+		return g_strdup("");
+	return g_path_is_absolute(source) ? g_path_get_basename(source) : g_strdup(source);
+}
+
+/*
  * data.js: window.PK_SITE = {"files": [[path, page]...], "series":
  * [[page, date, source, author, subject, verdicts, base, [file
  * indexes], bad, patches]...]}, newest first, for site.js.  JSON is
@@ -815,13 +827,14 @@ static char *data_js(struct site *s)
 		const struct pk_store_site_patch *first = se->patches->pdata[0];
 		g_autofree char *date = date_text(se->time), *base = short_commit(first->base_commit);
 		g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+		g_autofree char *source = source_shown(first->source);
 		bool bad;
 		g_autofree char *verdicts = series_verdicts(se, &bad);
 
 		json_builder_begin_array(b);
 		json_builder_add_string_value(b, se->page);
 		json_builder_add_string_value(b, date);
-		json_builder_add_string_value(b, first->source ? first->source : "");
+		json_builder_add_string_value(b, source);
 		json_builder_add_string_value(b, first->author ? first->author : "");
 		json_builder_add_string_value(b, first->subject ? first->subject : "(no subject)");
 		json_builder_add_string_value(b, verdicts);
@@ -923,13 +936,14 @@ static int index_write(struct site *s, GError **err)
 		const struct pk_store_site_patch *first = se->patches->pdata[0];
 		g_autofree char *date = date_text(se->time), *base = short_commit(first->base_commit);
 		g_autofree char *title = series_title(se);
+		g_autofree char *source = source_shown(first->source);
 		bool bad;
 		g_autofree char *v = series_verdicts(se, &bad);
 
 		json_builder_begin_object(b);
 		add_str(b, "page", se->page);
 		add_str(b, "date", date);
-		add_str(b, "source", first->source ? first->source : "");
+		add_str(b, "source", source);
 		add_str(b, "author", first->author ? first->author : "");
 		add_str(b, "subject", title);
 		add_str(b, "verdicts", v);

@@ -224,6 +224,10 @@ static void test_site_escapes(void **state)
 		assert_null(strstr(*p, "href=\"javascript:"));
 		assert_null(strstr(*p, "\"onmouseover"));   /* a quote that ended an attribute */
 	}
+	/* the filters: "any" the only empty choice, none blank; a way back to no filter */
+	assert_non_null(strstr(index, "<option value=\"\">any</option>"));
+	assert_null(strstr(strstr(index, "<option value=\"\">any</option>") + 1, "<option value=\"\""));
+	assert_non_null(strstr(index, "<button id=\"f-clear\" type=\"button\">clear filters</button>"));
 	assert_non_null(strstr(index, "&lt;script&gt;alert(1)&lt;/script&gt; &quot;onmouseover=alert(2) x=&quot; "
 				      "&lt;a href=&quot;javascript:alert(3)&quot;&gt;j&lt;/a&gt;"));
 	assert_non_null(strstr(page, "<h1>[PATCH] tty: &lt;script&gt;alert(1)&lt;/script&gt;"));
