@@ -261,10 +261,11 @@ void daemon_series_clear(struct daemon_series *r);
  */
 int daemon_series_read(struct daemon_series *r, JsonObject *payload, char **detail);
 /*
- * Take the lab and choose the base the first patch goes on: base (a
+ * Set the test options from the config, take the lab and choose the
+ * base the first patch goes on (pk_sequence_choose_base()): base (a
  * name pk_bases_ref() resolves in the lab: the caller checked it), or,
  * NULL, as a series job chooses (lab/bases.h pk_bases_choose()).  Then
- * what the replies say of the lab (describe.h) and the test options.
+ * what the replies say of the lab (describe.h).
  */
 int daemon_series_start(struct daemon_series *r, const char *base, GError **err);
 /* A stored mail (*out_row) and its raw bytes parsed (*out_mail), both new: 0, or -1 with *detail set. */
