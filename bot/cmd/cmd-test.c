@@ -7,6 +7,7 @@
 #include "lab/lab.h"
 #include "lab/repo.h"
 #include "pipeline/monitor.h"
+#include "pipeline/sequence.h"
 #include "report/review.h"
 #include "store/store.h"
 #include "pipeline/test.h"
@@ -132,30 +133,23 @@ static int review_one(struct test_run *run, const struct pk_patch *patch, gint64
 }
 
 /*
- * The base of one input's series (bases.h): its base-commit, else the
- * first base on which it applies whole, and that base as a person names it.
+ * The base of one input's series (pipeline/sequence.h): its base-commit,
+ * else the first base on which it applies whole, and that base as a
+ * person names it.
  */
-static int choose_base(struct test_run *run, struct pk_base_choice *out, char **out_kernel, const char *buf,
-		       size_t len, GPtrArray *patches, GError **err)
+static int choose_base(struct test_run *run, struct pk_sequence *seq, char **out_kernel, const char *buf,
+		       size_t len, GError **err)
 {
 	g_autofree char *base_commit = run->base ? NULL : pk_mail_find_base_commit(buf, len);
+	struct pk_sequence_where where = { base_commit, NULL, (const char *const *)run->bases, run->trees,
+					   &run->refetch };
 	g_autoptr(GError) e = NULL;
-	g_autoptr(GPtrArray) within = g_ptr_array_new();
 
-	/* a patch over the size limits is refused unapplied (pk_test_patch()): no base is tried with it */
-	for (guint i = 0; i < patches->len; i++) {
-		g_autofree char *over = pk_patch_over_limits(patches->pdata[i], &run->opts.policy);
-
-		if (!over)
-			g_ptr_array_add(within, patches->pdata[i]);
-	}
-	if (pk_bases_choose(out, run->lab, base_commit, run->trees, &run->refetch,
-			    (const char *const *)run->bases, (const struct pk_patch *const *)within->pdata,
-			    within->len, err) < 0)
+	if (pk_sequence_choose_base(seq, &where, err) < 0)
 		return -1;
-	if (out->tried && !run->which_base)
-		pk_info("base %s; passed over: %s", out->name, out->tried);
-	if (!(*out_kernel = pk_describe_base(run->lab, out->rev, &e)))
+	if (seq->base.tried && !run->which_base)
+		pk_info("base %s; passed over: %s", seq->base.name, seq->base.tried);
+	if (!(*out_kernel = pk_describe_base(run->lab, seq->base.rev, &e)))
 		pk_info("the base is not described in the reviews: %s", e->message);
 	return 0;
 }
@@ -172,81 +166,93 @@ static int say_base(const char *path, const struct pk_base_choice *base)
 	return 0;
 }
 
-/* Test every patch of one input, a series in order; returns the exit status for it. */
-static int test_input(struct test_run *run, const char *path)
+/*
+ * Test patch i of the input's series on the one before it, print and
+ * store its review; the exit status for it.  A patch the bot failed on
+ * leaves the parent where it was: the next one still gets its turn.
+ */
+static int test_one(struct test_run *run, struct pk_sequence *seq, const char *path, guint i,
+		    gint64 source_id, const char *kernel)
 {
-	g_autofree char *buf = NULL;
-	g_autoptr(GPtrArray) patches = NULL;
+	const struct pk_patch *p = seq->patches->pdata[i];
+	guint n = seq->patches->len;
+	struct pk_review_info info = { path, i + 1, n, seq->base.name, run->lab->config_hash,
+				       .kernel = kernel, .compiler = run->compiler };
+	struct pk_test_result res = { 0 };
 	g_autoptr(GError) err = NULL;
-	g_autofree char *parent = NULL, *kernel = NULL;
-	struct pk_base_choice base = { 0 };
-	gint64 source_id = 0;
+	int status;
+
+	if (p->error)
+		fprintf(stderr, "printkbot test: %s: %s: malformed diff: %s\n", path,
+			p->message_id ? p->message_id : "(no Message-ID)", p->error);
+	pk_info("%s: testing %u/%u: %s", path, i + 1, n, p->subject ? p->subject : "(diff)");
+	if (pk_sequence_test(seq, i, &res, &err) < 0 ||
+	    review_one(run, p, source_id, &res, &info, &err) < 0) {
+		fprintf(stderr, "printkbot test: %s: patch %u/%u: %s\n", path, i + 1, n, err->message);
+		pk_test_result_clear(&res);
+		return 2;
+	}
+	pk_sequence_advance(seq, res.after.commit);
+	status = pk_verdict_is_bad(res.verdict) || p->error ? 1 : 0;
+	pk_test_result_clear(&res);
+	return status;
+}
+
+/* Read one input's patches into *out; the exit status 2, said, when there are none. */
+static int read_input(struct test_run *run, const char *path, char **buf, size_t *len, GPtrArray **out)
+{
+	g_autoptr(GError) err = NULL;
 	unsigned skipped = 0;
-	size_t len = 0;
-	int status = 0;
 
 	/* larger than [policy] max_mail_mb: refused rather than read into memory */
-	if (pk_read_file(&buf, &len, path, run->opts.policy.max_mail_size, &err) < 0 ||
-	    pk_patch_read_mails(&patches, &skipped, buf, len, &err) < 0) {
+	if (pk_read_file(buf, len, path, run->opts.policy.max_mail_size, &err) < 0 ||
+	    pk_patch_read_mails(out, &skipped, *buf, *len, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
 	}
-	if (!patches->len) {
+	if (!(*out)->len) {
 		if (skipped)
 			fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n",
 				path, skipped);
 		else
 			fprintf(stderr, "printkbot test: %s: no patch in it: %s\n", path,
-				len ? "no mail, and no diff (no file header such as '--- a/FILE')" : "the file is empty");
+				*len ? "no mail, and no diff (no file header such as '--- a/FILE')" : "the file is empty");
 		return 2;
 	}
+	return 0;
+}
+
+/* Test every patch of one input, a series in order; returns the exit status for it. */
+static int test_input(struct test_run *run, const char *path)
+{
+	g_autofree char *buf = NULL, *kernel = NULL;
+	g_autoptr(GPtrArray) patches = NULL;
+	g_autoptr(GError) err = NULL;
+	struct pk_sequence seq;
+	gint64 source_id = 0;
+	size_t len = 0;
+	int status;
+
+	if ((status = read_input(run, path, &buf, &len, &patches)) != 0)
+		return status;
+	pk_sequence_init(&seq, run->lab, run->store);
+	seq.opts = run->opts;
+	for (guint i = 0; i < patches->len; i++)
+		pk_sequence_add(&seq, patches->pdata[i]);
 	if ((run->store && !run->which_base &&
 	     pk_store_add_source(run->store, &source_id, "mbox", path, NULL, &err) < 0) ||
-	    choose_base(run, &base, &kernel, buf, len, patches, &err) < 0) {
+	    choose_base(run, &seq, &kernel, buf, len, &err) < 0) {
 		fprintf(stderr, "printkbot test: %s\n", err->message);
-		return 2;
-	}
-	parent = g_strdup(base.rev);
-	if (run->which_base) {
-		status = say_base(path, &base);
-		pk_base_choice_clear(&base);
-		return status;
-	}
-	/* a parent of the series never built borrows its base's mask (test.h) */
-	run->opts.noise_base = base.rev;
-	for (guint i = 0; i < patches->len; i++) {
-		const struct pk_patch *p = patches->pdata[i];
-		struct pk_review_info info = { path, i + 1, patches->len, base.name, run->lab->config_hash,
-					       .kernel = kernel, .compiler = run->compiler };
-		struct pk_test_result res = { 0 };
-		int rc;
-
-		if (p->error)
-			fprintf(stderr, "printkbot test: %s: %s: malformed diff: %s\n", path,
-				p->message_id ? p->message_id : "(no Message-ID)", p->error);
-		pk_info("%s: testing %u/%u: %s", path, i + 1, patches->len, p->subject ? p->subject : "(diff)");
-		rc = pk_test_patch(&res, run->lab, run->store, &run->opts, p, parent, &err);
-		if (rc == 0 && res.verdict == PK_VERDICT_DOES_NOT_APPLY)
-			pk_bases_tried_reason(&res.reason, &base);
-		if (rc < 0 ||
-		    review_one(run, p, source_id, &res, &info, &err) < 0) {
-			/* the bot failed on this patch; the next ones still get their turn */
-			fprintf(stderr, "printkbot test: %s: patch %u/%u: %s\n", path, i + 1, patches->len,
-				err->message);
-			g_clear_error(&err);
-			pk_test_result_clear(&res);
-			status = 2;
-			continue;
+		status = 2;
+	} else if (run->which_base) {
+		status = say_base(path, &seq.base);
+	} else {
+		for (guint i = 0; i < patches->len; i++) {
+			int one = test_one(run, &seq, path, i, source_id, kernel);   /* not inside MAX() */
+			status = MAX(status, one);
 		}
-		if (res.after.commit) {
-			g_free(parent);
-			parent = g_strdup(res.after.commit);
-		}
-		status = MAX(status, pk_verdict_is_bad(res.verdict) || p->error ? 1 : 0);
-		pk_test_result_clear(&res);
 	}
-	run->opts.noise_base = NULL;
-	pk_base_choice_clear(&base);
+	pk_sequence_clear(&seq);
 	return status;
 }
 
@@ -271,18 +277,11 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.trees = config->trees;
 	run.refetch.interval = config->daemon.fetch_interval;
 	/* --base: that one alone; else the config's bases, else its base and every Debian base the lab has */
-	if (o->base)
-		run.bases = g_strdupv((char *[]){ (char *)o->base, NULL });
-	else if (config->bases && *config->bases)
-		run.bases = g_strdupv(config->bases);
-	else
-		run.bases = pk_bases_default(run.lab, config->base ? config->base : PK_LAB_BASE_TAG);
+	run.bases = o->base ? g_strdupv((char *[]){ (char *)o->base, NULL }) : pk_sequence_bases(run.lab, config);
 	if (!(run.compiler = pk_describe_compiler(&err)))
 		pk_info("the compiler is not named in the reviews: %s", err->message);
-	run.opts.policy = config->policy;
+	pk_sequence_opts(&run.opts, config, o->timeout);
 	run.opts.policy.allow_build_system |= o->allow_build;
-	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
-	run.opts.derived_builds = config->derived_builds;
 	run.opts.build_without_churn = o->all;
 	run.which_base = o->which_base;
 	for (char **a = ctx->cmdline.args; *a; a++) {

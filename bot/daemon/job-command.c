@@ -15,7 +15,7 @@
 #include "lab/bases.h"
 #include "lab/lab.h"
 #include "lab/repo.h"
-#include "pipeline/test.h"
+#include "pipeline/sequence.h"
 #include "report/reply.h"
 #include "report/review.h"
 #include "base/util.h"
@@ -131,9 +131,7 @@ static bool base_known(char **bases, const char *name)
 static int command_test(struct command_run *r, GError **err)
 {
 	struct daemon_series *s = &r->series;
-	/* a Debian base by its name; a branch (it moves) or a base-commit by the commit */
-	const char *named = s->base.name && (g_str_has_prefix(s->base.name, "debian:") ||
-					     !strcmp(s->base.name, PK_LAB_BASE_TAG)) ? s->base.name : s->base_rev;
+	const char *named = pk_sequence_base_named(&s->seq);
 
 	for (guint i = 0; i < s->mails->len; i++) {
 		struct pk_mail *m = s->mails->pdata[i];
@@ -141,7 +139,7 @@ static int command_test(struct command_run *r, GError **err)
 		struct pk_review_doc *doc;
 		g_autofree char *source = g_strdup_printf("%s.mbx", m->message_id);
 		g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
-		struct pk_review_info info = { source, i + 1, MAX(s->total, s->mails->len), s->base_name,
+		struct pk_review_info info = { source, i + 1, MAX(s->total, s->mails->len), s->seq.base.name,
 					       s->lab.config_hash, reproduce, s->kernel, s->compiler };
 
 		if (daemon_lease_lost(r->d))
@@ -150,14 +148,12 @@ static int command_test(struct command_run *r, GError **err)
 		if (!m->patch)
 			continue;
 		daemon_log(r->job->id, m->message_id, "testing %u/%u again on %s: %s", i + 1, s->mails->len,
-			   i ? s->parent : s->base_name, m->subject ? m->subject : "");
+			   i ? s->seq.parent : s->seq.base.name, m->subject ? m->subject : "");
 		res = g_new0(struct pk_test_result, 1);
-		if (pk_test_patch(res, &s->lab, r->d->store, &s->topts, m->patch, s->parent, err) < 0) {
+		if (pk_sequence_test(&s->seq, i, res, err) < 0) {
 			g_free(res);
 			return -1;
 		}
-		if (res->verdict == PK_VERDICT_DOES_NOT_APPLY)
-			pk_bases_tried_reason(&res->reason, &s->base);
 		if (daemon_stopping()) {
 			result_free(res);
 			return 1;   /* a canceled build or boot is no verdict: the command runs again */
@@ -171,7 +167,7 @@ static int command_test(struct command_run *r, GError **err)
 		g_ptr_array_add(r->docs, doc);
 		g_ptr_array_add(r->tested, m);
 		g_ptr_array_add(r->verdicts, (char *)pk_verdict_name(res->verdict));
-		daemon_series_advance(s, res->after.commit);
+		pk_sequence_advance(&s->seq, res->after.commit);
 	}
 	return 0;
 }
@@ -226,7 +222,7 @@ static int command_answer(struct command_run *r, struct pk_reply_command *c, GEr
 	g_autoptr(GPtrArray) models = g_ptr_array_new();
 	struct pk_reply reply = { 0 };
 	struct pk_reply_info info = {
-		.base = s->base_name, .base_note = s->base_note, .list = src ? src->list : NULL,
+		.base = s->seq.base.name, .base_note = s->base_note, .list = src ? src->list : NULL,
 		.date = daemon_now(), .kernel = s->kernel, .archive = src ? src->archive : NULL,
 		.compiler = s->compiler, .config_lines = (const char *const *)s->config_lines,
 	};
@@ -304,7 +300,7 @@ static int command_run_test(struct command_run *r, JsonObject *payload, char **w
 
 		for (guint i = 0; i < r->results->len; i++)
 			g_string_append_printf(v, "%s%s", i ? ", " : "", (const char *)r->verdicts->pdata[i]);
-		*what = g_strdup_printf("tested again on %s: %s", r->series.base_name, v->str);
+		*what = g_strdup_printf("tested again on %s: %s", r->series.seq.base.name, v->str);
 	}
 	return command_answer(r, &c, err);
 }

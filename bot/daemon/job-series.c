@@ -9,18 +9,14 @@
 #include "daemon/log.h"
 #include "intake/intake.h"
 #include "intake/mail.h"
-#include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
-#include "lab/repo.h"
-#include "pipeline/test.h"
+#include "pipeline/sequence.h"
 #include "report/outbox.h"
 #include "report/reply.h"
 #include "report/review.h"
 #include "report/site.h"
 #include "base/util.h"
-
-#include <string.h>
 
 static char *mbox_name(const char *message_id)
 {
@@ -46,11 +42,12 @@ static int store_tested(struct daemon_series *r, const struct pk_store_mail *row
 	struct pk_store_reply sr = { 0 };
 	struct daemon_gate gate = { 0 };
 	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
+	const struct pk_base_choice *base = &r->seq.base;
 	/* the series went on its own base-commit: what that tree lacks, the author's lacked */
-	bool own_base = r->base.name && g_str_has_prefix(r->base.name, "base-commit ");
+	bool own_base = base->name && g_str_has_prefix(base->name, "base-commit ");
 	/* no base takes it whole (a 3-way merge does): the later patches went on a tree the author never had */
-	const char *series_gap = r->base.applies || r->base.three_way ? NULL
-				 : r->base.tried ? r->base.tried : "no base takes it";
+	const char *series_gap = base->applies || base->three_way ? NULL
+				 : base->tried ? base->tried : "no base takes it";
 	gint64 review_id, send_job = 0;
 
 	if (pk_review_doc_make(&doc, mail->patch, res, info, err) < 0)
@@ -119,6 +116,7 @@ void daemon_series_init(struct daemon_series *r, struct pk_daemon *d, gint64 job
 		.mails = g_ptr_array_new_with_free_func((GDestroyNotify)pk_mail_free),
 		.verdicts = g_string_new(NULL),
 	};
+	pk_sequence_init(&r->seq, &r->lab, d->store);
 }
 
 void daemon_series_clear(struct daemon_series *r)
@@ -126,12 +124,9 @@ void daemon_series_clear(struct daemon_series *r)
 	g_ptr_array_unref(r->rows);
 	g_ptr_array_unref(r->mails);
 	pk_mail_free(r->cover);
+	pk_sequence_clear(&r->seq);
 	pk_lab_clear(&r->lab);
-	g_free(r->parent);
-	g_free(r->base_rev);
-	g_free(r->base_name);
 	g_free(r->base_note);
-	pk_base_choice_clear(&r->base);
 	g_free(r->kernel);
 	g_free(r->compiler);
 	g_strfreev(r->config_lines);
@@ -202,7 +197,7 @@ static void series_describe(struct daemon_series *r)
 {
 	g_autoptr(GError) e1 = NULL, e2 = NULL, e3 = NULL;
 
-	if (!(r->kernel = pk_describe_base(&r->lab, r->base_rev, &e1)))
+	if (!(r->kernel = pk_describe_base(&r->lab, r->seq.base.rev, &e1)))
 		daemon_log(r->job_id, NULL, "the base is not described in the replies: %s", e1->message);
 	if (!(r->compiler = pk_describe_compiler(&e2)))
 		daemon_log(r->job_id, NULL, "no compiler: line in the replies: %s", e2->message);
@@ -211,49 +206,29 @@ static void series_describe(struct daemon_series *r)
 }
 
 /*
- * Where the series goes (lab/bases.h): its base-commit when it names a
- * published commit, else the first configured base on which it applies
- * whole.  The note says what was passed over, and the replies carry it.
- * A base-commit the lab lacks fetches the [tree]s again at most once per
- * fetch_interval, whatever the mail.
+ * Where the series goes (pipeline/sequence.h): its base-commit when it
+ * names a published commit, else the first configured base on which it
+ * applies whole; or forced, a base asked for by name (a command by
+ * mail), applying or not.  The note says what was passed over, and the
+ * replies carry it.  A base-commit the lab lacks fetches the [tree]s
+ * again at most once per fetch_interval, whatever the mail.
  */
 static int choose_base(struct daemon_series *r, const char *base_commit, const char *forced, GError **err)
 {
 	const struct pk_config *c = &r->d->config;
-	g_autoptr(GPtrArray) patches = g_ptr_array_new();
-	g_auto(GStrv) bases = c->bases && *c->bases ? g_strdupv(c->bases)
-			    : pk_bases_default(&r->lab, c->base ? c->base : PK_LAB_BASE_TAG);
+	g_auto(GStrv) bases = forced ? NULL : pk_sequence_bases(&r->lab, c);
+	struct pk_sequence_where where = { base_commit, forced, (const char *const *)bases, c->trees,
+					   &r->d->refetch };
+	const struct pk_base_choice *base = &r->seq.base;
 
-	if (forced) {
-		/* a base asked for by name (a command by mail): that one, applying or not */
-		g_autofree char *ref = pk_bases_ref(forced);
-
-		if (!(r->base.rev = pk_repo_resolve(&r->lab, ref, err)))
-			return -1;
-		r->base.name = g_strdup(forced);
-		r->base.applies = true;
-		r->parent = g_strdup(r->base.rev);
-		r->base_name = g_strdup(forced);
-		return 0;
-	}
-	for (guint i = 0; i < r->mails->len; i++) {
-		const struct pk_mail *m = r->mails->pdata[i];
-		g_autofree char *over = m->patch ? pk_patch_over_limits(m->patch, &c->policy) : NULL;
-
-		/* one over the size limits is refused unapplied (pk_test_patch()): no base is tried with it */
-		if (m->patch && !over)
-			g_ptr_array_add(patches, m->patch);
-	}
+	for (guint i = 0; i < r->mails->len; i++)
+		pk_sequence_add(&r->seq, ((const struct pk_mail *)r->mails->pdata[i])->patch);
 	r->d->refetch.interval = c->daemon.fetch_interval;
-	if (pk_bases_choose(&r->base, &r->lab, base_commit, c->trees, &r->d->refetch,
-			    (const char *const *)bases, (const struct pk_patch *const *)patches->pdata,
-			    patches->len, err) < 0)
+	if (pk_sequence_choose_base(&r->seq, &where, err) < 0)
 		return -1;
-	if (r->base.tried && r->base.applies)
+	if (base->tried && base->applies)
 		r->base_note = g_strdup_printf("%s; it was tested on %s instead, the first base it applies to",
-					       r->base.tried, r->base.name);
-	r->parent = g_strdup(r->base.rev);
-	r->base_name = g_strdup(r->base.name);
+					       base->tried, base->name);
 	return 0;
 }
 
@@ -262,18 +237,16 @@ int daemon_series_start(struct daemon_series *r, const char *base, GError **err)
 	const struct pk_mail *first = r->mails->pdata[0];
 	const char *base_commit = r->cover && r->cover->base_commit ? r->cover->base_commit
 				: first->base_commit;
+	struct pk_test_opts *topts = &r->seq.opts;
 
+	/* the options first: the base is tried with the patches within the policy's size limits */
+	pk_sequence_opts(topts, &r->d->config, 0);
+	topts->rules = r->d->rules;
 	if (pk_lab_take(&r->lab, err) < 0 || choose_base(r, base_commit, base, err) < 0)
 		return -1;
 	if (r->base_note)
 		daemon_log(r->job_id, NULL, "%s", r->base_note);
-	r->base_rev = g_strdup(r->parent);
-	r->topts.noise_base = r->base_rev;   /* a parent never built borrows its base's mask */
 	series_describe(r);
-	r->topts.policy = r->d->config.policy;
-	r->topts.boot_timeout = r->d->config.boot_timeout;
-	r->topts.derived_builds = r->d->config.derived_builds;
-	r->topts.rules = r->d->rules;
 	return 0;
 }
 
@@ -299,15 +272,6 @@ const struct pk_source_config *daemon_source_of(const struct pk_daemon *d, gint6
 	return src;
 }
 
-/* The next patch goes on the commit the last one made (none: where it was). */
-void daemon_series_advance(struct daemon_series *r, const char *after_commit)
-{
-	if (after_commit) {
-		g_free(r->parent);
-		r->parent = g_strdup(after_commit);
-	}
-}
-
 /*
  * Test patch i and store what came of it.  A patch whose reply is stored
  * already was tested before a restart: that result stands, and the next
@@ -323,16 +287,15 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	struct pk_test_result res = { 0 };
 	g_autofree char *source = mbox_name(m->message_id);
 	/* a Debian base by its name; a branch (it moves) or a base-commit by the commit */
-	const char *named = r->base.name && (g_str_has_prefix(r->base.name, "debian:") ||
-					     !strcmp(r->base.name, PK_LAB_BASE_TAG)) ? r->base.name : r->base_rev;
-	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
+	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject,
+							pk_sequence_base_named(&r->seq));
 	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
 	/* report --site names a daemon's series by its job (report/site.h) */
 	g_autofree char *site_page = pk_site_series_url(d->config.site.url, r->job_id, 0);
-	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->base_name,
+	struct pk_review_info info = { source, i + 1, MAX(r->total, r->mails->len), r->seq.base.name,
 				       r->lab.config_hash, reproduce, r->kernel, r->compiler };
 	struct pk_reply_info rinfo = {
-		.base = r->base_name, .base_note = r->base_note,
+		.base = r->seq.base.name, .base_note = r->base_note,
 		.date = daemon_now(), .kernel = r->kernel, .archive = src ? src->archive : NULL,
 		.site_page = site_page,
 		.compiler = r->compiler, .config_lines = (const char *const *)r->config_lines,
@@ -348,7 +311,7 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 		return -1;
 	if (done) {
 		daemon_log(r->job_id, m->message_id, "tested before the restart; not again");
-		daemon_series_advance(r, done->after_commit);
+		pk_sequence_advance(&r->seq, done->after_commit);
 		pk_store_reply_free(done);
 		return 0;
 	}
@@ -357,10 +320,8 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 		return 0;
 	}
 	daemon_log(r->job_id, m->message_id, "testing %u/%u on %s: %s", i + 1, r->mails->len,
-		   i ? r->parent : r->base_name, m->subject ? m->subject : "");
-	rc = pk_test_patch(&res, &r->lab, d->store, &r->topts, m->patch, r->parent, err);
-	if (rc == 0 && res.verdict == PK_VERDICT_DOES_NOT_APPLY)
-		pk_bases_tried_reason(&res.reason, &r->base);
+		   i ? r->seq.parent : r->seq.base.name, m->subject ? m->subject : "");
+	rc = pk_sequence_test(&r->seq, i, &res, err);
 	if (rc == 0 && daemon_stopping())
 		rc = 1;   /* a canceled build or boot is no verdict: the patch is tested again */
 	/* the store's: a reply built again, by any worker, keeps its Message-ID */
@@ -371,7 +332,7 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	if (rc == 0) {
 		g_string_append_printf(r->verdicts, "%s%s", r->verdicts->len ? ", " : "",
 				       pk_verdict_name(res.verdict));
-		daemon_series_advance(r, res.after.commit);
+		pk_sequence_advance(&r->seq, res.after.commit);
 	}
 	pk_test_result_clear(&res);
 	return rc;

@@ -41,6 +41,7 @@
 #include "report/listpolicy.h"
 #include "lab/bases.h"
 #include "lab/lab.h"
+#include "pipeline/sequence.h"
 #include "pipeline/test.h"
 #include "store/store.h"
 
@@ -228,8 +229,9 @@ enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *j
 			       JsonObject *payload, char **detail, gint64 *out_retry);
 
 /*
- * A series as a job tests it, patch after patch on the one before; the
- * series job and the command job (a series tested again) share it.
+ * A series as a job tests it, patch after patch on the one before
+ * (pipeline/sequence.h); the series job and the command job (a series
+ * tested again) share it.
  * daemon_series_init() fills it empty, daemon_series_clear() frees it.
  */
 struct daemon_series {
@@ -240,12 +242,10 @@ struct daemon_series {
 	struct pk_mail *cover;    /* the cover letter, or NULL */
 	guint total;              /* the patches the series announces */
 	struct pk_lab lab;
-	struct pk_test_opts topts;
-	char *parent;             /* what the next patch is applied on */
-	char *base_rev;           /* what the first patch went on */
-	char *base_name, *base_note;
-	struct pk_base_choice base;  /* where the series goes, and what was passed over */
-	char *kernel;             /* base_rev as a person names it (describe.h), or NULL */
+	/* on lab: the base (its name, its rev: what the first patch went on), the parent, the options */
+	struct pk_sequence seq;
+	char *base_note;          /* what the replies say of the bases passed over, or NULL */
+	char *kernel;             /* the base as a person names it (describe.h), or NULL */
 	char *compiler;           /* the lab's gcc (describe.h), or NULL */
 	char **config_lines;      /* qemu/kernel.config's options, or NULL */
 	GString *verdicts;        /* each tested patch's verdict, comma-separated */
@@ -261,14 +261,13 @@ void daemon_series_clear(struct daemon_series *r);
  */
 int daemon_series_read(struct daemon_series *r, JsonObject *payload, char **detail);
 /*
- * Take the lab and choose the base the first patch goes on: base (a
+ * Set the test options from the config, take the lab and choose the
+ * base the first patch goes on (pk_sequence_choose_base()): base (a
  * name pk_bases_ref() resolves in the lab: the caller checked it), or,
  * NULL, as a series job chooses (lab/bases.h pk_bases_choose()).  Then
- * what the replies say of the lab (describe.h) and the test options.
+ * what the replies say of the lab (describe.h).
  */
 int daemon_series_start(struct daemon_series *r, const char *base, GError **err);
-/* The next patch goes on after_commit (NULL: where the last one went). */
-void daemon_series_advance(struct daemon_series *r, const char *after_commit);
 /* A stored mail (*out_row) and its raw bytes parsed (*out_mail), both new: 0, or -1 with *detail set. */
 int daemon_read_mail(struct pk_daemon *d, gint64 id, struct pk_store_mail **out_row, struct pk_mail **out_mail,
 		     char **detail);

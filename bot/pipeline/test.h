@@ -1,8 +1,8 @@
 /*
  * test.h - test one patch: scan, policy, apply, build and boot before and
  * after, diff, and the verdict.  This is the pipeline (doc/development.md) for one
- * patch; `printkbot test` runs it over a patch or a series, `run` over the
- * commits of a branch.
+ * patch; `printkbot test` and the daemon run it over a series
+ * (sequence.h), `run` over the commits of a branch.
  *
  * The before side (the parent's build and boots) is looked up in the store
  * first: a second patch on the same base and config never rebuilds or

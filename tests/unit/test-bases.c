@@ -4,7 +4,8 @@
  * [tree]'s branch fetched and named by its version, its tags left out
  * (a tag pushed to a tree never becomes one of the lab's names), and
  * which base-commits are taken (only full ids of published commits) and
- * how often one the lab lacks fetches the trees again.
+ * how often one the lab lacks fetches the trees again; a series run
+ * (pipeline/sequence.h) on the base it chooses or is given.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,8 @@
 #include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/repo.h"
+#include "pipeline/sequence.h"
+#include "base/config.h"
 #include "base/proc.h"
 #include "base/util.h"
 
@@ -169,6 +172,61 @@ static void test_choose(void **state)
 	assert_string_equal(c.rev, id);
 	assert_true(g_str_has_prefix(c.name, "base-commit "));
 	pk_base_choice_clear(&c);
+}
+
+/* A series run: a mail without a patch and one over the size limits are not tried on a base. */
+static void test_sequence(void **state)
+{
+	struct fixture *f = *state;
+	static const char big_nowhere_diff[] =
+		"diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -24,5 +24,5 @@\n line 24\n"
+		"-line 97\n-line 98\n-line 99\n+L97\n+L98\n+L99\n line 26\n";
+	g_autoptr(pk_patch) up = patch_of(upper_diff), big = patch_of(big_nowhere_diff);
+	const char *bases[] = { "base", "debian:9.9", NULL };
+	struct pk_sequence_where where = { .bases = bases };
+	g_autofree char *base_id = pk_repo_resolve(&f->lab, "base", NULL);
+	struct pk_config config = { 0 };
+	struct pk_sequence s;
+
+	pk_sequence_init(&s, &f->lab, NULL);
+	pk_sequence_add(&s, NULL);
+	pk_sequence_add(&s, up);
+	pk_sequence_add(&s, big);
+	s.opts.policy.max_lines = 6;
+	assert_int_equal(pk_sequence_choose_base(&s, &where, NULL), 0);
+	assert_string_equal(s.base.name, "debian:9.9");
+	assert_true(s.base.applies);
+	assert_string_equal(s.parent, s.base.rev);
+	assert_ptr_equal(s.opts.noise_base, s.base.rev);
+	assert_string_equal(pk_sequence_base_named(&s), "debian:9.9");
+	pk_sequence_advance(&s, NULL);
+	assert_string_equal(s.parent, s.base.rev);
+	pk_sequence_advance(&s, base_id);
+	assert_string_equal(s.parent, base_id);
+	pk_sequence_clear(&s);
+
+	/* asked for by name: that base, applying or not, nothing tried; named by its commit */
+	pk_sequence_init(&s, &f->lab, NULL);
+	pk_sequence_add(&s, up);
+	where.forced = "base";
+	assert_int_equal(pk_sequence_choose_base(&s, &where, NULL), 0);
+	assert_string_equal(s.base.rev, base_id);
+	assert_string_equal(s.base.name, "base");
+	assert_true(s.base.applies);
+	assert_null(s.base.tried);
+	assert_string_equal(pk_sequence_base_named(&s), base_id);
+	pk_sequence_clear(&s);
+
+	/* the config's bases, else its base first and the lab's Debian bases */
+	config.bases = (char *[]){ "debian:9.9", NULL };
+	g_auto(GStrv) configured = pk_sequence_bases(&f->lab, &config);
+	assert_string_equal(configured[0], "debian:9.9");
+	assert_null(configured[1]);
+	config.bases = NULL;
+	config.base = "base";
+	g_auto(GStrv) dflt = pk_sequence_bases(&f->lab, &config);
+	assert_string_equal(dflt[0], "base");
+	assert_string_equal(dflt[1], "debian:9.9");
 }
 
 /* Made against debian:9.9's f.c (its index line), changing line 22: on base only by a 3-way merge. */
@@ -582,6 +640,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_three_way, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_three_way_own_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fetch_tree, setup, teardown),
