@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/util.h"
 
 static int by_value(const void *a, const void *b)

@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "report/outbox.h"
 #include "store/store.h"
+#include "store/queue.h"
 
 #include <json-glib/json-glib.h>
 #include <stdio.h>

@@ -44,6 +44,7 @@
 #include "pipeline/sequence.h"
 #include "pipeline/test.h"
 #include "store/store.h"
+#include "store/queue.h"
 
 struct pk_intake;
 struct pk_mail;

@@ -30,6 +30,7 @@
 #include "intake/intake.h"
 #include "intake/mbox.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/util.h"
 
 #include <errno.h>

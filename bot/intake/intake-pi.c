@@ -14,6 +14,7 @@
  */
 #include "intake/intake.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/gitutil.h"
 #include "base/util.h"
 

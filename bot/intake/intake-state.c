@@ -5,6 +5,7 @@
  */
 #include "intake/intake.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/util.h"
 
 gint64 pk_intake_state_int(const struct pk_intake_ctx *ctx, const char *key)

@@ -2,6 +2,7 @@
 #include "intake/intake.h"
 #include "intake/mail.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/util.h"
 
 #include <string.h>

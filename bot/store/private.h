@@ -9,6 +9,7 @@
 #define PK_STORE_PRIVATE_H
 
 #include "store/store.h"
+#include "store/queue.h"   /* store_jobs_move() takes its job state */
 #include "base/util.h"
 
 #include "store/sql.h"

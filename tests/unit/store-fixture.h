@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/util.h"
 
 static char *tmpdir;   /* the group's directory, made by setup() */

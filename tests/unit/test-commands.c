@@ -30,6 +30,7 @@
 #include "lab/lab.h"
 #include "report/outbox.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/proc.h"
 #include "daemon-lab-fixture.h"
 

@@ -36,6 +36,7 @@
 #include "lab/sandbox.h"
 #include "report/outbox.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "tinyfs.h"
 
 struct fixture {

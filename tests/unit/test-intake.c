@@ -29,6 +29,7 @@
 #include "intake/intake.h"
 #include "intake/mbox.h"
 #include "store/store.h"
+#include "store/queue.h"
 
 #define MAIL(id) "From x@y Mon Jan  1 00:00:00 2024\nFrom: a@b\nSubject: m\nMessage-ID: <" id ">\n\nbody\n>From quoted\n\n"
 

@@ -24,6 +24,7 @@
 #include "intake/intake.h"
 #include "report/smtp.h"
 #include "store/store.h"
+#include "store/queue.h"
 
 /* An answer: to a line whose command starts with prefix (NULL: any line). */
 struct rule {

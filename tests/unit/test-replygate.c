@@ -23,6 +23,7 @@
 #include "daemon/daemon.h"
 #include "lab/lab.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/proc.h"
 #include "daemon-lab-fixture.h"
 

@@ -33,6 +33,7 @@
 #include "report/outbox.h"
 #include "report/pushes.h"
 #include "store/store.h"
+#include "store/queue.h"
 #include "base/proc.h"
 #include "daemon-lab-fixture.h"
 
