@@ -86,12 +86,7 @@ retry_min = 1
 retry_max = 5
 outbox = $1/outbox
 
-[smtp]
-url = smtp://127.0.0.1:$sub_port
-user = bot
-password_file = $work/bot-password
-tls = required
-ca_file = $work/tls.crt
+$(mail_smtp_group)
 
 [list linux-serial]
 address = linux-serial@vger.kernel.org

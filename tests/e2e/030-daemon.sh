@@ -73,12 +73,7 @@ retry_min = 1
 retry_max = 1
 outbox = $work/outbox
 
-[smtp]
-url = smtp://127.0.0.1:$sub_port
-user = bot
-password_file = $work/bot-password
-tls = required
-ca_file = $work/tls.crt
+$(mail_smtp_group)
 
 [source linux-serial]
 type = imap

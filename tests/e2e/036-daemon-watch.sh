@@ -74,12 +74,7 @@ retry_min = 1
 retry_max = 2
 lease = 30
 
-[smtp]
-url = smtp://127.0.0.1:$sub_port
-user = bot
-password_file = $work/bot-password
-tls = required
-ca_file = $work/tls.crt
+$(mail_smtp_group)
 
 [tree lab]
 url = git://127.0.0.1:$gport/lab.git

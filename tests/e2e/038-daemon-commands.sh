@@ -76,12 +76,7 @@ commands_per_hour = 10
 commands_per_thread_hour = 3
 commands_authserv_id = mx.example.org
 
-[smtp]
-url = smtp://127.0.0.1:$sub_port
-user = bot
-password_file = $work/bot-password
-tls = required
-ca_file = $work/tls.crt
+$(mail_smtp_group)
 
 [source list]
 type = imap

@@ -43,12 +43,7 @@ retry_max = 1
 outbox = $work/outbox
 max_reply_lines = 120
 
-[smtp]
-url = smtp://127.0.0.1:$sub_port
-user = bot
-password_file = $work/bot-password
-tls = required
-ca_file = $work/tls.crt
+$(mail_smtp_group)
 
 [list serial]
 address = serial@example.org

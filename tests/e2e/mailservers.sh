@@ -263,6 +263,13 @@ postfix_stop() {
 
 port_closed() { ! port_open "$1"; }
 
+# The bot's [smtp] group for the Postfix mail_start() runs: submission with
+# STARTTLS required and AUTH as user bot, trusting the run's own certificate.
+mail_smtp_group() {
+	printf '[smtp]\nurl = smtp://127.0.0.1:%s\nuser = bot\npassword_file = %s/bot-password\ntls = required\nca_file = %s/tls.crt\n' \
+		"$sub_port" "$work" "$work"
+}
+
 mail_stop() {
 	[ -n "${mail_started:-}" ] || return 0
 	postfix_stop
