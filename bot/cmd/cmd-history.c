@@ -42,8 +42,9 @@ static const char history_usage[] =
 	"                     /etc/printkbot.conf if present)\n"
 	"    --db FILE        the database (default the config's [store] path, else\n"
 	"                     $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n\n"
-	"rows are newest patch first; the link is the mail on lore.kernel.org, or\n"
-	"the commit id.\n"
+	"rows are newest patch first; REVIEW is what `printkbot report ID` takes\n"
+	"(the newest review of the row's test; - for a patch never tested); the\n"
+	"link is the mail on lore.kernel.org, or the commit id.\n"
 	"exit status: 0 rows printed, 1 nothing matched, 2 usage or database error\n";
 
 /* Columns on a terminal are cut to this many characters; pipes get them whole. */
@@ -103,10 +104,10 @@ static char *date_cell(gint64 time, const char *format)
 	return t ? g_date_time_format(t, format) : g_strdup("-");
 }
 
-enum { COL_PATCH, COL_DATE, COL_VERDICT, COL_STAGE, COL_KIND, COL_WHERE, COL_CHANGE,
+enum { COL_REVIEW, COL_PATCH, COL_DATE, COL_VERDICT, COL_STAGE, COL_KIND, COL_WHERE, COL_CHANGE,
        COL_SUBJECT, COL_LINK, N_COLS };
 static const char *const col_names[N_COLS] = {
-	"PATCH", "DATE", "VERDICT", "STAGE", "KIND", "WHERE", "CHANGE", "SUBJECT", "LINK",
+	"REVIEW", "PATCH", "DATE", "VERDICT", "STAGE", "KIND", "WHERE", "CHANGE", "SUBJECT", "LINK",
 };
 
 /* The table: every cell first, then each column as wide as its widest cell. */
@@ -122,6 +123,7 @@ static void print_table(const GPtrArray *rows, gboolean tty)
 		const struct pk_history_row *r = rows->pdata[i];
 		g_autofree char *subject = r->subject ? oneline(r->subject) : g_strdup("-");
 		char *row[N_COLS] = {
+			r->review_id ? g_strdup_printf("%" G_GINT64_FORMAT, r->review_id) : g_strdup("-"),
 			g_strdup_printf("%" G_GINT64_FORMAT, r->patch_id),
 			date_cell(r->time, "%F"),
 			g_strdup(r->verdict ? r->verdict : "-"),
@@ -179,6 +181,11 @@ static void print_json(JsonBuilder *b, JsonGenerator *gen, const struct pk_histo
 	json_builder_reset(b);
 	json_builder_begin_object(b);
 	pk_json_int(b, "patch_id", r->patch_id);
+	json_builder_set_member_name(b, "review_id");
+	if (r->review_id)
+		json_builder_add_int_value(b, r->review_id);
+	else
+		json_builder_add_null_value(b);
 	json_builder_set_member_name(b, "test_id");
 	if (r->test_id)
 		json_builder_add_int_value(b, r->test_id);

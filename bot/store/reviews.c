@@ -307,18 +307,22 @@ struct history_arm {
 	const char *stage;
 	const char *from;       /* joins the change table c to patches p */
 	const char *test_id;
+	const char *review_id;  /* the review `report` takes for the row: its test's newest, else its patch's */
 	const char *verdict;
 	const char *func;       /* NULL: the arm has no function (the filter skips it) */
 	const char *old_text, *new_text;
 };
 
 static const struct history_arm history_arms[] = {
-	{ "static", "findings c JOIN patches p ON p.id = c.patch_id",
-	  "0", "p.verdict", NULL, "c.old_text", "c.new_text" },
+	{ "static", "findings c JOIN patches p ON p.id = c.patch_id", "0",
+	  "(SELECT max(r.id) FROM reviews r JOIN tests t2 ON t2.id = r.test_id WHERE t2.patch_id = p.id)",
+	  "p.verdict", NULL, "c.old_text", "c.new_text" },
 	{ "boot", "console_changes c JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id",
-	  "t.id", "t.verdict", "c.func", "c.old_text", "c.new_text" },
+	  "t.id", "(SELECT max(r.id) FROM reviews r WHERE r.test_id = t.id)",
+	  "t.verdict", "c.func", "c.old_text", "c.new_text" },
 	{ "index", "index_changes c JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id",
-	  "t.id", "t.verdict", "c.func", "c.old_format", "c.new_format" },
+	  "t.id", "(SELECT max(r.id) FROM reviews r WHERE r.test_id = t.id)",
+	  "t.verdict", "c.func", "c.old_format", "c.new_format" },
 };
 
 /*
@@ -332,9 +336,9 @@ static void history_arm_sql(GString *q, const struct history_arm *a, int order,
 {
 	g_string_append_printf(q, "SELECT p.id, %s, p.subject, p.message_id, p.commit_id, p.author, "
 			       "p.time, %s, '%s', c.kind, c.file, c.line, %s, %s, %s, s.name, "
-			       "%d AS stage_order, c.seq FROM %s LEFT JOIN sources s ON "
+			       "%d AS stage_order, c.seq, %s FROM %s LEFT JOIN sources s ON "
 			       "s.id = p.source_id WHERE 1 = 1", a->test_id, a->verdict, a->stage,
-			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->from);
+			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->review_id, a->from);
 	if (f->file)
 		g_string_append(q, " AND c.file = :file");
 	if (f->func)
@@ -420,6 +424,7 @@ static struct pk_history_row *history_row(store_stmt *st)
 	r->old_text = col_text(st, 13);
 	r->new_text = col_text(st, 14);
 	r->source = col_text(st, 15);
+	r->review_id = col_int(st, 18);   /* after stage_order and seq, which only order */
 	r->link = history_link(r->message_id, r->commit);
 	return r;
 }

@@ -372,6 +372,8 @@ struct pk_history_filter {
 /* One stored change and the patch it belongs to. */
 struct pk_history_row {
 	gint64 patch_id, test_id;   /* test_id 0 for a static finding */
+	gint64 review_id;           /* what `report` takes: the test's newest review (a static
+				       finding: the patch's), 0 when the patch was never tested */
 	char *subject, *message_id, *commit, *author;
 	gint64 time;                /* the patch's date, 0 when unknown */
 	char *verdict, *stage, *kind, *file;

@@ -245,6 +245,14 @@ static void test_history_filters(void **state)
 		assert_int_equal(pk_store_add_review(s, &second, test, "{}", "two", &err), 0);
 		assert_int_equal(pk_store_review_of_commit(s, "ABCDEF12", &got, &err), 1);
 		assert_int_equal(got, second);
+		/* the rows name the review report takes: the test's newest, and a static row its patch's */
+		g_clear_pointer(&rows, g_ptr_array_unref);
+		assert_int_equal(pk_store_history(s, &rows, &by_commit, &err), 0);
+		for (guint i = 0; i < rows->len; i++) {
+			const struct pk_history_row *r = rows->pdata[i];
+
+			assert_int_equal(r->review_id, second);
+		}
 		assert_int_equal(pk_store_review_of_commit(s, "bcdef1", &got, &err), 0);
 		assert_int_equal(pk_store_review_of_commit(s, "abc", &got, &err), -1);
 	}
