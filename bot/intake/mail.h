@@ -1,21 +1,17 @@
 /*
  * mail.h - one mail as the daemon sees it (the headers that thread,
- * address and guard it, and the patch it carries), and the reply mail it
- * sends back.  This module and patch*.c are the only ones that include
- * GMime; everything here is plain strings.
+ * address and guard it, and the patch it carries), and the words about
+ * mail both sides use (a header value that is safe, a Message-ID, an
+ * address).  The mail the bot sends is composed in report/compose.h.
+ * This module, report/compose.c and patch*.c are the only ones that
+ * include GMime; everything here is plain strings.
  *
  * Reading: pk_mail_parse() takes the bytes of one mail (with or without
  * an mbox "From " line; with one, mboxrd quoting is undone; CRLF line ends,
  * as IMAP gives them, are read as LF) and gives a
  * struct pk_mail the caller frees with pk_mail_free() (NULL is fine).
  * Message-IDs are kept without their angle brackets.
- *
- * Writing: pk_mail_compose() builds an RFC 5322 message from a struct
- * pk_mail_out.  Every header value comes from input somebody else wrote
- * (a subject, an address, a Message-ID), so each is checked: a value with
- * CR, LF or another control character is refused, not cleaned, because a
- * header that smuggles "\r\nBcc:" must never reach the wire.  The subject
- * is the one exception, see pk_mail_clean_subject().
+
  */
 #ifndef PK_MAIL_H
 #define PK_MAIL_H
@@ -73,36 +69,6 @@ gint64 pk_mail_date(const char *buf, size_t len);
  * of each, so a reader can start again after the last one it handled.
  */
 void pk_mail_split_mbox(GPtrArray **out, GArray *offsets, const char *buf, size_t len);
-
-/* The reply the daemon sends; every string is borrowed. */
-struct pk_mail_out {
-	const char *from;          /* "Name <addr>" or addr */
-	const char *const *to;     /* NULL-terminated mailboxes */
-	const char *const *cc;     /* NULL-terminated mailboxes, or NULL */
-	const char *subject;       /* UTF-8, one line */
-	const char *message_id;    /* without <> */
-	const char *in_reply_to;   /* without <>, or NULL */
-	const char *const *references; /* NULL-terminated ids without <>, or NULL */
-	gint64 date;               /* Unix time */
-	const char *const *extra;  /* "Name: value" header lines, NULL-terminated, or NULL */
-	const char *body;          /* UTF-8 text, LF line ends */
-};
-
-/*
- * The whole message, CRLF line ends, UTF-8 body sent as 8bit when it fits
- * (lines under 998 octets) and quoted-printable otherwise; non-ASCII header
- * text is RFC 2047 encoded.  Returns a new string, or NULL with err naming
- * the header when a value is refused (see above).
- */
-char *pk_mail_compose(const struct pk_mail_out *m, GError **err);
-
-/*
- * "name <addr>" as a header reads it back: a name outside ASCII left as
- * UTF-8 (pk_mail_compose() encodes it), one with quotes or specials
- * quoted; addr alone when name is NULL, empty or holds a control
- * character.  NULL when addr is.  Caller frees.
- */
-char *pk_mail_mailbox(const char *name, const char *addr);
 
 /* Whether a header value is safe to write: no CR, LF or other control character. */
 bool pk_mail_header_ok(const char *value);

@@ -1,6 +1,7 @@
 /* reply.c - the reply mail under a tested patch; see reply.h. */
 #include "report/reply.h"
 #include "report/review.h"
+#include "report/compose.h"
 #include "intake/mailcmd.h"
 #include "intake/series.h"
 #include "lab/lab.h"

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "intake/mail.h"
+#include "report/compose.h"
 #include "report/reply.h"
 #include "report/review.h"
 #include "intake/series.h"
