@@ -515,6 +515,23 @@ static int index_diff_check(const struct pk_cmdline *cl, GError **err)
 	return 0;
 }
 
+/* Both names resolved before the lab is taken (read without its lock), so that a typo is said at once. */
+static int index_diff_inputs(const struct pk_cmd_ctx *ctx, GError **err)
+{
+	struct pk_lab lab;
+	int rc = 0;
+
+	if (pk_lab_open(&lab, NULL) < 0)
+		return 0;   /* the set-up says what is wrong with the lab */
+	for (guint i = 0; i < 2 && rc == 0 && pk_lab_ready(&lab); i++) {
+		g_autofree char *id = pk_bases_resolve(&lab, ctx->cmdline.args[i], err);
+
+		rc = id ? 0 : -1;
+	}
+	pk_lab_clear(&lab);
+	return rc;
+}
+
 const struct pk_cmd_spec cmd_index_diff_spec = {
 	.usage = index_diff_usage,
 	.options = index_diff_options,
@@ -522,6 +539,7 @@ const struct pk_cmd_spec cmd_index_diff_spec = {
 	.args_name = "A B",
 	.args_min = 2, .args_max = 2,
 	.check = index_diff_check,
+	.inputs = index_diff_inputs,
 	.setup_status = 2,
 	.run = cmd_index_diff,
 };

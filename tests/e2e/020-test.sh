@@ -13,6 +13,16 @@ data=tests/data/test
 
 lab_setup
 
+# Names are checked before the lab is taken: with its lock held here, a
+# typo'd base is said at once (a wait for the lock would end in timeout's 124).
+for cmd in "test --base nosuchbase $data/text-change.patch" "index-diff printkbot-base nosuchrev"; do
+	rc=0
+	lab_locked timeout 60 $bot $cmd >/dev/null 2>"$work/typo.err" || rc=$?
+	[ "$rc" -eq 2 ] && grep -q "nosuch" "$work/typo.err" ||
+		fail "'$cmd' with the lab held: exit $rc, not 2 at once" "$work/typo.err"
+	ok "'${cmd%% *}' with a typo'd name and the lab held: exit 2 at once: $(head -1 "$work/typo.err")"
+done
+
 run() {  # name [options] patch: test one fixture, keep its JSON model and exit status
 	keep "$1" json $bot test --json "${@:2}"
 }
