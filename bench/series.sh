@@ -36,7 +36,7 @@
 #    `relinked` verdict) is one of the above.
 # 5. Per corpus: series, churn series, placed by base, complete answers,
 #    verdicts, refused (and for the build system), seconds per series
-#    (median, max); and $OUT/series.tsv, a row per series (corpus,
+#    (median, p90, max); and $OUT/series.tsv, a row per series (corpus,
 #    subject, patches, base, verdicts, seconds; the intake's skipped
 #    series too, with why).
 #
@@ -199,8 +199,10 @@ if not place_only:
     print("  refused: %d (%d for the build system); no-churn patches left unapplied by the policy: %d"
           % (refused, refused_bs, unapplied_bs))
     if times:
-        print("  seconds a series: median %.0f, max %.0f, total %.0f"
-              % (statistics.median(times), max(times), sum(times)))
+        # p90 as the nearest rank: with few series it is one of them, not an interpolation
+        p90 = sorted(times)[max(0, -(-len(times) * 9 // 10) - 1)]
+        print("  seconds a series: median %.0f, p90 %.0f, max %.0f, total %.0f"
+              % (statistics.median(times), p90, max(times), sum(times)))
 PY
 }
 
