@@ -296,9 +296,8 @@ void pk_bases_tried_reason(char **reason, const struct pk_base_choice *c)
 		*reason = g_strdup_printf("%s. No base the bot has takes the series: it fails so on each (%s).",
 					  old, same->str);
 	else
-		*reason = g_strdup_printf("%s%sNo base takes the whole series: %s%s%s%s.", old ? old : "",
-					  old ? ". " : "", same->len ? same->str : "", same->len ? ": the same; " : "",
-					  others->str, "");
+		*reason = g_strdup_printf("%s%sNo base takes the whole series: %s%s%s.", old ? old : "",
+					  old ? ". " : "", same->str, same->len ? ": the same; " : "", others->str);
 	g_free(old);
 }
 
