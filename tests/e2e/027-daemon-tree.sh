@@ -50,15 +50,16 @@ path = $net
 branches = main
 EOF
 
-mail() {  # n: a one-patch series (devtmpfs's message at notice level) into the Maildir
+mail() {  # n level: a one-patch series (devtmpfs's message at that level) into the Maildir
+	# each take its own level: the same effect again would be held, once per change (doc/daemon.md)
 	{
 		echo "From: Jane Dev <jane@example.org>"
 		echo "To: list@example.org"
-		echo "Subject: [PATCH] devtmpfs: notice level, take $1"
+		echo "Subject: [PATCH] devtmpfs: $2 level, take $1"
 		echo "Message-ID: <tree$1@example.org>"
 		echo "Date: Tue, 1 Dec 2026 10:00:0$1 +0000"
 		echo
-		sed -n '/^$/,$p' "$src/tests/data/test/level-change.patch" | tail -n +2
+		sed -n '/^$/,$p' "$src/tests/data/test/level-change.patch" | tail -n +2 | sed "s/pr_notice(/pr_$2(/"
 	} >"$md/tmp/$1.mail"
 	mv "$md/tmp/$1.mail" "$md/new/100$1.mail"
 }
@@ -68,11 +69,11 @@ have_replies() { [ "$(replies)" -ge "$1" ]; }   # counted at each poll, not once
 $bot daemon --config "$work/printkbot.conf" 2>"$work/daemon.log" &
 d=$!
 wait_for 60 "the tree fetched at start" grep -q "tree net fetched" "$work/daemon.log"
-mail 1
+mail 1 notice
 wait_for 900 "the first reply" have_replies 1
 tip2=$(push "net: second")
 wait_for 30 "the pushed commit fetched" grep -q "tree net fetched.*main ${tip2:0:12}" "$work/daemon.log"
-mail 2
+mail 2 warn
 wait_for 900 "the second reply" have_replies 2
 kill -TERM "$d"
 wait "$d" || true
