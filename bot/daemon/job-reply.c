@@ -68,12 +68,6 @@ int daemon_reconcile_outbox(struct pk_daemon *d, GError **err)
 
 /* ---- a reply stored, to be sent ------------------------------------------- */
 
-int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
-		       gint64 *out_send_job, GError **err)
-{
-	return daemon_reply_store_at(d, row, reply, 0, NULL, 0, out_send_job, err);
-}
-
 int daemon_reply_store_at(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
 			  gint64 not_before, const char *series_key, int version, gint64 *out_send_job,
 			  GError **err)
