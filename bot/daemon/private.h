@@ -354,7 +354,7 @@ struct daemon_tested {
 /*
  * In one transaction: the lease checked, t->record, the reply's row, its
  * delivery into the outbox's new/ (before the commit) and the reply job
- * that sends it (*out_send_job, 0 for none: daemon_reply_store_at()).
+ * that sends it (*out_send_job, 0 for none).
  * 0, or -1 with err, rolled back (a file delivered stays in new/: the
  * result is tested and its reply built again, with the same Message-ID).
  */
@@ -446,21 +446,6 @@ enum job_end daemon_test_job_unfinished(const struct pk_daemon *d, const struct 
 					const GError *err, const char *what, char **detail, gint64 *out_retry);
 /* The outbox the config names (created when missing); the one open before is kept on failure. */
 int daemon_open_outbox(struct pk_daemon *d, GError **err);
-/*
- * A tested mail's or commit's reply row, inside daemon_tested_store()'s
- * transaction (its lease checked there): row (mail_id or push_commit_id, review,
- * job, after_commit, and what the list's policy made of it set) is stored
- * with reply's envelope and text when reply is not NULL (a mail to send;
- * NULL: the policy held it, row->held says why); then the job that sends
- * it is queued (*out_send_job, 0 for none), not to run before not_before
- * (the list's embargo; 0: at once), under series_key and version when
- * it waits (so that a later version or a resend replaces it; NULL: it
- * cannot be).  A mail sent at once is delivered into the outbox's new/
- * before the caller commits; one that waits, when its job runs.
- */
-int daemon_reply_store_at(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
-			  gint64 not_before, const char *series_key, int version, gint64 *out_send_job,
-			  GError **err);
 /* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */
 int daemon_reconcile_outbox(struct pk_daemon *d, GError **err);
 

@@ -5,7 +5,7 @@
  * review, the reply's row and the job that sends the reply in one
  * transaction, and only while this worker holds the job's lease; the
  * reply is delivered into the outbox's new/ before that transaction
- * commits (daemon_reply_store_at()), so a crash between leaves a file
+ * commits (tested_reply()), so a crash between leaves a file
  * the reply built again (same Message-ID) finds.  A failure rolls back
  * and leaves the job to be run again.
  *
@@ -16,8 +16,60 @@
  */
 #include "daemon/private.h"
 #include "daemon/log.h"
+#include "report/outbox.h"
 #include "report/reply.h"
 #include "report/review.h"
+
+#include <string.h>
+
+/*
+ * The reply's row, inside daemon_tested_store()'s transaction: t->row is
+ * stored with t->reply's envelope and text when there is one (a mail to
+ * send; none: the policy held it, row.held says why); then the job that
+ * sends it is queued (*out_send_job, 0 for none), not to run before
+ * t->not_before (the list's embargo; 0: at once), under t->series_key
+ * and version when it waits (so that a later version or a resend
+ * replaces it; NULL: it cannot be).  A mail sent at once is delivered
+ * into the outbox's new/ before the caller commits; one that waits, when
+ * its job runs (job-reply.c).
+ */
+static int tested_reply(struct pk_daemon *d, const struct daemon_tested *t, gint64 *out_send_job, GError **err)
+{
+	const struct pk_reply *reply = t->reply;
+	struct pk_store_reply sr = t->row;
+	g_autoptr(GString) recipients = g_string_new(NULL);
+	g_autofree char *payload = NULL;
+	gint64 reply_id, send_job = 0;
+
+	if (reply) {
+		for (guint i = 0; i < reply->recipients->len; i++)
+			g_string_append_printf(recipients, "%s%s", i ? "\n" : "",
+					       (const char *)reply->recipients->pdata[i]);
+		sr.message_id = reply->message_id;
+		sr.sender = reply->sender;
+		sr.recipients = recipients->str;
+		sr.text = reply->text;
+	}
+	if (pk_store_reply_add(d->store, &reply_id, &sr, err) < 0)
+		return -1;
+	if (reply) {
+		payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
+		if (pk_store_job_add_reply(d->store, &send_job, t->not_before ? t->series_key : NULL, t->version,
+					   t->not_before, payload, err) < 0 ||
+		    pk_store_reply_set_send_job(d->store, reply_id, send_job, err) < 0)
+			return -1;
+		/*
+		 * in the outbox before the commit: a crash between leaves a file the re-render
+		 * finds.  One that waits out an embargo is put there when its job runs: a later
+		 * version may replace it before.
+		 */
+		if (!t->not_before && pk_outbox_deliver(d->outbox, reply->message_id, reply->text, strlen(reply->text),
+						     NULL, err) < 0)
+			return -1;
+	}
+	*out_send_job = send_job;
+	return 0;
+}
 
 int daemon_tested_store(struct pk_daemon *d, struct daemon_tested *t, gint64 *out_send_job, GError **err)
 {
@@ -26,8 +78,7 @@ int daemon_tested_store(struct pk_daemon *d, struct daemon_tested *t, gint64 *ou
 	/* held until the commit: a worker whose lease ended stores nothing, delivers nothing */
 	if (daemon_lease_check(d, t->job_id, err) < 0 ||
 	    t->record(t->ctx, &t->row.review_id, err) < 0 ||
-	    daemon_reply_store_at(d, &t->row, t->reply, t->not_before, t->series_key, t->version,
-				  out_send_job, err) < 0 ||
+	    tested_reply(d, t, out_send_job, err) < 0 ||
 	    pk_store_commit(d->store, err) < 0) {
 		pk_store_rollback(d->store);
 		return -1;
