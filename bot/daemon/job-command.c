@@ -173,19 +173,14 @@ static int command_test(struct command_run *r, GError **err)
 }
 
 /*
- * Store what the command did and its answer, all or nothing, while this
- * worker holds the job's lease: each tested patch's test and review,
- * then the answer keyed on the command's mail (daemon_reply_store()).
+ * Each tested patch's test and review (the last review is the one the
+ * answer's row names; 0 when nothing was tested).
  */
-static int command_store(struct command_run *r, const struct pk_reply *reply, GError **err)
+static int command_record(void *ctx, gint64 *out_review_id, GError **err)
 {
-	struct pk_store_reply sr = { 0 };
-	gint64 review_id = 0, send_job = 0;
+	struct command_run *r = ctx;
+	gint64 review_id = 0;
 
-	if (pk_store_begin(r->d->store, err) < 0)
-		return -1;
-	if (daemon_lease_check(r->d, r->job->id, err) < 0)
-		goto fail;
 	for (guint i = 0; i < r->results->len; i++) {
 		const struct pk_review_doc *doc = r->docs->pdata[i];
 		const struct pk_mail *m = r->tested->pdata[i];
@@ -198,19 +193,30 @@ static int command_store(struct command_run *r, const struct pk_reply *reply, GE
 				row = r->series.rows->pdata[k];
 		rec.source_id = row ? row->source_id : 0;
 		if (pk_test_record(r->d->store, &review_id, r->results->pdata[i], &rec, err) < 0)
-			goto fail;
+			return -1;
 	}
-	sr.mail_id = r->row->id;
-	sr.review_id = review_id;
-	sr.job_id = r->job->id;
-	if (daemon_reply_store(r->d, &sr, reply, &send_job, err) < 0 || pk_store_commit(r->d->store, err) < 0)
-		goto fail;
+	*out_review_id = review_id;
+	return 0;
+}
+
+/*
+ * Store what the command did and its answer, all or nothing, while this
+ * worker holds the job's lease (tested.c): each tested patch's test and
+ * review, then the answer keyed on the command's mail, sent at once.
+ */
+static int command_store(struct command_run *r, const struct pk_reply *reply, GError **err)
+{
+	struct daemon_tested t = {
+		.job_id = r->job->id, .row = { .mail_id = r->row->id, .job_id = r->job->id },
+		.record = command_record, .ctx = r, .reply = reply,
+	};
+	gint64 send_job = 0;
+
+	if (daemon_tested_store(r->d, &t, &send_job, err) < 0)
+		return -1;
 	daemon_log(r->job->id, r->mail->message_id, "answered: <%s> in the outbox, sent by job %" G_GINT64_FORMAT,
 		   reply->message_id, send_job);
 	return 0;
-fail:
-	pk_store_rollback(r->d->store);
-	return -1;
 }
 
 /* Build the answer (c says what) and store it with what was tested.  0, or -1 with err. */

@@ -175,93 +175,88 @@ static int push_tested_before(struct push_run *r, const struct pk_store_push_com
 	return 0;
 }
 
+/* One tested commit as push_store_tested() hands it to the daemon_tested_mail() callbacks. */
+struct push_tested {
+	struct push_run *r;
+	const struct pk_store_push_commit *c;
+	const struct pk_test_result *res;
+	struct pk_reply_commit *mail;
+	struct pk_store_push_commit *row;   /* what became of the pushed commit */
+	gint64 date;                        /* the mail's Date:, when the commit was stored */
+};
+
+static int push_gate(void *ctx, struct daemon_gate *out, JsonObject *model, GError **err)
+{
+	struct push_tested *p = ctx;
+
+	return daemon_gate_commit(p->r->d, out, p->r->tree, p->c->author, model, p->res, &p->r->lab, err);
+}
+
+static int push_render(void *ctx, const struct daemon_gate *gate, JsonNode *model, struct pk_reply *out,
+		       GError **err)
+{
+	struct push_tested *p = ctx;
+	struct pk_daemon *d = p->r->d;
+	g_autofree char *id_secret = NULL;
+	struct pk_reply_info rinfo = { .date = p->date, .compiler = p->r->compiler,
+				       .config_lines = (const char *const *)p->r->config_lines,
+				       .max_lines = d->config.daemon.max_reply_lines, .policy = &gate->policy };
+
+	/* the store's: a mail built again, by any worker, keeps its Message-ID */
+	if (pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err) < 0)
+		return -1;
+	rinfo.id_secret = id_secret;
+	return pk_reply_build_commit(out, p->mail, model, &d->config.daemon, &rinfo, err) < 0 ? 1 : 0;
+}
+
+static int push_record(void *ctx, const struct pk_review_doc *doc, gint64 *out_review_id, GError **err)
+{
+	struct push_tested *p = ctx;
+	struct pk_store *store = p->r->d->store;
+	struct pk_test_record_info rec = { NULL, p->r->push->source_id, p->r->lab.config_hash, doc->model_json,
+					   doc->text };
+
+	if (pk_test_record(store, &p->row->review_id, p->res, &rec, err) < 0 ||
+	    pk_store_push_commit_set(store, p->row, err) < 0)
+		return -1;
+	*out_review_id = p->row->review_id;
+	return 0;
+}
+
 /*
  * Store one tested commit: test, review, what became of the pushed commit
  * and, when the tree's policy mails it (reply-gate.c), the mail to its
  * author and the job that sends it, all or nothing, and only while this
- * worker holds the lease.
+ * worker holds the lease (tested.c).
  */
 static int push_store_tested(struct push_run *r, const struct pk_store_push_commit *c, guint index,
 			     const char *key, const struct pk_test_result *res, GError **err)
 {
-	struct pk_daemon *d = r->d;
 	g_autofree char *source = g_strdup_printf("%s/%s (commit %.12s)", r->push->tree, r->push->branch,
 						  c->commit_id);
 	g_autofree char *reproduce = pk_reply_commit_reproduce(r->tree_url, r->push->branch, c->commit_id);
-	g_autofree char *id_secret = NULL;
 	struct pk_review_info info = { source, index, r->commits->len, "its parent", r->lab.config_hash,
 				       reproduce, NULL, r->compiler };
-	struct pk_reply_commit rc = {
+	struct pk_reply_commit mail = {
 		.tree = r->push->tree, .branch = r->push->branch, .tree_url = r->tree_url,
 		.head = r->push->new_tip, .commit = c->commit_id, .subject = c->subject,
 		.author = c->author, .committer = c->committer, .date = res->patch ? res->patch->date : NULL,
 		.index = index, .total = r->commits->len, .list = r->tree->list,
 	};
-	struct pk_reply_info rinfo = { .date = daemon_now(), .compiler = r->compiler,
-				       .config_lines = (const char *const *)r->config_lines,
-				       .max_lines = d->config.daemon.max_reply_lines };
-	struct pk_test_record_info rec = { NULL, r->push->source_id, r->lab.config_hash, NULL, NULL };
 	struct pk_store_push_commit row = { .id = c->id, .state = "tested", .patch_key = (char *)key,
 					    .verdict = (char *)pk_verdict_name(res->verdict) };
-	struct pk_store_reply sr = { .push_commit_id = c->id, .job_id = r->job_id, .after_commit = c->commit_id };
-	g_autoptr(GError) rerr = NULL;
 	g_autofree char *what = g_strdup_printf("%.12s %s", c->commit_id, row.verdict);
-	struct daemon_gate gate = { 0 };
-	struct pk_review_doc doc;
-	struct pk_reply reply = { 0 };
-	gint64 send_job = 0;
+	g_autofree char *fail_prefix = g_strdup_printf("%.12s: ", c->commit_id);
+	struct push_tested p = { r, c, res, &mail, &row, daemon_now() };
+	struct daemon_tested_mail m = {
+		.job_id = r->job_id, .patch = NULL, .res = res, .info = &info,
+		.row = { .push_commit_id = c->id, .job_id = r->job_id, .after_commit = c->commit_id },
+		.gate = push_gate, .render = push_render, .record = push_record, .ctx = &p,
+		.msgid = NULL, .what = what, .noun = "mail", .to = c->author,
+		.embargo = "waits out the tree's embargo", .fail_prefix = fail_prefix,
+	};
 
-	if (pk_review_doc_make(&doc, NULL, res, &info, err) < 0)
-		return -1;
-	rec.model_json = doc.model_json;
-	rec.review_text = doc.text;
-	if (daemon_gate_commit(d, &gate, r->tree, c->author, json_node_get_object(doc.model), res, &r->lab,
-			       err) < 0)
-		goto fail_clear;
-	rinfo.policy = &gate.policy;
-	if (gate.mail && pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err) < 0)
-		goto fail_clear;
-	rinfo.id_secret = id_secret;
-	if (gate.mail && pk_reply_build_commit(&reply, &rc, doc.model, &d->config.daemon, &rinfo, &rerr) < 0) {
-		daemon_log(r->job_id, NULL, "%.12s: no mail: %s", c->commit_id, rerr->message);
-		gate.mail = false;
-		gate.held = g_strdup_printf("not rendered: %s", rerr->message);
-	}
-	if (pk_store_begin(d->store, err) < 0)
-		goto fail_clear;
-	/* held until the commit: a worker whose lease ended stores nothing, delivers nothing */
-	if (daemon_lease_check(d, r->job_id, err) < 0 ||
-	    pk_test_record(d->store, &row.review_id, res, &rec, err) < 0 ||
-	    pk_store_push_commit_set(d->store, &row, err) < 0)
-		goto fail;
-	sr.review_id = row.review_id;
-	sr.list_name = gate.list_name;
-	sr.author = gate.author;
-	sr.effect = gate.effect;
-	sr.rule = (char *)gate.judgement.rule;
-	sr.held = gate.held;
-	if (daemon_reply_store_at(d, &sr, gate.mail ? &reply : NULL, gate.not_before, NULL, 0, &send_job, err) < 0)
-		goto fail;
-	if (pk_store_commit(d->store, err) < 0)
-		goto fail;
-	daemon_gate_log(&gate, r->job_id, NULL, what);
-	if (gate.mail)
-		daemon_log(r->job_id, NULL, "%s (review %" G_GINT64_FORMAT "); mail <%s> to %s %s, sent by job %"
-			   G_GINT64_FORMAT, what, row.review_id, reply.message_id, c->author,
-			   gate.not_before ? "waits out the tree's embargo" : "in the outbox", send_job);
-	else
-		daemon_log(r->job_id, NULL, "%s (review %" G_GINT64_FORMAT "); no mail", what, row.review_id);
-	daemon_gate_clear(&gate);
-	pk_reply_clear(&reply);
-	pk_review_doc_clear(&doc);
-	return 0;
-fail:
-	pk_store_rollback(d->store);
-fail_clear:
-	daemon_gate_clear(&gate);
-	pk_reply_clear(&reply);
-	pk_review_doc_clear(&doc);
-	return -1;
+	return daemon_tested_mail(r->d, &m, err);
 }
 
 /* The mask a parent just learnt (or found) serves the next parents, as in `run`. */

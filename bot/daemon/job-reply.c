@@ -66,53 +66,6 @@ int daemon_reconcile_outbox(struct pk_daemon *d, GError **err)
 	return 0;
 }
 
-/* ---- a reply stored, to be sent ------------------------------------------- */
-
-int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
-		       gint64 *out_send_job, GError **err)
-{
-	return daemon_reply_store_at(d, row, reply, 0, NULL, 0, out_send_job, err);
-}
-
-int daemon_reply_store_at(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
-			  gint64 not_before, const char *series_key, int version, gint64 *out_send_job,
-			  GError **err)
-{
-	struct pk_store_reply sr = *row;
-	g_autoptr(GString) recipients = g_string_new(NULL);
-	g_autofree char *payload = NULL;
-	gint64 reply_id, send_job = 0;
-
-	if (reply) {
-		for (guint i = 0; i < reply->recipients->len; i++)
-			g_string_append_printf(recipients, "%s%s", i ? "\n" : "",
-					       (const char *)reply->recipients->pdata[i]);
-		sr.message_id = reply->message_id;
-		sr.sender = reply->sender;
-		sr.recipients = recipients->str;
-		sr.text = reply->text;
-	}
-	if (pk_store_reply_add(d->store, &reply_id, &sr, err) < 0)
-		return -1;
-	if (reply) {
-		payload = g_strdup_printf("{\"reply\":%" G_GINT64_FORMAT "}", reply_id);
-		if (pk_store_job_add_reply(d->store, &send_job, not_before ? series_key : NULL, version,
-					   not_before, payload, err) < 0 ||
-		    pk_store_reply_set_send_job(d->store, reply_id, send_job, err) < 0)
-			return -1;
-		/*
-		 * in the outbox before the commit: a crash between leaves a file the re-render
-		 * finds.  One that waits out an embargo is put there when its job runs: a later
-		 * version may replace it before.
-		 */
-		if (!not_before && pk_outbox_deliver(d->outbox, reply->message_id, reply->text, strlen(reply->text),
-						     NULL, err) < 0)
-			return -1;
-	}
-	*out_send_job = send_job;
-	return 0;
-}
-
 /* ---- the reply job -------------------------------------------------------- */
 
 double daemon_retry_wait(const struct pk_daemon *d, gint64 attempts)

@@ -23,89 +23,74 @@ static char *mbox_name(const char *message_id)
 	return g_strdup_printf("%s.mbx", message_id);
 }
 
-/*
- * Store one tested patch: test, review, reply and the job that sends it,
- * all or nothing, and only while this worker holds the job's lease.
- * Whether a mail goes out, and when, is the list's (reply-gate.c); a
- * patch that gets none still has its row, saying why.
- */
-static int store_tested(struct daemon_series *r, const struct pk_store_mail *row,
-			const struct pk_mail *mail, const struct pk_test_result *res,
-			const struct pk_review_info *info, struct pk_reply_info *rinfo, GError **err)
+/* One tested patch as store_tested() hands it to the daemon_tested_mail() callbacks. */
+struct series_tested {
+	struct daemon_series *r;
+	const struct pk_store_mail *row;
+	const struct pk_mail *mail;
+	const struct pk_test_result *res;
+	struct pk_reply_info *rinfo;
+};
+
+static int series_gate(void *ctx, struct daemon_gate *out, JsonObject *model, GError **err)
 {
-	struct pk_daemon *d = r->d;
-	gint64 job_id = r->job_id;
-	g_autoptr(GError) rerr = NULL;
-	struct pk_review_doc doc;
-	struct pk_test_record_info rec = { mail->patch, row->source_id, r->lab.config_hash, NULL, NULL };
-	struct pk_reply reply = { 0 };
-	struct pk_store_reply sr = { 0 };
-	struct daemon_gate gate = { 0 };
-	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
+	struct series_tested *p = ctx;
+	struct daemon_series *r = p->r;
+	const struct pk_source_config *src = daemon_source_of(r->d, p->row->source_id);
 	const struct pk_base_choice *base = &r->seq.base;
 	/* the series went on its own base-commit: what that tree lacks, the author's lacked */
 	bool own_base = base->name && g_str_has_prefix(base->name, "base-commit ");
 	/* no base takes it whole (a 3-way merge does): the later patches went on a tree the author never had */
 	const char *series_gap = base->applies || base->three_way ? NULL
 				 : base->tried ? base->tried : "no base takes it";
-	gint64 review_id, send_job = 0;
 
-	if (pk_review_doc_make(&doc, mail->patch, res, info, err) < 0)
-		return -1;
-	rec.model_json = doc.model_json;
-	rec.review_text = doc.text;
-	if (daemon_gate_patch(d, &gate, mail, src ? src->list : NULL, json_node_get_object(doc.model),
-			      res, &r->lab, own_base, series_gap, err) < 0)
-		goto fail_clear;
-	rinfo->list = gate.list_address;
-	rinfo->policy = &gate.policy;
-	rinfo->same_as = gate.same_as;
-	rinfo->muted = (const char *const *)gate.muted->pdata;
-	if (gate.mail && pk_reply_build(&reply, mail, doc.model, &d->config.daemon, rinfo, &rerr) < 0) {
-		daemon_log(job_id, mail->message_id, "no reply: %s", rerr->message);
-		gate.mail = false;
-		gate.held = g_strdup_printf("not rendered: %s", rerr->message);
-	}
-	if (pk_store_begin(d->store, err) < 0)
-		goto fail_clear;
-	/* held until the commit: a worker whose lease ended stores nothing, delivers nothing */
-	if (daemon_lease_check(d, job_id, err) < 0)
-		goto fail;
-	if (pk_test_record(d->store, &review_id, res, &rec, err) < 0)
-		goto fail;
-	sr.mail_id = row->id;
-	sr.review_id = review_id;
-	sr.job_id = job_id;
-	sr.after_commit = res->after.commit;
-	sr.list_name = gate.list_name;
-	sr.author = gate.author;
-	sr.effect = gate.effect;
-	sr.rule = (char *)gate.judgement.rule;
-	sr.held = gate.held;
-	if (daemon_reply_store_at(d, &sr, gate.mail ? &reply : NULL, gate.not_before, r->series_key, r->version,
-				  &send_job, err) < 0)
-		goto fail;
-	if (pk_store_commit(d->store, err) < 0)
-		goto fail;
-	daemon_gate_log(&gate, job_id, mail->message_id, pk_verdict_name(res->verdict));
-	if (gate.mail)
-		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); reply <%s> %s, sent by job %"
-			   G_GINT64_FORMAT, pk_verdict_name(res->verdict), review_id, reply.message_id,
-			   gate.not_before ? "waits out the list's embargo" : "in the outbox", send_job);
-	else
-		daemon_log(job_id, mail->message_id, "%s (review %" G_GINT64_FORMAT "); no reply",
-			   pk_verdict_name(res->verdict), review_id);
-	daemon_gate_clear(&gate);
-	pk_reply_clear(&reply);
-	pk_review_doc_clear(&doc);
-	return 0;
-fail:
-	pk_store_rollback(d->store);
-fail_clear:
-	daemon_gate_clear(&gate);
-	pk_reply_clear(&reply);
-	pk_review_doc_clear(&doc);
-	return -1;
+	return daemon_gate_patch(r->d, out, p->mail, src ? src->list : NULL, model, p->res, &r->lab, own_base,
+				 series_gap, err);
+}
+
+static int series_render(void *ctx, const struct daemon_gate *gate, JsonNode *model, struct pk_reply *out,
+			 GError **err)
+{
+	struct series_tested *p = ctx;
+	struct pk_reply_info *rinfo = p->rinfo;
+
+	rinfo->list = gate->list_address;
+	rinfo->policy = &gate->policy;
+	rinfo->same_as = gate->same_as;
+	rinfo->muted = (const char *const *)gate->muted->pdata;
+	return pk_reply_build(out, p->mail, model, &p->r->d->config.daemon, rinfo, err) < 0 ? 1 : 0;
+}
+
+static int series_record(void *ctx, const struct pk_review_doc *doc, gint64 *out_review_id, GError **err)
+{
+	struct series_tested *p = ctx;
+	struct pk_test_record_info rec = { p->mail->patch, p->row->source_id, p->r->lab.config_hash,
+					   doc->model_json, doc->text };
+
+	return pk_test_record(p->r->d->store, out_review_id, p->res, &rec, err);
+}
+
+/*
+ * Store one tested patch: test, review, reply and the job that sends it,
+ * all or nothing, and only while this worker holds the job's lease
+ * (tested.c).  Whether a mail goes out, and when, is the list's
+ * (reply-gate.c); a patch that gets none still has its row, saying why.
+ */
+static int store_tested(struct daemon_series *r, const struct pk_store_mail *row,
+			const struct pk_mail *mail, const struct pk_test_result *res,
+			const struct pk_review_info *info, struct pk_reply_info *rinfo, GError **err)
+{
+	struct series_tested p = { r, row, mail, res, rinfo };
+	struct daemon_tested_mail m = {
+		.job_id = r->job_id, .patch = mail->patch, .res = res, .info = info,
+		.row = { .mail_id = row->id, .job_id = r->job_id, .after_commit = res->after.commit },
+		.series_key = r->series_key, .version = r->version,
+		.gate = series_gate, .render = series_render, .record = series_record, .ctx = &p,
+		.msgid = mail->message_id, .what = pk_verdict_name(res->verdict), .noun = "reply",
+		.embargo = "waits out the list's embargo",
+	};
+
+	return daemon_tested_mail(r->d, &m, err);
 }
 
 void daemon_series_init(struct daemon_series *r, struct pk_daemon *d, gint64 job_id)

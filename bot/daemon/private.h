@@ -19,6 +19,10 @@
  *   job-push.c    the push job: test each new commit, store, render the
  *                 mail to its author;
  *   job-command.c the command job: test a series again, or answer help;
+ *   tested.c      what those three jobs do with what they tested: record
+ *                 it and store its reply in one transaction under the
+ *                 lease, the reply delivered into the outbox before the
+ *                 commit and a reply job queued to send it;
  *   kcidb.c       each ended job's reviews posted to [kcidb] url;
  *   metrics.c     the figures written for monitoring ([daemon] metrics_dir);
  *   log.c         the daemon's log line (log.h), which the loop and
@@ -50,6 +54,9 @@ struct pk_intake;
 struct pk_mail;
 struct pk_outbox;
 struct pk_reply;
+struct pk_review_doc;
+struct pk_review_info;
+struct pk_patch;
 struct pk_lab;
 struct pk_tree_config;
 struct daemon_heartbeat;
@@ -323,6 +330,73 @@ int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struc
 /* One log line of the decision: "what: mailed (rule: why)" or "what: no mail (rule): held". */
 void daemon_gate_log(const struct daemon_gate *g, gint64 job_id, const char *msgid, const char *what);
 
+/* ---- tested.c ------------------------------------------------------------ */
+
+/*
+ * What a job that tests something (series, push, command) stores of one
+ * result, all or nothing, and only while this worker holds its lease.
+ * The job fills it; daemon_tested_store() does the rest.
+ */
+struct daemon_tested {
+	gint64 job_id;
+	/* the reply's row (mail_id or push_commit_id, job_id, after_commit, what the list's policy
+	   made of it); review_id is what record gives */
+	struct pk_store_reply row;
+	/* what is recorded under the lease, before the reply: the test and review, and what else
+	   the job keeps of it; *out_review_id the review the reply's row names.  -1 with err */
+	int (*record)(void *ctx, gint64 *out_review_id, GError **err);
+	void *ctx;
+	const struct pk_reply *reply;  /* the mail to send; NULL: none, row.held says why */
+	gint64 not_before;             /* the embargo's end, 0: at once */
+	const char *series_key;        /* with not_before: what a later version replaces, or NULL */
+	int version;
+};
+/*
+ * In one transaction: the lease checked, t->record, the reply's row, its
+ * delivery into the outbox's new/ (before the commit) and the reply job
+ * that sends it (*out_send_job, 0 for none).
+ * 0, or -1 with err, rolled back (a file delivered stays in new/: the
+ * result is tested and its reply built again, with the same Message-ID).
+ */
+int daemon_tested_store(struct pk_daemon *d, struct daemon_tested *t, gint64 *out_send_job, GError **err);
+
+/*
+ * A tested patch or commit whose mail the list's (or tree's) policy
+ * decides (reply-gate.c): what differs between the series job and the
+ * push job.  Borrowed throughout.
+ */
+struct daemon_tested_mail {
+	gint64 job_id;
+	const struct pk_patch *patch;          /* the review's patch, or NULL (a commit) */
+	const struct pk_test_result *res;
+	const struct pk_review_info *info;
+	struct pk_store_reply row;             /* as in struct daemon_tested, without the policy's */
+	const char *series_key;                /* as in struct daemon_tested */
+	int version;
+	/* the gate on the review's model: daemon_gate_patch() or daemon_gate_commit().  -1 with err */
+	int (*gate)(void *ctx, struct daemon_gate *out, JsonObject *model, GError **err);
+	/* the mail, when the gate says one: 0 rendered into *out; 1 not rendered, err says why (it
+	   is held, not a failure); -1 with err when the bot failed */
+	int (*render)(void *ctx, const struct daemon_gate *gate, JsonNode *model, struct pk_reply *out,
+		      GError **err);
+	/* the test, review and the job's rows, under the lease, from doc (the review made here) */
+	int (*record)(void *ctx, const struct pk_review_doc *doc, gint64 *out_review_id, GError **err);
+	void *ctx;
+	/* the log lines: "WHAT (review N); NOUN <id>[ to TO] EMBARGO|in the outbox, sent by job N" */
+	const char *msgid;                     /* their Message-ID, or NULL */
+	const char *what;                      /* what was tested and its verdict */
+	const char *noun;                      /* "reply", "mail" */
+	const char *to;                        /* whom the mail goes to, or NULL (not said) */
+	const char *embargo;                   /* "waits out the list's embargo" */
+	const char *fail_prefix;               /* before "no NOUN: why" when not rendered, or NULL */
+};
+/*
+ * The review made (pk_review_doc_make()), the gate asked, the mail
+ * rendered, all stored (daemon_tested_store()) and logged.  0, or -1
+ * with err (nothing stored).
+ */
+int daemon_tested_mail(struct pk_daemon *d, struct daemon_tested_mail *m, GError **err);
+
 /* ---- job-command.c ------------------------------------------------------- */
 
 /*
@@ -372,24 +446,6 @@ enum job_end daemon_test_job_unfinished(const struct pk_daemon *d, const struct 
 					const GError *err, const char *what, char **detail, gint64 *out_retry);
 /* The outbox the config names (created when missing); the one open before is kept on failure. */
 int daemon_open_outbox(struct pk_daemon *d, GError **err);
-/*
- * A tested mail's or commit's reply row, inside the caller's transaction
- * (its lease checked there): row (mail_id or push_commit_id, review,
- * job, after_commit, and what the list's policy made of it set) is stored
- * with reply's envelope and text when reply is not NULL (a mail to send;
- * NULL: the policy held it, row->held says why); then the job that sends
- * it is queued (*out_send_job, 0 for none), not to run before not_before
- * (the list's embargo; 0: at once), under series_key and version when
- * it waits (so that a later version or a resend replaces it; NULL: it
- * cannot be).  A mail sent at once is delivered into the outbox's new/
- * before the caller commits; one that waits, when its job runs.
- */
-int daemon_reply_store_at(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
-			  gint64 not_before, const char *series_key, int version, gint64 *out_send_job,
-			  GError **err);
-/* daemon_reply_store_at() of a mail sent at once (an answer to a command). */
-int daemon_reply_store(struct pk_daemon *d, const struct pk_store_reply *row, const struct pk_reply *reply,
-		       gint64 *out_send_job, GError **err);
 /* Move to cur/ each reply of new/ that the store records as sent (a crash between the two). */
 int daemon_reconcile_outbox(struct pk_daemon *d, GError **err);
 
