@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 lab_setup
 rc=0
 G_SLICE=always-malloc G_DEBUG=gc-friendly PRINTKBOT_REGEX_JIT=0 \
-	valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	valgrind --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --num-callers=50 \
 	--suppressions=tests/valgrind.supp --error-exitcode=99 --log-file="$work/valgrind.log" \
 	$bot-core test --no-store tests/data/test/pure-conversion.patch >"$work/review.txt" 2>"$work/err" || rc=$?
 grep -E "definitely lost|ERROR SUMMARY|All heap blocks" "$work/valgrind.log" | sed 's/^==[0-9]*== */  /'
