@@ -75,7 +75,9 @@ static void test_render_does_not_apply(void **state)
 	assert_non_null(strstr(text, "Tried on printkbot-base at 514c34e2f1d7; nothing was built."));
 	assert_non_null(strstr(text, "(b4 am of the thread gives them all)"));
 	assert_null(strstr(text, "Boot log"));   /* nothing was booted */
-	assert_int_equal(g_strv_length(g_strsplit(text, "pre-image", -1)), 2);   /* its reason said once */
+	lines = g_strsplit(text, "pre-image", -1);
+	assert_int_equal(g_strv_length(lines), 2);   /* its reason said once */
+	g_strfreev(lines);
 	lines = g_strsplit(text, "\n", -1);
 	for (char **l = lines; *l; l++)
 		if (g_utf8_strlen(*l, -1) > 72 && strncmp(*l, "    ", 4))
