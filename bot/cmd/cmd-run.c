@@ -7,6 +7,7 @@
 #include "intake/range.h"
 #include "report/review.h"
 #include "store/store.h"
+#include "pipeline/sequence.h"
 #include "pipeline/test.h"
 #include "base/util.h"
 
@@ -68,9 +69,8 @@ static void run_row_free(gpointer p)
 struct run {
 	struct pk_lab lab;
 	struct pk_store *store;
-	struct pk_test_opts opts;
+	struct pk_sequence seq; /* the commits in order, on lab and store */
 	struct pk_range *range;
-	char *noise_base;       /* opts.noise_base's storage */
 	gint64 source_id;
 	gint64 first_review, last_review;   /* stored this run, 0 when none */
 	bool json;
@@ -116,13 +116,13 @@ static unsigned count_to_build(struct run *run)
 
 		if (c->merge || !c->parent)
 			continue;
-		if (run->opts.build_without_churn) {
+		if (run->seq.opts.build_without_churn) {
 			n++;
 			continue;
 		}
 		/* one over the policy's limits is refused unscanned, never built */
-		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &run->opts.policy, &parent, NULL)) ||
-		    (over = pk_patch_over_limits(patch, &run->opts.policy)))
+		if (!(patch = pk_repo_commit_patch(&run->lab, c->id, &run->seq.opts.policy, &parent, NULL)) ||
+		    (over = pk_patch_over_limits(patch, &run->seq.opts.policy)))
 			continue;
 		scan = pk_scan(patch);
 		n += scan->verdict != PK_VERDICT_NO_CHURN;
@@ -199,15 +199,13 @@ static int run_commit(struct run *run, const struct pk_range_commit *c, GError *
 		return 0;
 	}
 	run_progress(run, "scanning");
-	if (pk_test_commit(&res, &run->lab, run->store, &run->opts, c->id, err) < 0)
+	switch (pk_sequence_test_commit(&run->seq, c->id, &res, err)) {
+	case -1:
 		return -1;
-	if (res.noise_commit && g_strcmp0(res.noise_commit, run->noise_base)) {
-		/* the mask just learnt (or found) serves the next parents too */
+	case 1:   /* the mask just learnt (or found) serves the next parents too */
 		pk_info("the noise mask learnt from %u boots of %.12s serves every parent after it",
 			res.noise_boots, res.noise_commit);
-		g_free(run->noise_base);
-		run->noise_base = g_strdup(res.noise_commit);
-		run->opts.noise_base = run->noise_base;
+		break;
 	}
 	row->verdict = res.verdict;
 	row->findings = res.scan->findings->len;
@@ -215,7 +213,7 @@ static int run_commit(struct run *run, const struct pk_range_commit *c, GError *
 		row->boot = res.diff->changes->len;
 		row->index = res.diff->index_changes->len;
 	}
-	if (res.verdict != PK_VERDICT_NO_CHURN || run->opts.build_without_churn) {
+	if (res.verdict != PK_VERDICT_NO_CHURN || run->seq.opts.build_without_churn) {
 		run->built++;
 		run->build_seconds += pk_now() - t0;
 	}
@@ -320,17 +318,15 @@ static int cmd_run(struct pk_cmd_ctx *ctx)
 	/* struct run owns its lab and store, as its workers expect */
 	pk_cmd_ctx_take_lab(ctx, &run.lab);
 	run.store = pk_cmd_ctx_take_store(ctx);
-	run.opts.policy = config->policy;
-	run.opts.policy.allow_build_system |= o->allow_build;
-	run.opts.boot_timeout = o->timeout ? o->timeout : config->boot_timeout;
-	run.opts.derived_builds = config->derived_builds;
-	run.opts.build_without_churn = o->all;
-	run.opts.progress = run_progress;
-	run.opts.progress_data = &run;
+	pk_sequence_init(&run.seq, &run.lab, run.store);
+	pk_sequence_opts(&run.seq.opts, config, o->timeout);
+	run.seq.opts.policy.allow_build_system |= o->allow_build;
+	run.seq.opts.build_without_churn = o->all;
+	run.seq.opts.progress = run_progress;
+	run.seq.opts.progress_data = &run;
 	if (open_range(&run, o->repo, (const char *const *)ctx->cmdline.args, o->all_parents, &err) < 0)
 		goto fail;
-	run.noise_base = g_strdup(run.range->base);
-	run.opts.noise_base = run.noise_base;
+	pk_sequence_start_commits(&run.seq, run.range->base);
 	run.total = run.range->commits->len;
 	run.to_build = count_to_build(&run);
 	pk_info("%s: %u commit%s, %u to build%s", run.range->spec, run.total, run.total == 1 ? "" : "s",
@@ -354,7 +350,7 @@ fail:
 	status = 2;
 out:
 	g_ptr_array_unref(run.rows);
-	g_free(run.noise_base);
+	pk_sequence_clear(&run.seq);
 	pk_range_free(run.range);
 	pk_store_close(run.store);
 	pk_lab_clear(&run.lab);

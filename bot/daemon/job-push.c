@@ -12,6 +12,7 @@
 #include "lab/describe.h"
 #include "lab/lab.h"
 #include "lab/repo.h"
+#include "pipeline/sequence.h"
 #include "pipeline/test.h"
 #include "report/reply.h"
 #include "report/review.h"
@@ -29,8 +30,7 @@ struct push_run {
 	char *tree_url;           /* the tree's url or path as mails show it (a password as ***) */
 	struct pk_lab lab;
 	bool fetched;             /* the tree was fetched again by this job */
-	struct pk_test_opts topts;
-	char *noise_base;         /* topts.noise_base's storage */
+	struct pk_sequence seq;   /* the commits in order, on lab and the store */
 	char *compiler;           /* the lab's gcc (describe.h), or NULL */
 	char **config_lines;      /* qemu/kernel.config's options, or NULL */
 	GString *verdicts;        /* each commit tested by this run: its verdict, comma-separated */
@@ -44,8 +44,8 @@ static void push_run_clear(struct push_run *r)
 	if (r->commits)
 		g_ptr_array_unref(r->commits);
 	g_free(r->tree_url);
+	pk_sequence_clear(&r->seq);
 	pk_lab_clear(&r->lab);
-	g_free(r->noise_base);
 	g_free(r->compiler);
 	g_strfreev(r->config_lines);
 	g_string_free(r->verdicts, TRUE);
@@ -83,13 +83,10 @@ static int push_start(struct push_run *r, GError **err)
 		daemon_log(r->job_id, NULL, "no compiler: line in the mails: %s", e1->message);
 	if (!(r->config_lines = pk_describe_config_lines(&r->lab, &e2)))
 		daemon_log(r->job_id, NULL, "the config's lines are not in the mails: %s", e2->message);
-	r->topts.policy = r->d->config.policy;
-	r->topts.boot_timeout = r->d->config.boot_timeout;
-	r->topts.derived_builds = r->d->config.derived_builds;
-	r->topts.rules = r->d->rules;
+	pk_sequence_opts(&r->seq.opts, &r->d->config, 0);
+	r->seq.opts.rules = r->d->rules;
 	/* the tip before a fast-forward has the mask every parent after it may borrow */
-	r->noise_base = r->push->forced ? NULL : g_strdup(r->push->old_tip);
-	r->topts.noise_base = r->noise_base;
+	pk_sequence_start_commits(&r->seq, r->push->forced ? NULL : r->push->old_tip);
 	return 0;
 }
 
@@ -259,16 +256,6 @@ static int push_store_tested(struct push_run *r, const struct pk_store_push_comm
 	return daemon_tested_mail(r->d, &m, err);
 }
 
-/* The mask a parent just learnt (or found) serves the next parents, as in `run`. */
-static void push_noise_from(struct push_run *r, const struct pk_test_result *res)
-{
-	if (res->noise_commit && g_strcmp0(res->noise_commit, r->noise_base)) {
-		g_free(r->noise_base);
-		r->noise_base = g_strdup(res->noise_commit);
-		r->topts.noise_base = r->noise_base;
-	}
-}
-
 /*
  * Commit i of the push: tested and stored, or what it is instead.  A
  * commit no longer queued was dealt with before a restart (or is a
@@ -299,7 +286,7 @@ static int push_test_one(struct push_run *r, guint i, GError **err)
 	if ((rc = push_on_branch(r, here, &why, err)) <= 0)
 		return rc < 0 ? -1 : push_skip(r, c, why, err);
 	/* no key for a commit over the policy's limits: pk_test_commit() refuses it unread */
-	if (pk_repo_patch_key(&key, &r->lab, here, &r->topts.policy, &kerr) < 0)
+	if (pk_repo_patch_key(&key, &r->lab, here, &r->seq.opts.policy, &kerr) < 0)
 		return push_skip(r, c, kerr->message, err);
 	if (key && (rc = pk_store_push_commit_by_key(r->d->store, key, &same, err)) < 0)
 		return -1;
@@ -310,11 +297,10 @@ static int push_test_one(struct push_run *r, guint i, GError **err)
 	}
 	daemon_log(r->job_id, NULL, "testing %u/%u, %.12s: %s", i + 1, r->commits->len, c->commit_id,
 		   c->subject ? c->subject : "");
-	rc = pk_test_commit(&res, &r->lab, r->d->store, &r->topts, here, err);
+	/* the mask a parent learnt (or found) serves the next parents, as in `run` */
+	rc = pk_sequence_test_commit(&r->seq, here, &res, err) < 0 ? -1 : 0;
 	if (rc == 0 && daemon_stopping())
 		rc = 1;   /* a canceled build or boot is no verdict: the commit is tested again */
-	if (rc == 0)
-		push_noise_from(r, &res);
 	if (rc == 0 && (rc = push_store_tested(r, c, i + 1, key, &res, err)) == 0)
 		g_string_append_printf(r->verdicts, "%s%s", r->verdicts->len ? ", " : "",
 				       pk_verdict_name(res.verdict));
@@ -330,6 +316,7 @@ enum job_end daemon_run_push(struct pk_daemon *d, const struct pk_store_job *job
 	enum job_end end;
 	int rc;
 
+	pk_sequence_init(&r.seq, &r.lab, d->store);
 	if (push_read(&r, payload, detail) < 0) {
 		push_run_clear(&r);
 		return JOB_FAILED;

@@ -1,6 +1,7 @@
 /*
- * sequence.c - a series run: the base chosen once, each patch tested on
- * the commit the one before made (sequence.h).
+ * sequence.c - items tested in order (sequence.h): a series, the base
+ * chosen once and each patch tested on the commit the one before made;
+ * a run of commits, the noise mask carried from parent to parent.
  */
 #include "pipeline/sequence.h"
 
@@ -18,6 +19,17 @@ void pk_sequence_clear(struct pk_sequence *s)
 	g_clear_pointer(&s->patches, g_ptr_array_unref);
 	pk_base_choice_clear(&s->base);
 	g_clear_pointer(&s->parent, g_free);
+	g_clear_pointer(&s->noise_base, g_free);
+}
+
+/* The commit whose noise mask the next parent may borrow (test.h). */
+static void set_noise_base(struct pk_sequence *s, const char *commit)
+{
+	char *old = s->noise_base;
+
+	s->noise_base = g_strdup(commit);
+	s->opts.noise_base = s->noise_base;
+	g_free(old);
 }
 
 void pk_sequence_add(struct pk_sequence *s, const struct pk_patch *patch)
@@ -74,7 +86,7 @@ int pk_sequence_choose_base(struct pk_sequence *s, const struct pk_sequence_wher
 		return -1;
 	g_free(s->parent);
 	s->parent = g_strdup(s->base.rev);
-	s->opts.noise_base = s->base.rev;
+	set_noise_base(s, s->base.rev);
 	return 0;
 }
 
@@ -103,4 +115,20 @@ void pk_sequence_advance(struct pk_sequence *s, const char *after_commit)
 		g_free(s->parent);
 		s->parent = g_strdup(after_commit);
 	}
+}
+
+void pk_sequence_start_commits(struct pk_sequence *s, const char *noise_base)
+{
+	set_noise_base(s, noise_base);
+}
+
+int pk_sequence_test_commit(struct pk_sequence *s, const char *commit, struct pk_test_result *out,
+			    GError **err)
+{
+	if (pk_test_commit(out, s->lab, s->store, &s->opts, commit, err) < 0)
+		return -1;
+	if (!out->noise_commit || !g_strcmp0(out->noise_commit, s->noise_base))
+		return 0;
+	set_noise_base(s, out->noise_commit);
+	return 1;
 }

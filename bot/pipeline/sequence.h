@@ -1,10 +1,13 @@
 /*
- * sequence.h - a series run: the patches of one series tested in order,
- * each on the commit the one before made.  What `printkbot test`, the
- * daemon's series job and its command job (a series tested again) all
- * do: choose the base the first patch goes on (lab/bases.h), take the
- * test options from the config, test each patch on the parent (test.h)
- * with a does-not-apply naming every base tried, and advance the parent.
+ * sequence.h - items tested in order.  A series run: the patches of one
+ * series, each on the commit the one before made.  What `printkbot
+ * test`, the daemon's series job and its command job (a series tested
+ * again) all do: choose the base the first patch goes on (lab/bases.h),
+ * take the test options from the config, test each patch on the parent
+ * (test.h) with a does-not-apply naming every base tried, and advance
+ * the parent.  A commit run (`printkbot run`, the daemon's push job):
+ * the commits of a range, each on its own parent, the noise mask learnt
+ * on one parent carried to the next ones.
  *
  * What each does with a result stays with it: the command prints it and
  * stores it; the daemon stores it with its reply in one transaction
@@ -32,6 +35,7 @@ struct pk_sequence {
 	                                 patch is gone, never tested */
 	struct pk_base_choice base;   /* where the series goes (pk_sequence_choose_base()) */
 	char *parent;                 /* what the next patch is applied on */
+	char *noise_base;             /* opts.noise_base's storage */
 };
 
 /* An empty run on lab and store (both borrowed); pk_sequence_clear() frees what it holds. */
@@ -93,5 +97,21 @@ int pk_sequence_test(struct pk_sequence *s, guint i, struct pk_test_result *out,
 
 /* The next patch goes on after_commit (a patch's after.commit; NULL: where the last one went). */
 void pk_sequence_advance(struct pk_sequence *s, const char *after_commit);
+
+/*
+ * A commit run: no base to choose, each commit goes on its own parent.
+ * noise_base: the commit whose noise mask the first parent may borrow
+ * (a range's base, the tip before a fast-forward; NULL: none).
+ */
+void pk_sequence_start_commits(struct pk_sequence *s, const char *noise_base);
+
+/*
+ * Test commit on its parent into *out (pk_test_result_clear()):
+ * pk_test_commit().  The noise mask its parent's boots learnt or found
+ * serves the commits after it.  1 when that mask is a new one to carry,
+ * 0 when not, -1 with err when the bot cannot work, as pk_test_commit().
+ */
+int pk_sequence_test_commit(struct pk_sequence *s, const char *commit, struct pk_test_result *out,
+			    GError **err);
 
 #endif
