@@ -518,18 +518,7 @@ static int index_diff_check(const struct pk_cmdline *cl, GError **err)
 /* Both names resolved before the lab is taken (read without its lock), so that a typo is said at once. */
 static int index_diff_inputs(const struct pk_cmd_ctx *ctx, GError **err)
 {
-	struct pk_lab lab;
-	int rc = 0;
-
-	if (pk_lab_open(&lab, NULL) < 0)
-		return 0;   /* the set-up says what is wrong with the lab */
-	for (guint i = 0; i < 2 && rc == 0 && pk_lab_ready(&lab); i++) {
-		g_autofree char *id = pk_bases_resolve(&lab, ctx->cmdline.args[i], err);
-
-		rc = id ? 0 : -1;
-	}
-	pk_lab_clear(&lab);
-	return rc;
+	return pk_bases_check_names((const char *const *)ctx->cmdline.args, "", err);
 }
 
 const struct pk_cmd_spec cmd_index_diff_spec = {

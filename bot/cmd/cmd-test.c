@@ -318,8 +318,7 @@ static int test_inputs(const struct pk_cmd_ctx *ctx, GError **err)
 {
 	const struct pk_cmdline *cl = &ctx->cmdline;
 	const struct test_opts *o = cl->opts;
-	struct pk_lab lab;
-	int rc = 0;
+	const char *base[] = { o->base, NULL };
 
 	for (char **a = cl->args; *a; a++) {
 		if (!strcmp(*a, "-"))
@@ -329,24 +328,7 @@ static int test_inputs(const struct pk_cmd_ctx *ctx, GError **err)
 					g_file_test(*a, G_FILE_TEST_IS_DIR) ? "it is a directory" : g_strerror(errno));
 		}
 	}
-	if (!o->base || pk_lab_open(&lab, NULL) < 0)
-		return 0;
-	if (pk_lab_ready(&lab)) {
-		g_autoptr(GError) why = NULL;
-		g_autofree char *id = pk_bases_resolve(&lab, o->base, &why);
-
-		if (!id && g_str_has_prefix(o->base, "debian:")) {
-			rc = pk_error(err, PK_ERROR_INPUT, "--base %s", why->message);
-		} else if (!id) {
-			g_auto(GStrv) known = pk_bases_default(&lab, PK_LAB_BASE_TAG);
-			g_autofree char *names = g_strjoinv(", ", known);
-
-			rc = pk_error(err, PK_ERROR_INPUT, "--base %s: no such base or revision in the lab (its "
-				      "bases: %s; a [tree]'s as TREE/BRANCH; or a commit id)", o->base, names);
-		}
-	}
-	pk_lab_clear(&lab);
-	return rc;
+	return pk_bases_check_names(base, "--base ", err);
 }
 
 const struct pk_cmd_spec cmd_test_spec = {

@@ -66,6 +66,38 @@ char *pk_bases_resolve(const struct pk_lab *lab, const char *name, GError **err)
 	return NULL;
 }
 
+/* Why name is no base: a Debian one is not imported yet, anything else not in the lab. */
+static int name_unknown(const struct pk_lab *lab, const char *name, const char *what, GError *why, GError **err)
+{
+	g_auto(GStrv) known = NULL;
+	g_autofree char *names = NULL;
+
+	if (g_str_has_prefix(name, "debian:"))
+		return pk_error(err, PK_ERROR_INPUT, "%s%s", what, why->message);
+	known = pk_bases_default(lab, PK_LAB_BASE_TAG);
+	names = g_strjoinv(", ", known);
+	return pk_error(err, PK_ERROR_INPUT, "%s%s: no such base or revision in the lab (its bases: %s; a "
+			"[tree]'s as TREE/BRANCH; or a commit id)", what, name, names);
+}
+
+int pk_bases_check_names(const char *const *names, const char *what, GError **err)
+{
+	struct pk_lab lab;
+	int rc = 0;
+
+	if (!names || !*names || pk_lab_open(&lab, NULL) < 0)
+		return 0;
+	for (; *names && rc == 0 && pk_lab_ready(&lab); names++) {
+		g_autoptr(GError) why = NULL;
+		g_autofree char *id = pk_bases_resolve(&lab, *names, &why);
+
+		if (!id)
+			rc = name_unknown(&lab, *names, what, why, err);
+	}
+	pk_lab_clear(&lab);
+	return rc;
+}
+
 void pk_base_choice_clear(struct pk_base_choice *c)
 {
 	g_free(c->name);

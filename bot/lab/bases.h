@@ -58,6 +58,16 @@ char *pk_bases_ref(const char *name);
  */
 char *pk_bases_resolve(const struct pk_lab *lab, const char *name, GError **err);
 
+/*
+ * What a command checks before it takes the lab, so that a typo is said
+ * at once rather than after another printkbot's build: every name of
+ * names (NULL-terminated; a NULL first: none) resolves in the lab, read
+ * without its lock.  -1 with err (PK_ERROR_INPUT, what first, e.g.
+ * "--base ") naming the first that does not and what it could be; 0
+ * also when the lab is not set up (its set-up says so).
+ */
+int pk_bases_check_names(const char *const *names, const char *what, GError **err);
+
 /* Where a series goes (pk_bases_choose()). */
 struct pk_base_choice {
 	char *name;       /* as a reply names it: "debian:6.1", "net/main", "base-commit 1a2b3c4d5e6f" */
