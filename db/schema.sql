@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 11, kept in PRAGMA user_version).  A new database is made from
+-- version 12, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -14,7 +14,7 @@
 -- never off, so a table is not dropped and made again under rows that
 -- point at it.
 --
--- Times are Unix seconds (UTC).  Blobs named raw or console are gzip.
+-- Times are Unix seconds (UTC).  Blobs named raw, console or config are gzip.
 -- Records and printk index entries are stored once and shared: a boot
 -- points at rows that every boot printing the same line, or building the
 -- same index, points at too.
@@ -92,7 +92,8 @@ CREATE TABLE builds (
 	errors      TEXT,                   -- the compiler's first error lines
 	log_path    TEXT,
 	noise_boots INTEGER NOT NULL DEFAULT 0,   -- boots the noise mask was learnt from
-	created     INTEGER NOT NULL
+	created     INTEGER NOT NULL,
+	config      BLOB                    -- gzip of the build's .config, NULL when not read
 );
 CREATE INDEX builds_key ON builds(tree_commit, config_hash);
 

@@ -1,5 +1,6 @@
 /* build.c - incremental, reproducible kernel builds; see build.h. */
 #include "lab/build.h"
+#include "base/beneath.h"
 #include "base/proc.h"
 #include "lab/interrupted.h"
 #include "lab/layer.h"
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #define BUILD_LOG_CAP (32u << 20)
+/* the .config kept with its build, at most (the lab's is about 52 KiB, 13 KiB as gzip) */
+#define BUILD_CONFIG_CAP (2u << 20)
 
 #define BUILD_ENV \
 	"KBUILD_BUILD_TIMESTAMP=2024-01-01 00:00:00 UTC", \
@@ -43,6 +46,7 @@ void pk_build_result_clear(struct pk_build_result *res)
 	g_free(res->errors);
 	g_free(res->log_path);
 	g_free(res->vmlinux);
+	g_free(res->config);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -568,6 +572,9 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	res.seconds = pr.seconds;
 	res.log_path = g_steal_pointer(&log_path);
 	res.vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
+	/* kept with the build for a review to link; read as root, so never through a link the build left */
+	if (pk_beneath_read_at(&res.config, NULL, build_dir, ".config", BUILD_CONFIG_CAP, NULL) <= 0)
+		res.config = NULL;
 	if (!res.ok)
 		res.errors = failure_text(log->str, &pr, lab, sandboxed);
 	*out = res;

@@ -29,6 +29,7 @@ struct pk_build_result {
 	char *errors;    /* first error lines (file:line: error: ...), or NULL */
 	char *log_path;  /* the full (capped) make log */
 	char *vmlinux;   /* the kernel to boot when ok */
+	char *config;    /* the .config it was built with, or NULL when it could not be read */
 };
 
 /*

@@ -78,6 +78,7 @@ struct site {
 	GHashTable *patch_of;       /* patch id (gint64*) -> struct pk_store_site_patch* (borrowed) */
 	GPtrArray *files;           /* struct file*, by path */
 	GHashTable *files_of;       /* patch id (gint64*) -> GPtrArray of struct file* (borrowed) */
+	GHashTable *versions;       /* before build id (gint64*) -> its kernel's version, "" unknown */
 	struct pk_site_stats stats;
 	int dirfd;                  /* opts->dir: every page is opened below it, never through a link */
 };
@@ -496,6 +497,93 @@ static int inputs_hash(struct site *s, GError **err)
 	return 0;
 }
 
+/* ---- what a review compared, whole: the boot logs, the .config ------------------- */
+
+/* The texts a patch's section links, as the kernel test robot and KernelCI link theirs. */
+enum { TEXT_BOOT_BEFORE, TEXT_BOOT_AFTER, TEXT_CONFIG, TEXTS };
+
+/* The page text which of p would be, NULL when p has none (nothing booted or built). */
+static char *text_page(const struct pk_store_site_patch *p, int which)
+{
+	gint64 id = which == TEXT_BOOT_BEFORE ? p->before_boot : which == TEXT_BOOT_AFTER ? p->after_boot
+		    : p->after_build;
+
+	if (id <= 0)
+		return NULL;
+	return g_strdup_printf("%s/%" G_GINT64_FORMAT ".txt", which == TEXT_CONFIG ? "config" : "boot", id);
+}
+
+/* The page text which of p when this run has it (texts_write()), else NULL. */
+static char *text_link(struct site *s, const struct pk_store_site_patch *p, int which)
+{
+	g_autofree char *page = text_page(p, which);
+
+	return page && g_hash_table_contains(s->new_state, page) ? g_steal_pointer(&page) : NULL;
+}
+
+/*
+ * The texts of p as pages of their own, each written once: a boot's
+ * console and a build's .config never change.  A build from before
+ * builds kept their .config (store schema 12) has none to link.
+ */
+static int texts_write(struct site *s, const struct pk_store_site_patch *p, GError **err)
+{
+	for (int which = 0; which < TEXTS; which++) {
+		g_autofree char *page = text_page(p, which), *text = NULL;
+		bool written;
+		int rc = 1;
+
+		if (!page || g_hash_table_contains(s->new_state, page))
+			continue;
+		if (page_stale(s, page, "stored")) {
+			if (which == TEXT_CONFIG)
+				rc = pk_store_build_config(s->store, p->after_build, &text, err);
+			else
+				rc = pk_store_boot_console(s->store, which == TEXT_BOOT_BEFORE ? p->before_boot
+							   : p->after_boot, &text, err) < 0 ? -1 : 1;
+			if (rc < 0 || (rc > 0 && write_page(s, page, text, strlen(text), &written, err) < 0))
+				return -1;
+			if (rc > 0)
+				s->stats.other_written += written;
+		}
+		if (rc > 0)
+			g_hash_table_replace(s->new_state, g_steal_pointer(&page), g_strdup("stored"));
+	}
+	return 0;
+}
+
+/*
+ * The version of the kernel p was tested on, as its .config's head says
+ * it ("# Linux/x86 6.12.118 Kernel Configuration"): "6.12.118"; NULL
+ * when its base build kept no .config (the index shows the commit then).
+ */
+static const char *base_version(struct site *s, const struct pk_store_site_patch *p)
+{
+	g_autofree char *config = NULL;
+	const char *v;
+	char *version = NULL;
+
+	if (p->before_build <= 0)
+		return NULL;
+	if ((v = g_hash_table_lookup(s->versions, &p->before_build)))
+		return *v ? v : NULL;
+	if (pk_store_build_config(s->store, p->before_build, &config, NULL) > 0) {
+		g_auto(GStrv) lines = g_strsplit(config, "\n", 5);
+
+		for (char **l = lines; *l && !version; l++) {
+			static const char tail[] = " Kernel Configuration";
+			const char *arch = strstr(*l, "# Linux/");
+			const char *sp = arch == *l ? strchr(arch + 2, ' ') : NULL;
+
+			if (sp && g_str_has_suffix(sp, tail) && strlen(sp + 1) > strlen(tail))
+				version = g_strndup(sp + 1, strlen(sp + 1) - strlen(tail));
+		}
+	}
+	g_hash_table_insert(s->versions, g_memdup2(&p->before_build, sizeof p->before_build),
+			    version ? version : g_strdup(""));
+	return version;
+}
+
 /* The inputs of one patch on a page: its row, its review, the files it names. */
 static void hash_patch(struct site *s, GChecksum *h, const struct pk_store_site_patch *p)
 {
@@ -513,6 +601,11 @@ static void hash_patch(struct site *s, GChecksum *h, const struct pk_store_site_
 	hash_str(h, p->message_id);
 	hash_str(h, p->commit);
 	hash_str(h, p->base_commit);
+	for (int which = 0; which < TEXTS; which++) {
+		g_autofree char *page = text_link(s, p, which);
+
+		hash_str(h, page);
+	}
 	for (guint i = 0; files && i < files->len; i++)
 		hash_str(h, ((struct file *)files->pdata[i])->path);
 }
@@ -550,7 +643,7 @@ static char *patch_section(struct site *s, const struct pk_store_site_patch *p, 
 	g_autoptr(GError) why = NULL;
 	GPtrArray *files = g_hash_table_lookup(s->files_of, &p->patch_id);
 	JsonObject *o;
-	JsonArray *fa;
+	JsonArray *fa, *ta;
 	char *html;
 
 	anchor = g_strdup_printf("p%" G_GINT64_FORMAT, p->patch_id);
@@ -568,6 +661,22 @@ static char *patch_section(struct site *s, const struct pk_store_site_patch *p, 
 	json_object_set_string_member(o, "site_archive", pk_html_url_ok(archive) ? archive : NULL);
 	json_object_set_string_member(o, "site_message_id", p->message_id);
 	json_object_set_string_member(o, "site_commit", p->commit);
+	ta = json_array_new();
+	for (int which = 0; which < TEXTS; which++) {
+		static const char *const name[TEXTS] = { "the boot log before", "the boot log after",
+							 "the .config" };
+		g_autofree char *page = text_link(s, p, which);
+		JsonObject *to;
+
+		if (!page)
+			continue;
+		to = json_object_new();
+		json_object_set_string_member(to, "name", name[which]);
+		json_object_set_string_member(to, "page", page);
+		json_array_add_object_element(ta, to);
+	}
+	json_object_set_boolean_member(o, "site_has_texts", json_array_get_length(ta) > 0);
+	json_object_set_array_member(o, "site_texts", ta);
 	/* the subject as stored for the patch: an older model may lack it */
 	if (!json_object_has_member(o, "subject"))
 		json_object_set_string_member(o, "subject", p->subject ? p->subject : "");
@@ -624,8 +733,11 @@ static int series_write(struct site *s, struct series *se, GError **err)
 	bool written;
 
 	hash_str(h, s->inputs);
-	for (guint i = 0; i < se->patches->len; i++)
+	for (guint i = 0; i < se->patches->len; i++) {
+		if (texts_write(s, se->patches->pdata[i], err) < 0)
+			return -1;
 		hash_patch(s, h, se->patches->pdata[i]);
+	}
 	se->hash = g_strdup(g_checksum_get_string(h));
 	g_hash_table_replace(s->new_state, g_strdup(se->page), g_strdup(se->hash));
 	if (!page_stale(s, se->page, se->hash))
@@ -776,9 +888,14 @@ static char *series_verdicts(const struct series *se, bool *out_bad)
 	return g_string_free(g_steal_pointer(&v), FALSE);
 }
 
-static char *short_commit(const char *c)
+/* The base a series went on, as the index shows it: its kernel's version, else its commit. */
+static char *base_shown(struct site *s, const struct pk_store_site_patch *p)
 {
-	return c ? g_strndup(c, 12) : g_strdup("");
+	const char *version = base_version(s, p);
+
+	if (version)
+		return g_strdup(version);
+	return p->base_commit ? g_strndup(p->base_commit, 12) : g_strdup("");
 }
 
 /*
@@ -825,7 +942,7 @@ static char *data_js(struct site *s)
 	for (guint i = 0; i < s->series->len; i++) {
 		const struct series *se = s->series->pdata[i];
 		const struct pk_store_site_patch *first = se->patches->pdata[0];
-		g_autofree char *date = date_text(se->time), *base = short_commit(first->base_commit);
+		g_autofree char *date = date_text(se->time), *base = base_shown(s, first);
 		g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 		g_autofree char *source = source_shown(first->source);
 		bool bad;
@@ -934,7 +1051,7 @@ static int index_write(struct site *s, GError **err)
 	for (guint i = 0; i < s->series->len && i < INDEX_ROWS; i++) {
 		const struct series *se = s->series->pdata[i];
 		const struct pk_store_site_patch *first = se->patches->pdata[0];
-		g_autofree char *date = date_text(se->time), *base = short_commit(first->base_commit);
+		g_autofree char *date = date_text(se->time), *base = base_shown(s, first);
 		g_autofree char *title = series_title(se);
 		g_autofree char *source = source_shown(first->source);
 		bool bad;
@@ -1058,6 +1175,7 @@ static void site_clear(struct site *s)
 	g_clear_pointer(&s->page_of, g_hash_table_unref);
 	g_clear_pointer(&s->patch_of, g_hash_table_unref);
 	g_clear_pointer(&s->files_of, g_hash_table_unref);
+	g_clear_pointer(&s->versions, g_hash_table_unref);
 	g_clear_pointer(&s->series, g_ptr_array_unref);
 	g_clear_pointer(&s->files, g_ptr_array_unref);
 	g_clear_pointer(&s->patches, g_ptr_array_unref);
@@ -1137,6 +1255,7 @@ int pk_site_write(struct pk_store *store, const struct pk_site_opts *opts, struc
 	s.html.source_url = opts->config ? opts->config->source_url : NULL;
 	s.old_state = state_read(&s);
 	s.new_state = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	s.versions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	rc = site_run(&s, err);
 	if (rc == 0)
 		*out = s.stats;

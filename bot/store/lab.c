@@ -71,10 +71,13 @@ int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_
 		       const struct pk_build_result *res, GError **err)
 {
 	g_autoptr(store_stmt) st = prep(store, "INSERT INTO builds (tree_commit, base_commit, "
-					  "config_hash, status, seconds, errors, log_path, created) "
-					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id", err);
+					  "config_hash, status, seconds, errors, log_path, created, config) "
+					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id", err);
+	g_autoptr(GBytes) config = NULL;
 
 	if (!st)
+		return -1;
+	if (res->config && !(config = store_gzip(res->config, strlen(res->config), err)))
 		return -1;
 	bind_text(st, 1, tree_commit);
 	bind_text(st, 2, base_commit);
@@ -84,6 +87,7 @@ int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_
 	bind_text(st, 6, res->errors);
 	bind_text(st, 7, res->log_path);
 	bind_int(st, 8, unix_now());
+	bind_blob(st, 9, config);
 	if (run_id(store, st, out_id, err) < 0)
 		return -1;
 	return 0;
@@ -775,6 +779,19 @@ int pk_store_load_capture(struct pk_store *store, gint64 boot_id,
 		return -1;
 	*out = g_steal_pointer(&cap);
 	return 0;
+}
+
+int pk_store_build_config(struct pk_store *store, gint64 build_id, char **out, GError **err)
+{
+	g_autoptr(store_stmt) st = prep(store, "SELECT config FROM builds WHERE id = ?1", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, build_id);
+	if ((rc = step(store, st, err)) <= 0 || col_null(st, 0))
+		return rc < 0 ? -1 : 0;
+	return (*out = col_gunzip(st, 0, err)) ? 1 : -1;
 }
 
 int pk_store_boot_console(struct pk_store *store, gint64 boot_id, char **out, GError **err)

@@ -28,7 +28,7 @@ int pk_store_site_patches(struct pk_store *store, GPtrArray **out, GError **err)
 	g_autoptr(store_stmt) st = prep(store,
 		"SELECT p.id, x.rid, x.n, m.job_id, p.subject, coalesce(p.author_name, p.author), "
 		"p.message_id, p.commit_id, t.verdict, s.name, b.tree_commit, p.time, p.number, p.total, "
-		"p.version, p.series_id FROM (SELECT t.patch_id AS pid, max(r.id) AS rid, count(*) AS n "
+		"p.version, p.series_id, t.before_boot, t.after_boot, t.before_build, t.after_build FROM (SELECT t.patch_id AS pid, max(r.id) AS rid, count(*) AS n "
 		"FROM reviews r JOIN tests t ON t.id = r.test_id GROUP BY t.patch_id) x "
 		"JOIN reviews r ON r.id = x.rid JOIN tests t ON t.id = r.test_id "
 		"JOIN patches p ON p.id = x.pid LEFT JOIN sources s ON s.id = p.source_id "
@@ -57,6 +57,10 @@ int pk_store_site_patches(struct pk_store *store, GPtrArray **out, GError **err)
 		p->total = (int)col_int(st, 13);
 		p->version = (int)col_int(st, 14);
 		p->series_id = col_null(st, 15) ? 0 : col_int(st, 15);
+		p->before_boot = col_null(st, 16) ? 0 : col_int(st, 16);
+		p->after_boot = col_null(st, 17) ? 0 : col_int(st, 17);
+		p->before_build = col_null(st, 18) ? 0 : col_int(st, 18);
+		p->after_build = col_null(st, 19) ? 0 : col_int(st, 19);
 		g_ptr_array_add(rows, p);
 	}
 	if (rc < 0)

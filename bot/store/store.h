@@ -51,7 +51,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 11
+#define PK_STORE_SCHEMA_VERSION 12
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -231,6 +231,8 @@ int pk_store_build_boots(struct pk_store *store, gint64 build_id, GArray **out, 
  */
 int pk_store_load_capture(struct pk_store *store, gint64 boot_id,
 			  struct pk_capture **out, GError **err);
+/* The .config a build was made with: 1 with *out (caller frees), 0 when it has none. */
+int pk_store_build_config(struct pk_store *store, gint64 build_id, char **out, GError **err);
 /* A boot's console (ttyS0) uncompressed; caller frees. */
 int pk_store_boot_console(struct pk_store *store, gint64 boot_id, char **out, GError **err);
 
@@ -409,6 +411,8 @@ struct pk_store_site_patch {
 	char *verdict;              /* of the newest review's test */
 	char *source;               /* the source's name ([source NAME], TREE/BRANCH) */
 	char *base_commit;          /* the commit its before side built, NULL when none built */
+	gint64 before_boot, after_boot;   /* the boots the review compared, 0: none */
+	gint64 before_build, after_build;   /* the kernels' builds, 0: none */
 	gint64 time;                /* the patch's date, 0 when unknown */
 	int number, total, version; /* [PATCH vV N/T] */
 };

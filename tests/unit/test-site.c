@@ -20,6 +20,8 @@
 #include "report/review.h"
 #include "report/site.h"
 #include "pipeline/test.h"
+#include "lab/boot.h"
+#include "lab/build.h"
 
 /* A patch mail: subject, author and Message-ID as given, one hunk to file. */
 static char *mail(const char *subject, const char *from, const char *mid, const char *file)
@@ -35,8 +37,9 @@ static char *mail(const char *subject, const char *from, const char *mid, const 
  * whose after side is new_text, and its review (the model `test` keeps):
  * the patch id.
  */
-static gint64 add_reviewed(struct pk_store *s, const char *subject, const char *from, const char *mid,
-			   const char *file, const char *new_text, gint64 source_id)
+static gint64 add_reviewed_on(struct pk_store *s, const char *subject, const char *from, const char *mid,
+			      const char *file, const char *new_text, gint64 source_id,
+			      const struct pk_store_test *on)
 {
 	g_autofree char *text = mail(subject, from, mid, file);
 	g_autoptr(GPtrArray) patches = NULL, changes = g_ptr_array_new(), index = g_ptr_array_new();
@@ -56,6 +59,12 @@ static gint64 add_reviewed(struct pk_store *s, const char *subject, const char *
 	gint64 test, review;
 	unsigned skipped;
 
+	if (on) {   /* the builds and boots it compared */
+		t.before_build = on->before_build;
+		t.after_build = on->after_build;
+		t.before_boot = on->before_boot;
+		t.after_boot = on->after_boot;
+	}
 	g_ptr_array_add(changes, &c);
 	assert_int_equal(pk_patch_read_mails(&patches, &skipped, text, strlen(text), NULL), 0);
 	assert_int_equal(patches->len, 1);
@@ -71,6 +80,12 @@ static gint64 add_reviewed(struct pk_store *s, const char *subject, const char *
 	res.diff = NULL;
 	pk_scan_free(res.scan);
 	return t.patch_id;
+}
+
+static gint64 add_reviewed(struct pk_store *s, const char *subject, const char *from, const char *mid,
+			   const char *file, const char *new_text, gint64 source_id)
+{
+	return add_reviewed_on(s, subject, from, mid, file, new_text, source_id, NULL);
 }
 
 static char *site_file(const char *dir, const char *page)
@@ -351,6 +366,89 @@ static void plant_link(const char *dir, const char *name, const char *target)
  * removed.  series/ a link to a directory outside: the run fails naming
  * it, and nothing is written there.
  */
+/*
+ * What a review compared, whole, as the kernel test robot links it: the
+ * two boot logs and the patched kernel's .config, each a page of its
+ * own written once; the index names the base by the version its .config
+ * says.  A build from before builds kept their .config: no link, the
+ * commit on the index.
+ */
+static gint64 add_build_with(struct pk_store *s, const char *commit, char *config)
+{
+	struct pk_build_result b = { .ok = true, .seconds = 1, .config = config };
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+
+	assert_int_equal(pk_store_add_build(s, &id, commit, commit, "427fcf303d87", &b, &err), 0);
+	return id;
+}
+
+static gint64 add_boot_with(struct pk_store *s, gint64 build, char *console)
+{
+	struct pk_boot_result r = { .status = PK_BOOT_OK, .seconds = 1, .accel = "tcg", .console = console };
+	g_autoptr(GError) err = NULL;
+	gint64 id = 0;
+
+	assert_int_equal(pk_store_add_boot(s, &id, build, &r, &err), 0);
+	return id;
+}
+
+static void test_site_texts(void **state)
+{
+	static char config[] = "#\n# Automatically generated file; DO NOT EDIT.\n"
+			       "# Linux/x86 6.12.118 Kernel Configuration\n#\nCONFIG_PRINTK=y\n";
+	static char before_console[] = "[    0.000000] Linux version 6.12.118 <b>before</b>\n";
+	static char after_console[] = "[    0.000000] Linux version 6.12.118 after\n";
+	g_autofree char *path = db_path("site-texts.db");
+	g_autofree char *dir = g_build_filename(tmpdir, "site-texts", NULL);
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	struct pk_site_opts opts = { .dir = dir };
+	struct pk_site_stats st;
+	struct pk_store_test t = { 0 };
+	g_autofree char *page = NULL, *index = NULL, *series = NULL, *kept = NULL, *text = NULL;
+	g_autofree char *boot_page = NULL, *config_page = NULL, *old_page = NULL;
+	gint64 a, old, old_build, after_boot, after_build;
+
+	t.before_build = add_build_with(s, "1111111111111111111111111111111111111111", config);
+	t.after_build = add_build_with(s, "2222222222222222222222222222222222222222", config);
+	t.before_boot = add_boot_with(s, t.before_build, before_console);
+	t.after_boot = add_boot_with(s, t.after_build, after_console);
+	after_boot = t.after_boot;
+	after_build = t.after_build;
+	a = add_reviewed_on(s, "[PATCH] a", "A <a@example.org>", "a@example.org", "a/a.c", "serial: a", 0, &t);
+	/* an older build kept no .config */
+	old_build = add_build_with(s, "3333333333333333333333333333333333333333", NULL);
+	assert_int_equal(pk_store_build_config(s, old_build, &kept, &err), 0);
+	assert_int_equal(pk_store_build_config(s, after_build, &kept, &err), 1);
+	assert_string_equal(kept, config);
+	t = (struct pk_store_test){ .before_build = old_build, .after_build = old_build };
+	old = add_reviewed_on(s, "[PATCH] old", "O <o@example.org>", "o@example.org", "o/o.c", "serial: o", 0, &t);
+
+	assert_int_equal(pk_site_write(s, &opts, &st, &err), 0);
+	boot_page = g_strdup_printf("boot/%" G_GINT64_FORMAT ".txt", after_boot);
+	page = g_strdup_printf("series/p%" G_GINT64_FORMAT ".html", a);
+	series = site_file(dir, page);
+	assert_non_null(strstr(series, "the boot log before</a>"));
+	assert_non_null(strstr(series, "the boot log after</a>"));
+	config_page = g_strdup_printf("href=\"../config/%" G_GINT64_FORMAT ".txt\"", after_build);
+	assert_non_null(strstr(series, config_page));
+	text = site_file(dir, boot_page);
+	assert_string_equal(text, after_console);   /* the console as it was, whole */
+	index = site_file(dir, "index.html");
+	assert_non_null(strstr(index, "<code>6.12.118</code>"));
+	assert_non_null(strstr(index, "<code>333333333333</code>"));   /* no .config: the commit */
+	old_page = g_strdup_printf("series/p%" G_GINT64_FORMAT ".html", old);
+	g_free(series);
+	series = site_file(dir, old_page);
+	assert_null(strstr(series, ".config</a>"));
+
+	/* written once: a run after it writes nothing */
+	assert_int_equal(pk_site_write(s, &opts, &st, &err), 0);
+	assert_int_equal(st.series_written + st.files_written + st.other_written + st.removed, 0);
+	rm_rf(dir);
+}
+
 static void test_site_symlinks(void **state)
 {
 	g_autofree char *path = db_path("site-links.db");
@@ -456,12 +554,14 @@ int main(void)
 		cmocka_unit_test(test_page_names),
 		cmocka_unit_test(test_site_escapes),
 		cmocka_unit_test(test_site_incremental),
+		cmocka_unit_test(test_site_texts),
 		cmocka_unit_test(test_site_symlinks),
 		cmocka_unit_test(test_command),
 	};
 	const struct CMUnitTest pg_tests[] = {
 		cmocka_unit_test(test_site_escapes),
 		cmocka_unit_test(test_site_incremental),
+		cmocka_unit_test(test_site_texts),
 	};
 
 	return run_both(tests, pg_tests, setup, teardown);

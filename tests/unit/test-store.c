@@ -469,6 +469,7 @@ static void test_pg_migrate_v8_replies(void **state)
 		 "job_id BIGINT REFERENCES jobs(id), after_commit TEXT, message_id TEXT UNIQUE, sender TEXT, "
 		 "recipients TEXT, text TEXT, sent BIGINT);"
 		 "DROP TABLE commands; DROP TABLE push_commits; DROP TABLE pushes;"
+		 "ALTER TABLE builds DROP COLUMN config;"   /* version 12's */
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (1, 'm1@x', 'queued', 1);"
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (2, 'm2@x', 'queued', 1);"
 		 "INSERT INTO replies (id, mail_id, message_id, text, sent) VALUES (7, 1, 'r7@bot', 'x', 5);"
