@@ -44,7 +44,8 @@ static const char history_usage[] =
 	"                     $PRINTKBOT_DB, else $PRINTKBOT_CACHE/printkbot.db)\n\n"
 	"rows are newest patch first; REVIEW is what `printkbot report ID` takes\n"
 	"(the newest review of the row's test; - for a patch never tested); the\n"
-	"link is the mail on lore.kernel.org, or the commit id.\n"
+	"link is the mail on lore.kernel.org (a list's mail the daemon read), its\n"
+	"<Message-ID> (a mail read from a file), or the commit id.\n"
 	"exit status: 0 rows printed, 1 nothing matched, 2 usage or database error\n";
 
 /* Columns on a terminal are cut to this many characters; pipes get them whole. */

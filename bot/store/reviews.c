@@ -336,7 +336,7 @@ static void history_arm_sql(GString *q, const struct history_arm *a, int order,
 {
 	g_string_append_printf(q, "SELECT p.id, %s, p.subject, p.message_id, p.commit_id, p.author, "
 			       "p.time, %s, '%s', c.kind, c.file, c.line, %s, %s, %s, s.name, "
-			       "%d AS stage_order, c.seq, %s FROM %s LEFT JOIN sources s ON "
+			       "%d AS stage_order, c.seq, %s, s.url FROM %s LEFT JOIN sources s ON "
 			       "s.id = p.source_id WHERE 1 = 1", a->test_id, a->verdict, a->stage,
 			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->review_id, a->from);
 	if (f->file)
@@ -393,10 +393,18 @@ static void bind_named(store_stmt *st, const char *name, const char *value)
 		bind_text(st, i, value);
 }
 
-static char *history_link(const char *mid, const char *commit)
+/*
+ * Where a row's patch can be read: a mail the daemon read from a list
+ * (its source has a url) on lore.kernel.org; a mail `printkbot test`
+ * read from a file (no url) by its Message-ID, for no archive may have
+ * it; a commit by its id.
+ */
+static char *history_link(const char *mid, const char *commit, const char *source_url)
 {
 	g_autofree char *esc = NULL;
 
+	if (mid && !source_url)
+		return g_strdup_printf("<%s>", mid);
 	if (mid) {
 		esc = g_uri_escape_string(mid, "@!$&'()*+,;=:", FALSE);
 		return g_strconcat("https://lore.kernel.org/r/", esc, NULL);
@@ -425,7 +433,7 @@ static struct pk_history_row *history_row(store_stmt *st)
 	r->new_text = col_text(st, 14);
 	r->source = col_text(st, 15);
 	r->review_id = col_int(st, 18);   /* after stage_order and seq, which only order */
-	r->link = history_link(r->message_id, r->commit);
+	r->link = history_link(r->message_id, r->commit, col_str(st, 19));
 	return r;
 }
 

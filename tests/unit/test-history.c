@@ -120,8 +120,10 @@ static struct pk_store *history_fixture(const char *name)
 		gint64 patch, test;
 
 		o.commit = x->commit;
+		/* the list a daemon read (its url), a branch; p4 came from no source, as from a file */
 		if (x->source && pk_store_add_source(s, &o.source_id, x->source_kind, x->source,
-						     NULL, &err) < 0)
+						     !strcmp(x->source, "lkml") ? "/srv/mail/lkml.mbox" : NULL,
+						     &err) < 0)
 			fail_msg("%s", err->message);
 		g_ptr_array_add(findings, &f);
 		if (pk_store_add_patch(s, &patch, NULL, &p, &o, &err) < 0 ||
@@ -286,9 +288,17 @@ static void test_history_rows(void **state)
 	assert_int_equal(r->test_id, 0);
 	assert_string_equal(r->subject, "[PATCH v2 1/3] sched: tidy topology messages");
 	assert_string_equal(r->author, "Jane Doe <jane@example.org>");
-	assert_string_equal(r->link, "https://lore.kernel.org/r/p1@x");
+	assert_string_equal(r->link, "https://lore.kernel.org/r/p1@x");   /* a list's mail */
 	assert_int_equal(r->time, utc(2025, 12, 15, 9));
 	assert_int_equal(count(s, "finding_checks"), 3);
+	{   /* a mail read from a file is named by its Message-ID: no archive is invented for it */
+		struct pk_history_filter by_mid = { .message_id = "p4@x" };
+		g_autoptr(GPtrArray) mine = NULL;
+
+		assert_int_equal(pk_store_history(s, &mine, &by_mid, &err), 0);
+		assert_true(mine->len > 0);
+		assert_string_equal(((const struct pk_history_row *)mine->pdata[0])->link, "<p4@x>");
+	}
 	assert_int_equal(pk_store_history(s, &rows, &bad, &err), -1);
 	assert_non_null(strstr(err->message, "unknown stage"));
 	g_clear_error(&err);

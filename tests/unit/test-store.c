@@ -186,7 +186,8 @@ static void test_migrate_v1(void **state)
 
 	raw_exec(old, v1);
 	raw_exec(old, "PRAGMA user_version = 1;"
-		 "INSERT INTO sources (id, kind, name) VALUES (1, 'mbox', 'lkml');"
+		 "INSERT INTO sources (id, kind, name, url) VALUES (1, 'mbox', 'lkml', "
+		 " '/srv/mail/lkml.mbox');"
 		 "INSERT INTO patches (id, source_id, message_id, subject, author, author_name, "
 		 " author_email, time, scan_verdict, created) VALUES (1, 1, 'old@x', 'sched: old', "
 		 " 'Jane Doe <jane@example.org>', 'Jane Doe', 'jane@example.org', 1700000000, "
