@@ -41,31 +41,79 @@ int pk_repo_lookup(git_commit **out, git_repository *repo, const char *rev, GErr
 
 /* ---------------------------------------------------------------- checkout */
 
+/* Side of a tree walk: a tree, or none (everything under the other side is added or removed). */
+static int tree_paths(GPtrArray *out, git_repository *repo, const git_tree *a, const git_tree *b,
+		      const char *prefix);
+
+/* The paths of entry e under prefix, both sides being it (one side may lack it: NULL). */
+static int entry_paths(GPtrArray *out, git_repository *repo, const git_tree_entry *ea, const git_tree_entry *eb,
+		       const char *prefix)
+{
+	const git_tree_entry *e = ea ? ea : eb;
+	g_autofree char *path = g_strconcat(prefix, git_tree_entry_name(e), NULL);
+	git_tree *ta = NULL, *tb = NULL;
+	g_autofree char *sub = NULL;
+	bool a_tree = ea && git_tree_entry_type(ea) == GIT_OBJECT_TREE;
+	bool b_tree = eb && git_tree_entry_type(eb) == GIT_OBJECT_TREE;
+	int rc = 0;
+
+	if (ea && eb && git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)) &&
+	    git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb))
+		return 0;   /* the same subtree or file: nothing under it differs */
+	if ((ea && !a_tree) || (eb && !b_tree))
+		g_ptr_array_add(out, g_strdup(path));   /* a file on either side */
+	if (!a_tree && !b_tree)
+		return 0;
+	sub = g_strconcat(path, "/", NULL);
+	if ((a_tree && git_tree_lookup(&ta, repo, git_tree_entry_id(ea)) < 0) ||
+	    (b_tree && git_tree_lookup(&tb, repo, git_tree_entry_id(eb)) < 0))
+		rc = -1;
+	else
+		rc = tree_paths(out, repo, ta, tb, sub);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return rc;
+}
+
+static int tree_paths(GPtrArray *out, git_repository *repo, const git_tree *a, const git_tree *b,
+		      const char *prefix)
+{
+	size_t na = a ? git_tree_entrycount(a) : 0, nb = b ? git_tree_entrycount(b) : 0;
+
+	for (size_t i = 0; i < na; i++) {
+		const git_tree_entry *ea = git_tree_entry_byindex(a, i);
+		const git_tree_entry *eb = b ? git_tree_entry_byname(b, git_tree_entry_name(ea)) : NULL;
+
+		if (entry_paths(out, repo, ea, eb, prefix) < 0)
+			return -1;
+	}
+	for (size_t j = 0; j < nb; j++) {
+		const git_tree_entry *eb = git_tree_entry_byindex(b, j);
+
+		if ((!a || !git_tree_entry_byname(a, git_tree_entry_name(eb))) &&
+		    entry_paths(out, repo, NULL, eb, prefix) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
- * The paths that differ between HEAD and target: a tree-to-tree diff, fast
- * because unchanged subtrees share ids.  NULL when HEAD cannot be read.
+ * The paths that differ between HEAD and target, walking only subtrees
+ * whose ids differ (libgit2's tree-to-tree diff reads every tree of both:
+ * 0.13 s on the lab's kernel tree even for two equal ones).  NULL when
+ * HEAD cannot be read.
  */
 static GPtrArray *paths_changed_from_head(git_repository *repo, git_commit *target)
 {
 	git_object *head = NULL;
 	git_tree *from = NULL, *to = NULL;
-	git_diff *diff = NULL;
-	GPtrArray *paths = NULL;
+	GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
 
 	if (git_revparse_single(&head, repo, "HEAD^{tree}") < 0 ||
 	    git_tree_lookup(&from, repo, git_object_id(head)) < 0 ||
 	    git_commit_tree(&to, target) < 0 ||
-	    git_diff_tree_to_tree(&diff, repo, from, to, NULL) < 0)
-		goto cleanup;
-	paths = g_ptr_array_new_with_free_func(g_free);
-	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		g_ptr_array_add(paths, g_strdup(d->old_file.path));
-		if (strcmp(d->old_file.path, d->new_file.path))
-			g_ptr_array_add(paths, g_strdup(d->new_file.path));
-	}
-cleanup:
-	git_diff_free(diff);
+	    tree_paths(paths, repo, from, to, "") < 0)
+		g_clear_pointer(&paths, g_ptr_array_unref);
 	git_tree_free(to);
 	git_tree_free(from);
 	git_object_free(head);
