@@ -1,6 +1,7 @@
 /* main.c - printkbot's entry point: the global options, then a command of pk_commands[]. */
 #include "cmd/commands.h"
 #include "lab/layer.h"
+#include "base/profile.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -53,5 +54,13 @@ int main(int argc, char **argv)
 		printf("printkbot %s\n", PK_VERSION);
 		return 0;
 	}
-	return pk_command_dispatch(argc - 1, argv + 1);
+	{
+		int status;
+		PK_PROFILE_SCOPE("total");
+
+		status = pk_command_dispatch(argc - 1, argv + 1);
+		pk_profile_end(&pk_profile_span_);
+		pk_profile_write();   /* bench/'s stage times (PRINTKBOT_PROFILE) */
+		return status;
+	}
 }

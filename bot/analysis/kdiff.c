@@ -12,6 +12,7 @@
  * and a change's origin are change.c's, which both use.
  */
 #include "analysis/kdiff-private.h"
+#include "base/profile.h"
 
 #include "base/gitutil.h"
 #include <stdlib.h>
@@ -651,6 +652,7 @@ static int placed_compare(const void *pa, const void *pb)
 struct pk_kdiff *pk_kdiff_captures(const struct pk_capture *before, const struct pk_capture *after,
 				   const struct pk_noise *noise)
 {
+	PK_PROFILE_SCOPE("diff");
 	struct pk_kdiff *d = g_new0(struct pk_kdiff, 1);
 	struct pk_normaliser *n = pk_normaliser_new();
 	struct kdiff_ctx x = { 0 };

@@ -3,6 +3,7 @@
  * mask from several boots of the base, storing it, asking it (noise.h).
  */
 #include "analysis/kdiff-private.h"
+#include "base/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ static GHashTable *count_keys(const struct pk_capture *cap, const struct pk_norm
  */
 struct pk_noise *pk_noise_learn(const struct pk_capture *const *boots, unsigned n)
 {
+	PK_PROFILE_SCOPE("noise");
 	struct pk_noise *noise = noise_new();
 	struct pk_normaliser *norm = pk_normaliser_new();
 	g_autoptr(GPtrArray) counts = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_unref);

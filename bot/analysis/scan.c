@@ -8,6 +8,7 @@
  * The file's pr_fmt() is judged last (prfmt.c).
  */
 #include "analysis/scan-private.h"
+#include "base/profile.h"
 #include "base/proc.h"
 
 #include <stdio.h>
@@ -1012,6 +1013,7 @@ static enum pk_verdict verdict(const struct pk_scan *s, guint n_damage)
 
 struct pk_scan *pk_scan_tree(const struct pk_patch *patch, struct pk_tree *tree)
 {
+	PK_PROFILE_SCOPE("scan");
 	struct pk_scan *s = g_new0(struct pk_scan, 1);
 	guint64 pair_cells = PAIR_CELLS;
 

@@ -2,6 +2,7 @@
  * apply.c - patches become commits in the lab's tree, through libgit2.
  */
 #include "lab/apply.h"
+#include "base/profile.h"
 
 #include <string.h>
 
@@ -594,6 +595,7 @@ out:
 int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 		   const char *parent_rev, const struct pk_patch *patch, GError **err)
 {
+	PK_PROFILE_SCOPE("apply");
 	git_repository *repo = NULL;
 	git_commit *parent = NULL, *commit = NULL;
 	git_tree *parent_tree = NULL, *tree = NULL;

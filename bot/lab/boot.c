@@ -1,5 +1,6 @@
 /* boot.c - QEMU boots with structured capture; see boot.h. */
 #include "lab/boot.h"
+#include "base/profile.h"
 #include "base/proc.h"
 #include "lab/sandbox.h"
 #include "base/beneath.h"
@@ -232,6 +233,7 @@ static int boot_slot_take(double wait)
 int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		   const struct pk_boot_opts *opts, GError **err)
 {
+	PK_PROFILE_SCOPE("boot");
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	struct pk_limits limits = { .file_size = sc->capture_cap };
 	g_autoptr(GString) cut = g_string_new(NULL);

@@ -1,5 +1,6 @@
 /* build.c - incremental, reproducible kernel builds; see build.h. */
 #include "lab/build.h"
+#include "base/profile.h"
 #include "base/beneath.h"
 #include "base/proc.h"
 #include "lab/interrupted.h"
@@ -197,6 +198,7 @@ static int may_write_ccache(bool *out, const struct pk_lab *lab, bool layered, G
 
 int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err)
 {
+	PK_PROFILE_SCOPE("layer");
 	g_autofree char *head = NULL, *build_dir = NULL;
 
 	*out_layered = false;
@@ -465,6 +467,7 @@ static void ccache_use_clear(struct ccache_use *u)
 static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struct pk_lab *lab,
 		    bool layered, const struct pk_proc_opts *opts, GError **err)
 {
+	PK_PROFILE_SCOPE("make");
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	g_autofree char *odir = g_strconcat("O=", build_dir, NULL);

@@ -4,6 +4,7 @@
  * is coverage-why.c's, how both read the build dir coverage-view.c's.
  */
 #include "lab/coverage-private.h"
+#include "base/profile.h"
 #include "base/beneath.h"
 
 #include <string.h>
@@ -360,6 +361,7 @@ static void build_view_clear(struct pk_build_view *v)
 
 int pk_coverage_read(GPtrArray **out, const struct pk_coverage_input *in, GError **err)
 {
+	PK_PROFILE_SCOPE("coverage");
 	/* the .cmd files name the tree as make saw it: absolute */
 	g_autofree char *tree = g_canonicalize_filename(in->tree, NULL);
 	struct pk_build_view v = {

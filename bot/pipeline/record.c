@@ -1,5 +1,6 @@
 /* record.c - keep a tested patch and its review in the store, all or nothing. */
 #include "pipeline/test.h"
+#include "base/profile.h"
 
 #include "store/store.h"
 
@@ -53,6 +54,7 @@ static int store_test(struct pk_store *store, gint64 *out_test_id, const struct 
 int pk_test_record(struct pk_store *store, gint64 *out_review_id, const struct pk_test_result *res,
 		   const struct pk_test_record_info *info, GError **err)
 {
+	PK_PROFILE_SCOPE("store");
 	const struct pk_patch *patch = info->patch ? info->patch : res->patch;
 	gint64 test_id;
 

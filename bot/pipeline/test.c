@@ -2,6 +2,7 @@
  * test.c - one patch through the whole pipeline; see test.h.
  */
 #include "pipeline/private.h"
+#include "base/profile.h"
 
 #include <string.h>
 
@@ -93,6 +94,7 @@ static void side_take_boot(struct pk_test_side *s, struct pk_boot_result *boot)
 static int side_from_store(struct pk_test_side *s, const struct pk_lab *lab, struct pk_store *store,
 			   struct pk_noise **out_noise, unsigned *out_noise_boots, GError **err)
 {
+	PK_PROFILE_SCOPE("store");
 	g_auto(GStrv) keys = NULL;
 	g_autoptr(GArray) boots = NULL;
 	int found;
@@ -124,6 +126,7 @@ static int before_to_store(struct pk_test_side *s, const struct pk_lab *lab, str
 			   struct pk_boot_result *boots, unsigned n, const struct pk_noise *noise,
 			   GError **err)
 {
+	PK_PROFILE_SCOPE("store");
 	g_auto(GStrv) keys = noise ? pk_noise_keys(noise) : NULL;
 
 	if (pk_store_begin(store, err) < 0)

@@ -11,6 +11,7 @@
  * number as "%f"; templates test booleans, never numbers.
  */
 #include "report/review.h"
+#include "base/profile.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -1233,6 +1234,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 int pk_review_doc_make(struct pk_review_doc *out, const struct pk_patch *patch,
 		       const struct pk_test_result *res, const struct pk_review_info *info, GError **err)
 {
+	PK_PROFILE_SCOPE("review");
 	memset(out, 0, sizeof(*out));
 	out->model = pk_review_model(patch ? patch : res->patch, res, info);
 	if (!(out->text = pk_review_render(out->model, "review.txt", err))) {
