@@ -341,6 +341,92 @@ static void test_refuses_corrupt_mail(void **state)
 	pk_apply_result_clear(&r);
 }
 
+/* A mail of one diff, as a list carries it. */
+static char *diff_mail(const char *subject, const char *diff)
+{
+	return g_strdup_printf("From: Jane Doe <jane@example.org>\nSubject: [PATCH] %s\n"
+			       "Date: Tue, 1 Dec 2026 10:00:00 +0100\nMessage-ID: <%s@example.org>\n\nWhy.\n---\n%s",
+			       subject, subject, diff);
+}
+
+/* git's own answer: diff applied with `git apply --cached` to rev's tree in a scratch index. */
+static char *git_applied_tree(struct fixture *f, const char *rev, const char *diff)
+{
+	g_autofree char *index = g_build_filename(f->dir, ".git", "scratch-index", NULL);
+	g_autofree char *patch = g_build_filename(f->dir, ".git", "scratch.patch", NULL);
+	g_auto(GStrv) env = g_environ_setenv(g_get_environ(), "GIT_INDEX_FILE", index, TRUE);
+	const char *read_tree[] = { "git", "-C", f->dir, "read-tree", rev, NULL };
+	const char *apply[] = { "git", "-C", f->dir, "apply", "--cached", patch, NULL };
+	const char *write_tree[] = { "git", "-C", f->dir, "write-tree", NULL };
+	g_autofree char *out = NULL;
+	int status;
+
+	assert_true(g_file_set_contents(patch, diff, -1, NULL));
+	assert_true(g_spawn_sync(NULL, (char **)read_tree, env, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+				 &status, NULL) && status == 0);
+	assert_true(g_spawn_sync(NULL, (char **)apply, env, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+				 &status, NULL) && status == 0);
+	assert_true(g_spawn_sync(NULL, (char **)write_tree, env, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL,
+				 &status, NULL) && status == 0);
+	return g_strstrip(g_steal_pointer(&out));
+}
+
+/*
+ * The bot applies a patch to the files it touches, not to an index of the
+ * whole tree: the tree it makes is git's, byte for byte, for what a patch
+ * can do: add in a new directory, change, delete a file and so a whole
+ * directory.
+ */
+static void test_trees_as_git_makes_them(void **state)
+{
+	static const struct { const char *name, *diff; } cases[] = {
+		{ "add-and-change",
+		  "diff --git a/drivers/new/x/n.c b/drivers/new/x/n.c\nnew file mode 100644\n"
+		  "--- /dev/null\n+++ b/drivers/new/x/n.c\n@@ -0,0 +1 @@\n+new\n"
+		  "diff --git a/drivers/tty/a.c b/drivers/tty/a.c\n--- a/drivers/tty/a.c\n+++ b/drivers/tty/a.c\n"
+		  "@@ -1 +1 @@\n-a\n+a2\n"
+		  "diff --git a/f.c b/f.c\n--- a/f.c\n+++ b/f.c\n@@ -1,2 +1,2 @@\n-line 1\n+line one\n line 2\n" },
+		{ "delete-a-file",
+		  "diff --git a/other.c b/other.c\ndeleted file mode 100644\n--- a/other.c\n+++ /dev/null\n"
+		  "@@ -1 +0,0 @@\n-untouched\n" },
+		{ "delete-a-directory",
+		  "diff --git a/drivers/tty/a.c b/drivers/tty/a.c\ndeleted file mode 100644\n--- a/drivers/tty/a.c\n"
+		  "+++ /dev/null\n@@ -1 +0,0 @@\n-a\n"
+		  "diff --git a/drivers/tty/b.c b/drivers/tty/b.c\ndeleted file mode 100644\n--- a/drivers/tty/b.c\n"
+		  "+++ /dev/null\n@@ -1,2 +0,0 @@\n-b1\n-b2\n" },
+	};
+	struct fixture *f = *state;
+	g_autofree char *dir = g_build_filename(f->dir, "drivers", "tty", NULL);
+	g_autofree char *a = g_build_filename(dir, "a.c", NULL), *b = g_build_filename(dir, "b.c", NULL);
+
+	assert_int_equal(g_mkdir_with_parents(dir, 0755), 0);
+	assert_true(g_file_set_contents(a, "a\n", -1, NULL));
+	assert_true(g_file_set_contents(b, "b1\nb2\n", -1, NULL));
+	run_git(f->dir, (const char *[]){ "add", ".", NULL });
+	run_git(f->dir, (const char *[]){ "commit", "-q", "-m", "drivers", NULL });
+	run_git(f->dir, (const char *[]){ "tag", "base2", NULL });
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *mail = diff_mail(cases[i].name, cases[i].diff);
+		g_autoptr(GPtrArray) patches = NULL;
+		g_autofree char *ours = NULL, *gits = NULL, *rev = NULL;
+		const char *parse[] = { "git", "-C", f->dir, "rev-parse", NULL, NULL };
+		struct pk_apply_result r;
+		unsigned skipped;
+		int status;
+
+		print_message("case: %s\n", cases[i].name);
+		assert_int_equal(pk_patch_read_mails(&patches, &skipped, mail, strlen(mail), NULL), 0);
+		assert_int_equal(pk_apply_patch(&r, &f->lab, "base2", patches->pdata[0], NULL), 0);
+		assert_true(r.applied);
+		parse[4] = rev = g_strconcat(r.commit, "^{tree}", NULL);
+		assert_true(g_spawn_sync(NULL, (char **)parse, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &ours, NULL,
+					 &status, NULL) && status == 0);
+		gits = git_applied_tree(f, "base2", cases[i].diff);
+		assert_string_equal(g_strstrip(ours), gits);
+		pk_apply_result_clear(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unparsable_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_what_policy_did_not_see, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_corrupt_mail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trees_as_git_makes_them, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
