@@ -543,20 +543,19 @@ static bool path_clashes(git_tree *tree, const char *path)
  * The tree of only what diff touches in tree (each path a delta names
  * that tree holds), so that git_apply_to_tree() reads an index of a few
  * entries and not of the whole kernel: 0.28 s a patch on the lab's tree,
- * most of what the bot's apply costs (doc/benchmarks.md).  0 with *out
- * NULL when a path is a directory in tree or lies under a file: only
- * the whole tree's apply judges that as git does.
+ * most of what the bot's apply cost (doc/benchmarks.md).  NULL when a
+ * path is a directory in tree or lies under a file (only the whole
+ * tree's apply judges that as git does), or when the tree cannot be
+ * made: the whole tree is applied to then.
  */
-static int touched_tree(git_tree **out, git_repository *repo, git_tree *tree, git_diff *diff)
+static git_tree *touched_tree(git_repository *repo, git_tree *tree, git_diff *diff)
 {
 	g_autoptr(GArray) updates = g_array_new(FALSE, TRUE, sizeof(git_tree_update));
 	g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func((GDestroyNotify)git_tree_entry_free);
 	git_treebuilder *empty = NULL;
-	git_tree *base = NULL;
+	git_tree *base = NULL, *out = NULL;
 	git_oid id;
-	int rc = -1;
 
-	*out = NULL;
 	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *paths[] = { d->old_file.path, d->new_file.path };
@@ -568,7 +567,7 @@ static int touched_tree(git_tree **out, git_repository *repo, git_tree *tree, gi
 			if (!paths[k] || (k == 1 && d->old_file.path && !strcmp(paths[0], paths[1])))
 				continue;
 			if (path_clashes(tree, paths[k]))
-				return 0;
+				return NULL;
 			if (git_tree_entry_bypath(&e, tree, paths[k]) < 0)
 				continue;   /* a file the diff adds */
 			g_ptr_array_add(held, e);
@@ -578,16 +577,14 @@ static int touched_tree(git_tree **out, git_repository *repo, git_tree *tree, gi
 			g_array_append_val(updates, u);
 		}
 	}
-	if (git_treebuilder_new(&empty, repo, NULL) < 0 || git_treebuilder_write(&id, empty) < 0 ||
-	    git_tree_lookup(&base, repo, &id) < 0 ||
-	    git_tree_create_updated(&id, repo, base, updates->len, (git_tree_update *)updates->data) < 0 ||
-	    git_tree_lookup(out, repo, &id) < 0)
-		goto out;
-	rc = 0;
-out:
+	if (git_treebuilder_new(&empty, repo, NULL) == 0 && git_treebuilder_write(&id, empty) == 0 &&
+	    git_tree_lookup(&base, repo, &id) == 0 &&
+	    git_tree_create_updated(&id, repo, base, updates->len, (git_tree_update *)updates->data) == 0 &&
+	    git_tree_lookup(&out, repo, &id) < 0)
+		out = NULL;
 	git_tree_free(base);
 	git_treebuilder_free(empty);
-	return rc;
+	return out;
 }
 
 /* The blobs of small (a touched_tree()) under prefix that post no longer holds: removals into out. */
@@ -695,10 +692,7 @@ static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool 
 	opts.delta_cb = on_delta;
 	opts.hunk_cb = on_hunk;
 	opts.payload = &progress;
-	if (touched_tree(&small, repo, tree, diff) < 0) {
-		rc = pk_git_fail(err, "reading the files the patch touches");
-		goto out;
-	}
+	small = touched_tree(repo, tree, diff);
 	/* each round leaves out one more inert file, so it ends */
 	while (git_apply_to_tree(&index, repo, small ? small : tree, diff, &opts) < 0) {
 		const git_error *e = git_error_last();
