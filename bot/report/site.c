@@ -502,11 +502,17 @@ static int inputs_hash(struct site *s, GError **err)
 /* The texts a patch's section links, as the kernel test robot and KernelCI link theirs. */
 enum { TEXT_BOOT_BEFORE, TEXT_BOOT_AFTER, TEXT_CONFIG, TEXTS };
 
+/* The boot or build text which of p is, 0: none. */
+static gint64 text_id(const struct pk_store_site_patch *p, int which)
+{
+	return which == TEXT_BOOT_BEFORE ? p->before_boot : which == TEXT_BOOT_AFTER ? p->after_boot
+	       : p->after_build;
+}
+
 /* The page text which of p would be, NULL when p has none (nothing booted or built). */
 static char *text_page(const struct pk_store_site_patch *p, int which)
 {
-	gint64 id = which == TEXT_BOOT_BEFORE ? p->before_boot : which == TEXT_BOOT_AFTER ? p->after_boot
-		    : p->after_build;
+	gint64 id = text_id(p, which);
 
 	if (id <= 0)
 		return NULL;
@@ -537,10 +543,9 @@ static int texts_write(struct site *s, const struct pk_store_site_patch *p, GErr
 			continue;
 		if (page_stale(s, page, "stored")) {
 			if (which == TEXT_CONFIG)
-				rc = pk_store_build_config(s->store, p->after_build, &text, err);
+				rc = pk_store_build_config(s->store, text_id(p, which), &text, err);
 			else
-				rc = pk_store_boot_console(s->store, which == TEXT_BOOT_BEFORE ? p->before_boot
-							   : p->after_boot, &text, err) < 0 ? -1 : 1;
+				rc = pk_store_boot_console(s->store, text_id(p, which), &text, err) < 0 ? -1 : 1;
 			if (rc < 0 || (rc > 0 && write_page(s, page, text, strlen(text), &written, err) < 0))
 				return -1;
 			if (rc > 0)
