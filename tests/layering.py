@@ -21,7 +21,7 @@ import os
 import subprocess
 import sys
 
-FLOORS = ["base", "analysis", "lab", "store", "intake pipeline", "report", "daemon", "cmd"]
+FLOORS = ["base", "analysis", "lab", "store", "intake pipeline", "report", "config", "daemon", "cmd"]
 
 
 def floor_of(path):

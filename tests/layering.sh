@@ -5,7 +5,7 @@
 # include that goes up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-floors=(base analysis lab store "intake pipeline" report daemon cmd)
+floors=(base analysis lab store "intake pipeline" report config daemon cmd)
 declare -A floor
 for i in "${!floors[@]}"; do
 	for d in ${floors[$i]}; do floor[$d]=$i; done

@@ -1,6 +1,6 @@
 /*
  * curl-tls.h - libcurl's CURLOPT_USE_SSL for a tls setting of the config
- * (config.h), shared by the IMAP intake and SMTP.  The caller passes the
+ * (tls.h), shared by the IMAP intake and SMTP.  The caller passes the
  * level enforced (pk_tls_enforced()), so a login never goes in clear but
  * with tls = off.
  */
@@ -9,7 +9,7 @@
 
 #include <curl/curl.h>
 
-#include "base/config.h"
+#include "base/tls.h"
 
 static inline long pk_curl_use_ssl(enum pk_tls tls)
 {

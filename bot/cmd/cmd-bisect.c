@@ -3,7 +3,7 @@
  * changed a message, for every console change between the branch's ends.
  */
 #include "cmd/commands.h"
-#include "base/config.h"
+#include "config/config.h"
 #include "base/jsonout.h"
 #include "pipeline/range-bisect.h"
 #include "base/util.h"
@@ -247,7 +247,7 @@ static int cmd_bisect(struct pk_cmd_ctx *ctx)
 	int status = 2, rc;
 
 	topts.policy = ctx->config.policy;
-	topts.boot_timeout = o->timeout ? o->timeout : ctx->config.boot_timeout;
+	topts.boot_timeout = o->timeout ? o->timeout : ctx->config.test.boot_timeout;
 	pk_cmd_ctx_take_lab(ctx, &lab);
 	if (pk_range_bisect_open(&b, &lab, pk_cmd_ctx_take_store(ctx), &topts, o->repo,
 				 (const char *const *)ctx->cmdline.args, o->message, &err) < 0 ||

@@ -10,6 +10,7 @@
 #include "lab/bases.h"
 #include "lab/describe.h"
 #include "pipeline/monitor.h"
+#include "pipeline/sequence.h"
 #include "pipeline/test.h"
 #include "report/check.h"
 #include "report/review.h"
@@ -77,10 +78,8 @@ static int choose(struct pk_base_choice *out, struct pk_cmd_ctx *ctx, const stru
 
 	if (o->base)
 		bases = g_strdupv((char *[]){ (char *)o->base, NULL });
-	else if (config->bases && *config->bases)
-		bases = g_strdupv(config->bases);
 	else
-		bases = pk_bases_default(&ctx->lab, config->base ? config->base : PK_LAB_BASE_TAG);
+		bases = pk_sequence_bases(&ctx->lab, &config->test);
 	return pk_bases_choose(out, &ctx->lab, base_commit, config->trees, refetch, (const char *const *)bases,
 			       (const struct pk_patch *const *)patches->pdata, patches->len, err);
 }
@@ -149,7 +148,7 @@ static int check_test(struct pk_cmd_ctx *ctx, const char *path, GError **err)
 		pk_error(err, PK_ERROR_INPUT, "%s: no patch in it", strcmp(path, "-") ? path : "standard input");
 		goto out;
 	}
-	rules_path = o->rules ? o->rules : ctx->config.rules;
+	rules_path = o->rules ? o->rules : ctx->config.test.rules;
 	if (rules_path && pk_monitor_rules_load(&rules, rules_path, err) < 0)
 		goto out;
 	refetch.interval = ctx->config.daemon.fetch_interval;
@@ -160,9 +159,7 @@ static int check_test(struct pk_cmd_ctx *ctx, const char *path, GError **err)
 		g_clear_error(&e);
 	if (!(compiler = pk_describe_compiler(&e)))
 		g_clear_error(&e);
-	topts.policy = ctx->config.policy;
-	topts.boot_timeout = o->timeout ? o->timeout : ctx->config.boot_timeout;
-	topts.derived_builds = ctx->config.derived_builds;
+	pk_sequence_opts(&topts, &ctx->config.test, &ctx->config.policy, o->timeout);
 	topts.noise_base = base.rev;
 	topts.rules = rules;
 	parent = g_strdup(base.rev);

@@ -470,7 +470,7 @@ static int cmd_index_diff(struct pk_cmd_ctx *ctx)
 	if (o->rules && pk_monitor_rules_load(&rules, o->rules, &err) < 0)
 		goto out;
 	topts.policy = ctx->config.policy;
-	topts.boot_timeout = o->timeout ? o->timeout : ctx->config.boot_timeout;
+	topts.boot_timeout = o->timeout ? o->timeout : ctx->config.test.boot_timeout;
 	if (side_prepare(&a, ctx, &topts, &err) < 0 || side_prepare(&b, ctx, &topts, &err) < 0)
 		goto out;
 	pk_progress("%s", "");

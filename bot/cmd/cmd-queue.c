@@ -3,7 +3,7 @@
  * done, failed; with --sources, when each source was last read.
  */
 #include "cmd/commands.h"
-#include "base/config.h"
+#include "config/config.h"
 #include "base/jsonout.h"
 #include "base/util.h"
 #include "report/outbox.h"

@@ -1,6 +1,6 @@
 /* cmd-run.c - `printkbot run`: a developer's branch, each commit against its parent. */
 #include "cmd/commands.h"
-#include "base/config.h"
+#include "config/config.h"
 #include "base/jsonout.h"
 #include "lab/lab.h"
 #include "lab/repo.h"
@@ -319,7 +319,7 @@ static int cmd_run(struct pk_cmd_ctx *ctx)
 	pk_cmd_ctx_take_lab(ctx, &run.lab);
 	run.store = pk_cmd_ctx_take_store(ctx);
 	pk_sequence_init(&run.seq, &run.lab, run.store);
-	pk_sequence_opts(&run.seq.opts, config, o->timeout);
+	pk_sequence_opts(&run.seq.opts, &config->test, &config->policy, o->timeout);
 	run.seq.opts.policy.allow_build_system |= o->allow_build;
 	run.seq.opts.build_without_churn = o->all;
 	run.seq.opts.progress = run_progress;

@@ -1,6 +1,6 @@
 /* cmd-test.c - `printkbot test`: a patch or a series through the whole pipeline. */
 #include "cmd/commands.h"
-#include "base/config.h"
+#include "config/config.h"
 #include "intake/mail.h"
 #include "lab/bases.h"
 #include "lab/describe.h"
@@ -263,7 +263,7 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	struct test_run run = { &ctx->lab, ctx->store };
 	g_autoptr(GError) err = NULL;
 	g_autoptr(pk_rules) rules = NULL;
-	const char *rules_path = o->rules ? o->rules : config->rules;
+	const char *rules_path = o->rules ? o->rules : config->test.rules;
 	int status = 0;
 
 	if (rules_path && pk_monitor_rules_load(&rules, rules_path, &err) < 0) {
@@ -277,10 +277,10 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.trees = config->trees;
 	run.refetch.interval = config->daemon.fetch_interval;
 	/* --base: that one alone; else the config's bases, else its base and every Debian base the lab has */
-	run.bases = o->base ? g_strdupv((char *[]){ (char *)o->base, NULL }) : pk_sequence_bases(run.lab, config);
+	run.bases = o->base ? g_strdupv((char *[]){ (char *)o->base, NULL }) : pk_sequence_bases(run.lab, &config->test);
 	if (!(run.compiler = pk_describe_compiler(&err)))
 		pk_info("the compiler is not named in the reviews: %s", err->message);
-	pk_sequence_opts(&run.opts, config, o->timeout);
+	pk_sequence_opts(&run.opts, &config->test, &config->policy, o->timeout);
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.build_without_churn = o->all;
 	run.which_base = o->which_base;

@@ -20,7 +20,7 @@
 
 #include <stdio.h>
 
-#include "base/config.h"
+#include "config/config.h"
 #include "cmd/options.h"
 #include "lab/lab.h"
 #include "store/store.h"

@@ -41,7 +41,7 @@ int daemon_open_sources(struct pk_daemon *d, GError **err)
 /* The bot's own address and the loop guard built on it. */
 static char *bot_address(const struct pk_daemon *d)
 {
-	g_autofree char *a = pk_mail_addr(d->config.daemon.from);
+	g_autofree char *a = pk_mail_addr(d->config.daemon.mail.from);
 
 	return a ? g_ascii_strdown(a, -1) : g_strdup("printkbot@localhost");
 }

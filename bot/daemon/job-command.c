@@ -85,19 +85,19 @@ static char **known_bases(struct pk_daemon *d, const struct pk_lab *lab)
 
 	g_ptr_array_add(names, g_strdup(PK_LAB_BASE_TAG));
 	g_ptr_array_add(names, g_strdup(PK_BASES_DEFAULT_SOURCE));
-	if (c->base)
-		g_ptr_array_add(names, g_strdup(c->base));
-	for (char **b = c->bases; b && *b; b++)
+	if (c->test.base)
+		g_ptr_array_add(names, g_strdup(c->test.base));
+	for (char **b = c->test.bases; b && *b; b++)
 		g_ptr_array_add(names, g_strdup(*b));
 	for (char **b = deb; b && *b; b++)
 		g_ptr_array_add(names, g_strdup(*b));
 	for (guint i = 0; c->trees && i < c->trees->len; i++) {
-		const struct pk_tree_config *t = c->trees->pdata[i];
+		const struct pk_tree_group *t = c->trees->pdata[i];
 
-		for (char **b = t->branches; b && *b; b++)
-			g_ptr_array_add(names, g_strdup_printf("%s/%s", t->name, *b));
-		for (char **b = t->watch; b && *b; b++)
-			g_ptr_array_add(names, g_strdup_printf("%s/%s", t->name, *b));
+		for (char **b = t->tree.branches; b && *b; b++)
+			g_ptr_array_add(names, g_strdup_printf("%s/%s", t->tree.name, *b));
+		for (char **b = t->tree.watch; b && *b; b++)
+			g_ptr_array_add(names, g_strdup_printf("%s/%s", t->tree.name, *b));
 	}
 	for (guint i = 0; i < names->len; i++) {
 		const char *n = names->pdata[i];
@@ -245,7 +245,7 @@ static int command_answer(struct command_run *r, struct pk_reply_command *c, GEr
 	if (pk_store_secret(r->d->store, PK_REPLY_ID_SECRET, &id_secret, err) < 0)
 		return -1;
 	info.id_secret = id_secret;
-	if (pk_reply_build_command(&reply, r->mail, c, &r->d->config.daemon, &info, err) < 0)
+	if (pk_reply_build_command(&reply, r->mail, c, &r->d->config.daemon.mail, &info, err) < 0)
 		return -1;
 	rc = command_store(r, &reply, err);
 	pk_reply_clear(&reply);

@@ -26,7 +26,7 @@ struct push_run {
 	gint64 job_id;
 	struct pk_store_push *push;
 	GPtrArray *commits;       /* struct pk_store_push_commit*, oldest first */
-	const struct pk_tree_config *tree;   /* its [tree], NULL when the branch is no longer watched */
+	const struct pk_tree_group *tree;   /* its [tree], NULL when the branch is no longer watched */
 	char *tree_url;           /* the tree's url or path as mails show it (a password as ***) */
 	struct pk_lab lab;
 	bool fetched;             /* the tree was fetched again by this job */
@@ -63,12 +63,12 @@ static int push_read(struct push_run *r, JsonObject *payload, char **detail)
 		return -1;
 	}
 	for (guint i = 0; i < r->d->config.trees->len; i++) {
-		const struct pk_tree_config *t = r->d->config.trees->pdata[i];
+		const struct pk_tree_group *t = r->d->config.trees->pdata[i];
 
-		if (!strcmp(t->name, r->push->tree) && pk_tree_watches(t, r->push->branch))
+		if (!strcmp(t->tree.name, r->push->tree) && pk_tree_watches(&t->tree, r->push->branch))
 			r->tree = t;
 	}
-	r->tree_url = r->tree ? pk_url_redact(r->tree->url) : g_strdup(r->push->tree);
+	r->tree_url = r->tree ? pk_url_redact(r->tree->tree.url) : g_strdup(r->push->tree);
 	return 0;
 }
 
@@ -83,7 +83,7 @@ static int push_start(struct push_run *r, GError **err)
 		daemon_log(r->job_id, NULL, "no compiler: line in the mails: %s", e1->message);
 	if (!(r->config_lines = pk_describe_config_lines(&r->lab, &e2)))
 		daemon_log(r->job_id, NULL, "the config's lines are not in the mails: %s", e2->message);
-	pk_sequence_opts(&r->seq.opts, &r->d->config, 0);
+	pk_sequence_opts(&r->seq.opts, &r->d->config.test, &r->d->config.policy, 0);
 	r->seq.opts.rules = r->d->rules;
 	/* the tip before a fast-forward has the mask every parent after it may borrow */
 	pk_sequence_start_commits(&r->seq, r->push->forced ? NULL : r->push->old_tip);
@@ -99,8 +99,8 @@ static char *push_resolve(struct push_run *r, const char *rev)
 	if (id || r->fetched || !r->tree)
 		return id;
 	r->fetched = true;
-	if (pk_bases_fetch_tree(&r->lab, r->tree, &err) < 0)
-		daemon_log(r->job_id, NULL, "tree %s not fetched: %s", r->tree->name, err->message);
+	if (pk_bases_fetch_tree(&r->lab, &r->tree->tree, &err) < 0)
+		daemon_log(r->job_id, NULL, "tree %s not fetched: %s", r->tree->tree.name, err->message);
 	return pk_repo_resolve(&r->lab, rev, NULL);
 }
 
@@ -203,7 +203,7 @@ static int push_render(void *ctx, const struct daemon_gate *gate, JsonNode *mode
 	if (pk_store_secret(d->store, PK_REPLY_ID_SECRET, &id_secret, err) < 0)
 		return -1;
 	rinfo.id_secret = id_secret;
-	return pk_reply_build_commit(out, p->mail, model, &d->config.daemon, &rinfo, err) < 0 ? 1 : 0;
+	return pk_reply_build_commit(out, p->mail, model, &d->config.daemon.mail, &rinfo, err) < 0 ? 1 : 0;
 }
 
 static int push_record(void *ctx, const struct pk_review_doc *doc, gint64 *out_review_id, GError **err)

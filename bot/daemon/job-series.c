@@ -58,7 +58,7 @@ static int series_render(void *ctx, const struct daemon_gate *gate, JsonNode *mo
 	rinfo->policy = &gate->policy;
 	rinfo->same_as = gate->same_as;
 	rinfo->muted = (const char *const *)gate->muted->pdata;
-	return pk_reply_build(out, p->mail, model, &p->r->d->config.daemon, rinfo, err) < 0 ? 1 : 0;
+	return pk_reply_build(out, p->mail, model, &p->r->d->config.daemon.mail, rinfo, err) < 0 ? 1 : 0;
 }
 
 static int series_record(void *ctx, const struct pk_review_doc *doc, gint64 *out_review_id, GError **err)
@@ -201,7 +201,7 @@ static void series_describe(struct daemon_series *r)
 static int choose_base(struct daemon_series *r, const char *base_commit, const char *forced, GError **err)
 {
 	const struct pk_config *c = &r->d->config;
-	g_auto(GStrv) bases = forced ? NULL : pk_sequence_bases(&r->lab, c);
+	g_auto(GStrv) bases = forced ? NULL : pk_sequence_bases(&r->lab, &c->test);
 	struct pk_sequence_where where = { base_commit, forced, (const char *const *)bases, c->trees,
 					   &r->d->refetch };
 	const struct pk_base_choice *base = &r->seq.base;
@@ -225,7 +225,7 @@ int daemon_series_start(struct daemon_series *r, const char *base, GError **err)
 	struct pk_test_opts *topts = &r->seq.opts;
 
 	/* the options first: the base is tried with the patches within the policy's size limits */
-	pk_sequence_opts(topts, &r->d->config, 0);
+	pk_sequence_opts(topts, &r->d->config.test, &r->d->config.policy, 0);
 	topts->rules = r->d->rules;
 	if (pk_lab_take(&r->lab, err) < 0 || choose_base(r, base_commit, base, err) < 0)
 		return -1;

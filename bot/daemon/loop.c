@@ -297,7 +297,7 @@ int pk_daemon_open(struct pk_daemon **out, const struct pk_daemon_opts *opts, GE
 		return -1;
 	}
 	if (pk_config_check_daemon(&d->config, err) < 0 ||
-	    (d->config.rules && pk_monitor_rules_load(&d->rules, d->config.rules, err) < 0)) {
+	    (d->config.test.rules && pk_monitor_rules_load(&d->rules, d->config.test.rules, err) < 0)) {
 		pk_config_clear(&d->config);
 		g_free(d);
 		return -1;
@@ -372,7 +372,7 @@ int pk_daemon_reload(struct pk_daemon *d)
 
 	if (pk_config_load(&fresh, d->opts->config_path, &err) < 0 ||
 	    pk_config_check_daemon(&fresh, &err) < 0 ||
-	    (fresh.rules && pk_monitor_rules_load(&rules, fresh.rules, &err) < 0)) {
+	    (fresh.test.rules && pk_monitor_rules_load(&rules, fresh.test.rules, &err) < 0)) {
 		daemon_log(0, NULL, "SIGHUP: the configuration is not reloaded: %s", err->message);
 		pk_config_clear(&fresh);
 		return -1;

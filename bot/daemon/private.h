@@ -41,7 +41,7 @@
 
 #include "daemon/daemon.h"
 #include "daemon/signals.h"
-#include "base/config.h"
+#include "config/config.h"
 #include "report/listpolicy.h"
 #include "lab/bases.h"
 #include "lab/lab.h"
@@ -58,7 +58,7 @@ struct pk_review_doc;
 struct pk_review_info;
 struct pk_patch;
 struct pk_lab;
-struct pk_tree_config;
+struct pk_tree_group;
 struct daemon_heartbeat;
 struct daemon_metrics;
 
@@ -138,7 +138,7 @@ void daemon_fetch_trees(struct pk_daemon *d, double now);
  * one push job; a branch gone from the tree is dropped.  Each is logged;
  * a failure too, and that branch is compared again at the next fetch.
  */
-void daemon_watch_tree(struct pk_daemon *d, const struct pk_lab *lab, const struct pk_tree_config *t);
+void daemon_watch_tree(struct pk_daemon *d, const struct pk_lab *lab, const struct pk_tree_group *t);
 
 /* ---- job-push.c ---------------------------------------------------------- */
 
@@ -324,7 +324,7 @@ int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct
 		      const char *source_list, JsonObject *model, const struct pk_test_result *res,
 		      const struct pk_lab *lab, bool own_base, const char *series_gap, GError **err);
 /* The same for a pushed commit of tree t by author ("Name <addr>"): t's policy, no once per change. */
-int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_config *t,
+int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_group *t,
 		       const char *author, JsonObject *model, const struct pk_test_result *res,
 		       const struct pk_lab *lab, GError **err);
 /* One log line of the decision: "what: mailed (rule: why)" or "what: no mail (rule): held". */

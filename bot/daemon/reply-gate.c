@@ -180,7 +180,7 @@ int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct
 	for (guint i = 0; mail->cc_addrs && i < mail->cc_addrs->len; i++)
 		g_ptr_array_add(addrs, mail->cc_addrs->pdata[i]);
 	g_ptr_array_add(addrs, NULL);
-	pk_list_match(&match, &d->config, mail->list_id, (const char *const *)addrs->pdata, source_list);
+	pk_list_match(&match, d->config.lists, d->config.daemon.reply_on, mail->list_id, (const char *const *)addrs->pdata, source_list);
 	out->policy = match.policy;
 	/* a list that said reply = off is not Cc'd by a reply-all either */
 	out->muted = g_ptr_array_new();
@@ -211,16 +211,16 @@ int daemon_gate_patch(struct pk_daemon *d, struct daemon_gate *out, const struct
 	return gate_steps(d, out, group, true, err);
 }
 
-int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_config *t,
+int daemon_gate_commit(struct pk_daemon *d, struct daemon_gate *out, const struct pk_tree_group *t,
 		       const char *author, JsonObject *model, const struct pk_test_result *res,
 		       const struct pk_lab *lab, GError **err)
 {
-	g_autofree char *group = g_strdup_printf("[tree %s]", t->name);
+	g_autofree char *group = g_strdup_printf("[tree %s]", t->tree.name);
 	g_autofree char *addr = author ? pk_mail_addr(author) : NULL;
 
 	memset(out, 0, sizeof *out);
 	out->policy = t->policy;
-	out->list_name = g_strdup_printf("tree %s", t->name);
+	out->list_name = g_strdup_printf("tree %s", t->tree.name);
 	out->list_address = t->list;
 	out->author = addr ? g_ascii_strdown(addr, -1) : NULL;
 	out->effect = pk_reply_effect_key(model);

@@ -23,7 +23,7 @@
 struct watch {
 	struct pk_daemon *d;
 	const struct pk_lab *lab;
-	const struct pk_tree_config *t;
+	const struct pk_tree_group *t;
 	const char *branch;
 	char *name;              /* TREE/BRANCH: the source's name */
 	gint64 source_id;
@@ -45,7 +45,7 @@ static int watch_first(struct watch *w, GError **err)
 
 	if (rc > 0)
 		daemon_log(0, NULL, "tree %s: branch %s seen for the first time, at %.12s: watched from "
-			   "there on (nothing before it is tested)", w->t->name, w->branch, w->tip);
+			   "there on (nothing before it is tested)", w->t->tree.name, w->branch, w->tip);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -90,14 +90,14 @@ fail:
 /* The branch is gone from the tree: dropped, the push that says so stored. */
 static int watch_deleted(struct watch *w, GError **err)
 {
-	struct pk_store_push push = { .source_id = w->source_id, .tree = w->t->name, .branch = (char *)w->branch,
+	struct pk_store_push push = { .source_id = w->source_id, .tree = w->t->tree.name, .branch = (char *)w->branch,
 				      .old_tip = w->seen, .note = "the branch was deleted" };
 	gint64 id, job;
 	int rc = watch_store(w, &push, NULL, false, &id, &job, err);
 
 	if (rc > 0)
 		daemon_log(0, NULL, "tree %s: branch %s was deleted (its tip was %.12s): dropped; its commits "
-			   "not tested yet will not be (push %" G_GINT64_FORMAT ")", w->t->name, w->branch,
+			   "not tested yet will not be (push %" G_GINT64_FORMAT ")", w->t->tree.name, w->branch,
 			   w->seen, id);
 	return rc < 0 ? -1 : 0;
 }
@@ -105,14 +105,14 @@ static int watch_deleted(struct watch *w, GError **err)
 /* A push that brings nothing new (moved back, or from a tip this lab never had). */
 static int watch_nothing_new(struct watch *w, const char *note, GError **err)
 {
-	struct pk_store_push push = { .source_id = w->source_id, .tree = w->t->name, .branch = (char *)w->branch,
+	struct pk_store_push push = { .source_id = w->source_id, .tree = w->t->tree.name, .branch = (char *)w->branch,
 				      .old_tip = w->seen, .new_tip = w->tip, .forced = true, .note = (char *)note };
 	gint64 id, job;
 	int rc = watch_store(w, &push, NULL, false, &id, &job, err);
 
 	if (rc > 0)
 		daemon_log(0, NULL, "tree %s: branch %s moved from %.12s to %.12s: %s (push %" G_GINT64_FORMAT ")",
-			   w->t->name, w->branch, w->seen, w->tip, note, id);
+			   w->t->tree.name, w->branch, w->seen, w->tip, note, id);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -140,7 +140,7 @@ static struct pk_store_push_commit *listed(const struct pk_range_commit *c)
  * What a cut push leaves out, in a sentence (new): the older commits of
  * the walk, from the first to the last one not listed.
  */
-static char *left_out_note(const struct pk_range *range, guint left, const struct pk_tree_config *t)
+static char *left_out_note(const struct pk_range *range, guint left, const struct pk_tree_group *t)
 {
 	const struct pk_range_commit *first = range->commits->pdata[0];
 	const struct pk_range_commit *last = range->commits->pdata[left - 1];
@@ -154,13 +154,13 @@ static char *left_out_note(const struct pk_range *range, guint left, const struc
 /* The branch moved from seen to tip, which has seen in its history or not (a force-push). */
 static int watch_pushed(struct watch *w, GError **err)
 {
-	const struct pk_tree_config *t = w->t;
+	const struct pk_tree_group *t = w->t;
 	g_autofree char *spec = g_strdup_printf("%s..%s", w->seen, w->tip);
 	const char *words[] = { spec, NULL };
 	g_autoptr(pk_range) range = NULL;
 	g_autoptr(GPtrArray) commits = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *note = NULL;
-	struct pk_store_push push = { .source_id = w->source_id, .tree = t->name, .branch = (char *)w->branch,
+	struct pk_store_push push = { .source_id = w->source_id, .tree = t->tree.name, .branch = (char *)w->branch,
 				      .old_tip = w->seen, .new_tip = w->tip };
 	guint left = 0, testable = 0, merges = 0;
 	gint64 id, job;
@@ -187,15 +187,15 @@ static int watch_pushed(struct watch *w, GError **err)
 	if ((rc = watch_store(w, &push, commits, testable > 0, &id, &job, err)) <= 0)
 		return rc;
 	if (note)
-		daemon_log(0, NULL, "tree %s: branch %s: push %" G_GINT64_FORMAT ": %s", t->name, w->branch, id, note);
+		daemon_log(0, NULL, "tree %s: branch %s: push %" G_GINT64_FORMAT ": %s", t->tree.name, w->branch, id, note);
 	if (job)
 		daemon_log(job, NULL, "tree %s: branch %s pushed, %.12s..%.12s%s: %u new commit%s along first "
-			   "parents (%u merge%s), queued (push %" G_GINT64_FORMAT ")", t->name, w->branch, w->seen,
+			   "parents (%u merge%s), queued (push %" G_GINT64_FORMAT ")", t->tree.name, w->branch, w->seen,
 			   w->tip, push.forced ? " (forced)" : "", commits->len, commits->len == 1 ? "" : "s",
 			   merges, merges == 1 ? "" : "s", id);
 	else
 		daemon_log(0, NULL, "tree %s: branch %s pushed, %.12s..%.12s%s: no commit to test (push %"
-			   G_GINT64_FORMAT ")", t->name, w->branch, w->seen, w->tip,
+			   G_GINT64_FORMAT ")", t->tree.name, w->branch, w->seen, w->tip,
 			   push.forced ? " (forced)" : "", id);
 	return 0;
 }
@@ -204,7 +204,7 @@ static int watch_pushed(struct watch *w, GError **err)
 static int watch_branch(struct watch *w, GError **err)
 {
 	g_autofree char *ref = pk_bases_ref(w->name);
-	g_autofree char *url = pk_url_redact(w->t->url);
+	g_autofree char *url = pk_url_redact(w->t->tree.url);
 	g_autofree char *seen_here = NULL;
 	int back;
 
@@ -229,15 +229,15 @@ static int watch_branch(struct watch *w, GError **err)
 	return watch_pushed(w, err);
 }
 
-void daemon_watch_tree(struct pk_daemon *d, const struct pk_lab *lab, const struct pk_tree_config *t)
+void daemon_watch_tree(struct pk_daemon *d, const struct pk_lab *lab, const struct pk_tree_group *t)
 {
-	for (char **b = t->watch; b && *b; b++) {
-		struct watch w = { d, lab, t, *b, g_strdup_printf("%s/%s", t->name, *b) };
+	for (char **b = t->tree.watch; b && *b; b++) {
+		struct watch w = { d, lab, t, *b, g_strdup_printf("%s/%s", t->tree.name, *b) };
 		g_autoptr(GError) err = NULL;
 
 		if (watch_branch(&w, &err) < 0)
 			daemon_log(0, NULL, "tree %s: branch %s not compared: %s (again at the next fetch)",
-				   t->name, *b, err->message);
+				   t->tree.name, *b, err->message);
 		watch_clear(&w);
 	}
 }

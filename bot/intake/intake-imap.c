@@ -14,7 +14,7 @@
  * the server is asked only for the mails SENTSINCE the day before it
  * (intake.c judges the exact time).
  *
- * TLS is as [source NAME] tls says (config.h): STARTTLS required unless
+ * TLS is as [source NAME] tls says (base/tls.h): STARTTLS required unless
  * the server is on loopback, and the login never in clear unless tls =
  * off.  One curl handle serves a whole fetch, so its commands share one
  * connection and one login.  The polled source is looked at every

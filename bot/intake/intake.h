@@ -11,7 +11,7 @@
  * caller dedupes by Message-ID.  A deliver that fails stops the fetch, and
  * the next fetch starts with the same mail.
  *
- * Where a source starts ([source NAME] start, config.h) is kept here, not
+ * Where a source starts ([source NAME] start, below) is kept here, not
  * in each backend: the first time the daemon sees a source with start =
  * now (the default), pk_intake_fetch() has the backend record where it
  * stands (start_now) and hands over nothing older; with start = <date>,
@@ -32,9 +32,40 @@
 #include <glib.h>
 #include <stddef.h>
 
-#include "base/config.h"
+#include "base/tls.h"
 
 struct pk_store;
+
+/*
+ * Where a source starts the first time the daemon sees it (intake.h).
+ * The zero value, PK_START_ALL, is what a hand-made config gets; the
+ * loader's default is PK_START_NOW.
+ */
+enum pk_source_start {
+	PK_START_ALL,     /* from its first mail */
+	PK_START_NOW,     /* from where it stands when first seen: nothing older is read */
+	PK_START_DATE,    /* only mails whose Date is on or after start_date */
+};
+
+/* One [source NAME] group: where patch mail comes from. */
+struct pk_source_config {
+	char *name;               /* NAME of [source NAME] */
+	char *type;               /* "imap", "maildir", "mbox" or "public-inbox" */
+	char *url;                /* imap: imap[s]://host[:port]/MAILBOX */
+	char *path;               /* maildir, mbox, public-inbox: a directory or file */
+	char *user;               /* imap login */
+	char *password;           /* from password, password_file or password_env; never logged */
+	char *list;               /* the list's address, Cc'd in replies; NULL: the mail's To */
+	char *archive;            /* the list's web archive, a URL a Message-ID is appended to, or NULL */
+	double poll_interval;     /* seconds between looks, default 300 (a watched source's too) */
+	char *ca_file;            /* imap TLS: a CA bundle, or NULL for the system's */
+	bool insecure;            /* imap TLS: do not verify the server (tests only) */
+	enum pk_tls tls;          /* imap: see enum pk_tls */
+	enum pk_source_start start; /* default PK_START_NOW */
+	gint64 start_date;        /* PK_START_DATE: Unix time, midnight UTC for a plain date */
+	bool trusted_commands;    /* its mail's From is taken as proven: a #printkbot command needs
+				     no Authentication-Results (default false) */
+};
 
 /*
  * Called for each new mail; raw is borrowed for the call.  where says

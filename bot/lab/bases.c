@@ -360,3 +360,8 @@ int pk_bases_fetch_tree(const struct pk_lab *lab, const struct pk_tree_config *t
 	}
 	return 0;
 }
+
+bool pk_tree_watches(const struct pk_tree_config *t, const char *branch)
+{
+	return t->watch && g_strv_contains((const char *const *)t->watch, branch);
+}

@@ -21,10 +21,26 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "base/config.h"
 #include "base/patch.h"
 
 #include "lab/lab.h"
+
+/*
+ * [tree NAME]: an operator's kernel repository the lab fetches branches
+ * of.  The daemon watches some of them (config/config.h's struct pk_tree_group
+ * holds what it mails about a push; this is what the lab needs).
+ */
+struct pk_tree_config {
+	char *name;               /* NAME: the ref is refs/printkbot/trees/NAME/<branch> */
+	char *url;                /* url =, or path = (a local repository), as libgit2 fetches it */
+	char **branches;          /* branches = main, next (default: master) */
+	char **watch;             /* watch = main next: branches watched (fetched too); NULL: none */
+	bool trusted;             /* trusted = yes: its tips are built in place like a base's
+	                             (lab/repo.h's pk_repo_head_trusted()); default no: in a layer */
+};
+
+/* Whether branch is one of t's watched branches. */
+bool pk_tree_watches(const struct pk_tree_config *t, const char *branch);
 
 #define PK_BASES_DEBIAN_TAG "printkbot-debian-"
 #define PK_BASES_TREE_PREFIX "refs/printkbot/trees/"

@@ -37,18 +37,19 @@ void pk_sequence_add(struct pk_sequence *s, const struct pk_patch *patch)
 	g_ptr_array_add(s->patches, (gpointer)patch);
 }
 
-void pk_sequence_opts(struct pk_test_opts *out, const struct pk_config *config, double timeout)
+void pk_sequence_opts(struct pk_test_opts *out, const struct pk_test_config *test,
+		      const struct pk_policy *policy, double timeout)
 {
-	out->policy = config->policy;
-	out->boot_timeout = timeout ? timeout : config->boot_timeout;
-	out->derived_builds = config->derived_builds;
+	out->policy = *policy;
+	out->boot_timeout = timeout ? timeout : test->boot_timeout;
+	out->derived_builds = test->derived_builds;
 }
 
-char **pk_sequence_bases(const struct pk_lab *lab, const struct pk_config *config)
+char **pk_sequence_bases(const struct pk_lab *lab, const struct pk_test_config *test)
 {
-	if (config->bases && *config->bases)
-		return g_strdupv(config->bases);
-	return pk_bases_default(lab, config->base ? config->base : PK_LAB_BASE_TAG);
+	if (test->bases && *test->bases)
+		return g_strdupv(test->bases);
+	return pk_bases_default(lab, test->base ? test->base : PK_LAB_BASE_TAG);
 }
 
 /* A base asked for by name: that one, applying or not (the caller checked that the bot knows it). */

@@ -19,13 +19,23 @@
 
 #include <glib.h>
 
-#include "base/config.h"
 #include "base/patch.h"
+#include "base/settings.h"
 #include "lab/bases.h"
 #include "lab/lab.h"
 #include "pipeline/test.h"
 
 struct pk_store;
+
+/* [test]: how patches are tested, whoever asks. */
+struct pk_test_config {
+	char *base;               /* base: a revision, or NULL for printkbot-base */
+	char **bases;             /* bases: the bases a series may go on, in order
+	                             ("debian:6.12", "net/main"); NULL: base alone */
+	double boot_timeout;      /* boot_timeout seconds, 0 = default */
+	unsigned derived_builds;  /* derived_builds: derived build dirs kept, 0 = default */
+	char *rules;              /* rules: a log-monitor rule file (pipeline/monitor.h), or NULL */
+};
 
 struct pk_sequence {
 	const struct pk_lab *lab;     /* borrowed; taken by the caller */
@@ -45,18 +55,20 @@ void pk_sequence_clear(struct pk_sequence *s);
 void pk_sequence_add(struct pk_sequence *s, const struct pk_patch *patch);
 
 /*
- * The test options the config gives: its policy, derived_builds and boot
- * timeout (timeout, when not 0: a command line's).  What else the caller
- * sets (rules, build_without_churn) it sets after.
+ * The test options the config gives: its [policy], and [test]'s
+ * derived_builds and boot timeout (timeout, when not 0: a command
+ * line's).  What else the caller sets (rules, build_without_churn) it
+ * sets after.
  */
-void pk_sequence_opts(struct pk_test_opts *out, const struct pk_config *config, double timeout);
+void pk_sequence_opts(struct pk_test_opts *out, const struct pk_test_config *test,
+		      const struct pk_policy *policy, double timeout);
 
 /*
- * The bases a series may go on when nothing names one: the config's
+ * The bases a series may go on when nothing names one: [test]
  * bases, else its base (PK_LAB_BASE_TAG when unset) and every Debian
  * base the lab has (pk_bases_default()).  NULL-terminated, g_strfreev().
  */
-char **pk_sequence_bases(const struct pk_lab *lab, const struct pk_config *config);
+char **pk_sequence_bases(const struct pk_lab *lab, const struct pk_test_config *test);
 
 /* What decides where a series goes. */
 struct pk_sequence_where {

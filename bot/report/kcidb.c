@@ -511,3 +511,13 @@ char *pk_kcidb_export(struct pk_store *store, const char *origin, const GArray *
 			return NULL;
 	return pk_kcidb_to_json(k, true);
 }
+
+void pk_kcidb_config_clear(struct pk_kcidb_config *kcidb)
+{
+	g_free(kcidb->origin);
+	g_free(kcidb->url);
+	if (kcidb->token)
+		memset(kcidb->token, 0, strlen(kcidb->token));
+	g_free(kcidb->token);
+	memset(kcidb, 0, sizeof *kcidb);
+}

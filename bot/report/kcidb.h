@@ -35,6 +35,20 @@
 
 #include "store/store.h"
 
+/*
+ * [kcidb]: KCIDB exports (report/kcidb.h) and the daemon's posting of
+ * each finished review.  url is an http(s) URL or NULL (no posting);
+ * token is token_file's first line, read at load (a file group or
+ * others may read is refused), NULL without url.
+ */
+struct pk_kcidb_config {
+	char *origin;             /* the CI system's name in every id: [a-z0-9_]+, default "printkbot" */
+	char *url;                /* where the daemon posts each review's document, or NULL */
+	char *token;              /* sent as "Authorization: Bearer TOKEN" */
+	double timeout;           /* seconds a post may take, 0 = 30 */
+};
+void pk_kcidb_config_clear(struct pk_kcidb_config *kcidb);
+
 /* Whether origin is one KCIDB takes: [a-z0-9_]+. */
 bool pk_kcidb_origin_valid(const char *origin);
 

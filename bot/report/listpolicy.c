@@ -24,15 +24,14 @@ static void match_group(struct pk_list_match *out, const struct pk_list_config *
 	out->how = how;
 }
 
-void pk_list_match(struct pk_list_match *out, const struct pk_config *config, const char *list_id,
-		   const char *const *addrs, const char *source_list)
+void pk_list_match(struct pk_list_match *out, const GPtrArray *lists, enum pk_reply_mode reply_on,
+		   const char *list_id, const char *const *addrs, const char *source_list)
 {
 	g_autofree char *id = list_id ? list_id_of(list_id) : NULL;
-	const GPtrArray *lists = config->lists;
 
 	*out = (struct pk_list_match){ .address = source_list, .how = "no [list] group" };
 	/* the default of a group, with [daemon] reply_on's reply: what a list without one gets */
-	out->policy = (struct pk_reply_policy){ .reply = config->daemon.reply_on, .to_author = true,
+	out->policy = (struct pk_reply_policy){ .reply = reply_on, .to_author = true,
 						.cc_list = true, .max_per_day = 50, .max_per_author_day = 20 };
 	for (guint i = 0; id && *id && lists && i < lists->len; i++) {
 		const struct pk_list_config *l = lists->pdata[i];
@@ -420,4 +419,9 @@ char *pk_reply_effect_key(JsonObject *model)
 	effect_list(s, model, "console", change);
 	effect_list(s, model, "index", change);
 	return g_compute_checksum_for_string(G_CHECKSUM_SHA256, s->str, (gssize)s->len);
+}
+
+const char *pk_reply_mode_name(enum pk_reply_mode mode)
+{
+	return mode == PK_REPLY_ALWAYS ? "always" : mode == PK_REPLY_CHANGES ? "changes" : "off";
 }

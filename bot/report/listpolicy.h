@@ -27,8 +27,52 @@
 #include <json-glib/json-glib.h>
 #include <stdbool.h>
 
-#include "base/config.h"
 #include "base/verdict.h"
+
+/*
+ * Which tested patches (or pushed commits) a list is mailed about: the
+ * reply key of [list NAME], [tree NAME] and [daemon] reply_on.  What
+ * "the author's" is: report/listpolicy.h.
+ */
+enum pk_reply_mode {
+	PK_REPLY_OFF,      /* none: tested and stored only ("never" is the old word for it) */
+	PK_REPLY_CHANGES,  /* what is the author's: the console changed, or the patch broke the build
+			      or the boot; never the bot's limits */
+	PK_REPLY_ALWAYS,   /* every tested patch, the bot's limits included */
+};
+/* The word of the config for a mode ("off", "changes", "always"). */
+const char *pk_reply_mode_name(enum pk_reply_mode mode);
+
+/*
+ * What a list wants mailed, and how: the keys a [list NAME] group and a
+ * [tree NAME] group share (config.example says each one's default).
+ */
+struct pk_reply_policy {
+	enum pk_reply_mode reply;
+	bool to_author;           /* To the author (default true); false: To the list */
+	bool cc_list;             /* Cc the list (default true) */
+	bool positive;            /* with changes, also a no-visible-change patch (default false) */
+	unsigned embargo_minutes; /* a mail waits this long; a later version or a resend inside the
+				     window replaces it (default 0: at once) */
+	char **subject_prefixes;  /* lower case: only a [PATCH ...] tag with one of these words is
+				     mailed; NULL: any */
+	unsigned max_per_day;     /* mails to the list in any 24 hours; over it: held, logged;
+				     0: no limit (default 50) */
+	unsigned max_per_author_day; /* the same per author (default 20) */
+};
+
+/*
+ * [list NAME]: a mailing list the bot may answer, with its policy.  A
+ * patch mail is the list's when its List-Id is list_id, else when address
+ * is in its To or Cc (listpolicy.h says the order).
+ */
+struct pk_list_config {
+	char *name;               /* NAME of [list NAME] */
+	char *address;            /* address = (lower case): the list's posting address */
+	char *list_id;            /* list_id = (lower case, no <>), default address with its @ made
+				     a dot, as vger's and most lists' List-Id reads */
+	struct pk_reply_policy policy;
+};
 
 /* A patch mail's list and the policy it is answered under. */
 struct pk_list_match {
@@ -41,17 +85,18 @@ struct pk_list_match {
 };
 
 /*
- * The list of a patch mail: the [list] group whose list_id its List-Id
+ * The list of a patch mail among lists (the [list NAME] groups, struct
+ * pk_list_config *, in the file's order; may be NULL): the group whose list_id its List-Id
  * names (the list that delivered this copy); else the first group, in
  * the file's order, whose address is in its To or Cc (addrs: the
  * addr-specs of both, any case, NULL-terminated); else the group of the
  * source's list = (the source is that list's archive).  None of them:
- * list NULL, the policy [daemon] reply_on's (off unless it says
+ * list NULL, the policy reply_on's ([daemon]'s: off unless it says
  * otherwise), address the source's list.  list_id is the header as sent
  * ("Name <id>"), or NULL; source_list may be NULL.
  */
-void pk_list_match(struct pk_list_match *out, const struct pk_config *config, const char *list_id,
-		   const char *const *addrs, const char *source_list);
+void pk_list_match(struct pk_list_match *out, const GPtrArray *lists, enum pk_reply_mode reply_on,
+		   const char *list_id, const char *const *addrs, const char *source_list);
 
 /*
  * Whether a subject passes subject_prefixes: its leading [...] tags

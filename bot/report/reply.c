@@ -405,7 +405,7 @@ static char *all_changes_where(const struct pk_reply_info *info, const char *mes
 }
 
 /* The body: the review model with the reply's members, the review inside, through reply.txt. */
-static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct pk_daemon_config *cfg,
+static char *render_body(JsonNode *model, const struct pk_mail *pm, const struct pk_reply_config *cfg,
 			 const struct pk_reply_info *info, const char *mid, GError **err)
 {
 	g_autoptr(JsonNode) reply_model = model_copy(model);
@@ -457,7 +457,7 @@ static char *greeting_of(const char *mailbox)
 
 /* The body of a commit's mail: the review model with the head's members, through commit.txt. */
 static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c,
-				const struct pk_daemon_config *cfg, const struct pk_reply_info *info,
+				const struct pk_reply_config *cfg, const struct pk_reply_info *info,
 				const char *mid, GError **err)
 {
 	g_autoptr(JsonNode) reply_model = model_copy(model);
@@ -503,7 +503,7 @@ static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c
 }
 
 int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c, JsonNode *model,
-			  const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+			  const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err)
 {
 	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
 	g_autofree char *author_addr = c->author ? pk_mail_addr(c->author) : NULL;
@@ -593,7 +593,7 @@ static void thread_references(GPtrArray *refs, const struct pk_mail *m)
  * and Auto-Submitted; date 0: now.  Takes *mid, *bot_addr and *addrs on
  * success.
  */
-static int compose_answer(struct pk_reply *out, const struct pk_daemon_config *cfg, const struct pk_mail *to,
+static int compose_answer(struct pk_reply *out, const struct pk_reply_config *cfg, const struct pk_mail *to,
 			  const char *fallback, const char *xheader, GPtrArray *to_shown, GPtrArray *cc_shown,
 			  const char *body, gint64 date, char **mid, char **bot_addr, GPtrArray **addrs,
 			  GError **err)
@@ -632,7 +632,7 @@ static int compose_answer(struct pk_reply *out, const struct pk_daemon_config *c
 }
 
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *pm, JsonNode *model,
-		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+		   const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err)
 {
 	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
 	g_autofree char *body = NULL;
@@ -721,7 +721,7 @@ static JsonArray *command_patches(const struct pk_reply_command *c, GError **err
 
 /* The body of a command's answer, through command.txt. */
 static char *render_command_body(const struct pk_mail *cmd, const struct pk_reply_command *c,
-				 const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+				 const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err)
 {
 	g_autoptr(JsonNode) root = json_node_new(JSON_NODE_OBJECT);
 	JsonObject *o = json_object_new();
@@ -759,7 +759,7 @@ static char *render_command_body(const struct pk_mail *cmd, const struct pk_repl
 }
 
 int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, const struct pk_reply_command *c,
-			   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err)
+			   const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err)
 {
 	g_autofree char *bot_addr = pk_mail_addr(cfg->from);
 	g_autofree char *sender = NULL, *key = NULL, *mid = NULL, *body = NULL, *xheader = NULL;

@@ -19,9 +19,16 @@
 #include <json-glib/json-glib.h>
 #include <stdbool.h>
 
-#include "base/config.h"
-#include "intake/mail.h"
 #include "base/verdict.h"
+#include "intake/mail.h"
+#include "report/listpolicy.h"
+
+/* Who a reply is from and whom it copies: [daemon] from and cc_original. */
+struct pk_reply_config {
+	char *from;               /* the bot's From: (default "printkbot <printkbot@localhost>",
+				     which pk_config_check_daemon() refuses when replies are on) */
+	bool cc_original;         /* Cc the patch's own To and Cc too (default true) */
+};
 
 /*
  * What the reply says beside the review: the head the kernel test robot
@@ -107,7 +114,7 @@ void pk_reply_clear(struct pk_reply *r);
  * as in every mail this module builds.
  */
 int pk_reply_build(struct pk_reply *out, const struct pk_mail *patch_mail, JsonNode *model,
-		   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
+		   const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err);
 
 /*
  * What a mail about a pushed commit says of it beside the review (all
@@ -139,7 +146,7 @@ struct pk_reply_commit {
  * its base, list and archive are not used.  0, or -1 with err set.
  */
 int pk_reply_build_commit(struct pk_reply *out, const struct pk_reply_commit *c, JsonNode *model,
-			  const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
+			  const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err);
 
 /*
  * The commands that test a pushed commit again as the bot tested it, for
@@ -207,6 +214,6 @@ struct pk_reply_command {
  * when something was tested.  0, or -1 with err set.
  */
 int pk_reply_build_command(struct pk_reply *out, const struct pk_mail *cmd, const struct pk_reply_command *c,
-			   const struct pk_daemon_config *cfg, const struct pk_reply_info *info, GError **err);
+			   const struct pk_reply_config *cfg, const struct pk_reply_info *info, GError **err);
 
 #endif

@@ -1269,3 +1269,12 @@ int pk_site_write(struct pk_store *store, const struct pk_site_opts *opts, struc
 	close(s.dirfd);
 	return rc;
 }
+
+void pk_site_config_clear(struct pk_site_config *site)
+{
+	g_free(site->url);
+	g_free(site->source_url);
+	if (site->archives)
+		g_hash_table_unref(site->archives);
+	memset(site, 0, sizeof *site);
+}

@@ -31,8 +31,20 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "base/config.h"
 #include "store/store.h"
+
+/*
+ * [site]: the static site of every review (`report --site`,
+ * report/site.h).  Both keys are http(s) URLs or NULL.
+ */
+struct pk_site_config {
+	char *url;                /* where readers reach the site; a reply's patch link: is its
+	                             series' page there; NULL: the source's archive, as before */
+	char *source_url;         /* a kernel source line's address, {path} {line} {commit}
+	                             {base} replaced (report/html.h), or NULL: no source links */
+	GHashTable *archives;     /* pk_config_site() only: [source NAME] -> its archive = */
+};
+void pk_site_config_clear(struct pk_site_config *site);
 
 struct pk_site_opts {
 	const char *dir;                        /* where the site goes, made when missing */

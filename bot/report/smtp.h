@@ -14,7 +14,18 @@
 #include <glib.h>
 #include <stdbool.h>
 
-#include "base/config.h"
+#include "base/tls.h"
+
+/* [smtp]: how replies are sent. */
+struct pk_smtp_config {
+	char *url;                /* smtp://host[:port] (STARTTLS) or smtps://host[:port] (TLS) */
+	char *user;               /* AUTH user, NULL for no AUTH */
+	char *password;           /* from password, password_file or password_env; never logged */
+	enum pk_tls tls;          /* see enum pk_tls */
+	char *ca_file;
+	bool insecure;
+	double timeout;           /* seconds per transfer, default 60 */
+};
 
 /*
  * Send text from sender (an addr-spec) to recipients (addr-specs,

@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "fuzz.h"
-#include "base/config.h"
+#include "config/config.h"
 
 #include <stdio.h>
 #include <sys/mman.h>
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	if (pk_config_load(&c, path, &err) == 0) {
-		if (!c.daemon.from || !c.sources)
+		if (!c.daemon.mail.from || !c.sources)
 			abort();
 		pk_config_clear(&c);
 	} else if (!err || !err->message) {

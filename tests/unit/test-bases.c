@@ -19,7 +19,7 @@
 #include "lab/describe.h"
 #include "lab/repo.h"
 #include "pipeline/sequence.h"
-#include "base/config.h"
+#include "config/config.h"
 #include "base/proc.h"
 #include "base/util.h"
 
@@ -218,13 +218,13 @@ static void test_sequence(void **state)
 	pk_sequence_clear(&s);
 
 	/* the config's bases, else its base first and the lab's Debian bases */
-	config.bases = (char *[]){ "debian:9.9", NULL };
-	g_auto(GStrv) configured = pk_sequence_bases(&f->lab, &config);
+	config.test.bases = (char *[]){ "debian:9.9", NULL };
+	g_auto(GStrv) configured = pk_sequence_bases(&f->lab, &config.test);
 	assert_string_equal(configured[0], "debian:9.9");
 	assert_null(configured[1]);
-	config.bases = NULL;
-	config.base = "base";
-	g_auto(GStrv) dflt = pk_sequence_bases(&f->lab, &config);
+	config.test.bases = NULL;
+	config.test.base = "base";
+	g_auto(GStrv) dflt = pk_sequence_bases(&f->lab, &config.test);
 	assert_string_equal(dflt[0], "base");
 	assert_string_equal(dflt[1], "debian:9.9");
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "base/config.h"
+#include "config/config.h"
 #include "lab/sandbox.h"
 
 /* Write text to a temporary file; returns its path (caller unlinks and frees). */
@@ -31,8 +31,8 @@ static void test_values_and_defaults(void **state)
 	struct pk_config c;
 
 	assert_int_equal(pk_config_load(&c, path, NULL), 0);
-	assert_string_equal(c.base, "v6.12");
-	assert_true(c.boot_timeout == 20.5);
+	assert_string_equal(c.test.base, "v6.12");
+	assert_true(c.test.boot_timeout == 20.5);
 	assert_true(c.policy.allow_build_system);
 	assert_false(c.policy.allow_other_files);
 	assert_int_equal(c.policy.max_files, 7);
@@ -254,25 +254,25 @@ static void test_bases_and_trees(void **state)
 	g_autofree char *bad = write_tmp("[tree x]\nbranches = main\n");
 	g_autoptr(GError) err = NULL;
 	struct pk_config c;
-	const struct pk_tree_config *t;
+	const struct pk_tree_group *t;
 
 	assert_int_equal(pk_config_load(&c, path, NULL), 0);
-	assert_string_equal(c.bases[0], "debian:6.1");
-	assert_string_equal(c.bases[1], "net/main");
-	assert_null(c.bases[2]);
-	assert_string_equal(c.rules, "/etc/npd.json");
+	assert_string_equal(c.test.bases[0], "debian:6.1");
+	assert_string_equal(c.test.bases[1], "net/main");
+	assert_null(c.test.bases[2]);
+	assert_string_equal(c.test.rules, "/etc/npd.json");
 	assert_true(c.daemon.fetch_interval == 60);
 	assert_int_equal(c.trees->len, 2);
 	t = c.trees->pdata[0];
-	assert_string_equal(t->name, "net");
-	assert_string_equal(t->url, "/srv/net.git");
-	assert_string_equal(t->branches[1], "next");
-	assert_null(t->watch);
+	assert_string_equal(t->tree.name, "net");
+	assert_string_equal(t->tree.url, "/srv/net.git");
+	assert_string_equal(t->tree.branches[1], "next");
+	assert_null(t->tree.watch);
 	/* [daemon] reply_on's: off, as every list without a group of its own */
 	assert_int_equal(t->policy.reply, PK_REPLY_OFF);
 	assert_int_equal(t->max_commits, 50);
 	t = c.trees->pdata[1];
-	assert_string_equal(t->branches[0], "master");
+	assert_string_equal(t->tree.branches[0], "master");
 	pk_config_clear(&c);
 	assert_int_equal(pk_config_load(&c, bad, &err), -1);
 	assert_non_null(strstr(err->message, "[tree x]: give url or path"));
@@ -312,17 +312,17 @@ static void test_tree_watch(void **state)
 		{ "[tree x]\npath = /x\nwatch = main\nmax_commits = 0\n", "[tree x] max_commits: at least 1" },
 		{ "[tree x]\npath = /x\nwatch = main\nlist = nobody\n", "[tree x] list: 'nobody' is not a mail" },
 	};
-	const struct pk_tree_config *t;
+	const struct pk_tree_group *t;
 	struct pk_config c;
 
 	assert_int_equal(pk_config_load(&c, path, NULL), 0);
 	t = c.trees->pdata[0];
-	assert_null(t->branches);
-	assert_string_equal(t->watch[0], "main");
-	assert_string_equal(t->watch[1], "next");
-	assert_null(t->watch[2]);
-	assert_true(pk_tree_watches(t, "next"));
-	assert_false(pk_tree_watches(t, "master"));
+	assert_null(t->tree.branches);
+	assert_string_equal(t->tree.watch[0], "main");
+	assert_string_equal(t->tree.watch[1], "next");
+	assert_null(t->tree.watch[2]);
+	assert_true(pk_tree_watches(&t->tree, "next"));
+	assert_false(pk_tree_watches(&t->tree, "master"));
 	assert_string_equal(t->list, "lab@example.org");
 	assert_int_equal(t->policy.reply, PK_REPLY_ALWAYS);
 	assert_true(t->policy.to_author && t->policy.cc_list && !t->policy.positive);
@@ -331,8 +331,8 @@ static void test_tree_watch(void **state)
 	assert_int_equal(t->policy.max_per_author_day, 20);
 	assert_int_equal(t->max_commits, 3);
 	t = c.trees->pdata[1];
-	assert_string_equal(t->branches[0], "main");
-	assert_string_equal(t->watch[0], "fixes");
+	assert_string_equal(t->tree.branches[0], "main");
+	assert_string_equal(t->tree.watch[0], "fixes");
 	assert_int_equal(t->policy.reply, PK_REPLY_OFF);
 	assert_int_equal(t->policy.embargo_minutes, 30);
 	assert_false(t->policy.cc_list);

@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "base/config.h"
+#include "config/config.h"
 #include "cmd/commands.h"
 #include "analysis/scan.h"
 #include "base/verdict.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "base/config.h"
+#include "config/config.h"
 #include "analysis/kmsg.h"
 #include "base/patch.h"
 #include "analysis/scan.h"

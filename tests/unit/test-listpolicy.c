@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/config.h"
+#include "config/config.h"
 #include "base/patch.h"
 #include "report/listpolicy.h"
 
@@ -45,28 +45,28 @@ static void test_match(void **state)
 
 	assert_int_equal(pk_config_load(&c, path, NULL), 0);
 	/* the copy linux-serial delivered, though LKML comes first in the To */
-	pk_list_match(&m, &c, "Linux Serial <linux-serial.vger.kernel.org>", both, NULL);
+	pk_list_match(&m, c.lists, c.daemon.reply_on, "Linux Serial <linux-serial.vger.kernel.org>", both, NULL);
 	assert_string_equal(m.list->name, "serial");
 	assert_string_equal(m.how, "List-Id");
 	assert_int_equal(m.policy.reply, PK_REPLY_CHANGES);
 	assert_string_equal(m.address, "linux-serial@vger.kernel.org");
 	/* a List-Id given, not the vger form */
-	pk_list_match(&m, &c, "<NetDev.Example.org>", none, NULL);
+	pk_list_match(&m, c.lists, c.daemon.reply_on, "<NetDev.Example.org>", none, NULL);
 	assert_string_equal(m.list->name, "net");
 	assert_true(m.policy.positive);
 	/* no List-Id (a mail sent to the bot straight): the first group of the file in To/Cc */
-	pk_list_match(&m, &c, NULL, both, NULL);
+	pk_list_match(&m, c.lists, c.daemon.reply_on, NULL, both, NULL);
 	assert_string_equal(m.list->name, "serial");
 	assert_string_equal(m.how, "To/Cc");
-	pk_list_match(&m, &c, "other.example.org", lkml, NULL);
+	pk_list_match(&m, c.lists, c.daemon.reply_on, "other.example.org", lkml, NULL);
 	assert_string_equal(m.list->name, "lkml");
 	assert_int_equal(m.policy.reply, PK_REPLY_OFF);
 	/* the source's list = names the list when the mail does not */
-	pk_list_match(&m, &c, NULL, none, "Netdev <netdev@vger.kernel.org>");
+	pk_list_match(&m, c.lists, c.daemon.reply_on, NULL, none, "Netdev <netdev@vger.kernel.org>");
 	assert_string_equal(m.list->name, "net");
 	assert_string_equal(m.how, "the source's list");
 	/* none: [daemon] reply_on, with a group's defaults, the source's list to Cc */
-	pk_list_match(&m, &c, "<x.example.org>", none, "x@example.org");
+	pk_list_match(&m, c.lists, c.daemon.reply_on, "<x.example.org>", none, "x@example.org");
 	assert_null(m.list);
 	assert_int_equal(m.policy.reply, PK_REPLY_ALWAYS);
 	assert_true(m.policy.to_author && m.policy.cc_list);
@@ -78,7 +78,7 @@ static void test_match(void **state)
 	/* the default: a list without a group is not answered */
 	path = (g_free(path), write_tmp("[list serial]\naddress = linux-serial@vger.kernel.org\n"));
 	assert_int_equal(pk_config_load(&c, path, NULL), 0);
-	pk_list_match(&m, &c, NULL, lkml, NULL);
+	pk_list_match(&m, c.lists, c.daemon.reply_on, NULL, lkml, NULL);
 	assert_null(m.list);
 	assert_int_equal(m.policy.reply, PK_REPLY_OFF);
 	pk_config_clear(&c);

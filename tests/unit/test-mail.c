@@ -18,8 +18,8 @@
 
 #define MBOX "../shared/corpus/linux-serial-1500.mbox.xz"
 
-static const struct pk_daemon_config daemon_cfg = {
-	.from = "printkbot <bot@printkbot.example>", .reply_on = PK_REPLY_CHANGES, .cc_original = true,
+static const struct pk_reply_config reply_cfg = {
+	.from = "printkbot <bot@printkbot.example>", .cc_original = true,
 };
 
 /*
@@ -91,12 +91,12 @@ static void check_reply(const struct pk_mail *m)
 	g_autofree char *want_subject = NULL, *want_id = NULL;
 	const char *body;
 
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &reply_info, &err), 0);
-	assert_int_equal(pk_reply_build(&again, m, model, &daemon_cfg, &reply_info, &err), 0);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, &reply_info, &err), 0);
+	assert_int_equal(pk_reply_build(&again, m, model, &reply_cfg, &reply_info, &err), 0);
 	/* rendered twice, one Message-ID and the same bytes: a resend is the same mail */
 	assert_string_equal(r.message_id, again.message_id);
 	assert_string_equal(r.text, again.text);
-	want_id = pk_reply_message_id(m->message_id, daemon_cfg.from, reply_info.id_secret);
+	want_id = pk_reply_message_id(m->message_id, reply_cfg.from, reply_info.id_secret);
 	assert_string_equal(r.message_id, want_id);
 	assert_string_equal(r.sender, "bot@printkbot.example");
 
@@ -200,7 +200,7 @@ static void test_hostile_patch(void **state)
 	assert_int_equal(pk_mail_parse(&m, mail, sizeof mail - 1, &err), 0);
 	assert_null(strpbrk(m->subject, "\r\n"));
 	model = model_for(m, "build-failed");
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &reply_info, &err), 0);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, &reply_info, &err), 0);
 	lines = header_lines(r.text);
 	assert_null(header(lines, "Bcc"));
 	for (guint i = 0; i < r.recipients->len; i++)

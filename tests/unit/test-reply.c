@@ -38,8 +38,8 @@ static const char patch_mail[] =
 	"+\tpr_info(\"serial: probed %d\\n\", port);\n"
 	" }\n";
 
-static const struct pk_daemon_config daemon_cfg = {
-	.from = "printkbot <bot@example.org>", .reply_on = PK_REPLY_ALWAYS, .cc_original = true,
+static const struct pk_reply_config reply_cfg = {
+	.from = "printkbot <bot@example.org>", .cc_original = true,
 };
 
 static const char *const config_lines[] = { "CONFIG_64BIT=y", "CONFIG_PRINTK_INDEX=y", NULL };
@@ -77,7 +77,7 @@ static char *reply_text_to(const char *mail, const char *verdict, const struct p
 	json_object_set_string_member(json_node_get_object(model), "verdict", verdict);
 	if (derived_lines)
 		json_object_set_string_member(json_node_get_object(model), "config_derived", derived_lines);
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, info, &err), 0);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, info, &err), 0);
 	text = g_steal_pointer(&r.text);
 	pk_reply_clear(&r);
 	pk_test_result_clear(&res);
@@ -143,7 +143,7 @@ static void test_derived_config(void **state)
 static void test_tags_when_something_to_fix(void **state)
 {
 	g_autofree char *text = reply_text("build-failed", &with_archive);
-	g_autofree char *mid = pk_reply_message_id("20261201.2.jane@example.org", daemon_cfg.from,
+	g_autofree char *mid = pk_reply_message_id("20261201.2.jane@example.org", reply_cfg.from,
 							 with_archive.id_secret);
 	g_autofree char *closes = g_strdup_printf("| Closes: https://lore.kernel.org/linux-serial/%s/", mid);
 
@@ -163,11 +163,11 @@ static void test_message_id_keyed(void **state)
 	const char *patch = "20261201.2.jane@example.org";
 	g_autofree char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, patch, -1);
 	g_autofree char *guessed = g_strdup_printf("printkbot-%.24s@example.org", sum);
-	g_autofree char *mid = pk_reply_message_id(patch, daemon_cfg.from, "secret one");
-	g_autofree char *again = pk_reply_message_id(patch, daemon_cfg.from, "secret one");
-	g_autofree char *other = pk_reply_message_id(patch, daemon_cfg.from, "secret two");
+	g_autofree char *mid = pk_reply_message_id(patch, reply_cfg.from, "secret one");
+	g_autofree char *again = pk_reply_message_id(patch, reply_cfg.from, "secret one");
+	g_autofree char *other = pk_reply_message_id(patch, reply_cfg.from, "secret two");
 	g_autofree char *text = reply_text("build-failed", &with_archive);
-	g_autofree char *want = pk_reply_message_id(patch, daemon_cfg.from, with_archive.id_secret);
+	g_autofree char *want = pk_reply_message_id(patch, reply_cfg.from, with_archive.id_secret);
 	g_autofree char *header = g_strdup_printf("Message-Id: <%s>", want);
 	struct pk_reply_info none = with_archive;
 	g_autoptr(pk_mail) m = NULL;
@@ -190,7 +190,7 @@ static void test_message_id_keyed(void **state)
 	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
 	model = pk_review_model(m->patch, &res, &(struct pk_review_info){ "x.mbx", 1, 1, "printkbot-base",
 									  "3f2a1b4c5d6e", "b4 am" });
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &none, &err), -1);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, &none, &err), -1);
 	assert_non_null(strstr(err->message, "secret"));
 	pk_test_result_clear(&res);
 }
@@ -367,7 +367,7 @@ static void test_commit_mail(void **state)
 	res.before.commit = g_strdup("514c34ece50e09cf18cccbac90ea7a7c6dfa812f");
 	model = pk_review_model(m->patch, &res, &rinfo);
 	json_object_set_string_member(json_node_get_object(model), "verdict", "console-changed");
-	assert_int_equal(pk_reply_build_commit(&r, &c, model, &daemon_cfg, &with_archive, &err), 0);
+	assert_int_equal(pk_reply_build_commit(&r, &c, model, &reply_cfg, &with_archive, &err), 0);
 	assert_int_equal(r.recipients->len, 3);
 	assert_string_equal(r.recipients->pdata[0], "jane@example.org");
 	assert_string_equal(r.recipients->pdata[1], "max@example.org");
@@ -389,12 +389,12 @@ static void test_commit_mail(void **state)
 	assert_true(has_line(r.text, "        CONFIG_PRINTK_INDEX=y"));
 	assert_null(strstr(r.text, "patch link:"));
 	/* built again: the same id; another commit: another */
-	assert_int_equal(pk_reply_build_commit(&again, &c, model, &daemon_cfg, &with_archive, &err), 0);
+	assert_int_equal(pk_reply_build_commit(&again, &c, model, &reply_cfg, &with_archive, &err), 0);
 	assert_string_equal(again.message_id, r.message_id);
 	c.commit = "2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d1a";
 	c.committer = c.author;   /* the author committed it: mailed once */
 	c.list = NULL;
-	assert_int_equal(pk_reply_build_commit(&other, &c, model, &daemon_cfg, &with_archive, &err), 0);
+	assert_int_equal(pk_reply_build_commit(&other, &c, model, &reply_cfg, &with_archive, &err), 0);
 	assert_string_not_equal(other.message_id, r.message_id);
 	assert_int_equal(other.recipients->len, 1);
 	pk_reply_clear(&r);
@@ -452,11 +452,11 @@ static void test_reply_capped(void **state)
 	json_object_set_array_member(json_node_get_object(model), "console", console);
 	json_object_set_boolean_member(json_node_get_object(model), "has_console", TRUE);
 	info.site_page = "https://bot.example.org/series/12.html";
-	assert_int_equal(pk_reply_build(&whole, m, model, &daemon_cfg, &info, &err), 0);
+	assert_int_equal(pk_reply_build(&whole, m, model, &reply_cfg, &info, &err), 0);
 	assert_true(body_lines(whole.text) > 240);
 	assert_null(strstr(whole.text, "more change"));
 	info.max_lines = 120;
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &info, &err), 0);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, &info, &err), 0);
 	if (g_getenv("PK_TEST_SHOW"))
 		fputs(r.text, stderr);
 	assert_true(body_lines(r.text) <= 120);
@@ -508,7 +508,7 @@ static void test_reply_capped_stages(void **state)
 	g_ptr_array_add(lines, NULL);
 	info.config_lines = (const char *const *)lines->pdata;
 	info.max_lines = 60;
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &info, &err), 0);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, &info, &err), 0);
 	if (g_getenv("PK_TEST_SHOW"))
 		fputs(r.text, stderr);
 	assert_true(body_lines(r.text) <= 60);
@@ -617,7 +617,7 @@ static void test_command_answer(void **state)
 		struct pk_reply r = { 0 };
 		g_autoptr(GError) err = NULL;
 
-		assert_int_equal(pk_reply_build_command(&r, m, &cmd, &daemon_cfg, pass ? &no_list : &with_archive,
+		assert_int_equal(pk_reply_build_command(&r, m, &cmd, &reply_cfg, pass ? &no_list : &with_archive,
 							&err), 0);
 		assert_string_equal(r.recipients->pdata[0], "max@example.org");
 		if (pass) {
@@ -658,7 +658,7 @@ static void test_reply_defused(void **state)
 	assert_int_equal(pk_mail_parse(&m, hostile, strlen(hostile), NULL), 0);
 	res.scan = pk_scan(m->patch);
 	model = pk_review_model(m->patch, &res, &rinfo);
-	assert_int_equal(pk_reply_build(&r, m, model, &daemon_cfg, &with_archive, NULL), 0);
+	assert_int_equal(pk_reply_build(&r, m, model, &reply_cfg, &with_archive, NULL), 0);
 	assert_true(has_line(r.text, "> #printkbot test"));
 	pk_mailcmd_parse(&c, body_of(r.text));
 	assert_int_equal(c.kind, PK_MAILCMD_NONE);

@@ -1,7 +1,7 @@
 /*
  * config.c - the configuration file, read with GLib's GKeyFile.
  */
-#include "base/config.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -375,31 +375,6 @@ static int get_password(GKeyFile *kf, const char *path, const char *group, char 
 	return 0;
 }
 
-enum pk_tls pk_tls_enforced(enum pk_tls tls, bool login)
-{
-	return tls == PK_TLS_TRY && login ? PK_TLS_REQUIRED : tls;
-}
-
-const char *pk_tls_name(enum pk_tls tls)
-{
-	return tls == PK_TLS_OFF ? "off" : tls == PK_TLS_TRY ? "try" : "required";
-}
-
-bool pk_url_is_loopback(const char *url)
-{
-	g_autoptr(GUri) uri = url ? g_uri_parse(url, G_URI_FLAGS_PARSE_RELAXED, NULL) : NULL;
-	g_autoptr(GInetAddress) addr = NULL;
-	const char *host = uri ? g_uri_get_host(uri) : NULL;
-
-	if (!host)
-		return false;
-	if (!g_ascii_strcasecmp(host, "localhost") || !g_ascii_strcasecmp(host, "localhost."))
-		return true;
-	/* GUri gives an IPv6 literal without its brackets */
-	addr = g_inet_address_new_from_string(host);
-	return addr && g_inet_address_get_is_loopback(addr);
-}
-
 /* tls = required | try | off for a connection to url; the default is by pk_url_is_loopback(). */
 static int get_tls(GKeyFile *kf, const char *path, const char *group, const char *url,
 		   enum pk_tls *out, GError **err)
@@ -508,11 +483,6 @@ static int load_commands_from(GKeyFile *kf, const char *path, struct pk_daemon_c
 	return 0;
 }
 
-const char *pk_reply_mode_name(enum pk_reply_mode mode)
-{
-	return mode == PK_REPLY_ALWAYS ? "always" : mode == PK_REPLY_CHANGES ? "changes" : "off";
-}
-
 /*
  * A reply mode: off, changes or always (and never, the old word for off,
  * where old_never: [daemon] reply_on was written so before there were
@@ -579,8 +549,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 {
 	struct pk_daemon_config *d = &c->daemon;
 
-	d->from = get_string(kf, "daemon", "from", "printkbot <printkbot@localhost>");
-	d->cc_original = true;
+	d->mail.from = get_string(kf, "daemon", "from", "printkbot <printkbot@localhost>");
+	d->mail.cc_original = true;
 	d->series_wait = 600;
 	d->retry_min = 60;
 	d->retry_max = 3600;
@@ -600,7 +570,7 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	if (get_reply_mode(kf, path, "daemon", "reply_on", true, &d->reply_on, err) < 0 ||
 	    /* the head and the signature alone take about 30 lines */
 	    get_uint_min(kf, path, "daemon", "max_reply_lines", 40, &d->max_reply_lines, err) < 0 ||
-	    get_bool(kf, path, "daemon", "cc_original", &d->cc_original, err) < 0 ||
+	    get_bool(kf, path, "daemon", "cc_original", &d->mail.cc_original, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "series_wait", 0, &d->series_wait, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "retry_min", 1, &d->retry_min, err) < 0 ||
 	    get_seconds(kf, path, "daemon", "retry_max", 1, &d->retry_max, err) < 0 ||
@@ -614,8 +584,8 @@ static int load_daemon(GKeyFile *kf, const char *path, struct pk_config *c, GErr
 	    get_uint(kf, path, "daemon", "commands_total_per_hour", &d->commands_total_per_hour, err) < 0 ||
 	    load_commands_from(kf, path, d, err) < 0 || load_authserv_ids(kf, path, d, err) < 0)
 		return -1;
-	if (!strchr(d->from, '@') || strpbrk(d->from, "\r\n"))
-		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->from);
+	if (!strchr(d->mail.from, '@') || strpbrk(d->mail.from, "\r\n"))
+		return config_error(err, path, "daemon", "from", "'%s' is not a mail address", d->mail.from);
 	return 0;
 }
 
@@ -717,20 +687,15 @@ static char **comma_list(GKeyFile *kf, const char *group, const char *key)
 	return (char **)g_ptr_array_free(out, FALSE);
 }
 
-static void tree_config_free(struct pk_tree_config *t)
+static void tree_group_free(struct pk_tree_group *g)
 {
-	g_free(t->name);
-	g_free(t->url);
-	g_strfreev(t->branches);
-	g_strfreev(t->watch);
-	g_free(t->list);
-	g_strfreev(t->policy.subject_prefixes);
-	g_free(t);
-}
-
-bool pk_tree_watches(const struct pk_tree_config *t, const char *branch)
-{
-	return t->watch && g_strv_contains((const char *const *)t->watch, branch);
+	g_free(g->tree.name);
+	g_free(g->tree.url);
+	g_strfreev(g->tree.branches);
+	g_strfreev(g->tree.watch);
+	g_free(g->list);
+	g_strfreev(g->policy.subject_prefixes);
+	g_free(g);
 }
 
 /*
@@ -789,14 +754,14 @@ static int load_reply_policy(GKeyFile *kf, const char *path, const char *group, 
 
 /* What a [tree] does with its watched branches: watch, list, reply and its policy, max_commits. */
 static int load_tree_watch(GKeyFile *kf, const char *path, const char *group, const struct pk_config *c,
-			   struct pk_tree_config *t, GError **err)
+			   struct pk_tree_group *t, GError **err)
 {
 	t->max_commits = 50;
 	t->list = g_key_file_get_string(kf, group, "list", NULL);
 	if (g_key_file_has_key(kf, group, "reply_on", NULL))
 		return config_error(err, path, group, "reply_on", "is now reply = off | changes | always (never "
 				    "is off), as in a [list] group");
-	if (get_watch(kf, path, group, &t->watch, err) < 0 ||
+	if (get_watch(kf, path, group, &t->tree.watch, err) < 0 ||
 	    get_uint(kf, path, group, "max_commits", &t->max_commits, err) < 0 ||
 	    load_reply_policy(kf, path, group, c->daemon.reply_on, &t->policy, err) < 0)
 		return -1;
@@ -813,8 +778,9 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 {
 	g_auto(GStrv) groups = kf ? g_key_file_get_groups(kf, NULL) : NULL;
 
-	c->trees = g_ptr_array_new_with_free_func((GDestroyNotify)tree_config_free);
+	c->trees = g_ptr_array_new_with_free_func((GDestroyNotify)tree_group_free);
 	for (char **g = groups; g && *g; g++) {
+		struct pk_tree_group *group;
 		struct pk_tree_config *t;
 		g_autofree char *url = NULL, *dir = NULL;
 
@@ -824,12 +790,13 @@ static int load_trees(GKeyFile *kf, const char *path, struct pk_config *c, GErro
 		dir = g_key_file_get_string(kf, *g, "path", NULL);
 		if (!url == !dir)
 			return config_error(err, path, *g, NULL, "give url or path, one of them");
-		t = g_new0(struct pk_tree_config, 1);
+		group = g_new0(struct pk_tree_group, 1);
+		t = &group->tree;
 		t->name = g_strstrip(g_strdup(*g + strlen("tree ")));
 		t->url = url ? g_steal_pointer(&url) : g_steal_pointer(&dir);
 		t->branches = comma_list(kf, *g, "branches");
-		g_ptr_array_add(c->trees, t);
-		if (load_tree_watch(kf, path, *g, c, t, err) < 0 || get_bool(kf, path, *g, "trusted", &t->trusted, err) < 0)
+		g_ptr_array_add(c->trees, group);
+		if (load_tree_watch(kf, path, *g, c, group, err) < 0 || get_bool(kf, path, *g, "trusted", &t->trusted, err) < 0)
 			return -1;
 		if (t->trusted) {
 			guint n = c->sandbox.trusted_trees ? g_strv_length(c->sandbox.trusted_trees) : 0;
@@ -1080,25 +1047,6 @@ static int load_kcidb(GKeyFile *kf, const char *path, struct pk_kcidb_config *ou
 	return 0;
 }
 
-void pk_kcidb_config_clear(struct pk_kcidb_config *kcidb)
-{
-	g_free(kcidb->origin);
-	g_free(kcidb->url);
-	if (kcidb->token)
-		memset(kcidb->token, 0, strlen(kcidb->token));
-	g_free(kcidb->token);
-	memset(kcidb, 0, sizeof *kcidb);
-}
-
-void pk_site_config_clear(struct pk_site_config *site)
-{
-	g_free(site->url);
-	g_free(site->source_url);
-	if (site->archives)
-		g_hash_table_unref(site->archives);
-	memset(site, 0, sizeof *site);
-}
-
 /* The file to read: path, else $PRINTKBOT_CONFIG, else DEFAULT_CONFIG if it exists, else NULL. */
 static const char *config_file(const char *path)
 {
@@ -1227,8 +1175,8 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e))
 		return pk_error(err, PK_ERROR_INPUT, "%s: %s", path, e->message);
 	if (check_known_keys(kf, path, err) < 0 ||
-	    get_seconds(kf, path, "test", "boot_timeout", 0, &c.boot_timeout, err) < 0 ||
-	    get_uint(kf, path, "test", "derived_builds", &c.derived_builds, err) < 0 ||
+	    get_seconds(kf, path, "test", "boot_timeout", 0, &c.test.boot_timeout, err) < 0 ||
+	    get_uint(kf, path, "test", "derived_builds", &c.test.derived_builds, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_build_system", &c.policy.allow_build_system, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_other_files", &c.policy.allow_other_files, err) < 0 ||
 	    get_uint(kf, path, "policy", "max_files", &c.policy.max_files, err) < 0 ||
@@ -1243,9 +1191,9 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 		return -1;
 	}
 	c.path = g_strdup(path);
-	c.base = g_key_file_get_string(kf, "test", "base", NULL);
-	c.bases = comma_list(kf, "test", "bases");
-	c.rules = g_key_file_get_string(kf, "test", "rules", NULL);
+	c.test.base = g_key_file_get_string(kf, "test", "base", NULL);
+	c.test.bases = comma_list(kf, "test", "bases");
+	c.test.rules = g_key_file_get_string(kf, "test", "rules", NULL);
 	c.keys = g_steal_pointer(&kf);
 	*out = c;
 	return 0;
@@ -1255,7 +1203,7 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 {
 	const struct pk_daemon_config *d = &config->daemon;
 	const char *path = config->path ? config->path : "(no configuration file)";
-	const char *at = d->from ? strrchr(d->from, '@') : NULL;
+	const char *at = d->mail.from ? strrchr(d->mail.from, '@') : NULL;
 	bool set = config->keys && g_key_file_has_key(config->keys, "daemon", "from", NULL);
 	g_autofree char *domain = NULL;
 
@@ -1280,10 +1228,10 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 			mails = g_strdup_printf("[list %s] reply = %s", l->name, pk_reply_mode_name(l->policy.reply));
 	}
 	for (guint i = 0; !mails && config->trees && i < config->trees->len; i++) {
-		const struct pk_tree_config *t = config->trees->pdata[i];
+		const struct pk_tree_group *t = config->trees->pdata[i];
 
-		if (t->watch && t->policy.reply != PK_REPLY_OFF)
-			mails = g_strdup_printf("[tree %s] reply = %s", t->name, pk_reply_mode_name(t->policy.reply));
+		if (t->tree.watch && t->policy.reply != PK_REPLY_OFF)
+			mails = g_strdup_printf("[tree %s] reply = %s", t->tree.name, pk_reply_mode_name(t->policy.reply));
 	}
 	if (!mails)
 		return 0;
@@ -1295,7 +1243,7 @@ int pk_config_check_daemon(const struct pk_config *config, GError **err)
 		return config_error(err, path, "daemon", "from",
 				    "%s%s%s is at localhost: with %s the bot mails people, who must "
 				    "be able to answer; set from, or reply off", set ? "'" : "not set, and the default ",
-				    d->from ? d->from : "", set ? "'" : "", mails);
+				    d->mail.from ? d->mail.from : "", set ? "'" : "", mails);
 	return 0;
 }
 
@@ -1334,10 +1282,10 @@ void pk_config_clear(struct pk_config *config)
 {
 	g_free(config->path);
 	g_free(config->db);
-	g_free(config->base);
+	g_free(config->test.base);
 	g_free(config->sandbox_user);
 	g_free(config->ccache_dir);
-	g_free(config->daemon.from);
+	g_free(config->daemon.mail.from);
 	g_free(config->daemon.outbox);
 	g_free(config->daemon.metrics_dir);
 	g_strfreev(config->daemon.commands_from);
@@ -1355,8 +1303,8 @@ void pk_config_clear(struct pk_config *config)
 	if (config->lists)
 		g_ptr_array_unref(config->lists);
 	g_strfreev(config->sandbox.trusted_trees);
-	g_strfreev(config->bases);
-	g_free(config->rules);
+	g_strfreev(config->test.bases);
+	g_free(config->test.rules);
 	pk_site_config_clear(&config->site);
 	pk_kcidb_config_clear(&config->kcidb);
 	if (config->keys)
