@@ -374,12 +374,22 @@ static const struct pk_hunk *original_hunk(const struct pk_patch *patch, const c
 }
 
 /* Why libgit2 refused the patch, naming the file and the hunk as the patch wrote it. */
-static char *describe_failure(const struct apply_progress *p, const struct pk_patch *patch, const char *why)
+static char *describe_failure(const struct apply_progress *p, const struct pk_patch *patch, git_tree *tree,
+			      const char *why)
 {
 	const struct pk_hunk *h;
+	git_tree_entry *e = NULL;
 
 	if (!p->file)
 		return g_strdup_printf("the diff does not apply: %s", why);
+	/*
+	 * libgit2 names the first part of the path missing from the tree it
+	 * applied to ("the path 'drivers' does not exist"), and that tree may
+	 * hold only the touched files (touched_tree()): say it of the base.
+	 */
+	if (!p->hunk && git_tree_entry_bypath(&e, tree, p->file) == GIT_ENOTFOUND)
+		return g_strdup_printf("%s: does not apply: the base has no such file", p->file);
+	git_tree_entry_free(e);
 	if (!p->hunk)
 		return g_strdup_printf("%s: does not apply: %s", p->file, why);
 	if (!(h = original_hunk(patch, p->file, p->hunk)))
@@ -697,7 +707,7 @@ static int apply_to_tree(git_oid *out_tree, char **failure, bool *refused, bool 
 	while (git_apply_to_tree(&index, repo, small ? small : tree, diff, &opts) < 0) {
 		const git_error *e = git_error_last();
 
-		*failure = describe_failure(&progress, patch, e ? e->message : "unknown reason");
+		*failure = describe_failure(&progress, patch, tree, e ? e->message : "unknown reason");
 		if (progress.file && !g_hash_table_contains(leave_out, progress.file) &&
 		    g_hash_table_size(leave_out) + 1 < git_diff_num_deltas(diff) &&
 		    pk_path_kind(progress.file) == PK_PATH_INERT) {

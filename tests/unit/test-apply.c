@@ -183,6 +183,13 @@ static const char bad_second_hunk[] =
 	"+line 31, again\n"
 	" line 32\n";
 
+static const char change_of_absent_file[] =
+	"--- a/drivers/tty/absent.c\n"
+	"+++ b/drivers/tty/absent.c\n"
+	"@@ -1,1 +1,1 @@\n"
+	"-line 1\n"
+	"+line one\n";
+
 static void test_failure_names_file_and_hunk(void **state)
 {
 	struct fixture *f = *state;
@@ -199,6 +206,12 @@ static void test_failure_names_file_and_hunk(void **state)
 	/* nothing half-applied: the tree is at the parent */
 	text = read_tree_file(f, "f.c");
 	assert_non_null(strstr(text, "\nline 2\n"));
+	pk_apply_result_clear(&r);
+	/* a file the base lacks is said so, not as libgit2 names the first missing directory */
+	g_autoptr(pk_patch) absent = pk_patch_parse_diff(change_of_absent_file, strlen(change_of_absent_file));
+	assert_int_equal(pk_apply_patch(&r, &f->lab, "base", absent, NULL), 0);
+	assert_false(r.applied);
+	assert_string_equal(r.failure, "drivers/tty/absent.c: does not apply: the base has no such file");
 	pk_apply_result_clear(&r);
 	/* a revision that does not exist is an error, not a result */
 	assert_int_equal(pk_apply_patch(&r, &f->lab, "no-such-rev", p, &err), -1);
