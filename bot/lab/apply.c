@@ -750,7 +750,7 @@ int pk_apply_patch(struct pk_apply_result *out, const struct pk_lab *lab,
 	git_oid tree_id, commit_id;
 	int rc = -1, applied;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&parent, repo, parent_rev, err) < 0 ||
 	    git_commit_tree(&parent_tree, parent) < 0)
@@ -783,7 +783,6 @@ cleanup:
 	git_tree_free(parent_tree);
 	git_commit_free(commit);
 	git_commit_free(parent);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -796,7 +795,7 @@ int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const ch
 	int rc = -1;
 
 	*out_failure = NULL;
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&commit, repo, rev, err) < 0 || git_commit_tree(&tree, commit) < 0)
 		goto cleanup;
@@ -818,7 +817,6 @@ int pk_apply_series_check(char **out_failure, const struct pk_lab *lab, const ch
 cleanup:
 	git_tree_free(tree);
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 

@@ -531,7 +531,7 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		       GError **err)
 {
 	g_autofree char *tmp = NULL, *from = NULL, *build_dir = NULL;
-	struct pk_lab d = { .lock_fd = -1 };
+	struct pk_lab d = { .lock_fd = -1, .repo = pk_repo_cache_new() };   /* its own, on the same tree */
 
 	if (args->len) {
 		g_ptr_array_add(args, NULL);

@@ -39,7 +39,7 @@ char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qe
 
 int pk_lab_open(struct pk_lab *out, GError **err)
 {
-	struct pk_lab lab = { .lock_fd = -1 };
+	struct pk_lab lab = { .lock_fd = -1, .repo = pk_repo_cache_new() };
 
 	lab.cache = pk_cache_dir();
 	lab.datadir = pk_data_dir();
@@ -72,6 +72,7 @@ void pk_lab_clear(struct pk_lab *lab)
 		close(lab->lock_fd);
 	}
 	g_free(lab->tree);
+	pk_repo_cache_free(lab->repo);
 	memset(lab, 0, sizeof(*lab));
 	lab->lock_fd = -1;
 }
@@ -222,6 +223,7 @@ int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev
 	l.config_hash = g_strdup(lab->config_hash);
 	l.extra_config = g_strdup(lab->extra_config);
 	l.qemu_args = g_strdupv(lab->qemu_args);
+	l.repo = pk_repo_cache_new();   /* its own: lab's is lab's to free */
 	/* a worktree a killed test left without its top Makefile: whole again */
 	if (strcmp(l.tree, lab->tree) && !(series = (g_free(series), pk_lab_tree_series(&l))) &&
 	    pk_repo_rest(&l, rev, true, err) < 0) {

@@ -39,6 +39,8 @@
 
 #include <glib.h>
 
+struct pk_repo_cache;   /* repo.c's */
+
 struct pk_lab {
 	char *cache;      /* the cache dir */
 	char *datadir;    /* pk_data_dir(): qemu/kernel.config, qemu/init.c */
@@ -49,6 +51,15 @@ struct pk_lab {
 	char *extra_config;/* a derived config's CONFIG_X=y lines (derive.h), NULL for the lab's */
 	char **qemu_args; /* QEMU arguments of the devices a patch's drivers need (derive.h), or NULL */
 	int lock_fd;      /* held by pk_lab_lock(), -1 when not */
+	/*
+	 * The repository at tree, held open (repo.h): made empty by whatever
+	 * makes a lab (pk_lab_open(), pk_lab_for_rev(), a derived config's
+	 * lab), freed by pk_lab_clear().  Each lab its own: a copy gets a new
+	 * one (pk_repo_cache_new()), never this pointer, which the lab's clear
+	 * frees.  What it points at changes through a const lab, which every
+	 * repo.h call takes: the handle is a cache, not the lab's state.
+	 */
+	struct pk_repo_cache *repo;
 };
 
 /* Asks the guest's init (qemu/init.c) to wait for a quiet log: boots with qemu_args get it. */
@@ -78,9 +89,10 @@ char *pk_lab_build_dir(const struct pk_lab *lab);
 char *pk_lab_tree_series(const struct pk_lab *lab);
 
 /*
- * The lab as it tests rev: a copy of lab (strings its own, no lock: clear
- * it with pk_lab_clear(), which leaves lab's lock alone) whose tree is the
- * one for rev's kernel series (VERSION.PATCHLEVEL of its top Makefile):
+ * The lab as it tests rev: a copy of lab (strings and repository handle
+ * its own, no lock: clear it with pk_lab_clear(), which leaves lab's lock
+ * and handle alone) whose tree is the one for rev's kernel series
+ * (VERSION.PATCHLEVEL of its top Makefile):
  * linux/ for the series of the lab's base, trees/<series>/ (a worktree of
  * the same repository, made the first time, pk_repo_worktree()) for any
  * other, so that switching from a 6.1 series to a 6.12 one rewrites no

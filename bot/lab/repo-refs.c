@@ -16,12 +16,11 @@ char *pk_repo_commit_message(const struct pk_lab *lab, const char *rev, GError *
 	git_commit *commit = NULL;
 	char *msg = NULL;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return NULL;
 	if (pk_repo_lookup(&commit, repo, rev, err) == 0)
 		msg = g_strdup(git_commit_message(commit));
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return msg;
 }
 
@@ -37,7 +36,7 @@ char *pk_repo_describe(const struct pk_lab *lab, const char *rev)
 
 	/* annotated tags only, as git describe: the lab's own tags are lightweight */
 	fmt.abbreviated_size = 12;
-	if (pk_repo_open(&repo, lab, NULL) < 0)
+	if (pk_repo_handle(&repo, lab, NULL) < 0)
 		return NULL;
 	if (pk_repo_lookup(&commit, repo, rev, NULL) == 0 &&
 	    git_describe_commit(&res, (git_object *)commit, &opts) == 0 &&
@@ -46,7 +45,6 @@ char *pk_repo_describe(const struct pk_lab *lab, const char *rev)
 	git_buf_dispose(&buf);
 	git_describe_result_free(res);
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return out;
 }
 
@@ -59,7 +57,7 @@ char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *pref
 	g_autofree char *glob = g_strconcat(prefix, "*", NULL);
 	char *out = NULL;
 
-	if (pk_repo_open(&repo, lab, NULL) < 0)
+	if (pk_repo_handle(&repo, lab, NULL) < 0)
 		return NULL;
 	if (pk_repo_lookup(&commit, repo, rev, NULL) < 0 ||
 	    git_reference_iterator_glob_new(&it, repo, glob) < 0)
@@ -76,7 +74,6 @@ char *pk_repo_ref_at(const struct pk_lab *lab, const char *rev, const char *pref
 cleanup:
 	git_reference_iterator_free(it);
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return out;
 }
 
@@ -151,7 +148,7 @@ static char *tip_ancestor(const struct pk_lab *lab, const char *rev, unsigned ma
 	git_commit *commit = NULL;
 	char *out = NULL;
 
-	if (pk_repo_open(&repo, lab, NULL) < 0)
+	if (pk_repo_handle(&repo, lab, NULL) < 0)
 		return NULL;
 	published_tips(tips, repo, trusted_only);
 	if (pk_repo_lookup(&commit, repo, rev, NULL) < 0)
@@ -169,7 +166,6 @@ static char *tip_ancestor(const struct pk_lab *lab, const char *rev, unsigned ma
 	}
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return out;
 }
 
@@ -220,14 +216,14 @@ int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError *
 		return -1;
 	if (!whole)
 		return head && !strcmp(head, target) ? 0 : pk_repo_checkout(lab, target, err);
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&commit, repo, target, err) < 0)
 		goto cleanup;
 	/* every path: a file the worktree lost is written again though HEAD's tree has it too */
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0) {
-		pk_git_fail(err, "checkout");
+		pk_repo_checkout_failed(repo, err);
 		goto cleanup;
 	}
 	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0) {
@@ -237,7 +233,6 @@ int pk_repo_rest(const struct pk_lab *lab, const char *rev, bool whole, GError *
 	rc = 0;
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -310,7 +305,7 @@ int pk_repo_id_published(enum pk_repo_id_kind *out, const char **out_type, const
 	if (strlen(hex) != PK_REPO_ID_HEX || strspn(hex, "0123456789abcdef") != PK_REPO_ID_HEX ||
 	    git_oid_fromstr(&id, hex) < 0)
 		return pk_error(err, PK_ERROR_INPUT, "'%s' is not a full commit id", hex);
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	found = git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY);
 	if (found < 0 && found != GIT_ENOTFOUND) {
@@ -332,7 +327,6 @@ int pk_repo_id_published(enum pk_repo_id_kind *out, const char **out_type, const
 	rc = 0;
 cleanup:
 	git_object_free(obj);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -344,7 +338,7 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 	g_autofree char *glob = g_strconcat(prefix, "*", NULL);
 	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
 
-	if (pk_repo_open(&repo, lab, NULL) < 0)
+	if (pk_repo_handle(&repo, lab, NULL) < 0)
 		return out;
 	if (git_reference_iterator_glob_new(&it, repo, glob) == 0)
 		while (git_reference_next(&ref, it) == 0) {
@@ -352,7 +346,6 @@ GPtrArray *pk_repo_refs(const struct pk_lab *lab, const char *prefix)
 			git_reference_free(ref);
 		}
 	git_reference_iterator_free(it);
-	git_repository_free(repo);
 	return out;
 }
 
@@ -376,12 +369,11 @@ int pk_repo_delete_ref(const struct pk_lab *lab, const char *name, GError **err)
 	git_repository *repo = NULL;
 	int rc;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	rc = git_reference_remove(repo, name);
 	if (rc < 0 && rc != GIT_ENOTFOUND)
 		pk_git_fail(err, "removing a ref");
-	git_repository_free(repo);
 	return rc < 0 && rc != GIT_ENOTFOUND ? -1 : 0;
 }
 
@@ -397,7 +389,7 @@ int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *
 	g_autoptr(GError) local = NULL;
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	/*
 	 * The refspecs' refs alone, no tag: a followed tag is written under
@@ -420,6 +412,5 @@ int pk_repo_fetch(const struct pk_lab *lab, const char *url, const char *const *
 		rc = 0;
 	}
 	git_remote_free(remote);
-	git_repository_free(repo);
 	return rc;
 }

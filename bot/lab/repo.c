@@ -18,11 +18,57 @@
 /* The base commit's author and committer date: fixed, so its id is the same on every machine. */
 #define BASE_TIME 1704067200   /* 2024-01-01T00:00:00Z */
 
-int pk_repo_open(git_repository **out, const struct pk_lab *lab, GError **err)
+/*
+ * What a lab holds of its repository (lab.h's repo): the handle, opened
+ * by the lab's first call, and the tree it was opened on.
+ */
+struct pk_repo_cache {
+	git_repository *git;
+	char *path;
+};
+
+struct pk_repo_cache *pk_repo_cache_new(void)
 {
+	return g_new0(struct pk_repo_cache, 1);
+}
+
+void pk_repo_cache_free(struct pk_repo_cache *cache)
+{
+	if (!cache)
+		return;
+	git_repository_free(cache->git);
+	g_free(cache->path);
+	g_free(cache);
+}
+
+void pk_repo_forget(const struct pk_lab *lab)
+{
+	if (!lab->repo)
+		return;
+	g_clear_pointer(&lab->repo->git, git_repository_free);
+	g_clear_pointer(&lab->repo->path, g_free);
+}
+
+int pk_repo_handle(git_repository **out, const struct pk_lab *lab, GError **err)
+{
+	struct pk_repo_cache *cache = lab->repo;
+	git_repository *repo = NULL;
+
+	if (!cache)
+		return pk_error(err, PK_ERROR_FAILED, "%s: the lab has no place for its repository (not made by "
+				"pk_lab_open(), pk_lab_for_rev() or a derived config)", lab->tree);
+	if (cache->git && !g_strcmp0(cache->path, lab->tree)) {
+		*out = cache->git;
+		return 0;
+	}
+	/* none yet, or one of a tree the lab no longer names (its fields are plain: a caller may change tree) */
+	pk_repo_forget(lab);
 	pk_git_init();
-	if (git_repository_open(out, lab->tree) < 0)
+	if (git_repository_open(&repo, lab->tree) < 0)
 		return pk_git_fail(err, lab->tree);
+	cache->git = repo;
+	cache->path = g_strdup(lab->tree);
+	*out = repo;
 	return 0;
 }
 
@@ -120,6 +166,19 @@ static GPtrArray *paths_changed_from_head(git_repository *repo, git_commit *targ
 	return paths;
 }
 
+int pk_repo_checkout_failed(git_repository *repo, GError **err)
+{
+	/*
+	 * A checkout cut short may leave the handle's index changed in memory
+	 * and never written, and the next checkout reads the index file again
+	 * only when the file changed: the handle drops it, and reads the file
+	 * as a handle opened anew would (libgit2 takes NULL for "none set").
+	 */
+	pk_git_fail(err, "checkout");
+	git_repository_set_index(repo, NULL);
+	return -1;
+}
+
 /* When HEAD cannot be read, the whole tree is checked out. */
 int pk_repo_checkout_commit(git_repository *repo, git_commit *commit, GError **err)
 {
@@ -135,7 +194,7 @@ int pk_repo_checkout_commit(git_repository *repo, git_commit *commit, GError **e
 		opts.paths.count = paths->len;
 	}
 	if (git_checkout_tree(repo, (const git_object *)commit, &opts) < 0)
-		return pk_git_fail(err, "checkout");
+		return pk_repo_checkout_failed(repo, err);
 detach:
 	if (git_repository_set_head_detached(repo, git_commit_id(commit)) < 0)
 		return pk_git_fail(err, "detaching HEAD");
@@ -148,14 +207,13 @@ int pk_repo_checkout(const struct pk_lab *lab, const char *rev, GError **err)
 	git_commit *commit = NULL;
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&commit, repo, rev, err) < 0)
 		goto cleanup;
 	rc = pk_repo_checkout_commit(repo, commit, err);
 cleanup:
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -165,12 +223,11 @@ char *pk_repo_resolve(const struct pk_lab *lab, const char *rev, GError **err)
 	git_commit *commit = NULL;
 	char *id = NULL;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return NULL;
 	if (pk_repo_lookup(&commit, repo, rev, err) == 0)
 		id = g_strdup(git_oid_tostr_s(git_commit_id(commit)));
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return id;
 }
 
@@ -213,17 +270,12 @@ int pk_repo_read_file(char **out, size_t *out_len, const struct pk_lab *lab, con
 	git_repository *repo = NULL;
 	git_blob *blob = NULL;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0 || lookup_blob(&blob, repo, rev, path, err) < 0)
 		return -1;
-	if (lookup_blob(&blob, repo, rev, path, err) < 0) {
-		git_repository_free(repo);
-		return -1;
-	}
 	*out = g_strndup(git_blob_rawcontent(blob), git_blob_rawsize(blob));
 	if (out_len)
 		*out_len = git_blob_rawsize(blob);
 	git_blob_free(blob);
-	git_repository_free(repo);
 	return 0;
 }
 
@@ -357,6 +409,8 @@ int pk_repo_import_tree(const struct pk_lab *lab, const char *message, GError **
 	git_oid tree_id, id;
 	int rc = -1;
 
+	/* a repository made anew (setup removed a .git its import left cut short): not one held on the old */
+	pk_repo_forget(lab);
 	pk_git_init();
 	if (init_with_all_files(&repo, &index, lab->tree, err) < 0)
 		return -1;
@@ -414,8 +468,10 @@ int pk_repo_import_dir(const struct pk_lab *lab, const char *dir, const char *me
 	git_oid tree_id, id;
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
-		return -1;
+	/* a handle of its own, not the lab's (pk_repo_handle()): write_dir_tree() points it at dir */
+	pk_git_init();
+	if (git_repository_open(&repo, lab->tree) < 0)
+		return pk_git_fail(err, lab->tree);
 	if (write_dir_tree(&tree_id, repo, dir, err) < 0)
 		goto cleanup;
 	if (git_message_prettify(&msg, message, 0, 0) < 0 || git_tree_lookup(&tree, repo, &tree_id) < 0 ||
@@ -443,7 +499,7 @@ int pk_repo_tag(const struct pk_lab *lab, const char *tag, const char *rev, GErr
 	g_autofree char *name = g_strconcat("refs/tags/", tag, NULL);
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&commit, repo, rev, err) == 0) {
 		if (git_reference_create(&ref, repo, name, git_commit_id(commit), 1, NULL) < 0)
@@ -453,7 +509,6 @@ int pk_repo_tag(const struct pk_lab *lab, const char *tag, const char *rev, GErr
 	}
 	git_reference_free(ref);
 	git_commit_free(commit);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -522,7 +577,7 @@ int pk_repo_changed_paths(GPtrArray **out, const struct pk_lab *lab, const char 
 	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&a, repo, from, err) < 0 || pk_repo_lookup(&b, repo, to, err) < 0)
 		goto cleanup;
@@ -547,7 +602,6 @@ cleanup:
 	git_tree_free(ta);
 	git_commit_free(b);
 	git_commit_free(a);
-	git_repository_free(repo);
 	return rc;
 }
 
@@ -808,12 +862,12 @@ static void take_commit_header(struct pk_patch *patch, git_commit *c)
 	patch->description = body ? g_strdup(body) : NULL;
 }
 
-/* The lab's repository, with an empty index for a diff (see pk_repo_commit_patch()). */
-static int open_for_diff(git_repository **repo, const struct pk_lab *lab, GError **err)
+/* The lab's repository, with an empty index for a diff (see pk_repo_commit_patch()); diff_done() after. */
+static int handle_for_diff(git_repository **repo, const struct pk_lab *lab, GError **err)
 {
 	git_index *empty = NULL;
 
-	if (pk_repo_open(repo, lab, err) < 0)
+	if (pk_repo_handle(repo, lab, err) < 0)
 		return -1;
 	/*
 	 * The diff looks up .gitattributes (the kernel's "*.c diff=cpp" makes
@@ -827,6 +881,17 @@ static int open_for_diff(git_repository **repo, const struct pk_lab *lab, GError
 	return 0;
 }
 
+/*
+ * The lab holds the handle: left with the empty index, its next checkout
+ * would take that for the worktree's.  Dropped rather than put back (the
+ * lab's was not read): the next use reads the index file, as a handle
+ * opened anew would.
+ */
+static void diff_done(git_repository *repo)
+{
+	git_repository_set_index(repo, NULL);
+}
+
 struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *commit, const struct pk_policy *policy,
 				      char **out_parent, GError **err)
 {
@@ -834,7 +899,7 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
 	git_commit *c = NULL, *parent = NULL;
 	struct pk_patch *patch = NULL;
 
-	if (open_for_diff(&repo, lab, err) < 0)
+	if (handle_for_diff(&repo, lab, err) < 0)
 		return NULL;
 	if (pk_repo_lookup(&c, repo, commit, err) < 0)
 		goto cleanup;
@@ -853,7 +918,7 @@ struct pk_patch *pk_repo_commit_patch(const struct pk_lab *lab, const char *comm
 cleanup:
 	git_commit_free(parent);
 	git_commit_free(c);
-	git_repository_free(repo);
+	diff_done(repo);
 	return patch;
 }
 
@@ -868,7 +933,7 @@ int pk_repo_patch_key(char **out, const struct pk_lab *lab, const char *commit, 
 	char hex[GIT_OID_HEXSZ + 1] = "";
 	int rc = -1;
 
-	if (open_for_diff(&repo, lab, err) < 0)
+	if (handle_for_diff(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&c, repo, commit, err) < 0)
 		goto cleanup;
@@ -901,7 +966,7 @@ cleanup:
 	git_diff_free(diff);
 	git_commit_free(parent);
 	git_commit_free(c);
-	git_repository_free(repo);
+	diff_done(repo);
 	return rc;
 }
 
@@ -911,7 +976,7 @@ int pk_repo_is_ancestor(const struct pk_lab *lab, const char *ancestor, const ch
 	git_commit *a = NULL, *r = NULL;
 	int rc = -1;
 
-	if (pk_repo_open(&repo, lab, err) < 0)
+	if (pk_repo_handle(&repo, lab, err) < 0)
 		return -1;
 	if (pk_repo_lookup(&a, repo, ancestor, err) < 0 || pk_repo_lookup(&r, repo, rev, err) < 0)
 		goto cleanup;
@@ -925,7 +990,6 @@ int pk_repo_is_ancestor(const struct pk_lab *lab, const char *ancestor, const ch
 cleanup:
 	git_commit_free(r);
 	git_commit_free(a);
-	git_repository_free(repo);
 	return rc < 0 ? -1 : rc;
 }
 
@@ -936,13 +1000,13 @@ struct pk_patch *pk_repo_diff_patch(const struct pk_lab *lab, const char *from, 
 	git_commit *a = NULL, *b = NULL;
 	struct pk_patch *patch = NULL;
 
-	if (open_for_diff(&repo, lab, err) < 0)
+	if (handle_for_diff(&repo, lab, err) < 0)
 		return NULL;
 	if (pk_repo_lookup(&a, repo, from, err) == 0 && pk_repo_lookup(&b, repo, to, err) == 0)
 		patch = commit_diff_patch(repo, b, a, policy, err);
 	git_commit_free(b);
 	git_commit_free(a);
-	git_repository_free(repo);
+	diff_done(repo);
 	return patch;
 }
 
@@ -1094,7 +1158,7 @@ int pk_repo_import_commits(unsigned *out_copied, const struct pk_lab *lab, const
 	pk_git_init();
 	if (git_repository_open_ext(&c.src, src_dir, 0, NULL) < 0)
 		return pk_git_fail(err, src_dir);
-	if (pk_repo_open(&lab_repo, lab, err) < 0)
+	if (pk_repo_handle(&lab_repo, lab, err) < 0)
 		goto cleanup;
 	if (git_repository_odb(&c.from, c.src) < 0 || git_repository_odb(&c.to, lab_repo) < 0) {
 		pk_git_fail(err, "opening the object databases");
@@ -1115,7 +1179,6 @@ cleanup:
 		pk_progress("%s", "");
 	git_odb_free(c.from);
 	git_odb_free(c.to);
-	git_repository_free(lab_repo);
 	git_repository_free(c.src);
 	return rc;
 }
@@ -1129,6 +1192,10 @@ int pk_repo_worktree(const struct pk_lab *lab, const char *path, const char *rev
 	const char *move[] = { "git", "-C", lab->tree, "worktree", "move", partial, path, NULL };
 	g_autofree char *parent = g_path_get_dirname(path);
 
+	/*
+	 * git writes .git/worktrees/ and the new tree: nothing of what a lab's
+	 * held handle keeps (pk_repo_handle()); the new tree's lab opens its own.
+	 */
 	if (g_file_test(dotgit, G_FILE_TEST_EXISTS))
 		return 0;
 	/* what an add cut short left: its files, and its registration once they are gone */

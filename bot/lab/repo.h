@@ -10,8 +10,13 @@
  * incremental.  No ref moves but HEAD and the ones named below.
  *
  * A revision (rev) is anything git rev-parse takes that names a commit: a
- * tag, a full or short id, "printkbot-base~1".  Each call opens the
- * repository and closes it again.  What is returned is the caller's
+ * tag, a full or short id, "printkbot-base~1".  The repository is opened
+ * by a lab's first call and held by the lab until pk_lab_clear() (lab.h's
+ * repo): a patch's test makes some thirty calls.  What another process
+ * writes there meanwhile (git worktree) is seen all the same: libgit2
+ * reads HEAD, refs and loose objects from disk on each call, looks for
+ * new packs when an object is missing, and a checkout reads the index
+ * again when its file changed.  What is returned is the caller's
  * (g_free(), g_ptr_array_unref(), pk_patch_free()); on failure -1 or
  * NULL comes back with err set and no output written.  A rev that names
  * no commit is a PK_ERROR_INPUT error ("'x' is not a revision of the
@@ -26,6 +31,20 @@
 #include "lab/lab.h"
 #include "base/patch.h"
 #include "base/settings.h"
+
+/*
+ * What a lab holds of its repository (lab.h's repo): empty when made, the
+ * handle once a call opened it.  Each lab its own, freed with the lab.
+ */
+struct pk_repo_cache *pk_repo_cache_new(void);
+void pk_repo_cache_free(struct pk_repo_cache *cache);
+
+/*
+ * Close the handle the lab holds, if any: the next call opens the
+ * repository again.  For when the repository is made anew under it
+ * (pk_repo_import_tree() does it itself).
+ */
+void pk_repo_forget(const struct pk_lab *lab);
 
 /* The full (hex) id of the commit rev names. */
 char *pk_repo_resolve(const struct pk_lab *lab, const char *rev, GError **err);

@@ -54,6 +54,7 @@ static int setup(void **state)
 	run_git(f->dir, (const char *[]){ "tag", "base", NULL });
 	f->lab.tree = g_strdup(f->dir);
 	f->lab.lock_fd = -1;
+	f->lab.repo = pk_repo_cache_new();
 	*state = f;
 	return 0;
 }
@@ -66,6 +67,7 @@ static int teardown(void **state)
 	struct pk_proc_result r;
 
 	pk_proc_run(&r, argv, &o, NULL);
+	pk_repo_cache_free(f->lab.repo);
 	g_free(f->lab.tree);
 	g_free(f->dir);
 	g_free(f);

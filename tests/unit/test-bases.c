@@ -70,6 +70,7 @@ static int setup(void **state)
 	g_free(run_git(f->dir, (const char *[]){ "tag", "base", NULL }));
 	f->lab.tree = g_strdup(f->dir);
 	f->lab.lock_fd = -1;
+	f->lab.repo = pk_repo_cache_new();
 	assert_int_equal(pk_repo_import_dir(&f->lab, f->other, "Linux 9.9 from Debian's linux-source-9.9",
 					    "printkbot-debian-9.9", NULL), 0);
 	*state = f;
@@ -91,6 +92,7 @@ static int teardown(void **state)
 
 	rm_rf(f->dir);
 	rm_rf(f->other);
+	pk_repo_cache_free(f->lab.repo);
 	g_free(f->lab.tree);
 	g_free(f->dir);
 	g_free(f->other);

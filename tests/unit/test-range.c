@@ -325,7 +325,7 @@ static void test_range_import_and_patch(void **state)
 {
 	struct repo_fixture *f = *state;
 	const char *spec[] = { "base..master", NULL };
-	struct pk_lab lab = { .tree = f->lab_dir, .lock_fd = -1 };
+	struct pk_lab lab = { .tree = f->lab_dir, .lock_fd = -1, .repo = pk_repo_cache_new() };
 	g_autoptr(pk_range) r = NULL;
 	g_autoptr(GError) err = NULL;
 	g_autoptr(pk_patch) patch = NULL;
@@ -351,7 +351,7 @@ static void test_range_import_and_patch(void **state)
 		g_autofree char *path2 = g_build_filename(dir2, ".git", "shallow", NULL);
 		g_autofree char *shallow2 = NULL;
 		const char *words[] = { spec2, NULL };
-		struct pk_lab lab2 = { .tree = dir2, .lock_fd = -1 };
+		struct pk_lab lab2 = { .tree = dir2, .lock_fd = -1, .repo = pk_repo_cache_new() };
 		g_autoptr(pk_range) r2 = NULL;
 		git_repository *repo;
 
@@ -361,6 +361,7 @@ static void test_range_import_and_patch(void **state)
 		assert_int_equal(pk_range_import(r2, &lab2, NULL, &err), 0);
 		assert_int_equal(pk_read_file(&shallow2, NULL, path2, 4096, &err), 0);
 		assert_non_null(strstr(shallow2, f->A));
+		pk_repo_cache_free(lab2.repo);
 	}
 
 	patch = pk_repo_commit_patch(&lab, f->B, NULL, &parent, &err);
@@ -384,6 +385,7 @@ static void test_range_import_and_patch(void **state)
 		assert_null(root);
 		assert_non_null(strstr(e2->message, "root commit"));
 	}
+	pk_repo_cache_free(lab.repo);
 }
 
 int main(void)

@@ -105,6 +105,7 @@ static int setup(void **state)
 	f->dir = g_dir_make_tmp("test-repo-XXXXXX", NULL);
 	f->lab.tree = f->dir;
 	f->lab.lock_fd = -1;
+	f->lab.repo = pk_repo_cache_new();
 	write_files(f->dir, base_files);
 	assert_int_equal(pk_repo_import_tree(&f->lab, base_message, &err), 0);
 	f->base = pk_repo_resolve(&f->lab, PK_LAB_BASE_TAG, &err);
@@ -123,6 +124,7 @@ static int teardown(void **state)
 	const char *argv[] = { "rm", "-rf", f->dir, NULL };
 
 	g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+	pk_repo_cache_free(f->lab.repo);
 	g_free(f->dir);
 	g_free(f->base);
 	g_free(f->a);
@@ -147,7 +149,7 @@ static void test_repo_import_tree(void **state)
 	g_autoptr(GError) err = NULL;
 	g_autofree char *doc = NULL, *ignore = NULL, *version = NULL, *again = NULL;
 	g_autofree char *other_dir = g_dir_make_tmp("test-repo-XXXXXX", NULL);
-	struct pk_lab other = { .tree = other_dir, .lock_fd = -1 };
+	struct pk_lab other = { .tree = other_dir, .lock_fd = -1, .repo = pk_repo_cache_new() };
 	size_t len = 0;
 
 	assert_int_equal(pk_repo_read_file(&doc, &len, &f->lab, PK_LAB_BASE_TAG, "Documentation/a.txt", &err), 0);
@@ -165,6 +167,7 @@ static void test_repo_import_tree(void **state)
 	assert_int_equal(pk_repo_import_tree(&other, base_message, &err), 0);
 	again = pk_repo_resolve(&other, PK_LAB_BASE_TAG, &err);
 	assert_string_equal(again, f->base);
+	pk_repo_cache_free(other.repo);
 	{
 		const char *argv[] = { "rm", "-rf", other_dir, NULL };
 		g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -574,11 +577,12 @@ static void test_build_dir_published_only(void **state)
 	struct pk_sandbox_config off = PK_SANDBOX_CONFIG_INIT;
 	const char *noop[] = { "true", NULL };
 	g_autofree char *build_dir = NULL, *marker = NULL;
-	struct pk_lab lab = f->lab;
+	struct pk_lab lab = f->lab;   /* with a repository cache of its own, below: f->lab's is f->lab's */
 	bool layers;
 
 	off.mode = PK_SANDBOX_OFF;   /* what is tested is the mark, not the sandbox around "true" */
 	pk_sandbox_configure(&off);
+	lab.repo = pk_repo_cache_new();
 	lab.cache = f->dir;
 	lab.build_stem = g_build_filename(f->dir, "build", "cfg", NULL);
 	build_dir = pk_lab_build_dir(&lab);
@@ -604,6 +608,7 @@ static void test_build_dir_published_only(void **state)
 	assert_int_equal(pk_build_dir_make(&lab, &err), 0);
 	assert_int_equal(g_file_test(marker, G_FILE_TEST_EXISTS), layers);
 	pk_layer_drop_all();
+	pk_repo_cache_free(lab.repo);
 	g_free(lab.build_stem);
 }
 
@@ -627,10 +632,11 @@ static void test_build_env_without_sandbox(void **state)
 	g_autofree char *script = g_strdup_printf("#!/bin/sh\nenv > '%s'\n", seen);
 	g_autofree char *env = NULL;
 	struct pk_build_result res = { 0 };
-	struct pk_lab lab = f->lab;
+	struct pk_lab lab = f->lab;   /* with a repository cache of its own, below: f->lab's is f->lab's */
 
 	off.mode = PK_SANDBOX_OFF;
 	pk_sandbox_configure(&off);
+	lab.repo = pk_repo_cache_new();
 	lab.cache = f->dir;
 	lab.build_stem = g_build_filename(f->dir, "build", "cfg", NULL);
 	assert_int_equal(g_mkdir_with_parents(bin, 0755), 0);
@@ -649,6 +655,7 @@ static void test_build_env_without_sandbox(void **state)
 	assert_non_null(strstr(env, "\nLOCALVERSION=\n"));
 	pk_build_result_clear(&res);
 	pk_layer_drop_all();
+	pk_repo_cache_free(lab.repo);
 	g_free(lab.build_stem);
 }
 
