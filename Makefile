@@ -16,13 +16,16 @@ VERSION   = 0.1.0
 # Debian packages the bot and its tests need (make deps installs them).
 # b4 0.14 (the workplace's, for the check e2e test) runs on Debian's
 # python3-requests, -dkim, -dnspython, -patatt and git-filter-repo;
-# python3-jsonschema validates the KCIDB exports against their schema.
+# python3-jsonschema validates the KCIDB exports against their schema;
+# gcc-aarch64-linux-gnu (with its libc) and qemu-system-arm are the arm64
+# lab's (setup --arch arm64).
 DEB_PKGS  = build-essential pkg-config libglib2.0-dev libgirepository1.0-dev \
 	    libgmime-3.0-dev libgit2-dev libcurl4-openssl-dev libsqlite3-dev \
 	    libjson-glib-dev libtemplate-glib-1.0-dev libcmocka-dev qemu-system-x86 linux-source-6.12 \
 	    flex bison bc libelf-dev libssl-dev cpio xz-utils git ccache perl python3 python3-kconfiglib \
 	    bubblewrap scdoc man-db sqlite3 clang libclang-rt-14-dev valgrind libpq-dev postgresql \
-	    python3-requests python3-dkim python3-dnspython python3-patatt git-filter-repo python3-jsonschema
+	    python3-requests python3-dkim python3-dnspython python3-patatt git-filter-repo python3-jsonschema \
+	    gcc-aarch64-linux-gnu qemu-system-arm
 
 # One folder per pipeline stage (doc/development.md, "Where things live"); every
 # include names its stage ("store/store.h"), hence -Ibot.

@@ -2,7 +2,8 @@
  * init.c - the whole userspace of a printkbot guest.
  *
  * It mounts what the kernel needs to show us its log, then copies two
- * things to the second serial port (/dev/ttyS1, in raw mode), framed so the
+ * things to the second serial port (/dev/ttyS1, in raw mode; /dev/hvc0 with
+ * printkbot.capture=hvc0 on the command line), framed so the
  * host can parse them without ambiguity:
  *
  *   @PKB 1\n                     stream header, protocol version
@@ -111,11 +112,18 @@ static void report_cut(const char *what, unsigned long cap)
 	cut = 1;
 }
 
+static int cmdline_has(const char *word);
+
+/*
+ * The capture port: ttyS1, the second 16550 of x86's q35; hvc0, a virtio
+ * console, where the machine has one UART only (arm64's virt: the host
+ * says printkbot.capture=hvc0).
+ */
 static void open_capture_port(void)
 {
 	struct termios t;
 
-	out = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
+	out = open(cmdline_has("printkbot.capture=hvc0") ? "/dev/hvc0" : "/dev/ttyS1", O_WRONLY | O_NOCTTY);
 	if (out < 0) {
 		out = open("/dev/console", O_WRONLY | O_NOCTTY);
 		return;

@@ -10,12 +10,15 @@
 #include <stdio.h>
 
 static const char boot_usage[] =
-	"usage: printkbot boot [--json] [--timeout SECONDS] [--cmdline ARGS] [--config FILE] [REV]\n\n"
+	"usage: printkbot boot [--json] [--timeout SECONDS] [--cmdline ARGS] [--config FILE]\n"
+	"                      [--arch ARCH] [REV]\n\n"
 	"Check out REV (default: the base commit) in the bot's kernel tree, build\n"
 	"it incrementally, boot it in QEMU and print its /dev/kmsg records.\n"
 	"--json prints records, the printk index and timings as one JSON object.\n"
 	"--timeout is per boot (default 60 s): SECONDS, or with a unit (90s, 2m).\n"
 	"--cmdline adds ARGS to the kernel's command line.\n"
+	"--arch ARCH builds and boots for ARCH: x86_64 (the default, QEMU's q35)\n"
+	"or arm64 (QEMU's virt, a PL011 console); `setup --arch ARCH` first.\n"
 	"--config FILE: its [policy] sandbox and limits and its [build] apply\n"
 	"(default $PRINTKBOT_CONFIG, else /etc/printkbot.conf if present).\n\n"
 	"exit status: 0 booted, 1 build or boot failed (panic, timeout), 2 bad usage.\n";
@@ -28,6 +31,7 @@ struct boot_opts {
 
 static const struct pk_option boot_options[] = {
 	PK_OPTION_CONFIG,
+	PK_OPTION_ARCH,
 	PK_OPTION_FLAG("json", struct boot_opts, json),
 	PK_OPTION_DURATION("timeout", struct boot_opts, timeout),
 	PK_OPTION_STRING("cmdline", struct boot_opts, cmdline),

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 static const char setup_usage[] =
-	"usage: printkbot setup [--source debian:VER[,debian:VER...]]\n\n"
+	"usage: printkbot setup [--source debian:VER[,debian:VER...]] [--arch ARCH] [--config FILE]\n\n"
 	"Extract Debian's linux-source-6.12 into the cache dir, make it a git\n"
 	"repository with one base commit (tag " PK_LAB_BASE_TAG "), write the kernel\n"
 	"config (tinyconfig + qemu/kernel.config) and build the guest initramfs.\n"
@@ -26,7 +26,15 @@ static const char setup_usage[] =
 	"                  unstable and experimental ($PRINTKBOT_DEBIAN_MIRROR,\n"
 	"                  default http://deb.debian.org/debian) with apt on a\n"
 	"                  sources list of its own under the cache dir: the\n"
-	"                  system's apt sources and state are not changed\n";
+	"                  system's apt sources and state are not changed\n"
+	"  --arch ARCH     the lab of ARCH beside x86_64's: arm64 is built with\n"
+	"                  Debian's gcc-aarch64-linux-gnu (make deps installs it)\n"
+	"                  from tinyconfig + qemu/kernel-arm64.config, its guest\n"
+	"                  init with the same cross compiler, and boots on QEMU's\n"
+	"                  virt machine (qemu-system-aarch64); `test --arch arm64`\n"
+	"                  and `boot --arch arm64` use it; without it, the config's\n"
+	"                  [test] arch (--config FILE, default $PRINTKBOT_CONFIG,\n"
+	"                  else /etc/printkbot.conf if present), else x86_64\n";
 
 struct setup_opts {
 	const char *source;
@@ -34,6 +42,8 @@ struct setup_opts {
 
 static const struct pk_option setup_options[] = {
 	PK_OPTION_STRING("source", struct setup_opts, source),
+	PK_OPTION_ARCH,
+	PK_OPTION_CONFIG,
 	{ NULL },
 };
 
@@ -47,17 +57,23 @@ static int cmd_setup(struct pk_cmd_ctx *ctx)
 	double t0 = pk_now();
 	int status = 0;
 
+	/* --arch, else the config's [test] arch; x86_64's lab alone is arch NULL */
+	const struct pk_arch *arch = ctx->cmdline.common.arch ? pk_arch_by_name(ctx->cmdline.common.arch)
+							      : ctx->config.test.arch;
+
 	for (char **s = sources; s && *s; s++)
 		g_strstrip(*s);
-	if (pk_lab_open(&lab, &err) < 0 || pk_lab_lock(&lab, &err) < 0 ||
+	/* pk_command_setup() refused an --arch the lab does not know */
+	if (pk_lab_open(&lab, &err) < 0 || (arch && !pk_arch_toolchain_ok(arch, &err)) ||
+	    (arch && pk_lab_set_arch(&lab, arch, &err) < 0) || pk_lab_lock(&lab, &err) < 0 ||
 	    pk_setup_lab(&lab, (const char *const *)sources, &err) < 0) {
 		fprintf(stderr, "printkbot setup: %s\n", err->message);
 		status = 1;
 	} else {
 		g_autofree char *build_dir = pk_lab_build_dir(&lab);
 
-		printf("kernel lab ready in %.1f s: tree %s, build dir %s\n", pk_now() - t0, lab.tree,
-		       build_dir);
+		printf("kernel lab%s%s ready in %.1f s: tree %s, build dir %s\n", arch ? " for " : "",
+		       arch ? arch->name : "", pk_now() - t0, lab.tree, build_dir);
 	}
 	pk_lab_clear(&lab);
 	return status;

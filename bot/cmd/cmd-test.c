@@ -21,7 +21,7 @@
 static const char test_usage[] =
 	"usage: printkbot test [--json] [--config FILE] [--base REV] [--timeout SECONDS]\n"
 	"                      [--db FILE | --no-store] [--allow-build-system] [--all]\n"
-	"                      [--which-base] [--rules FILE]\n"
+	"                      [--which-base] [--rules FILE] [--arch ARCH]\n"
 	"                      PATCH|MBOX|-...\n\n"
 	"Apply each patch on the base in the bot's kernel tree (a series: each patch\n"
 	"on top of the previous one, every patch applied, each built and booted only\n"
@@ -52,7 +52,9 @@ static const char test_usage[] =
 	"  --rules FILE          log-monitor rules (node-problem-detector's JSON rule\n"
 	"                        file, or RE2 patterns one a line; default: the\n"
 	"                        config's [test] rules): the review says which rules\n"
-	"                        lose a message the patch rewords, removes or moves\n\n"
+	"                        lose a message the patch rewords, removes or moves\n"
+	"  --arch ARCH           build and boot for ARCH: x86_64 (the default) or\n"
+	"                        arm64 (QEMU's virt machine; `setup --arch arm64`)\n\n"
 	"verdicts: no-churn, no-visible-change, console-changed, not-built (nothing\n"
 	"changed, but a C file or header the patch touches is not compiled in, so\n"
 	"nothing is vouched for it), does-not-apply, build-failed (a kernel that\n"
@@ -86,6 +88,7 @@ static const struct pk_option test_options[] = {
 	PK_OPTION_FLAG("all", struct test_opts, all),
 	PK_OPTION_FLAG("which-base", struct test_opts, which_base),
 	PK_OPTION_STRING("rules", struct test_opts, rules),
+	PK_OPTION_ARCH,
 	{ NULL },
 };
 

@@ -14,8 +14,8 @@
 #define NEEDS_READ (PK_NEEDS_STORE | PK_NEEDS_STORE_READONLY)
 
 const struct pk_command pk_commands[] = {
-	/* setup prepares the lab, so it cannot need a set-up one: it opens and locks its own */
-	{ "setup",   0,                                &cmd_setup_spec,
+	/* setup prepares the lab, so it cannot need a set-up one: it opens and locks its own ([test] arch's) */
+	{ "setup",   PK_NEEDS_CONFIG,                  &cmd_setup_spec,
 	  "prepare the kernel tree, config and initramfs (cached, idempotent)" },
 	/* boot builds: the sandbox and [build] of the configuration apply to it too */
 	{ "boot",    PK_NEEDS_LAB | PK_NEEDS_CONFIG,   &cmd_boot_spec,

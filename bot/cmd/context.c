@@ -24,9 +24,13 @@ int pk_command_setup(struct pk_cmd_ctx *ctx, const struct pk_command *cmd, GErro
 	    !common->db && !common->no_store &&
 	    pk_config_store_path(&ctx->config.db, common->config_path, err) < 0)
 		return -1;
+	if (common->arch && !pk_arch_by_name(common->arch))
+		return pk_error(err, PK_ERROR_INPUT, "--arch %s: the lab builds for %s", common->arch, pk_arch_names());
 	if (cmd->spec->inputs && cmd->spec->inputs(ctx, err) < 0)
 		return -1;
-	if ((cmd->needs & PK_NEEDS_LAB) && pk_lab_take(&ctx->lab, err) < 0)
+	/* --arch, else the config's [test] arch */
+	if ((cmd->needs & PK_NEEDS_LAB) &&
+	    pk_lab_take(&ctx->lab, common->arch ? pk_arch_by_name(common->arch) : ctx->config.test.arch, err) < 0)
 		return -1;
 	if ((cmd->needs & PK_NEEDS_STORE) && !common->no_store &&
 	    pk_store_open_ext(&ctx->store, common->db ? common->db : ctx->config.db,

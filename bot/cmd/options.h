@@ -36,6 +36,7 @@ struct pk_cmd_common {
 	const char *config_path;  /* --config FILE, NULL: the default file */
 	const char *db;           /* --db FILE, NULL: the config's [store] path, else the default */
 	bool no_store;            /* --no-store */
+	const char *arch;         /* --arch NAME (setup, boot, test): the lab's architecture (lab/arch.h) */
 };
 
 struct pk_option {
@@ -62,6 +63,7 @@ struct pk_option {
 #define PK_OPTION_CONFIG   { "config", PK_OPT_STRING, true, offsetof(struct pk_cmd_common, config_path) }
 #define PK_OPTION_DB       { "db", PK_OPT_STRING, true, offsetof(struct pk_cmd_common, db) }
 #define PK_OPTION_NO_STORE { "no-store", PK_OPT_FLAG, true, offsetof(struct pk_cmd_common, no_store) }
+#define PK_OPTION_ARCH     { "arch", PK_OPT_STRING, true, offsetof(struct pk_cmd_common, arch) }
 
 /* What one command line says; filled by pk_cmdline_parse(), freed by pk_cmdline_clear(). */
 struct pk_cmdline {

@@ -24,7 +24,7 @@
  */
 static const char *const known_keys[][24] = {
 	{ "store", "path", "url", NULL },
-	{ "test", "base", "bases", "boot_timeout", "derived_builds", "rules", NULL },
+	{ "test", "base", "bases", "boot_timeout", "derived_builds", "rules", "arch", NULL },
 	{ "build", "cc", "jobs", "ccache_dir", NULL },
 	{ "policy", "allow_build_system", "allow_other_files", "max_files", "max_lines", "max_mail_mb",
 	  "sandbox", "sandbox_user", "build_timeout", "build_cpu_seconds", "build_memory_mb",
@@ -995,6 +995,18 @@ static int load_sandbox(GKeyFile *kf, const char *path, struct pk_config *c, GEr
  * site, and source_url, the address of a kernel source line: both
  * http(s), source_url with {path} in it.  Without kf, none.
  */
+/* [test] arch = x86_64 | arm64 (lab/arch.h); x86_64 when not given. */
+static int load_test_arch(GKeyFile *kf, const char *path, struct pk_test_config *t, GError **err)
+{
+	g_autofree char *name = g_key_file_get_string(kf, "test", "arch", NULL);
+
+	t->arch = &pk_arch_x86_64;
+	if (name && !(t->arch = pk_arch_by_name(g_strstrip(name))))
+		return config_error(err, path, "test", "arch", "'%s' is not an architecture of the lab (%s)", name,
+				    pk_arch_names());
+	return 0;
+}
+
 static int load_site(GKeyFile *kf, const char *path, struct pk_site_config *out, GError **err)
 {
 	out->url = get_string(kf, "site", "url", NULL);
@@ -1177,6 +1189,7 @@ int pk_config_load(struct pk_config *out, const char *path, GError **err)
 	if (check_known_keys(kf, path, err) < 0 ||
 	    get_seconds(kf, path, "test", "boot_timeout", 0, &c.test.boot_timeout, err) < 0 ||
 	    get_uint(kf, path, "test", "derived_builds", &c.test.derived_builds, err) < 0 ||
+	    load_test_arch(kf, path, &c.test, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_build_system", &c.policy.allow_build_system, err) < 0 ||
 	    get_bool(kf, path, "policy", "allow_other_files", &c.policy.allow_other_files, err) < 0 ||
 	    get_uint(kf, path, "policy", "max_files", &c.policy.max_files, err) < 0 ||

@@ -77,7 +77,7 @@ static int push_start(struct push_run *r, GError **err)
 {
 	g_autoptr(GError) e1 = NULL, e2 = NULL;
 
-	if (pk_lab_take(&r->lab, err) < 0)
+	if (pk_lab_take(&r->lab, r->d->config.test.arch, err) < 0)
 		return -1;
 	if (!(r->compiler = pk_describe_compiler(&e1)))
 		daemon_log(r->job_id, NULL, "no compiler: line in the mails: %s", e1->message);

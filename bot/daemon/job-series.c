@@ -227,7 +227,7 @@ int daemon_series_start(struct daemon_series *r, const char *base, GError **err)
 	/* the options first: the base is tried with the patches within the policy's size limits */
 	pk_sequence_opts(topts, &r->d->config.test, &r->d->config.policy, 0);
 	topts->rules = r->d->rules;
-	if (pk_lab_take(&r->lab, err) < 0 || choose_base(r, base_commit, base, err) < 0)
+	if (pk_lab_take(&r->lab, r->d->config.test.arch, err) < 0 || choose_base(r, base_commit, base, err) < 0)
 		return -1;
 	if (r->base_note)
 		daemon_log(r->job_id, NULL, "%s", r->base_note);

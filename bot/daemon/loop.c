@@ -85,15 +85,17 @@ static int job_finish(struct pk_daemon *d, const struct pk_store_job *job, enum 
 	return 1;
 }
 
-/* Whether this worker's lab can test a series: 0, or -1 with err saying what is missing. */
-static int lab_usable(GError **err)
+/* Whether this worker's lab can test a series ([test] arch's): 0, or -1 with err saying what is missing. */
+static int lab_usable(const struct pk_arch *arch, GError **err)
 {
 	struct pk_lab lab = { .lock_fd = -1 };
 	int rc;
 
 	if (pk_lab_open(&lab, err) < 0)
 		return -1;
-	rc = pk_lab_check(&lab, err);
+	rc = arch ? pk_lab_set_arch(&lab, arch, err) : 0;
+	if (rc == 0)
+		rc = pk_lab_check(&lab, err);
 	pk_lab_clear(&lab);
 	return rc;
 }
@@ -147,7 +149,7 @@ static int claim_next(struct pk_daemon *d, struct pk_store_job **out, gint64 *ou
 		daemon_log(g_array_index(expired, gint64, i), NULL,
 			   "its worker's lease ended: queued again");
 	rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_REPLY, daemon_now(), out, &wait_reply, err);
-	if (rc == 0 && lab_usable(&no_lab) < 0)
+	if (rc == 0 && lab_usable(d->config.test.arch, &no_lab) < 0)
 		rc = claim_no_series(d, no_lab, &wait_any, err);
 	else if (rc == 0)
 		rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_ANY_KIND, daemon_now(), out,

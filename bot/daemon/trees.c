@@ -45,7 +45,7 @@ void daemon_fetch_trees(struct pk_daemon *d, double now)
 		return;
 	d->next_tree_fetch = now + d->config.daemon.fetch_interval;
 	/* the lab's lock: a fetch writes refs another printkbot may be resolving */
-	if (pk_lab_take(&lab, &err) < 0) {
+	if (pk_lab_take(&lab, d->config.test.arch, &err) < 0) {
 		daemon_log(0, NULL, "trees not fetched: %s", err->message);
 		return;
 	}

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define QEMU "qemu-system-x86_64"
-#define BASE_CMDLINE "console=ttyS0 ignore_loglevel panic=-1 sched_verbose"
+/* what every boot's command line says, after console= (the lab's arch's, arch.h) */
+#define BASE_CMDLINE "ignore_loglevel panic=-1 sched_verbose"
 
 /*
  * QEMU's own seccomp filter: no obsolete syscalls, no set*uid, no fork or
@@ -65,7 +65,7 @@ static const char *probe_accel(const struct pk_lab *lab)
 {
 	g_autofree char *stamp = g_build_filename(lab->cache, "accel", NULL);
 	g_autofree char *known = NULL;
-	const char *argv[] = { QEMU, "-accel", "kvm", "-machine", "q35", "-cpu", "host",
+	const char *argv[] = { pk_arch_x86_64.qemu, "-accel", "kvm", "-machine", pk_arch_x86_64.machine, "-cpu", "host",
 			       "-sandbox", QEMU_SECCOMP, "-nodefaults", "-no-user-config",
 			       "-display", "none", "-monitor", "none", "-S", NULL };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
@@ -73,6 +73,9 @@ static const char *probe_accel(const struct pk_lab *lab)
 	const char *accel = "tcg";
 	int fd;
 
+	/* KVM runs the host's own architecture only */
+	if (!pk_lab_arch(lab)->kvm)
+		return "tcg";
 	if (g_file_get_contents(stamp, &known, NULL, NULL))
 		return g_str_has_prefix(known, "kvm") ? "kvm" : "tcg";
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -238,7 +241,8 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	struct pk_limits limits = { .file_size = sc->capture_cap };
 	g_autoptr(GString) cut = g_string_new(NULL);
 	g_autofree char *tmpdir = NULL;
-	g_autofree char *cap_path = NULL, *chardev = NULL, *cmdline = NULL;
+	const struct pk_arch *arch = pk_lab_arch(lab);
+	g_autofree char *cap_path = NULL, *chardev = NULL, *cmdline = NULL, *capture_word = NULL;
 	g_autofree char *cap_buf = NULL;
 	g_autoptr(GString) console = g_string_new(NULL);
 	struct pk_proc_opts popts = PK_PROC_OPTS_INIT;
@@ -278,18 +282,22 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	cap_path = g_build_filename(tmpdir, "capture", NULL);
 	chardev = g_strdup_printf("file,id=capture,path=%s", cap_path);
 	/* attached devices probe asynchronously (USB enumeration): the guest waits for a quiet log */
-	cmdline = g_strconcat(BASE_CMDLINE, lab->qemu_args ? " " PK_LAB_SETTLE_CMDLINE : "",
+	/* the guest's init writes its capture to ttyS1 unless told another port (qemu/init.c) */
+	capture_word = strcmp(arch->capture_port, "ttyS1") ? g_strconcat(" printkbot.capture=", arch->capture_port, NULL)
+							   : g_strdup("");
+	cmdline = g_strconcat("console=", arch->console, " ", BASE_CMDLINE, capture_word,
+			      lab->qemu_args ? " " PK_LAB_SETTLE_CMDLINE : "",
 			      opts->extra_cmdline ? " " : "", opts->extra_cmdline ? opts->extra_cmdline : "", NULL);
 	res.accel = probe_accel(lab);
 	{
 		bool kvm = strcmp(res.accel, "kvm") == 0;
 		const char *base[] = {
-			QEMU, "-accel", kvm ? "kvm" : TCG_ACCEL, "-cpu", kvm ? "host" : "qemu64",
-			"-machine", "q35", "-m", "256", "-smp", G_STRINGIFY(GUEST_CPUS), "-sandbox", QEMU_SECCOMP,
+			arch->qemu, "-accel", kvm ? "kvm" : TCG_ACCEL, "-cpu", kvm ? "host" : arch->tcg_cpu,
+			"-machine", arch->machine, "-m", "256", "-smp", G_STRINGIFY(GUEST_CPUS), "-sandbox", QEMU_SECCOMP,
 			"-nodefaults", "-no-user-config", "-display", "none",
 			"-no-reboot", "-nic", "none",
 			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
-			"-serial", "stdio", "-chardev", chardev, "-serial", "chardev:capture",
+			"-serial", "stdio", "-chardev", chardev,
 		};
 		g_autoptr(GPtrArray) args = g_ptr_array_new();
 		const char *const *argv;
@@ -298,6 +306,8 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 		/* the devices the patch's drivers need (qemu/devices, derive.h) */
 		for (size_t i = 0; i < G_N_ELEMENTS(base); i++)
 			g_ptr_array_add(args, (char *)base[i]);
+		for (const char *const *a = arch->capture; *a; a++)
+			g_ptr_array_add(args, (char *)*a);
 		for (char **a = lab->qemu_args; a && *a; a++)
 			g_ptr_array_add(args, *a);
 		g_ptr_array_add(args, NULL);

@@ -32,6 +32,27 @@
 static const char *const build_env[] = { BUILD_ENV, NULL };
 
 /*
+ * What every make of the lab's arch runs with: BUILD_ENV, and for a
+ * cross build Kbuild's ARCH and CROSS_COMPILE (x86_64's make sees neither,
+ * as it always did).  NULL-terminated; free with g_strfreev().
+ */
+static char **make_env(const struct pk_lab *lab)
+{
+	const struct pk_arch *arch = pk_lab_arch(lab);
+	g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+
+	g_autofree char *karch = g_strconcat("ARCH=", arch->karch, NULL);
+	g_autofree char *cross = g_strconcat("CROSS_COMPILE=", arch->cross_compile ? arch->cross_compile : "", NULL);
+
+	g_strv_builder_addv(b, (const char **)build_env);
+	if (arch->cross_compile) {
+		g_strv_builder_add(b, karch);
+		g_strv_builder_add(b, cross);
+	}
+	return g_strv_builder_end(b);
+}
+
+/*
  * What a failed host program or compiler says when the sandbox denied it
  * something: a write outside the build dir, a connection, a uid change.
  */
@@ -238,7 +259,8 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	const char *ro[8] = { lab->tree };
 	const char *rw[] = { build_dir, NULL };
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
-	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = cwd ? cwd : lab->tree, .env = build_env,
+	g_auto(GStrv) env = make_env(lab);
+	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = cwd ? cwd : lab->tree, .env = (const char *const *)env,
 				 .limits = &sc->build };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	g_autoptr(GString) out = g_string_new(NULL);
@@ -254,7 +276,7 @@ int pk_build_step(const struct pk_lab *lab, const char *what, const char *cwd, c
 	for (const char *const *p = extra_ro; p && *p && n + 1 < G_N_ELEMENTS(ro); p++)
 		ro[n++] = *p;
 	opts.cwd = cwd ? cwd : lab->tree;
-	opts.env = build_env;
+	opts.env = (const char *const *)env;
 	opts.capture = out;
 	opts.timeout = sc->build_timeout > 0 ? sc->build_timeout : 3600;
 	if (sandboxed_make(&res, &sandboxed, &sb, argv, &opts, build_dir, err) < 0)
@@ -318,7 +340,7 @@ static char *icecc_env(const struct pk_lab *lab, GError **err)
 
 /* How [build] cc runs the compiler; each string is NULL when unused. */
 struct build_cc {
-	const char *cc;          /* make's CC= */
+	char *cc;                /* make's CC= (the lab's arch's compiler: aarch64-linux-gnu-gcc...) */
 	bool ccache;             /* ccache runs the compiler */
 	char *icecc_env;         /* ICECC_VERSION; its directory and iceccd's socket bound */
 };
@@ -327,15 +349,20 @@ static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err
 {
 	enum pk_build_cc cc = pk_sandbox_settings()->cc;
 
+	const char *cross = pk_lab_arch(lab)->cross_compile;
+
 	memset(out, 0, sizeof *out);
 	if (cc == PK_BUILD_CC_AUTO)
 		cc = pk_proc_have("ccache") ? PK_BUILD_CC_CCACHE : PK_BUILD_CC_GCC;
+	/* icecc's environments here are of the host's gcc: another arch's build compiles here */
+	if (cc == PK_BUILD_CC_ICECC && cross)
+		cc = pk_proc_have("ccache") ? PK_BUILD_CC_CCACHE : PK_BUILD_CC_GCC;
 	if (cc == PK_BUILD_CC_GCC) {
-		out->cc = "CC=gcc";
+		out->cc = g_strconcat("CC=", cross ? cross : "", "gcc", NULL);
 	} else if (cc == PK_BUILD_CC_CCACHE) {
 		if (!pk_proc_have("ccache"))
 			return pk_error(err, PK_ERROR_FAILED, "[build] cc = ccache, but ccache is not installed");
-		out->cc = "CC=ccache gcc";
+		out->cc = g_strconcat("CC=ccache ", cross ? cross : "", "gcc", NULL);
 		out->ccache = true;
 	} else {
 		if (!pk_proc_have("icecc") || !pk_proc_have("icecc-create-env"))
@@ -347,7 +374,7 @@ static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err
 		if (!g_file_test(ICECC_SOCKET_DIR "/iceccd.socket", G_FILE_TEST_EXISTS))
 			pk_info("[build] cc = icecc, but iceccd is not running (no %s/iceccd.socket): "
 				"every job compiles here", ICECC_SOCKET_DIR);
-		out->cc = "CC=icecc gcc";
+		out->cc = g_strdup("CC=icecc gcc");
 	}
 	return 0;
 }
@@ -477,8 +504,13 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	struct ccache_use ccache = { 0 };
 	g_autofree char *icecc_version = NULL, *icecc_dir = NULL;
 	g_autofree char *prefix_map = macro_prefix_map(build_dir, lab->tree);
-	const char *argv[] = { "make", "-s", jobs, odir, NULL, "vmlinux", NULL };
-	const char *env[16] = { BUILD_ENV };   /* BUILD_ENV, the prefix map, 6 of the compiler's, NULL */
+	const struct pk_arch *arch = pk_lab_arch(lab);
+	g_autofree char *arch_var = arch->cross_compile ? g_strconcat("ARCH=", arch->karch, NULL) : NULL;
+	g_autofree char *cross_var = arch->cross_compile ? g_strconcat("CROSS_COMPILE=", arch->cross_compile, NULL)
+							 : NULL;
+	const char *argv[] = { "make", "-s", jobs, odir, NULL, arch->image_target, NULL };
+	/* BUILD_ENV, the prefix map, ARCH and CROSS_COMPILE, 6 of the compiler's, NULL */
+	const char *env[20] = { BUILD_ENV };
 	const char *ro[4] = { lab->tree }, *rw[3] = { build_dir };
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
 				 .limits = &sc->build };
@@ -489,6 +521,10 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 		return -1;
 	argv[4] = cc.cc;
 	env[e++] = prefix_map;
+	if (arch_var) {
+		env[e++] = arch_var;
+		env[e++] = cross_var;
+	}
 	if (cc.ccache) {
 		if (ccache_setup(&ccache, env, &e, lab, layered, err) < 0)
 			goto out;
@@ -507,6 +543,7 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	rc = sandboxed_make(out, out_sandboxed, &sb, argv, opts, build_dir, err);
 out:
 	ccache_use_clear(&ccache);
+	g_free(cc.cc);
 	g_free(cc.icecc_env);
 	return rc;
 }
@@ -547,6 +584,7 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	const struct pk_sandbox_config *sc = pk_sandbox_settings();
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	g_autofree char *log_path = NULL;
+	g_auto(GStrv) env = make_env(lab);
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_build_result res = { 0 };
 	g_autoptr(GString) log = g_string_new(NULL);
@@ -562,7 +600,7 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	    !(log_path = pk_state_path(build_dir, PK_STATE_BUILD_LOG, err)))
 		return -1;
 	opts.cwd = lab->tree;
-	opts.env = build_env;
+	opts.env = (const char *const *)env;
 	opts.log_path = log_path;
 	opts.capture = log;
 	opts.output_cap = BUILD_LOG_CAP;
@@ -574,7 +612,7 @@ int pk_build_kernel(struct pk_build_result *out, const struct pk_lab *lab, GErro
 	res.layered = layered;
 	res.seconds = pr.seconds;
 	res.log_path = g_steal_pointer(&log_path);
-	res.vmlinux = g_build_filename(build_dir, "vmlinux", NULL);
+	res.vmlinux = g_build_filename(build_dir, pk_lab_arch(lab)->image, NULL);
 	/* kept with the build for a review to link; read as root, so never through a link the build left */
 	if (pk_beneath_read_at(&res.config, NULL, build_dir, ".config", BUILD_CONFIG_CAP, NULL) <= 0)
 		res.config = NULL;

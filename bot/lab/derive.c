@@ -69,12 +69,6 @@ static bool group_met(GHashTable *config, const char *group)
 	return false;
 }
 
-/* Whether file is another architecture's code, which no x86_64 config compiles. */
-static bool other_arch(const char *file)
-{
-	return g_str_has_prefix(file, "arch/") && !g_str_has_prefix(file, "arch/x86/");
-}
-
 /*
  * The symbol groups the lab's config leaves unmet for the patch's C
  * sources, each once, into want; what asked for each into found->asked;
@@ -91,7 +85,7 @@ static int unmet_groups(GPtrArray *want, GPtrArray *per_file, struct pk_derived 
 		/* a new file counts: on the patched tree its makefile line is there */
 		const char *path = deleted ? (f->new_path ? NULL : f->old_path) : f->new_path;
 
-		if (!path || other_arch(path))
+		if (!path || pk_arch_foreign_file(pk_lab_arch(lab), path))
 			continue;
 		if (pk_coverage_kbuild_groups(lab->tree, path, groups, err) < 0)
 			return -1;
@@ -431,7 +425,12 @@ static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
 	int rc;
 
 	/* the variables Kconfig's $(...) macros read, as the top Makefile exports them */
-	const char *head[] = { "env", srctree, "ARCH=x86", "SRCARCH=x86", "CC=gcc", "LD=ld", "HOSTCC=gcc",
+	const struct pk_arch *arch = pk_lab_arch(lab);
+	const char *cross = arch->cross_compile ? arch->cross_compile : "";
+	g_autofree char *arch_var = g_strconcat("ARCH=", arch->karch, NULL);
+	g_autofree char *srcarch_var = g_strconcat("SRCARCH=", arch->karch, NULL);
+	g_autofree char *cc_var = g_strconcat("CC=", cross, "gcc", NULL), *ld_var = g_strconcat("LD=", cross, "ld", NULL);
+	const char *head[] = { "env", srctree, arch_var, srcarch_var, cc_var, ld_var, "HOSTCC=gcc",
 			       "HOSTCXX=g++", "/usr/bin/python3", script, out, config };
 	/* the .config the build of this checkout sees: in its layer, if it has one */
 	if (pk_build_dir_enter(lab, &layered, err) < 0 || !(key = solve_key(lab, build_dir, script, want, err)))
@@ -538,10 +537,11 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		d.qemu_args = g_strdupv((char **)args->pdata);
 		g_ptr_array_remove_index(args, args->len - 1);
 	}
-	if (!(d.config_hash = pk_lab_config_name(lab->datadir, lines, d.qemu_args, err))) {
+	if (!(d.config_hash = pk_lab_config_name(lab->datadir, pk_lab_arch(lab), lines, d.qemu_args, err))) {
 		pk_lab_clear(&d);
 		return -1;
 	}
+	d.arch = lab->arch;
 	d.cache = g_strdup(lab->cache);
 	d.datadir = g_strdup(lab->datadir);
 	d.tree = g_strdup(lab->tree);
@@ -720,8 +720,9 @@ int pk_derive_unlinked(struct pk_unlinked *out, const struct pk_lab *lab, GHashT
 		const char *file = g_str_has_prefix(*r, "./") ? *r + 2 : *r;
 		GString *syms;
 
-		/* another architecture's copy (arch/arm/lib/...) is no option of an x86_64 kernel */
-		if (!colon || !(open = strchr(colon, '(')) || !(close = strchr(open, ')')) || other_arch(file))
+		/* another architecture's copy (arch/arm/lib/...) is no option of the lab's arch's kernel */
+		if (!colon || !(open = strchr(colon, '(')) || !(close = strchr(open, ')')) ||
+		    pk_arch_foreign_file(pk_lab_arch(lab), file))
 			continue;
 		*colon = *close = '\0';
 		if (!(syms = g_hash_table_lookup(by_file, file))) {

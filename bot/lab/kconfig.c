@@ -11,8 +11,12 @@
 #include "base/beneath.h"
 #include "base/util.h"
 
-/* Besides Kconfig* files, where a change makes the kernel config stale (pk_kconfig_sync()). */
-static const char *const kconfig_dirs[] = { "scripts/kconfig/", "kernel/configs/", "arch/x86/configs/" };
+/*
+ * Besides Kconfig* files, where a change makes the kernel config stale
+ * (pk_kconfig_sync()), as glob patterns: tinyconfig reads kernel/configs/
+ * and arch/<arch>/configs/ (any arch's, for the arm64 lab's sake).
+ */
+static const char *const kconfig_dirs[] = { "scripts/kconfig/*", "kernel/configs/*", "arch/*/configs/*" };
 
 /* The most of a .config the bot reads (a whole allyesconfig is about 300 KiB). */
 #define CONFIG_CAP (16u << 20)
@@ -35,7 +39,8 @@ static void missing_options(GString *out, const char *fragment, const char *conf
 
 int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 {
-	g_autofree char *frag = g_build_filename(lab->datadir, "qemu", "kernel.config", NULL);
+	g_autofree char *frag = g_build_filename(lab->datadir, "qemu", pk_lab_arch(lab)->fragment, NULL);
+	g_autofree char *frag_name = g_strconcat("merging qemu/", pk_lab_arch(lab)->fragment, NULL);
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 	g_autofree char *dotconfig = g_build_filename(build_dir, ".config", NULL);
 	g_autofree char *odir = g_strconcat("O=", build_dir, NULL);
@@ -63,7 +68,7 @@ int pk_kconfig_make(const struct pk_lab *lab, GString *missing, GError **err)
 		merge[6] = fragment_ro[1] = derived;
 	}
 	if (pk_build_step(lab, "tinyconfig", NULL, tiny, NULL, err) < 0 ||
-	    pk_build_step(lab, "merging qemu/kernel.config", build_dir, merge, fragment_ro, err) < 0 ||
+	    pk_build_step(lab, frag_name, build_dir, merge, fragment_ro, err) < 0 ||
 	    pk_build_step(lab, "olddefconfig", NULL, olddef, NULL, err) < 0)
 		return -1;
 	if (pk_read_file(&fragment, NULL, frag, 1 << 20, err) < 0)
@@ -91,7 +96,7 @@ static bool is_kconfig_path(const char *path)
 	if (g_str_has_prefix(slash ? slash + 1 : path, "Kconfig"))
 		return true;
 	for (size_t i = 0; i < G_N_ELEMENTS(kconfig_dirs); i++)
-		if (g_str_has_prefix(path, kconfig_dirs[i]))
+		if (g_pattern_match_simple(kconfig_dirs[i], path))
 			return true;
 	return false;
 }

@@ -13,9 +13,11 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qemu_args, GError **err)
+char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const char *extra,
+			 char *const *qemu_args, GError **err)
 {
-	g_autofree char *frag_path = g_build_filename(datadir, "qemu", "kernel.config", NULL);
+	/* x86_64's name is its fragment's alone, as before there were others: its build dirs stay */
+	g_autofree char *frag_path = g_build_filename(datadir, "qemu", arch->fragment, NULL);
 	g_autofree char *fragment = NULL;
 	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
 	size_t len;
@@ -39,11 +41,11 @@ char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qe
 
 int pk_lab_open(struct pk_lab *out, GError **err)
 {
-	struct pk_lab lab = { .lock_fd = -1, .repo = pk_repo_cache_new() };
+	struct pk_lab lab = { .arch = &pk_arch_x86_64, .lock_fd = -1, .repo = pk_repo_cache_new() };
 
 	lab.cache = pk_cache_dir();
 	lab.datadir = pk_data_dir();
-	if (!(lab.config_hash = pk_lab_config_name(lab.datadir, NULL, NULL, err))) {
+	if (!(lab.config_hash = pk_lab_config_name(lab.datadir, lab.arch, NULL, NULL, err))) {
 		pk_lab_clear(&lab);
 		return -1;
 	}
@@ -51,6 +53,23 @@ int pk_lab_open(struct pk_lab *out, GError **err)
 	lab.initrd = g_build_filename(lab.cache, "guest", "initrd.cpio", NULL);
 	lab.build_stem = g_build_filename(lab.cache, "build", lab.config_hash, NULL);
 	*out = lab;
+	return 0;
+}
+
+int pk_lab_set_arch(struct pk_lab *lab, const struct pk_arch *arch, GError **err)
+{
+	char *hash = pk_lab_config_name(lab->datadir, arch, NULL, NULL, err);
+
+	if (!hash)
+		return -1;
+	g_free(lab->config_hash);
+	g_free(lab->build_stem);
+	g_free(lab->initrd);
+	lab->arch = arch;
+	lab->config_hash = hash;
+	lab->build_stem = g_build_filename(lab->cache, "build", hash, NULL);
+	lab->initrd = arch == &pk_arch_x86_64 ? g_build_filename(lab->cache, "guest", "initrd.cpio", NULL)
+					      : g_build_filename(lab->cache, "guest", arch->name, "initrd.cpio", NULL);
 	return 0;
 }
 
@@ -168,17 +187,24 @@ static int lab_rest(struct pk_lab *lab, GError **err)
 	return 0;
 }
 
-int pk_lab_take(struct pk_lab *out, GError **err)
+int pk_lab_take(struct pk_lab *out, const struct pk_arch *arch, GError **err)
 {
 	g_autoptr(GError) why = NULL;
 	struct pk_lab lab;
 
 	if (pk_lab_open(&lab, err) < 0)
 		return -1;
-	if (pk_lab_check(&lab, &why) < 0) {
+	if (arch && pk_lab_set_arch(&lab, arch, err) < 0) {
 		pk_lab_clear(&lab);
-		return pk_error(err, PK_ERROR_FAILED, "the kernel lab is not set up (%s): run 'printkbot setup'",
-				why->message);
+		return -1;
+	}
+	if (pk_lab_check(&lab, &why) < 0) {
+		const char *name = pk_lab_arch(&lab)->name;
+		bool own = pk_lab_arch(&lab) == &pk_arch_x86_64;
+
+		pk_lab_clear(&lab);
+		return pk_error(err, PK_ERROR_FAILED, "the kernel lab is not set up%s%s (%s): run 'printkbot setup%s%s'",
+				own ? "" : " for ", own ? "" : name, why->message, own ? "" : " --arch ", own ? "" : name);
 	}
 	if (pk_lab_lock(&lab, err) < 0 || lab_rest(&lab, err) < 0) {
 		pk_lab_clear(&lab);
@@ -215,6 +241,7 @@ int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev
 		if (pk_repo_worktree(lab, tree, rev, err) < 0)
 			return -1;
 	}
+	l.arch = lab->arch;
 	l.cache = g_strdup(lab->cache);
 	l.datadir = g_strdup(lab->datadir);
 	l.tree = tree ? g_steal_pointer(&tree) : g_strdup(lab->tree);

@@ -8,7 +8,8 @@
  *                          commits of patches and ranges under test
  *   trees/<series>/        a worktree of that repository per other kernel
  *                          series (6.1, a [tree]'s 7.x: pk_lab_for_rev())
- *   build/<cfg>-<series>/  make O= dir for that config and kernel series
+ *   build/<cfg>-<series>/  make O= dir for that config (each arch's is its
+ *                          own: arch.h's fragment) and kernel series
  *                          (6.12: VERSION.PATCHLEVEL of the tree), so a
  *                          6.1 base never leaves its objects in 6.12's dir
  *                          (a switch still rewrites the files that differ);
@@ -21,7 +22,8 @@
  *                          another: only builds of published commits write
  *                          it (build.c)
  *   layers/<build dir>.<pid>/  a throwaway layer's upper and work dirs (layer.h)
- *   guest/init, initrd.cpio  the static guest init and its initramfs
+ *   guest/init, initrd.cpio  the static guest init and its initramfs (x86_64's;
+ *                          guest/<arch>/ another's: pk_lab_set_arch())
  *   accel                  whether QEMU can use KVM here (boot.c's probe)
  *   lock                   pk_lab_lock()'s flock
  *
@@ -39,14 +41,18 @@
 
 #include <glib.h>
 
+#include "lab/arch.h"
+
 struct pk_repo_cache;   /* repo.c's */
 
 struct pk_lab {
+	const struct pk_arch *arch; /* what it builds and boots for (arch.h): x86_64 unless
+	                               pk_lab_set_arch() said otherwise */
 	char *cache;      /* the cache dir */
 	char *datadir;    /* pk_data_dir(): qemu/kernel.config, qemu/init.c */
 	char *tree;       /* cache/linux */
 	char *build_stem; /* cache/build/<cfg>: pk_lab_build_dir() adds the tree's kernel series */
-	char *initrd;     /* cache/guest/initrd.cpio */
+	char *initrd;     /* cache/guest/initrd.cpio; another arch's cache/guest/<arch>/initrd.cpio */
 	char *config_hash;/* first 12 hex of sha256(fragment), or of fragment + extra_config */
 	char *extra_config;/* a derived config's CONFIG_X=y lines (derive.h), NULL for the lab's */
 	char **qemu_args; /* QEMU arguments of the devices a patch's drivers need (derive.h), or NULL */
@@ -71,7 +77,8 @@ struct pk_lab {
  * the QEMU device arguments with the settle switch, when given.  NULL with
  * err when the fragment cannot be read.  Caller frees.
  */
-char *pk_lab_config_name(const char *datadir, const char *extra, char *const *qemu_args, GError **err);
+char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const char *extra,
+			 char *const *qemu_args, GError **err);
 
 /*
  * The make O= dir for the tree as checked out: build_stem + "-" + its
@@ -107,6 +114,19 @@ int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev
 
 /* Fill in the paths (nothing is created but the cache dir).  Free with pk_lab_clear(). */
 int pk_lab_open(struct pk_lab *out, GError **err);
+
+/* The lab's architecture: x86_64 for a lab made by hand (a test's) without one. */
+static inline const struct pk_arch *pk_lab_arch(const struct pk_lab *lab)
+{
+	return lab->arch ? lab->arch : &pk_arch_x86_64;
+}
+
+/*
+ * Make an opened lab (pk_lab_open(), no derived config yet) arch's: its
+ * config's name and build dirs (arch's fragment), its initramfs
+ * (guest/<arch>/, x86_64's guest/ as always).  The tree is the same.
+ */
+int pk_lab_set_arch(struct pk_lab *lab, const struct pk_arch *arch, GError **err);
 void pk_lab_clear(struct pk_lab *lab);
 
 /*
@@ -119,11 +139,11 @@ int pk_lab_lock(struct pk_lab *lab, GError **err);
 
 /*
  * What every command and job that builds or boots starts with: the lab
- * opened (pk_lab_open()), checked to be set up ("run 'printkbot setup'"
+ * opened (pk_lab_open()), made arch's (pk_lab_set_arch(); NULL: x86_64's), checked to be set up ("run 'printkbot setup'"
  * when it is not) and locked (pk_lab_lock(), waiting for another
  * printkbot).  *out is untouched on failure; clear it with pk_lab_clear().
  */
-int pk_lab_take(struct pk_lab *out, GError **err);
+int pk_lab_take(struct pk_lab *out, const struct pk_arch *arch, GError **err);
 
 /*
  * Whether the lab can test (an opened lab: pk_lab_open()): the kernel

@@ -92,14 +92,15 @@ static int step_git_base(struct pk_lab *lab, GError **err)
 	return 0;
 }
 
-/* Step 3: tinyconfig + qemu/kernel.config in the build dir of the tree's series. */
+/* Step 3: tinyconfig + the arch's qemu/ fragment in the build dir of the tree's series. */
 static int step_config(struct pk_lab *lab, GError **err)
 {
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
 
 	if (pk_state_stat(build_dir, PK_STATE_SETUP_CONFIG, NULL))
 		return 0;
-	pk_info("setup: writing the kernel config (tinyconfig + qemu/kernel.config)");
+	pk_info("setup: writing the %s kernel config (tinyconfig + qemu/%s)", pk_lab_arch(lab)->name,
+		pk_lab_arch(lab)->fragment);
 	if (pk_kconfig_make(lab, NULL, err) < 0)
 		return -1;
 	return pk_state_write(build_dir, PK_STATE_SETUP_CONFIG, lab->config_hash, strlen(lab->config_hash), err);
@@ -108,7 +109,8 @@ static int step_config(struct pk_lab *lab, GError **err)
 /* Step 4: the static guest init, packed with the base tree's own gen_init_cpio. */
 static int step_initrd(struct pk_lab *lab, GError **err)
 {
-	g_autofree char *guest = g_build_filename(lab->cache, "guest", NULL);
+	/* guest/ for x86_64, guest/<arch>/ for another (lab.h) */
+	g_autofree char *guest = g_path_get_dirname(lab->initrd);
 	g_autofree char *init_src = g_build_filename(lab->datadir, "qemu", "init.c", NULL);
 	g_autofree char *init_bin = g_build_filename(guest, "init", NULL);
 	g_autofree char *gen_src = g_build_filename(guest, "gen_init_cpio.c", NULL);
@@ -118,7 +120,7 @@ static int step_initrd(struct pk_lab *lab, GError **err)
 	g_autofree char *spec = NULL;
 	g_autofree char *gen_text = NULL;
 	size_t gen_len;
-	const char *cc_init[] = { "cc", "-static", "-Os", "-Wall", "-o", init_bin, init_src, NULL };
+	const char *cc_init[] = { pk_lab_arch(lab)->init_cc, "-static", "-Os", "-Wall", "-o", init_bin, init_src, NULL };
 	const char *cc_gen[] = { "cc", "-O2", "-o", gen_bin, gen_src, NULL };
 	const char *gen[] = { gen_bin, spec_path, NULL };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;

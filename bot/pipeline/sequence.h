@@ -35,6 +35,8 @@ struct pk_test_config {
 	double boot_timeout;      /* boot_timeout seconds, 0 = default */
 	unsigned derived_builds;  /* derived_builds: derived build dirs kept, 0 = default */
 	char *rules;              /* rules: a log-monitor rule file (pipeline/monitor.h), or NULL */
+	const struct pk_arch *arch; /* arch: what patches are built and booted for (lab/arch.h);
+	                               NULL (no config file): x86_64 */
 };
 
 struct pk_sequence {

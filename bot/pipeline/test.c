@@ -778,6 +778,8 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	if (pk_lab_for_rev(&based, lab, parent, err) < 0)
 		return -1;
 	rc = test_patch(out, &based, store, opts, patch, parent, err);
+	if (rc >= 0)
+		out->arch = pk_lab_arch(lab);
 	pk_lab_clear(&based);
 	return rc;
 }
@@ -791,6 +793,8 @@ int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct 
 	if (pk_lab_for_rev(&based, lab, commit, err) < 0)
 		return -1;
 	rc = test_commit(out, &based, store, opts, commit, err);
+	if (rc >= 0)
+		out->arch = pk_lab_arch(lab);
 	pk_lab_clear(&based);
 	return rc;
 }

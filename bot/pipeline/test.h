@@ -97,6 +97,7 @@ struct pk_test_result {
 	                             the config left it (the after side came from the store) */
 	char *config_hash;        /* the config both sides were built with: the lab's or a
 	                             derived one; NULL when nothing was built */
+	const struct pk_arch *arch; /* what the lab built and booted for (lab/arch.h; static) */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 	char *left_out;           /* files no build reads left out, their hunks not applying (apply.h) */

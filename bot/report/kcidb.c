@@ -307,8 +307,8 @@ static const char *add_build(struct pk_kcidb *k, const struct pk_store_kcidb_bui
 	if (!fresh)
 		return json_object_get_string_member(o, "id");
 	json_object_set_string_member(o, "checkout_id", checkout);
-	/* the lab builds for its QEMU, x86-64 (doc/bases.md) */
-	json_object_set_string_member(o, "architecture", "x86_64");
+	/* what the lab built for (lab/arch.h); a review from before there were others says none: x86_64 */
+	set_str(o, "architecture", model_str(model, "arch") ? model_str(model, "arch") : "x86_64");
 	set_str(o, "config_name", config);
 	set_str(o, "compiler", model_str(model, "compiler"));
 	json_object_set_string_member(o, "status", b->ok ? "PASS" : "FAIL");

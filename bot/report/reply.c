@@ -1,5 +1,6 @@
 /* reply.c - the reply mail under a tested patch; see reply.h. */
 #include "report/reply.h"
+#include "lab/arch.h"
 #include "report/review.h"
 #include "report/compose.h"
 #include "intake/mailcmd.h"
@@ -212,6 +213,22 @@ char *pk_reply_reproduce(const char *message_id, const char *subject, const char
 }
 
 /* What the reply's head says beside the review model's own members (templates/reply.txt). */
+/*
+ * The head's config: line, "x86_64 tinyconfig + qemu/kernel.config HASH"
+ * (the arch and its fragment as the model says, lab/arch.h), with what
+ * was added for the patch and whether its lines follow.  model may be NULL.
+ */
+static char *config_head(JsonObject *model, const char *added, const char *hash, bool below)
+{
+	const struct pk_arch *arch =
+		pk_arch_by_name(model ? json_object_get_string_member_with_default(model, "arch", NULL) : NULL);
+
+	if (!arch)
+		arch = &pk_arch_x86_64;
+	return g_strdup_printf("%s tinyconfig + qemu/%s%s %s%s", arch->name, arch->fragment, added, hash,
+			       below ? " (below)" : "");
+}
+
 static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_reply_info *info,
 		     const char *reply_id)
 {
@@ -221,9 +238,8 @@ static void add_head(JsonObject *o, const struct pk_mail *pm, const struct pk_re
 	g_autofree char *link = info->site_page ? g_strdup(info->site_page)
 				: pk_reply_archive_link(info->archive, pm->message_id);
 	g_autofree char *closes = pk_reply_archive_link(info->archive, reply_id);
-	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config%s %s%s",
-						  derived ? " + lines for this patch" : "", hash,
-						  info->config_lines ? " (below)" : "");
+	g_autofree char *config = config_head(o, derived ? " + lines for this patch" : "", hash,
+					      info->config_lines != NULL);
 	g_autofree char *subject = pk_mail_clean_subject(pm->subject ? pm->subject : "");
 	g_auto(GStrv) extra = derived ? g_strsplit(derived, "\n", -1) : NULL;
 	JsonArray *lines = json_array_new();
@@ -468,9 +484,8 @@ static char *render_commit_body(JsonNode *model, const struct pk_reply_commit *c
 	g_autofree char *found_text = found_sentence_commit(model_verdict(o));
 	g_autofree char *found = pk_wrap(found_text, REPLY_WIDTH, "");
 	g_autofree char *subject = pk_mail_clean_subject(c->subject ? c->subject : "");
-	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config%s %s%s",
-						  derived ? " + lines for this commit" : "", hash,
-						  info->config_lines ? " (below)" : "");
+	g_autofree char *config = config_head(o, derived ? " + lines for this commit" : "", hash,
+					      info->config_lines != NULL);
 	g_autofree char *reproduce = pk_reply_commit_reproduce(c->tree_url, c->branch, c->commit);
 	g_auto(GStrv) extra = derived ? g_strsplit(derived, "\n", -1) : NULL;
 	JsonArray *lines = json_array_new();
@@ -730,8 +745,7 @@ static char *render_command_body(const struct pk_mail *cmd, const struct pk_repl
 	g_autofree char *hello = greeting(cmd);
 	g_autofree char *problem = c->problem ? pk_wrap(c->problem, REPLY_WIDTH, "") : NULL;
 	g_autofree char *note = info->base_note ? pk_wrap(info->base_note, REPLY_WIDTH - 2, " ") : NULL;
-	g_autofree char *config = g_strdup_printf("x86_64 tinyconfig + qemu/kernel.config %s%s", hash,
-						  info->config_lines ? " (below)" : "");
+	g_autofree char *config = config_head(first, "", hash, info->config_lines != NULL);
 	JsonArray *patches = NULL;
 
 	json_node_take_object(root, o);

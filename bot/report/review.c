@@ -13,6 +13,12 @@
 #include "lab/coverage.h"
 #include "report/html.h"
 
+/* What the test built for: the lab's arch, x86_64 for a result made by hand (a test's). */
+static const struct pk_arch *arch_of(const struct pk_test_result *res)
+{
+	return res->arch ? res->arch : &pk_arch_x86_64;
+}
+
 #define REVIEW_WIDTH 72
 
 static void add_str(JsonBuilder *b, const char *name, const char *value)
@@ -487,8 +493,8 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, "Tested on %s (%s)", info->base, base ? base : "?");
 	if (info->compiler)
 		g_string_append_printf(s, " built with %s,", info->compiler);
-	g_string_append_printf(s, " with the bot's kernel config %s.",
-			       res->config_hash ? res->config_hash : info->config_hash);
+	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).", arch_of(res)->name,
+			       res->config_hash ? res->config_hash : info->config_hash, arch_of(res)->machine);
 	if (res->three_way)
 		g_string_append(s, " The patch did not apply as it stands: it was applied as `git am -3` does, "
 				"its change merged from the files its index lines name.");
@@ -542,7 +548,8 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " Both kernels booted with the QEMU devices its drivers bind to "
 				       "(qemu/devices): %s.", res->derived.devices);
 	for (guint i = 0; res->derived.cannot && i < res->derived.cannot->len; i++)
-		g_string_append_printf(s, " No x86_64 config could set %s.", (char *)res->derived.cannot->pdata[i]);
+		g_string_append_printf(s, " No %s config could set %s.", arch_of(res)->name,
+				       (char *)res->derived.cannot->pdata[i]);
 	if (!res->diff)
 		return g_string_free(s, FALSE);
 	if (b->cached)
@@ -633,6 +640,9 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_bool(b, "three_way", res->three_way);
 	add_str(b, "left_out", res->left_out);
 	add_str(b, "config_hash", shown->config_hash ? shown->config_hash : info->config_hash);
+	/* where the kernels ran: the reply's head and the text say it (lab/arch.h) */
+	add_str(b, "arch", arch_of(res)->name);
+	add_str(b, "machine", arch_of(res)->machine);
 	add_str(b, "config_derived", shown->derived.lines);
 	add_str(b, "devices", shown->derived.devices);
 	add_strings(b, "options_added", shown->derived.added);

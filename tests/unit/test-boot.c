@@ -32,6 +32,7 @@ static const char fake_qemu[] =
 	"console) yes 'a console that never ends';;\n"
 	"slot) echo \"start $(date +%s.%N)\" >> \"$FAKE_QEMU_LOG\"; sleep 1;\n"
 	"      echo \"end $(date +%s.%N)\" >> \"$FAKE_QEMU_LOG\"; exit 0;;\n"
+	"args) printf '%s\\n' \"$0\" \"$@\" > \"$FAKE_QEMU_LOG\"; exit 0;;\n"
 	"esac\n"
 	"exec sleep 60\n";
 
@@ -43,17 +44,20 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = g_new0(struct fixture, 1);
-	g_autofree char *qemu = NULL, *accel = NULL, *path = NULL;
+	g_autofree char *qemu = NULL, *arm_qemu = NULL, *accel = NULL, *path = NULL;
 	struct pk_sandbox_config c = PK_SANDBOX_CONFIG_INIT;
 
 	f->dir = g_dir_make_tmp("printkbot-boot-test-XXXXXX", NULL);
 	f->bin = g_build_filename(f->dir, "bin", NULL);
 	f->size_file = g_build_filename(f->dir, "capture-size", NULL);
 	qemu = g_build_filename(f->bin, "qemu-system-x86_64", NULL);
+	arm_qemu = g_build_filename(f->bin, "qemu-system-aarch64", NULL);
 	accel = g_build_filename(f->dir, "accel", NULL);
 	g_mkdir(f->bin, 0755);
 	g_file_set_contents(qemu, fake_qemu, -1, NULL);
 	g_chmod(qemu, 0755);
+	g_file_set_contents(arm_qemu, fake_qemu, -1, NULL);
+	g_chmod(arm_qemu, 0755);
 	g_file_set_contents(accel, "tcg", -1, NULL);   /* no KVM probe */
 	f->lab.cache = g_strdup(f->dir);
 	f->lab.initrd = g_build_filename(f->dir, "initrd", NULL);
@@ -189,12 +193,78 @@ static void test_boots_take_turns(void **state)
 	assert_true(most >= 1 && most <= slots);
 }
 
+/* QEMU's command line of a boot, one argument a line, as the stand-in was run. */
+static char **qemu_line(struct fixture *f, const struct pk_arch *arch)
+{
+	g_autofree char *log = g_build_filename(f->dir, "args", NULL), *text = NULL;
+	struct pk_boot_result r;
+
+	f->lab.arch = arch;
+	g_setenv("FAKE_QEMU_LOG", log, TRUE);
+	boot(f, "args", &r);
+	pk_boot_result_clear(&r);
+	f->lab.arch = NULL;
+	assert_true(g_file_get_contents(log, &text, NULL, NULL));
+	return g_strsplit(text, "\n", -1);
+}
+
+/* Whether line holds a then b, one after the other. */
+static bool has_pair(char **line, const char *a, const char *b)
+{
+	for (char **l = line; *l && l[1]; l++)
+		if (!strcmp(*l, a) && !strcmp(l[1], b))
+			return true;
+	return false;
+}
+
+/*
+ * Each architecture boots on its own QEMU and machine, its console on the
+ * command line, its capture port where its init looks (qemu/init.c): x86_64
+ * the second 16550 of q35 (no printkbot.capture=), arm64 a virtio console
+ * on virt, under TCG even where KVM serves x86_64.
+ */
+static void test_qemu_line_per_arch(void **state)
+{
+	struct fixture *f = *state;
+	g_auto(GStrv) x86 = qemu_line(f, NULL), arm = NULL;
+	g_autofree char *accel = g_build_filename(f->dir, "accel", NULL);
+	const char *cmdline = NULL;
+
+	assert_true(g_str_has_suffix(x86[0], "/qemu-system-x86_64"));
+	assert_true(has_pair(x86, "-machine", "q35"));
+	assert_true(has_pair(x86, "-serial", "chardev:capture"));
+	for (char **l = x86; l[0] && l[1]; l++)
+		if (!strcmp(*l, "-append"))
+			cmdline = l[1];
+	assert_non_null(cmdline);
+	assert_true(g_str_has_prefix(cmdline, "console=ttyS0 "));
+	assert_null(strstr(cmdline, "printkbot.capture"));
+
+	g_file_set_contents(accel, "kvm", -1, NULL);   /* KVM for x86_64 says nothing of arm64 */
+	arm = qemu_line(f, pk_arch_by_name("arm64"));
+	g_file_set_contents(accel, "tcg", -1, NULL);
+	assert_true(g_str_has_suffix(arm[0], "/qemu-system-aarch64"));
+	assert_true(has_pair(arm, "-machine", "virt"));
+	assert_true(has_pair(arm, "-cpu", "cortex-a57"));
+	assert_false(has_pair(arm, "-accel", "kvm"));
+	assert_true(has_pair(arm, "-device", "virtconsole,chardev=capture"));
+	assert_false(has_pair(arm, "-serial", "chardev:capture"));
+	cmdline = NULL;
+	for (char **l = arm; l[0] && l[1]; l++)
+		if (!strcmp(*l, "-append"))
+			cmdline = l[1];
+	assert_non_null(cmdline);
+	assert_true(g_str_has_prefix(cmdline, "console=ttyAMA0 "));
+	assert_non_null(strstr(cmdline, " printkbot.capture=hvc0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_capture_cut_while_written, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_cut, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boots_take_turns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qemu_line_per_arch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("boot", tests, NULL, NULL);

@@ -38,8 +38,26 @@ static void test_values_and_defaults(void **state)
 	assert_int_equal(c.policy.max_files, 7);
 	assert_int_equal(c.policy.max_lines, 20000);   /* the default stays */
 	assert_null(c.db);
+	assert_ptr_equal(c.test.arch, &pk_arch_x86_64);   /* the default */
 	pk_config_clear(&c);
 	unlink(path);
+}
+
+/* [test] arch names one of the lab's architectures; another word is an error naming them. */
+static void test_arch(void **state)
+{
+	g_autofree char *good = write_tmp("[test]\narch = arm64\n"), *bad = write_tmp("[test]\narch = sparc64\n");
+	g_autoptr(GError) err = NULL;
+	struct pk_config c;
+
+	assert_int_equal(pk_config_load(&c, good, NULL), 0);
+	assert_ptr_equal(c.test.arch, pk_arch_by_name("arm64"));
+	pk_config_clear(&c);
+	assert_int_equal(pk_config_load(&c, bad, &err), -1);
+	assert_non_null(strstr(err->message, "[test] arch"));
+	assert_non_null(strstr(err->message, "'sparc64' is not an architecture of the lab (x86_64, arm64)"));
+	unlink(good);
+	unlink(bad);
 }
 
 /* A relative [store] path is beside the config file, not in the working directory. */
@@ -959,6 +977,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_defaults),
+		cmocka_unit_test(test_arch),
 		cmocka_unit_test(test_store_url),
 		cmocka_unit_test(test_store_path_relative),
 		cmocka_unit_test(test_worker_keys),
