@@ -138,7 +138,7 @@ static int command_test(struct command_run *r, GError **err)
 		struct pk_test_result *res;
 		struct pk_review_doc *doc;
 		g_autofree char *source = g_strdup_printf("%s.mbx", m->message_id);
-		g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named);
+		g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject, named, pk_lab_arch(&s->lab));
 		struct pk_review_info info = { source, i + 1, MAX(s->total, s->mails->len), s->seq.base.name,
 					       s->lab.config_hash, reproduce, s->kernel, s->compiler };
 

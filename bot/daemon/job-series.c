@@ -273,7 +273,7 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	g_autofree char *source = mbox_name(m->message_id);
 	/* a Debian base by its name; a branch (it moves) or a base-commit by the commit */
 	g_autofree char *reproduce = pk_reply_reproduce(m->message_id, m->subject,
-							pk_sequence_base_named(&r->seq));
+							pk_sequence_base_named(&r->seq), pk_lab_arch(&r->lab));
 	const struct pk_source_config *src = daemon_source_of(d, row->source_id);
 	/* report --site names a daemon's series by its job (report/site.h) */
 	g_autofree char *site_page = pk_site_series_url(d->config.site.url, r->job_id, 0);

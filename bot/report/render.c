@@ -276,6 +276,12 @@ static const char *const later_flags[] = {
 	"nothing_built",       /* the patch did not apply: no "To reproduce" */
 };
 
+/* Strings models gained later, with what an older model meant by their absence. */
+static const char *const later_strings[][2] = {
+	/* the setup line of the arch tested on (lab/arch.h): older models were all x86_64's */
+	{ "setup", "printkbot setup" },
+};
+
 /* The model's top-level members as template variables. */
 static TmplScope *scope_from_model(JsonObject *model)
 {
@@ -284,6 +290,8 @@ static TmplScope *scope_from_model(JsonObject *model)
 
 	for (size_t i = 0; i < G_N_ELEMENTS(later_flags); i++)
 		tmpl_scope_set_boolean(scope, later_flags[i], FALSE);
+	for (size_t i = 0; i < G_N_ELEMENTS(later_strings); i++)
+		tmpl_scope_set_string(scope, later_strings[i][0], later_strings[i][1]);
 
 	for (GList *m = members; m; m = m->next) {
 		JsonNode *v = json_object_get_member(model, m->data);

@@ -186,7 +186,8 @@ static char *shell_word(const char *s)
 	return g_strdup(s);
 }
 
-char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base)
+char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base,
+			 const struct pk_arch *arch)
 {
 	g_autoptr(GString) cmd = g_string_new("b4 am -o -");
 	g_autofree char *id = shell_word(message_id);
@@ -203,6 +204,8 @@ char *pk_reply_reproduce(const char *message_id, const char *subject, const char
 		g_string_append(cmd, " -P 1");
 	/* "--": the Message-ID is the sender's, and one that starts with '-' would be an option of b4 */
 	g_string_append_printf(cmd, " -- %s | printkbot test", id);
+	if (arch && arch != &pk_arch_x86_64)
+		g_string_append_printf(cmd, " --arch %s", arch->name);
 	if (base && strcmp(base, PK_LAB_BASE_TAG)) {
 		g_autofree char *rev = shell_word(base);
 		g_string_append_printf(cmd, " --base %s", rev);

@@ -21,6 +21,7 @@
 
 #include "base/verdict.h"
 #include "intake/mail.h"
+#include "lab/arch.h"
 #include "report/listpolicy.h"
 
 /* Who a reply is from and whom it copies: [daemon] from and cc_original. */
@@ -164,9 +165,11 @@ char *pk_reply_commit_reproduce(const char *tree_url, const char *branch, const 
  * the revision the series went on (NULL or printkbot-base: the default,
  * not named).  The Message-ID follows "--" and is quoted for the shell
  * when it needs to be, so no Message-ID is read as an option of b4 or as
- * shell.  Caller frees.
+ * shell.  arch (NULL: x86_64) is named with --arch when it is another.
+ * Caller frees.
  */
-char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base);
+char *pk_reply_reproduce(const char *message_id, const char *subject, const char *base,
+			 const struct pk_arch *arch);
 
 /*
  * A mail's page in a list archive: archive (the source's archive =, a

@@ -614,8 +614,11 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	const struct pk_test_result *shown = res->relinked ? res->relinked : res;
 	const struct pk_kdiff *d = shown->diff;
 	g_autofree char *tested = tested_sentence(shown, info);
+	bool own_arch = arch_of(res) == &pk_arch_x86_64;
+	g_autofree char *arch_option = own_arch ? g_strdup("") : g_strconcat(" --arch ", arch_of(res)->name, NULL);
 	g_autofree char *reproduce = info->reproduce ? g_strdup(info->reproduce)
-				     : g_strdup_printf("printkbot test %s", info->source);
+				     : g_strdup_printf("printkbot test%s %s", arch_option, info->source);
+	g_autofree char *setup = g_strconcat("printkbot setup", arch_option, NULL);
 
 	json_builder_begin_object(b);
 	add_str(b, "tool", "printkbot " PK_VERSION);
@@ -624,6 +627,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "author", patch->author);
 	add_str(b, "source", info->source);
 	add_str(b, "reproduce", reproduce);
+	add_str(b, "setup", setup);
 	/* a patch that did not apply has no build to reproduce */
 	add_bool(b, "nothing_built", res->verdict == PK_VERDICT_DOES_NOT_APPLY);
 	add_str(b, "position", position);

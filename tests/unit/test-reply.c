@@ -320,9 +320,12 @@ static void test_reproduce(void **state)
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *got = pk_reply_reproduce(cases[i].mid, cases[i].subject, cases[i].base);
+		g_autofree char *got = pk_reply_reproduce(cases[i].mid, cases[i].subject, cases[i].base, NULL);
 		assert_string_equal(got, cases[i].want);
 	}
+	/* another arch than x86_64 is named, so the command tests where the bot did */
+	g_autofree char *arm = pk_reply_reproduce("a@b", "[PATCH] x", NULL, pk_arch_by_name("arm64"));
+	assert_string_equal(arm, "b4 am -o - -- a@b | printkbot test --arch arm64 -");
 }
 
 static void test_archive_link(void **state)

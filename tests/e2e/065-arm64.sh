@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# End to end, long (it builds the 6.12 base for arm64 with Debian's cross
+# compiler, cold the first time: about 8 minutes of 2 CPUs, 13 beside a
+# CI run): the arm64 lab (bot/lab/arch.h, doc/bases.md "Architectures").
+# 1. `boot --arch riscv64` is refused, naming the lab's architectures.
+# 2. `setup --arch arm64` prepares the arm64 lab beside x86_64's.
+# 3. `test --arch arm64` of a change to the PL011 driver's banner
+#    (drivers/tty/serial/amba-pl011.c, which no x86_64 config builds: it
+#    needs ARM_AMBA): console-changed, the banner seen at boot on QEMU's
+#    virt machine, the arch and machine in the review, its reproduce line
+#    with --arch arm64.
+# 4. The same patch on x86_64: not-built, as before there was an arm64 lab.
+source "$(dirname "$0")/lib.sh"
+command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (make deps installs it)"
+command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (make deps installs it)"
+
+lab_setup
+keep badarch txt "$bot" boot --arch riscv64
+keep setup txt "$bot" setup --arch arm64
+keep arm json "$bot" test --json --arch arm64 tests/data/test/pl011-banner.patch
+keep x86 json "$bot" test --json tests/data/test/pl011-banner.patch
+
+python3 - <<'PY'
+from e2elib import check, done, model, rc, text
+
+check(rc("badarch") != 0 and "--arch riscv64: the lab builds for x86_64, arm64" in text("badarch.err"),
+      "an arch the lab does not know is refused, the known ones named")
+check(rc("setup") == 0 and "kernel lab for arm64 ready" in text("setup.txt"), "setup --arch arm64 prepared it")
+a = model("arm")
+banner = [c for c in a.get("console", []) if c["file"] == "drivers/tty/serial/amba-pl011.c"]
+check(rc("arm") == 1 and a["verdict"] == "console-changed", "on arm64 the PL011 patch is console-changed")
+check(len(banner) == 1 and banner[0]["new_text"].endswith("(ARM PrimeCell)"), "the banner's new text was seen at boot")
+check(a["arch"] == "arm64" and a["machine"] == "virt", "the review says arm64 on QEMU's virt machine")
+check("--arch arm64" in a["reproduce"] and a["setup"] == "printkbot setup --arch arm64",
+      "its reproduce lines name the arch")
+x = model("x86")
+check(x["verdict"] == "not-built" and x["arch"] == "x86_64", "on x86_64 the same patch is not-built")
+print("figures: arm64 test %s" % text("arm.err").strip().splitlines()[-1:])
+done()
+PY
+passed
