@@ -35,7 +35,7 @@ check("--arch arm64" in a["reproduce"] and a["setup"] == "printkbot setup --arch
       "its reproduce lines name the arch")
 x = model("x86")
 check(x["verdict"] == "not-built" and x["arch"] == "x86_64", "on x86_64 the same patch is not-built")
-print("figures: arm64 test %.0f s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
+print("figures: arm64 test %s s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
     a["seconds"], a["before"].get("build_seconds"), a["before"].get("boot_seconds"),
     a["after"].get("build_seconds"), a["after"].get("boot_seconds")))
 done()
