@@ -65,8 +65,9 @@ static const char *probe_accel(const struct pk_lab *lab)
 {
 	g_autofree char *stamp = g_build_filename(lab->cache, "accel", NULL);
 	g_autofree char *known = NULL;
-	const char *argv[] = { pk_arch_x86_64.qemu, "-accel", "kvm", "-machine", pk_arch_x86_64.machine, "-cpu", "host",
-			       "-sandbox", QEMU_SECCOMP, "-nodefaults", "-no-user-config",
+	/* KVM is x86_64's here: the only arch of the host's own */
+	const char *argv[] = { pk_arch_x86_64.qemu, "-accel", "kvm", "-machine", pk_arch_x86_64.machine,
+			       "-cpu", "host", "-sandbox", QEMU_SECCOMP, "-nodefaults", "-no-user-config",
 			       "-display", "none", "-monitor", "none", "-S", NULL };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_proc_result res;
@@ -283,8 +284,8 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	chardev = g_strdup_printf("file,id=capture,path=%s", cap_path);
 	/* attached devices probe asynchronously (USB enumeration): the guest waits for a quiet log */
 	/* the guest's init writes its capture to ttyS1 unless told another port (qemu/init.c) */
-	capture_word = strcmp(arch->capture_port, "ttyS1") ? g_strconcat(" printkbot.capture=", arch->capture_port, NULL)
-							   : g_strdup("");
+	capture_word = strcmp(arch->capture_port, "ttyS1")
+			       ? g_strconcat(" printkbot.capture=", arch->capture_port, NULL) : g_strdup("");
 	cmdline = g_strconcat("console=", arch->console, " ", BASE_CMDLINE, capture_word,
 			      lab->qemu_args ? " " PK_LAB_SETTLE_CMDLINE : "",
 			      opts->extra_cmdline ? " " : "", opts->extra_cmdline ? opts->extra_cmdline : "", NULL);

@@ -40,7 +40,6 @@ static char **make_env(const struct pk_lab *lab)
 {
 	const struct pk_arch *arch = pk_lab_arch(lab);
 	g_autoptr(GStrvBuilder) b = g_strv_builder_new();
-
 	g_autofree char *karch = g_strconcat("ARCH=", arch->karch, NULL);
 	g_autofree char *cross = g_strconcat("CROSS_COMPILE=", arch->cross_compile ? arch->cross_compile : "", NULL);
 
@@ -348,7 +347,6 @@ struct build_cc {
 static int build_cc(struct build_cc *out, const struct pk_lab *lab, GError **err)
 {
 	enum pk_build_cc cc = pk_sandbox_settings()->cc;
-
 	const char *cross = pk_lab_arch(lab)->cross_compile;
 
 	memset(out, 0, sizeof *out);
