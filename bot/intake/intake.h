@@ -37,8 +37,8 @@
 struct pk_store;
 
 /*
- * Where a source starts the first time the daemon sees it (intake.h).
- * The zero value, PK_START_ALL, is what a hand-made config gets; the
+ * Where a source starts the first time the daemon sees it (the top of
+ * this file says how pk_intake_fetch() keeps it).  The zero value, PK_START_ALL, is what a hand-made config gets; the
  * loader's default is PK_START_NOW.
  */
 enum pk_source_start {

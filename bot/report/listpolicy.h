@@ -32,7 +32,7 @@
 /*
  * Which tested patches (or pushed commits) a list is mailed about: the
  * reply key of [list NAME], [tree NAME] and [daemon] reply_on.  What
- * "the author's" is: report/listpolicy.h.
+ * "the author's" is: pk_reply_judge(), below.
  */
 enum pk_reply_mode {
 	PK_REPLY_OFF,      /* none: tested and stored only ("never" is the old word for it) */
@@ -64,7 +64,7 @@ struct pk_reply_policy {
 /*
  * [list NAME]: a mailing list the bot may answer, with its policy.  A
  * patch mail is the list's when its List-Id is list_id, else when address
- * is in its To or Cc (listpolicy.h says the order).
+ * is in its To or Cc (pk_list_match() says the order).
  */
 struct pk_list_config {
 	char *name;               /* NAME of [list NAME] */
@@ -86,8 +86,8 @@ struct pk_list_match {
 
 /*
  * The list of a patch mail among lists (the [list NAME] groups, struct
- * pk_list_config *, in the file's order; may be NULL): the group whose list_id its List-Id
- * names (the list that delivered this copy); else the first group, in
+ * pk_list_config *, in the file's order; may be NULL): the group whose
+ * list_id its List-Id names (the list that delivered this copy); else the first group, in
  * the file's order, whose address is in its To or Cc (addrs: the
  * addr-specs of both, any case, NULL-terminated); else the group of the
  * source's list = (the source is that list's archive).  None of them:
