@@ -84,7 +84,7 @@ struct pk_daemon_config {
  * [tree NAME] whole: the lab's part (where the repository is, the
  * branches fetched and watched) first, so that a struct pk_tree_group *
  * is a struct pk_tree_config * too (C's first member rule); then what the
- * daemon mails about a push to a watched branch (daemon.h).
+ * daemon mails about a push to a watched branch (daemon/daemon.h).
  */
 struct pk_tree_group {
 	struct pk_tree_config tree;

@@ -36,7 +36,7 @@
 #include "store/store.h"
 
 /*
- * [kcidb]: KCIDB exports (report/kcidb.h) and the daemon's posting of
+ * [kcidb]: KCIDB exports (what follows) and the daemon's posting of
  * each finished review.  url is an http(s) URL or NULL (no posting);
  * token is token_file's first line, read at load (a file group or
  * others may read is refused), NULL without url.

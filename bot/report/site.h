@@ -34,8 +34,8 @@
 #include "store/store.h"
 
 /*
- * [site]: the static site of every review (`report --site`,
- * report/site.h).  Both keys are http(s) URLs or NULL.
+ * [site]: the static site of every review (`report --site`, made by
+ * what follows).  Both keys are http(s) URLs or NULL.
  */
 struct pk_site_config {
 	char *url;                /* where readers reach the site; a reply's patch link: is its
