@@ -502,27 +502,23 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	struct ccache_use ccache = { 0 };
 	g_autofree char *icecc_version = NULL, *icecc_dir = NULL;
 	g_autofree char *prefix_map = macro_prefix_map(build_dir, lab->tree);
-	const struct pk_arch *arch = pk_lab_arch(lab);
-	g_autofree char *arch_var = arch->cross_compile ? g_strconcat("ARCH=", arch->karch, NULL) : NULL;
-	g_autofree char *cross_var = arch->cross_compile ? g_strconcat("CROSS_COMPILE=", arch->cross_compile, NULL)
-							 : NULL;
-	const char *argv[] = { "make", "-s", jobs, odir, NULL, arch->image_target, NULL };
-	/* BUILD_ENV, the prefix map, ARCH and CROSS_COMPILE, 6 of the compiler's, NULL */
-	const char *env[20] = { BUILD_ENV };
+	g_auto(GStrv) make_vars = make_env(lab);
+	const char *argv[] = { "make", "-s", jobs, odir, NULL, pk_lab_arch(lab)->image_target, NULL };
+	/* make_env()'s (BUILD_ENV, a cross build's ARCH and CROSS_COMPILE), the prefix map,
+	   6 of the compiler's, NULL */
+	const char *env[20] = { NULL };
 	const char *ro[4] = { lab->tree }, *rw[3] = { build_dir };
 	struct pk_sandbox sb = { .ro = ro, .rw = rw, .cwd = lab->tree, .env = env, .argv = argv,
 				 .limits = &sc->build };
-	unsigned e = G_N_ELEMENTS((const char *[]){ BUILD_ENV }), r = 1;
+	unsigned e = 0, r = 1;
 	int rc = -1;
 
 	if (build_cc(&cc, lab, err) < 0)
 		return -1;
 	argv[4] = cc.cc;
+	for (char **v = make_vars; *v; v++)
+		env[e++] = *v;
 	env[e++] = prefix_map;
-	if (arch_var) {
-		env[e++] = arch_var;
-		env[e++] = cross_var;
-	}
 	if (cc.ccache) {
 		if (ccache_setup(&ccache, env, &e, lab, layered, err) < 0)
 			goto out;
