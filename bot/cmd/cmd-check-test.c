@@ -157,7 +157,7 @@ static int check_test(struct pk_cmd_ctx *ctx, const char *path, GError **err)
 		goto out;
 	if (!(kernel = pk_describe_base(&ctx->lab, base.rev, &e)))
 		g_clear_error(&e);
-	if (!(compiler = pk_describe_compiler(&e)))
+	if (!(compiler = pk_describe_compiler(pk_lab_arch(&ctx->lab), &e)))
 		g_clear_error(&e);
 	pk_sequence_opts(&topts, &ctx->config.test, &ctx->config.policy, o->timeout);
 	topts.noise_base = base.rev;

@@ -281,11 +281,13 @@ static int cmd_test(struct pk_cmd_ctx *ctx)
 	run.refetch.interval = config->daemon.fetch_interval;
 	/* --base: that one alone; else the config's bases, else its base and every Debian base the lab has */
 	run.bases = o->base ? g_strdupv((char *[]){ (char *)o->base, NULL }) : pk_sequence_bases(run.lab, &config->test);
-	if (!(run.compiler = pk_describe_compiler(&err)))
+	if (!(run.compiler = pk_describe_compiler(pk_lab_arch(run.lab), &err)))
 		pk_info("the compiler is not named in the reviews: %s", err->message);
 	pk_sequence_opts(&run.opts, &config->test, &config->policy, o->timeout);
 	run.opts.policy.allow_build_system |= o->allow_build;
 	run.opts.build_without_churn = o->all;
+	/* --arch: that architecture alone, even for a file only another builds */
+	run.opts.one_arch = ctx->cmdline.common.arch != NULL;
 	run.which_base = o->which_base;
 	for (char **a = ctx->cmdline.args; *a; a++) {
 		int one = test_input(&run, *a);   /* not inside MAX(): it evaluates twice */

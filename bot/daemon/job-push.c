@@ -79,7 +79,7 @@ static int push_start(struct push_run *r, GError **err)
 
 	if (pk_lab_take(&r->lab, r->d->config.test.arch, err) < 0)
 		return -1;
-	if (!(r->compiler = pk_describe_compiler(&e1)))
+	if (!(r->compiler = pk_describe_compiler(pk_lab_arch(&r->lab), &e1)))
 		daemon_log(r->job_id, NULL, "no compiler: line in the mails: %s", e1->message);
 	if (!(r->config_lines = pk_describe_config_lines(&r->lab, &e2)))
 		daemon_log(r->job_id, NULL, "the config's lines are not in the mails: %s", e2->message);

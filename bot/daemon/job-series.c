@@ -184,7 +184,7 @@ static void series_describe(struct daemon_series *r)
 
 	if (!(r->kernel = pk_describe_base(&r->lab, r->seq.base.rev, &e1)))
 		daemon_log(r->job_id, NULL, "the base is not described in the replies: %s", e1->message);
-	if (!(r->compiler = pk_describe_compiler(&e2)))
+	if (!(r->compiler = pk_describe_compiler(pk_lab_arch(&r->lab), &e2)))
 		daemon_log(r->job_id, NULL, "no compiler: line in the replies: %s", e2->message);
 	if (!(r->config_lines = pk_describe_config_lines(&r->lab, &e3)))
 		daemon_log(r->job_id, NULL, "the config's lines are not in the replies: %s", e3->message);

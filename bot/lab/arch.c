@@ -45,6 +45,11 @@ static const struct pk_arch arch_arm64 = {
 
 static const struct pk_arch *const arches[] = { &pk_arch_x86_64, &arch_arm64 };
 
+const struct pk_arch *pk_arch_nth(size_t i)
+{
+	return i < G_N_ELEMENTS(arches) ? arches[i] : NULL;
+}
+
 const struct pk_arch *pk_arch_by_name(const char *name)
 {
 	for (size_t i = 0; name && i < G_N_ELEMENTS(arches); i++)

@@ -45,6 +45,9 @@ const struct pk_arch *pk_arch_by_name(const char *name);
 /* Every architecture's name, in the table's order, for help and errors ("x86_64, arm64"). */
 const char *pk_arch_names(void);
 
+/* The table's i-th architecture, x86_64 first (the lab's default); NULL past the last. */
+const struct pk_arch *pk_arch_nth(size_t i);
+
 /*
  * Whether file (a path of the kernel tree) is another architecture's
  * code, which no config of arch compiles: arch/<other>/... .

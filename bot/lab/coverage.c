@@ -406,7 +406,7 @@ out:
 	return rc;
 }
 
-char *pk_coverage_not_built_sentence(const GPtrArray *coverage)
+char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count)
 {
 	g_autoptr(GString) s = g_string_new(NULL);
 	unsigned n = 0;
@@ -418,10 +418,32 @@ char *pk_coverage_not_built_sentence(const GPtrArray *coverage)
 			continue;
 		g_string_append_printf(s, "%s%s (%s)", n++ ? "; " : "", c->file, c->reason ? c->reason : "?");
 	}
-	if (!n)
+	if (count)
+		*count = n;
+	return n ? g_string_free(g_steal_pointer(&s), FALSE) : NULL;
+}
+
+unsigned pk_coverage_sources_built(const GPtrArray *coverage)
+{
+	unsigned n = 0;
+
+	for (guint i = 0; coverage && i < coverage->len; i++) {
+		const struct pk_file_coverage *c = coverage->pdata[i];
+
+		n += c->source && c->state != PK_COVERAGE_NOT_BUILT;
+	}
+	return n;
+}
+
+char *pk_coverage_not_built_sentence(const GPtrArray *coverage)
+{
+	unsigned n;
+	g_autofree char *list = pk_coverage_not_built_list(coverage, &n);
+
+	if (!list)
 		return NULL;
 	return g_strdup_printf("%s not compiled into the kernel the bot built: %s.  %s", n == 1 ? "This file is" :
-			       "These files are", s->str, n == 1 ? "Neither the boot log nor the printk index can "
+			       "These files are", list, n == 1 ? "Neither the boot log nor the printk index can "
 			       "show what it prints, so only the static findings speak for it." : "Neither the "
 			       "boot log nor the printk index can show what they print, so only the static "
 			       "findings speak for them.");

@@ -106,6 +106,12 @@ bool pk_coverage_state_parse(const char *name, enum pk_coverage_state *out);
  */
 char *pk_coverage_not_built_sentence(const GPtrArray *coverage);
 
+/* Its list alone: "file (reason); file (reason)", *count (may be NULL) files; NULL when none. */
+char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count);
+
+/* How many of coverage's C sources and headers the kernel built (booted counts too). */
+unsigned pk_coverage_sources_built(const GPtrArray *coverage);
+
 /*
  * The verdict of a built and booted patch once coverage is known: the
  * comparison's verdict, except that no-visible-change becomes not-built

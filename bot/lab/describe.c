@@ -56,9 +56,10 @@ char *pk_describe_base(const struct pk_lab *lab, const char *rev, GError **err)
 	return g_strdup_printf("Linux %s, commit %.12s", version, commit);
 }
 
-char *pk_describe_compiler(GError **err)
+char *pk_describe_compiler(const struct pk_arch *arch, GError **err)
 {
-	const char *argv[] = { "gcc", "--version", NULL };
+	g_autofree char *gcc = g_strconcat(arch->cross_compile ? arch->cross_compile : "", "gcc", NULL);
+	const char *argv[] = { gcc, "--version", NULL };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_proc_result res;
 	g_autoptr(GString) out = g_string_new(NULL);
@@ -71,7 +72,7 @@ char *pk_describe_compiler(GError **err)
 		return NULL;
 	if (!pk_proc_ok(&res) || !out->len) {
 		how = pk_proc_describe(&res);
-		pk_error(err, PK_ERROR_FAILED, "gcc --version %s", how);
+		pk_error(err, PK_ERROR_FAILED, "%s --version %s", gcc, how);
 		return NULL;
 	}
 	return g_strndup(out->str, strcspn(out->str, "\r\n"));

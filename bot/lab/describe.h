@@ -26,11 +26,12 @@
 char *pk_describe_base(const struct pk_lab *lab, const char *rev, GError **err);
 
 /*
- * The compiler the lab builds with (build.c's CC=gcc), as `gcc --version`
- * names it on its first line: "gcc (Debian 12.2.0-14+deb12u1) 12.2.0".
- * It runs gcc, so a caller that needs it often keeps the answer.
+ * The compiler arch's lab builds with (build.c's CC: gcc, or Debian's
+ * cross gcc, arch.h), as `gcc --version` names it on its first line:
+ * "gcc (Debian 12.2.0-14+deb12u1) 12.2.0".  It runs gcc, so a caller
+ * that needs it often keeps the answer.
  */
-char *pk_describe_compiler(GError **err);
+char *pk_describe_compiler(const struct pk_arch *arch, GError **err);
 
 /*
  * The option lines of qemu/kernel.config, the fragment merged on top of

@@ -214,6 +214,46 @@ int pk_lab_take(struct pk_lab *out, const struct pk_arch *arch, GError **err)
 	return 0;
 }
 
+/* A copy of lab without its lock: its strings and repository handle its own. */
+static struct pk_lab lab_copy(const struct pk_lab *lab)
+{
+	return (struct pk_lab){
+		.arch = lab->arch,
+		.cache = g_strdup(lab->cache),
+		.datadir = g_strdup(lab->datadir),
+		.tree = g_strdup(lab->tree),
+		.build_stem = g_strdup(lab->build_stem),
+		.initrd = g_strdup(lab->initrd),
+		.config_hash = g_strdup(lab->config_hash),
+		.extra_config = g_strdup(lab->extra_config),
+		.qemu_args = g_strdupv(lab->qemu_args),
+		.repo = pk_repo_cache_new(),   /* its own: lab's is lab's to free */
+		.lock_fd = -1,
+	};
+}
+
+int pk_lab_for_arch(struct pk_lab *out, const struct pk_lab *lab, const struct pk_arch *arch, char **why,
+		    GError **err)
+{
+	struct pk_lab l = lab_copy(lab);
+	g_autoptr(GError) missing = NULL;
+
+	/* the lab's own config, not a derived one: the other architecture derives its own */
+	g_clear_pointer(&l.extra_config, g_free);
+	g_clear_pointer(&l.qemu_args, g_strfreev);
+	if (pk_lab_set_arch(&l, arch, err) < 0) {
+		pk_lab_clear(&l);
+		return -1;
+	}
+	if (pk_lab_check(&l, &missing) < 0) {
+		*why = g_strdup(missing->message);
+		pk_lab_clear(&l);
+		return 1;
+	}
+	*out = l;
+	return 0;
+}
+
 /* The series rev's top Makefile states, from the repository (not a worktree): NULL when none. */
 static char *rev_series(const struct pk_lab *lab, const char *rev)
 {
@@ -229,7 +269,7 @@ int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev
 {
 	g_autofree char *series = rev_series(lab, rev), *base = rev_series(lab, PK_LAB_BASE_TAG);
 	g_autofree char *tree = NULL, *dir = NULL;
-	struct pk_lab l = { .lock_fd = -1 };
+	struct pk_lab l;
 
 	if (series && base && strcmp(series, base)) {
 		dir = g_build_filename(lab->cache, PK_LAB_TREES_DIR, NULL);
@@ -241,16 +281,11 @@ int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev
 		if (pk_repo_worktree(lab, tree, rev, err) < 0)
 			return -1;
 	}
-	l.arch = lab->arch;
-	l.cache = g_strdup(lab->cache);
-	l.datadir = g_strdup(lab->datadir);
-	l.tree = tree ? g_steal_pointer(&tree) : g_strdup(lab->tree);
-	l.build_stem = g_strdup(lab->build_stem);
-	l.initrd = g_strdup(lab->initrd);
-	l.config_hash = g_strdup(lab->config_hash);
-	l.extra_config = g_strdup(lab->extra_config);
-	l.qemu_args = g_strdupv(lab->qemu_args);
-	l.repo = pk_repo_cache_new();   /* its own: lab's is lab's to free */
+	l = lab_copy(lab);
+	if (tree) {
+		g_free(l.tree);
+		l.tree = g_steal_pointer(&tree);
+	}
 	/* a worktree a killed test left without its top Makefile: whole again */
 	if (strcmp(l.tree, lab->tree) && !(series = (g_free(series), pk_lab_tree_series(&l))) &&
 	    pk_repo_rest(&l, rev, true, err) < 0) {

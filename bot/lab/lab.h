@@ -109,6 +109,17 @@ char *pk_lab_tree_series(const struct pk_lab *lab);
  */
 int pk_lab_for_rev(struct pk_lab *out, const struct pk_lab *lab, const char *rev, GError **err);
 
+/*
+ * The lab as another architecture tests (arch.h): a copy of lab (strings
+ * and repository handle its own, no lock: lab's lock is the cache's, so
+ * the copy serves while lab is held) made arch's (pk_lab_set_arch()), the
+ * same tree.  0; 1 when that architecture's lab is not set up here
+ * (`printkbot setup --arch`), *why saying what it lacks; -1 with err.
+ * Clear *out with pk_lab_clear() on 0 only.
+ */
+int pk_lab_for_arch(struct pk_lab *out, const struct pk_lab *lab, const struct pk_arch *arch, char **why,
+		    GError **err);
+
 /* Where pk_lab_for_rev() keeps the trees of the other series: cache/trees/<series>. */
 #define PK_LAB_TREES_DIR "trees"
 

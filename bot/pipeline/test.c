@@ -3,6 +3,7 @@
  */
 #include "pipeline/private.h"
 #include "base/profile.h"
+#include "base/proc.h"
 
 #include <string.h>
 
@@ -43,6 +44,7 @@ void pk_test_result_clear(struct pk_test_result *res)
 		g_ptr_array_unref(res->coverage);
 	g_free(res->config_hash);
 	g_free(res->left_out);
+	g_free(res->arch_why);
 	pk_derived_clear(&res->derived);
 	pk_monitor_check_free(res->monitor);
 	if (res->relinked) {
@@ -768,9 +770,10 @@ fail:
  * starts from (lab.h's pk_lab_for_rev(): the tree of that commit's kernel
  * series), so that a 6.1 series never rewrites the files of 6.12's tree.
  */
-int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-		  const struct pk_test_opts *opts, const struct pk_patch *patch,
-		  const char *parent, GError **err)
+/* The patch tested on lab's own architecture, in the tree of parent's kernel series. */
+static int test_patch_on(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+			 const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
+			 GError **err)
 {
 	struct pk_lab based;
 	int rc;
@@ -782,6 +785,133 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 		out->arch = pk_lab_arch(lab);
 	pk_lab_clear(&based);
 	return rc;
+}
+
+/*
+ * Why res's kernel did not build its files, in a clause: what its
+ * config could not set (derive.h's cannot: "CONFIG_X: CONFIG_X depends
+ * on ARM_AMBA && HAS_IOMEM"), else the files not built with their
+ * reasons, else its verdict's reason.
+ */
+static char *not_built_why(const struct pk_test_result *res)
+{
+	g_autoptr(GString) s = g_string_new(NULL);
+
+	for (guint i = 0; res->derived.cannot && i < res->derived.cannot->len; i++) {
+		const char *c = res->derived.cannot->pdata[i];
+		const char *why = strstr(c, ": ");
+
+		g_string_append_printf(s, "%s%s", s->len ? "; " : "", why ? why + 2 : c);
+	}
+	if (s->len)
+		return g_string_free(g_steal_pointer(&s), FALSE);
+	return pk_coverage_not_built_list(res->coverage, NULL) ?: g_strdup(res->reason ? res->reason : "?");
+}
+
+/* The C files res's kernel did not build, by name: "a.c, b.h". */
+static char *not_built_files(const struct pk_test_result *res)
+{
+	g_autoptr(GString) s = g_string_new(NULL);
+
+	for (guint i = 0; res->coverage && i < res->coverage->len; i++) {
+		const struct pk_file_coverage *c = res->coverage->pdata[i];
+
+		if (c->source && c->state == PK_COVERAGE_NOT_BUILT)
+			g_string_append_printf(s, "%s%s", s->len ? ", " : "", c->file);
+	}
+	return s->len ? g_string_free(g_steal_pointer(&s), FALSE) : g_strdup("the patch's files");
+}
+
+/*
+ * res came back not-built on its architecture: the patch tested on
+ * arch's lab into *there.  1 when that kernel built more of its C files
+ * (the answer to give), 0 when not or when arch has no lab set up here
+ * (*lacked then says what that architecture lacked, for the reason), -1
+ * with err.
+ */
+static int test_elsewhere(struct pk_test_result *there, GString *lacked, const struct pk_test_result *res,
+			  const struct pk_lab *lab, const struct pk_arch *arch, struct pk_store *store,
+			  const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
+			  GError **err)
+{
+	g_autofree char *why = NULL, *lack = NULL;
+	struct pk_lab other;
+	int rc;
+
+	if ((rc = pk_lab_for_arch(&other, lab, arch, &why, err)) < 0)
+		return -1;
+	if (rc) {
+		pk_info("not testing on %s too: its lab is not set up here (%s)", arch->name, why);
+		return 0;
+	}
+	pk_info("no %s config builds all the patch's files: testing it on %s too", pk_lab_arch(lab)->name,
+		arch->name);
+	rc = test_patch_on(there, &other, store, opts, patch, parent, err);
+	pk_lab_clear(&other);
+	if (rc < 0)
+		return -1;
+	if (pk_coverage_sources_built(there->coverage) > pk_coverage_sources_built(res->coverage))
+		return 1;
+	lack = not_built_why(there);
+	g_string_append_printf(lacked, "; %s: %s", arch->name, lack);
+	pk_test_result_clear(there);
+	return 0;
+}
+
+int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		  const struct pk_test_opts *opts, const struct pk_patch *patch,
+		  const char *parent, GError **err)
+{
+	g_autoptr(GString) lacked = NULL;
+	g_autofree char *own = NULL, *files = NULL;
+	g_autoptr(GError) failed = NULL;
+	struct pk_test_result there = { 0 };
+	int rc;
+
+	if (test_patch_on(out, lab, store, opts, patch, parent, err) < 0)
+		return -1;
+	if (opts->one_arch || out->verdict != PK_VERDICT_NOT_BUILT)
+		return 0;
+	own = not_built_why(out);
+	files = not_built_files(out);
+	lacked = g_string_new(NULL);
+	g_string_printf(lacked, "%s: %s", pk_lab_arch(lab)->name, own);
+	for (size_t i = 0; pk_arch_nth(i); i++) {
+		const struct pk_arch *arch = pk_arch_nth(i);
+
+		if (arch == pk_lab_arch(lab))
+			continue;
+		if ((rc = test_elsewhere(&there, lacked, out, lab, arch, store, opts, patch, parent, &failed)) < 0) {
+			/* a stop, or a failure that passes, ends the job; another is the other lab's, said here */
+			if (pk_proc_canceled() || pk_error_transient(failed)) {
+				g_propagate_error(err, g_steal_pointer(&failed));
+				pk_test_result_clear(out);
+				return -1;
+			}
+			pk_info("the %s lab could not test the patch (its answer stays %s's): %s", arch->name,
+				pk_lab_arch(lab)->name, failed->message);
+			g_string_append_printf(lacked, "; %s: the lab failed (%s)", arch->name, failed->message);
+			g_clear_error(&failed);
+			continue;
+		}
+		if (rc) {
+			there.arch_why = g_strdup_printf("Tested on %s (built with %sgcc): no %s kernel "
+							 "the bot can build compiles %s (%s).", arch->name,
+							 arch->cross_compile ? arch->cross_compile : "",
+							 pk_lab_arch(lab)->name, files, own);
+			pk_test_result_clear(out);
+			*out = there;
+			return 0;
+		}
+	}
+	if (strchr(lacked->str, ';')) {
+		/* every architecture said why: the reason names each */
+		g_free(out->reason);
+		out->reason = g_strdup_printf("Not compiled into a kernel the bot could build (%s). Neither the "
+					      "boot log nor the printk index can show what the patch's files print, "
+					      "so only the static findings speak for them.", lacked->str);
+	}
+	return 0;
 }
 
 int pk_test_commit(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,

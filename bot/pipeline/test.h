@@ -49,6 +49,12 @@ struct pk_test_opts {
 	unsigned derived_builds;  /* derived build dirs kept (pk_derive_prune()), 0 = its default */
 	bool build_without_churn; /* build and boot no-churn patches too (run --all) */
 	/*
+	 * Test a patch on the lab's architecture only (test --arch): else one
+	 * no config of it builds goes to the others set up here too
+	 * (pk_test_patch()).
+	 */
+	bool one_arch;
+	/*
 	 * pk_test_commit(): a commit whose stored noise mask serves a parent
 	 * that has none of its own (run and bisect pass the range's base);
 	 * NULL: only the parent's own mask, or the lab base's.
@@ -98,6 +104,7 @@ struct pk_test_result {
 	char *config_hash;        /* the config both sides were built with: the lab's or a
 	                             derived one; NULL when nothing was built */
 	const struct pk_arch *arch; /* what the lab built and booted for (lab/arch.h; static) */
+	char *arch_why;           /* why on arch and not the lab's own (pk_test_patch()), or NULL */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 	char *left_out;           /* files no build reads left out, their hunks not applying (apply.h) */
@@ -116,6 +123,12 @@ struct pk_test_result {
  * in the store (a series' commit that was applied but never built) is
  * built and booted once, with the stored mask of opts->noise_base (NULL:
  * the lab's base) when there is one, else several times to learn its own.
+ * A patch that comes back not-built (a touched C file no config of the
+ * lab's architecture builds) is tested again on each other architecture
+ * whose lab is set up in the same cache (`printkbot setup --arch`),
+ * unless opts->one_arch: the first whose kernel builds more of its files
+ * gives the answer (out->arch, out->arch_why saying why); when none does,
+ * the not-built reason says what each architecture lacked.
  */
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,

@@ -491,10 +491,13 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, "Tested on %s (%s at %s),", info->kernel, info->base, base ? base : "?");
 	else
 		g_string_append_printf(s, "Tested on %s (%s)", info->base, base ? base : "?");
-	if (info->compiler)
+	/* another architecture's (arch_why): its compiler is named there */
+	if (info->compiler && !res->arch_why)
 		g_string_append_printf(s, " built with %s,", info->compiler);
 	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).", arch_of(res)->name,
 			       res->config_hash ? res->config_hash : info->config_hash, arch_of(res)->machine);
+	if (res->arch_why)
+		g_string_append_printf(s, " %s", res->arch_why);
 	if (res->three_way)
 		g_string_append(s, " The patch did not apply as it stands: it was applied as `git am -3` does, "
 				"its change merged from the files its index lines name.");
@@ -647,6 +650,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	/* where the kernels ran: the reply's head and the text say it (lab/arch.h) */
 	add_str(b, "arch", arch_of(res)->name);
 	add_str(b, "machine", arch_of(res)->machine);
+	add_str(b, "arch_why", res->arch_why);
 	add_str(b, "config_derived", shown->derived.lines);
 	add_str(b, "devices", shown->derived.devices);
 	add_strings(b, "options_added", shown->derived.added);

@@ -9,7 +9,11 @@
 #    needs ARM_AMBA): console-changed, the banner seen at boot on QEMU's
 #    virt machine, the arch and machine in the review, its reproduce line
 #    with --arch arm64.
-# 4. The same patch on x86_64: not-built, as before there was an arm64 lab.
+# 4. The same patch without --arch, on a lab whose own architecture is
+#    x86_64: no x86_64 config builds the file, so it is tested on arm64 by
+#    itself, and the review says why (arch_why names x86_64 and the file).
+# 5. `test --arch x86_64`: that architecture alone, not-built, as before
+#    there was an arm64 lab.
 source "$(dirname "$0")/lib.sh"
 command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (make deps installs it)"
 command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (make deps installs it)"
@@ -18,7 +22,8 @@ lab_setup
 keep badarch txt "$bot" boot --arch riscv64
 keep setup txt "$bot" setup --arch arm64
 keep arm json "$bot" test --json --arch arm64 tests/data/test/pl011-banner.patch
-keep x86 json "$bot" test --json tests/data/test/pl011-banner.patch
+keep auto json "$bot" test --json tests/data/test/pl011-banner.patch
+keep x86 json "$bot" test --json --arch x86_64 tests/data/test/pl011-banner.patch
 
 python3 - <<'PY'
 from e2elib import check, done, model, rc, text
@@ -33,8 +38,14 @@ check(len(banner) == 1 and banner[0]["new_text"].endswith("(ARM PrimeCell)"), "t
 check(a["arch"] == "arm64" and a["machine"] == "virt", "the review says arm64 on QEMU's virt machine")
 check("--arch arm64" in a["reproduce"] and a["setup"] == "printkbot setup --arch arm64",
       "its reproduce lines name the arch")
+auto = model("auto")
+check(rc("auto") == 1 and auto["verdict"] == "console-changed" and auto["arch"] == "arm64",
+      "without --arch the PL011 patch went to arm64 by itself (%s on %s)" % (auto["verdict"], auto["arch"]))
+check("no x86_64 kernel" in (auto.get("arch_why") or "") and "amba-pl011.c" in auto["arch_why"],
+      "the review says why it was tested on arm64: %s" % auto.get("arch_why"))
 x = model("x86")
-check(x["verdict"] == "not-built" and x["arch"] == "x86_64", "on x86_64 the same patch is not-built")
+check(x["verdict"] == "not-built" and x["arch"] == "x86_64" and not x.get("arch_why"),
+      "with --arch x86_64 the same patch is not-built, and stays there")
 print("figures: arm64 test %s s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
     a["seconds"], a["before"].get("build_seconds"), a["before"].get("boot_seconds"),
     a["after"].get("build_seconds"), a["after"].get("boot_seconds")))
