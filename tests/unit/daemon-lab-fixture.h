@@ -13,6 +13,7 @@
 #define PK_TEST_DAEMON_LAB_FIXTURE_H
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 

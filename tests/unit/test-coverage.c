@@ -340,6 +340,33 @@ static void test_verdict(void **state)
 	assert_null(none);
 }
 
+/* What pk_test_patch() weighs one architecture's kernel against another's by: the C files each built. */
+static void test_sources_built(void **state)
+{
+	g_autoptr(GPtrArray) cov = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+	g_autofree char *list = NULL;
+	unsigned n = 99;
+
+	assert_int_equal(pk_coverage_sources_built(NULL), 0);
+	assert_null(pk_coverage_not_built_list(NULL, &n));
+	assert_int_equal(n, 0);
+	g_ptr_array_add(cov, pk_file_coverage_new("drivers/tty/serial/amba-pl011.c", PK_COVERAGE_NOT_BUILT,
+						  "CONFIG_SERIAL_AMBA_PL011 is not set", true));
+	g_ptr_array_add(cov, pk_file_coverage_new("drivers/tty/serial/8250/8250_core.c", PK_COVERAGE_BOOTED, NULL,
+						  true));
+	g_ptr_array_add(cov, pk_file_coverage_new("include/linux/amba/serial.h", PK_COVERAGE_NOT_BUILT, NULL, true));
+	g_ptr_array_add(cov, pk_file_coverage_new("Documentation/x.rst", PK_COVERAGE_NOT_BUILT, "documentation",
+						  false));
+	g_ptr_array_add(cov, pk_file_coverage_new("drivers/tty/serial/8250/8250_port.c", PK_COVERAGE_BUILT, NULL,
+						  true));
+	/* booted and built count, documentation does not */
+	assert_int_equal(pk_coverage_sources_built(cov), 2);
+	list = pk_coverage_not_built_list(cov, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(list, "drivers/tty/serial/amba-pl011.c (CONFIG_SERIAL_AMBA_PL011 is not set); "
+				  "include/linux/amba/serial.h (?)");
+}
+
 static struct pk_patch *patch_touching(const char *const *files)
 {
 	g_autoptr(GString) mail = g_string_new("From: T <t@t>\nSubject: [PATCH] t\n\nx\n---\n");
@@ -636,6 +663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kbuild_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_devices_table, setup, teardown),
 		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_sources_built),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nearest_build_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlinked, setup, teardown),
