@@ -19,7 +19,7 @@
 
 static const char index_diff_usage[] =
 	"usage: printkbot index-diff [--json] [--patterns FILE] [--rules FILE] [--timeout SECONDS]\n"
-	"                            [--config FILE] [--db FILE | --no-store] A B\n\n"
+	"                            [--config FILE] [--db FILE | --no-store] [--arch ARCH] A B\n\n"
 	"Every message of the printk index (what the kernel can print, booted or\n"
 	"not) added, removed, or changed in level or text (a pr_fmt() prefix is\n"
 	"text) from kernel A to kernel B, grouped by file and function.  A and B\n"
@@ -38,7 +38,10 @@ static const char index_diff_usage[] =
 	"                    (%d in a message is matched as the numbers it prints),\n"
 	"                    and the rules that match no message of B, each with\n"
 	"                    the message of A that changed under it, or B's nearest\n"
-	"  --timeout SECONDS per boot (default 60)\n\n"
+	"  --timeout SECONDS per boot (default 60)\n"
+	"  --arch ARCH       build and boot both for ARCH: x86_64 (the default) or\n"
+	"                    arm64 (QEMU's virt machine; `setup --arch arm64`): each\n"
+	"                    architecture's kernels print messages the other's lack\n\n"
 	"exit status: 0 done, 1 some pattern matches nothing in B or some rule no\n"
 	"message of B, 2 bad usage, a bad rule file, or when a kernel could not be\n"
 	"built or booted.\n";
@@ -58,6 +61,7 @@ static const struct pk_option index_diff_options[] = {
 	PK_OPTION_CONFIG,
 	PK_OPTION_DB,
 	PK_OPTION_NO_STORE,
+	PK_OPTION_ARCH,
 	{ NULL },
 };
 

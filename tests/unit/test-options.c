@@ -373,6 +373,9 @@ static void test_lines(void **state)
 		{ ARGV("boot", "--json", "--timeout", "60", "printkbot-test-panic"), 0, "json", NULL, 1, "printkbot-test-panic" },
 		{ ARGV("boot", "--cmdline=loglevel=8 quiet"), 0, "cmdline", "loglevel=8 quiet", 0, NULL },
 		{ ARGV("boot", "a", "b"), -1, .error_has = "unexpected argument 'b'" },
+		{ ARGV("test", "--arch", "arm64", "p.patch"), 0, "arch", "arm64", 1, "p.patch" },
+		{ ARGV("index-diff", "--arch=arm64", "debian:6.1", "debian:6.12"), 0, "arch", "arm64", 2, "debian:6.1" },
+		{ ARGV("scan", "--arch", "arm64", "a.c"), -1, .error_has = "--arch" },   /* a scan builds nothing */
 		{ ARGV("scan", "--json", "--tree", "/t", "f.patch"), 0, "tree", "/t", 1, "f.patch" },
 		{ ARGV("scan", "--tree=/t", "--describe", "--json", "a.c", "b.c"), 0, "tree", "/t", 2, "a.c" },
 		{ ARGV("scan", "-"), 0, "tree", NULL, 1, "-" },
