@@ -304,7 +304,7 @@ static int fill_patch(struct pk_store *s, unsigned n, unsigned per_patch, const 
 		return -1;
 	if (pk_store_add_patch(s, &patch, NULL, &p, &o, err) < 0 ||
 	    pk_store_add_findings(s, patch, &scan, err) < 0 ||
-	    pk_store_add_build(s, &build, tip, "base", "bench", &b, err) < 0 ||
+	    pk_store_add_build(s, &build, tip, "base", "bench", "x86_64", &b, err) < 0 ||
 	    pk_store_add_boot(s, &after_boot, build, &boot, err) < 0)
 		goto fail;
 	t.patch_id = patch;
@@ -410,7 +410,7 @@ int main(int argc, char **argv)
 	    pk_store_add_source(s, &sources[0], "mbox", "linux-kernel", "https://lore.kernel.org/lkml", &err) < 0 ||
 	    pk_store_add_source(s, &sources[1], "imap", "netdev", "imaps://mail.example.org/netdev", &err) < 0 ||
 	    pk_store_add_source(s, &sources[2], "git", "linux.git master", NULL, &err) < 0 ||
-	    pk_store_add_build(s, &build, "base", "base", "bench", &b, &err) < 0 ||
+	    pk_store_add_build(s, &build, "base", "base", "bench", "x86_64", &b, &err) < 0 ||
 	    pk_store_add_boot(s, &base_boot, build, &boot, &err) < 0)
 		goto fail;
 	for (unsigned n = 0; n < patches; n++) {

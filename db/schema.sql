@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 12, kept in PRAGMA user_version).  A new database is made from
+-- version 13, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -93,7 +93,8 @@ CREATE TABLE builds (
 	log_path    TEXT,
 	noise_boots INTEGER NOT NULL DEFAULT 0,   -- boots the noise mask was learnt from
 	created     INTEGER NOT NULL,
-	config      BLOB                    -- gzip of the build's .config, NULL when not read
+	config      BLOB,                   -- gzip of the build's .config, NULL when not read
+	arch        TEXT NOT NULL DEFAULT 'x86_64'   -- what it was built for (lab/arch.h)
 );
 CREATE INDEX builds_key ON builds(tree_commit, config_hash);
 

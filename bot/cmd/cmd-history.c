@@ -3,6 +3,7 @@
 #include "base/jsonout.h"
 #include "report/kcidb.h"
 #include "report/pushes.h"
+#include "lab/arch.h"
 #include "store/store.h"
 #include "base/util.h"
 
@@ -45,7 +46,9 @@ static const char history_usage[] =
 	"rows are newest patch first; REVIEW is what `printkbot report ID` takes\n"
 	"(the newest review of the row's test; - for a patch never tested); the\n"
 	"link is the mail on lore.kernel.org (a list's mail the daemon read), its\n"
-	"<Message-ID> (a mail read from a file), or the commit id.\n"
+	"<Message-ID> (a mail read from a file), or the commit id.  A boot or\n"
+	"index row of kernels built for arm64 says so in its stage (boot/arm64;\n"
+	"--json: arch).\n"
 	"exit status: 0 rows printed, 1 nothing matched, 2 usage or database error\n";
 
 /* Columns on a terminal are cut to this many characters; pipes get them whole. */
@@ -128,7 +131,9 @@ static void print_table(const GPtrArray *rows, gboolean tty)
 			g_strdup_printf("%" G_GINT64_FORMAT, r->patch_id),
 			date_cell(r->time, "%F"),
 			g_strdup(r->verdict ? r->verdict : "-"),
-			g_strdup(r->stage),
+			/* where the kernels ran, when not the default's: "boot/arm64" */
+			r->arch && strcmp(r->arch, pk_arch_x86_64.name) ? g_strdup_printf("%s/%s", r->stage, r->arch)
+									 : g_strdup(r->stage),
 			g_strdup(r->kind),
 			r->func ? g_strdup_printf("%s:%d %s()", r->file ? r->file : "?", r->line, r->func)
 				: g_strdup_printf("%s:%d", r->file ? r->file : "?", r->line),
@@ -199,6 +204,7 @@ static void print_json(JsonBuilder *b, JsonGenerator *gen, const struct pk_histo
 	pk_json_str(b, "date", date);
 	pk_json_str(b, "verdict", r->verdict);
 	pk_json_str(b, "stage", r->stage);
+	pk_json_str(b, "arch", r->arch);
 	pk_json_str(b, "kind", r->kind);
 	json_text(b, "file", r->file);
 	pk_json_int(b, "line", r->line);

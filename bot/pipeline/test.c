@@ -133,7 +133,8 @@ static int before_to_store(struct pk_test_side *s, const struct pk_lab *lab, str
 
 	if (pk_store_begin(store, err) < 0)
 		return -1;
-	if (pk_store_add_build(store, &s->build_id, s->commit, s->commit, lab->config_hash, &s->build, err) < 0)
+	if (pk_store_add_build(store, &s->build_id, s->commit, s->commit, lab->config_hash, pk_lab_arch(lab)->name,
+			       &s->build, err) < 0)
 		goto fail;
 	for (unsigned i = 0; i < n; i++) {
 		gint64 id;

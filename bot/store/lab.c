@@ -67,12 +67,12 @@ static int find_or_insert(struct pk_store *s, store_stmt *find, store_stmt *ins,
 /* ---- builds ------------------------------------------------------------ */
 
 int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_commit,
-		       const char *base_commit, const char *config_hash,
+		       const char *base_commit, const char *config_hash, const char *arch,
 		       const struct pk_build_result *res, GError **err)
 {
 	g_autoptr(store_stmt) st = prep(store, "INSERT INTO builds (tree_commit, base_commit, "
-					  "config_hash, status, seconds, errors, log_path, created, config) "
-					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id", err);
+					  "config_hash, status, seconds, errors, log_path, created, config, arch) "
+					  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id", err);
 	g_autoptr(GBytes) config = NULL;
 
 	if (!st)
@@ -88,6 +88,7 @@ int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_
 	bind_text(st, 7, res->log_path);
 	bind_int(st, 8, unix_now());
 	bind_blob(st, 9, config);
+	bind_text(st, 10, arch);
 	if (run_id(store, st, out_id, err) < 0)
 		return -1;
 	return 0;

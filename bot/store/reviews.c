@@ -296,6 +296,7 @@ void pk_history_row_free(struct pk_history_row *row)
 	g_free(row->new_text);
 	g_free(row->source);
 	g_free(row->link);
+	g_free(row->arch);
 	g_free(row);
 }
 
@@ -311,18 +312,22 @@ struct history_arm {
 	const char *verdict;
 	const char *func;       /* NULL: the arm has no function (the filter skips it) */
 	const char *old_text, *new_text;
+	const char *arch;       /* what the kernels were built for: the test's builds' arch */
 };
+
+/* A test's architecture: its after build's (the before build's when nothing after was built). */
+#define HISTORY_TEST_ARCH "(SELECT b.arch FROM builds b WHERE b.id = coalesce(t.after_build, t.before_build))"
 
 static const struct history_arm history_arms[] = {
 	{ "static", "findings c JOIN patches p ON p.id = c.patch_id", "0",
 	  "(SELECT max(r.id) FROM reviews r JOIN tests t2 ON t2.id = r.test_id WHERE t2.patch_id = p.id)",
-	  "p.verdict", NULL, "c.old_text", "c.new_text" },
+	  "p.verdict", NULL, "c.old_text", "c.new_text", "NULL" },
 	{ "boot", "console_changes c JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id",
 	  "t.id", "(SELECT max(r.id) FROM reviews r WHERE r.test_id = t.id)",
-	  "t.verdict", "c.func", "c.old_text", "c.new_text" },
+	  "t.verdict", "c.func", "c.old_text", "c.new_text", HISTORY_TEST_ARCH },
 	{ "index", "index_changes c JOIN tests t ON t.id = c.test_id JOIN patches p ON p.id = t.patch_id",
 	  "t.id", "(SELECT max(r.id) FROM reviews r WHERE r.test_id = t.id)",
-	  "t.verdict", "c.func", "c.old_format", "c.new_format" },
+	  "t.verdict", "c.func", "c.old_format", "c.new_format", HISTORY_TEST_ARCH },
 };
 
 /*
@@ -336,9 +341,10 @@ static void history_arm_sql(GString *q, const struct history_arm *a, int order,
 {
 	g_string_append_printf(q, "SELECT p.id, %s, p.subject, p.message_id, p.commit_id, p.author, "
 			       "p.time, %s, '%s', c.kind, c.file, c.line, %s, %s, %s, s.name, "
-			       "%d AS stage_order, c.seq, %s, s.url FROM %s LEFT JOIN sources s ON "
+			       "%d AS stage_order, c.seq, %s, s.url, %s FROM %s LEFT JOIN sources s ON "
 			       "s.id = p.source_id WHERE 1 = 1", a->test_id, a->verdict, a->stage,
-			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->review_id, a->from);
+			       a->func ? a->func : "NULL", a->old_text, a->new_text, order, a->review_id, a->arch,
+			       a->from);
 	if (f->file)
 		g_string_append(q, " AND c.file = :file");
 	if (f->func)
@@ -434,6 +440,7 @@ static struct pk_history_row *history_row(store_stmt *st)
 	r->source = col_text(st, 15);
 	r->review_id = col_int(st, 18);   /* after stage_order and seq, which only order */
 	r->link = history_link(r->message_id, r->commit, col_str(st, 19));
+	r->arch = col_text(st, 20);
 	return r;
 }
 

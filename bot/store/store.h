@@ -51,7 +51,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 12
+#define PK_STORE_SCHEMA_VERSION 13
 
 /* ---- the database (db.c) ----------------------------------------------- */
 
@@ -200,10 +200,11 @@ int pk_store_add_findings(struct pk_store *store, gint64 patch_id,
 
 /*
  * A kernel build of tree_commit (base_commit is what it was applied on; the
- * same commit for a base build) with the config config_hash.
+ * same commit for a base build) with the config config_hash, for the
+ * architecture arch (lab/arch.h's name: "x86_64", "arm64").
  */
 int pk_store_add_build(struct pk_store *store, gint64 *out_id, const char *tree_commit,
-		       const char *base_commit, const char *config_hash,
+		       const char *base_commit, const char *config_hash, const char *arch,
 		       const struct pk_build_result *res, GError **err);
 /* The latest build of (tree_commit, config_hash): 1 found, 0 not. */
 int pk_store_find_build(struct pk_store *store, const char *tree_commit,
@@ -384,6 +385,8 @@ struct pk_history_row {
 	char *old_text, *new_text;
 	char *source;               /* the source's name, or NULL */
 	char *link;                 /* lore link for a mail, else the commit, else NULL */
+	char *arch;                 /* what the test's kernels were built for ("x86_64",
+				       "arm64"); NULL for a static finding */
 };
 void pk_history_row_free(struct pk_history_row *row);
 

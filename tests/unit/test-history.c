@@ -153,6 +153,13 @@ static struct pk_store *history_fixture(const char *name)
 			}
 		}
 		t.patch_id = patch;
+		/* the third patch's kernels were built for arm64 (history's arch) */
+		if (i == 2) {
+			struct pk_build_result b = { .ok = true, .seconds = 1 };
+
+			if (pk_store_add_build(s, &t.after_build, "c3", "base", "cfg", "arm64", &b, &err) < 0)
+				fail_msg("%s", err->message);
+		}
 		if (pk_store_add_test(s, &test, &t, &err) < 0)
 			fail_msg("%s", err->message);
 	}
@@ -282,8 +289,10 @@ static void test_history_rows(void **state)
 	assert_string_equal(r->link, "abcdef1234567890");
 	assert_string_equal(r->source, "linux.git master");
 	assert_true(r->test_id > 0);
+	assert_string_equal(r->arch, "arm64");   /* its build's */
 	r = rows->pdata[2];      /* S1: a static finding of a mail */
 	assert_string_equal(r->stage, "static");
+	assert_null(r->arch);                    /* nothing built */
 	assert_null(r->func);
 	assert_int_equal(r->test_id, 0);
 	assert_string_equal(r->subject, "[PATCH v2 1/3] sched: tidy topology messages");

@@ -206,7 +206,7 @@ static int setup(void **state)
 		fail_msg("%s", err->message);
 	f->base_cap = capture_of(base_records);
 	boot.capture = f->base_cap;
-	assert_int_equal(pk_store_add_build(f->store, &f->base_build, BASE, BASE, CONFIG, &build, &err), 0);
+	assert_int_equal(pk_store_add_build(f->store, &f->base_build, BASE, BASE, CONFIG, "x86_64", &build, &err), 0);
 	assert_int_equal(pk_store_add_boot(f->store, &f->base_boot, f->base_build, &boot, &err), 0);
 	f->reviews = g_array_new(FALSE, FALSE, sizeof(gint64));
 	*state = f;

@@ -379,7 +379,7 @@ static gint64 add_build_with(struct pk_store *s, const char *commit, char *confi
 	g_autoptr(GError) err = NULL;
 	gint64 id = 0;
 
-	assert_int_equal(pk_store_add_build(s, &id, commit, commit, "427fcf303d87", &b, &err), 0);
+	assert_int_equal(pk_store_add_build(s, &id, commit, commit, "427fcf303d87", "x86_64", &b, &err), 0);
 	return id;
 }
 

@@ -111,7 +111,7 @@ static gint64 add_build(struct pk_store *s, const char *tree, const char *base, 
 	g_autoptr(GError) err = NULL;
 	gint64 id = 0;
 
-	if (pk_store_add_build(s, &id, tree, base, cfg, &b, &err) < 0)
+	if (pk_store_add_build(s, &id, tree, base, cfg, "x86_64", &b, &err) < 0)
 		fail_msg("add build: %s", err->message);
 	return id;
 }
@@ -471,6 +471,7 @@ static void test_pg_migrate_v8_replies(void **state)
 		 "recipients TEXT, text TEXT, sent BIGINT);"
 		 "DROP TABLE commands; DROP TABLE push_commits; DROP TABLE pushes;"
 		 "ALTER TABLE builds DROP COLUMN config;"   /* version 12's */
+		 "ALTER TABLE builds DROP COLUMN arch;"     /* version 13's */
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (1, 'm1@x', 'queued', 1);"
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (2, 'm2@x', 'queued', 1);"
 		 "INSERT INTO replies (id, mail_id, message_id, text, sent) VALUES (7, 1, 'r7@bot', 'x', 5);"
