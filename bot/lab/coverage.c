@@ -423,14 +423,22 @@ char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count)
 	return n ? g_string_free(g_steal_pointer(&s), FALSE) : NULL;
 }
 
-unsigned pk_coverage_sources_built(const GPtrArray *coverage)
+unsigned pk_coverage_built_beyond(const GPtrArray *coverage, const GPtrArray *other)
 {
 	unsigned n = 0;
 
 	for (guint i = 0; coverage && i < coverage->len; i++) {
 		const struct pk_file_coverage *c = coverage->pdata[i];
+		bool elsewhere = false;
 
-		n += c->source && c->state != PK_COVERAGE_NOT_BUILT;
+		if (!c->source || c->state == PK_COVERAGE_NOT_BUILT)
+			continue;
+		for (guint j = 0; other && j < other->len && !elsewhere; j++) {
+			const struct pk_file_coverage *o = other->pdata[j];
+
+			elsewhere = o->state != PK_COVERAGE_NOT_BUILT && !strcmp(o->file, c->file);
+		}
+		n += !elsewhere;
 	}
 	return n;
 }

@@ -109,8 +109,12 @@ char *pk_coverage_not_built_sentence(const GPtrArray *coverage);
 /* Its list alone: "file (reason); file (reason)", *count (may be NULL) files; NULL when none. */
 char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count);
 
-/* How many of coverage's C sources and headers the kernel built (booted counts too). */
-unsigned pk_coverage_sources_built(const GPtrArray *coverage);
+/*
+ * How many C sources and headers coverage's kernel built (booted counts
+ * too) that other's did not (both of the same patch, e.g. on two
+ * architectures; other NULL: every one built).
+ */
+unsigned pk_coverage_built_beyond(const GPtrArray *coverage, const GPtrArray *other);
 
 /*
  * The verdict of a built and booted patch once coverage is known: the

@@ -825,8 +825,9 @@ static char *not_built_files(const struct pk_test_result *res)
 
 /*
  * res came back not-built on its architecture: the patch tested on
- * arch's lab into *there.  1 when that kernel built more of its C files
- * (the answer to give), 0 when not or when arch has no lab set up here
+ * arch's lab into *there.  1 when that kernel built a C file of it that
+ * res's did not (the answer to give, merge_coverage() adding what res's
+ * built), 0 when not or when arch has no lab set up here
  * (*lacked then says what that architecture lacked, for the reason), -1
  * with err.
  */
@@ -851,12 +852,52 @@ static int test_elsewhere(struct pk_test_result *there, GString *lacked, const s
 	pk_lab_clear(&other);
 	if (rc < 0)
 		return -1;
-	if (pk_coverage_sources_built(there->coverage) > pk_coverage_sources_built(res->coverage))
+	if (pk_coverage_built_beyond(there->coverage, res->coverage))
 		return 1;
 	lack = not_built_why(there);
 	g_string_append_printf(lacked, "; %s: %s", arch->name, lack);
 	pk_test_result_clear(there);
 	return 0;
+}
+
+/*
+ * The answer comes from there (another architecture's kernels), but own's
+ * (the lab's architecture) built some of the patch's files that there's
+ * did not: each such file's coverage is own's, saying on which
+ * architecture.  Own's verdict was not-built, which only a comparison
+ * that showed no change gives, so those files printed nothing new there;
+ * a not-built verdict of there's that only they caused becomes
+ * no-visible-change.
+ */
+static void merge_coverage(struct pk_test_result *there, const struct pk_test_result *own,
+			   const struct pk_arch *own_arch)
+{
+	g_autofree char *why = NULL;
+
+	for (guint i = 0; there->coverage && i < there->coverage->len; i++) {
+		struct pk_file_coverage *c = there->coverage->pdata[i];
+
+		for (guint j = 0; own->coverage && j < own->coverage->len; j++) {
+			const struct pk_file_coverage *o = own->coverage->pdata[j];
+			g_autofree char *where = NULL;
+
+			if (!c->source || c->state != PK_COVERAGE_NOT_BUILT || o->state == PK_COVERAGE_NOT_BUILT ||
+			    strcmp(o->file, c->file))
+				continue;
+			where = o->reason ? g_strdup_printf("on %s: %s", own_arch->name, o->reason)
+					  : g_strdup_printf("on %s", own_arch->name);
+			there->coverage->pdata[i] = pk_file_coverage_new(c->file, o->state, where, c->source);
+			pk_file_coverage_free(c);
+			break;
+		}
+	}
+	if (there->verdict != PK_VERDICT_NOT_BUILT)
+		return;
+	why = pk_coverage_not_built_sentence(there->coverage);
+	g_free(there->reason);
+	there->reason = g_steal_pointer(&why);
+	if (!there->reason)
+		there->verdict = PK_VERDICT_NO_VISIBLE_CHANGE;
 }
 
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
@@ -900,6 +941,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 							 "the bot can build compiles %s (%s).", arch->name,
 							 arch->cross_compile ? arch->cross_compile : "",
 							 pk_lab_arch(lab)->name, files, own);
+			merge_coverage(&there, out, pk_lab_arch(lab));
 			pk_test_result_clear(out);
 			*out = there;
 			return 0;

@@ -126,9 +126,11 @@ struct pk_test_result {
  * A patch that comes back not-built (a touched C file no config of the
  * lab's architecture builds) is tested again on each other architecture
  * whose lab is set up in the same cache (`printkbot setup --arch`),
- * unless opts->one_arch: the first whose kernel builds more of its files
- * gives the answer (out->arch, out->arch_why saying why); when none does,
- * the not-built reason says what each architecture lacked.
+ * unless opts->one_arch: the first whose kernel builds a file the lab's
+ * did not gives the answer (out->arch, out->arch_why saying why), each
+ * file the lab's kernel built and that one's did not keeping the lab's
+ * coverage ("on x86_64: ..."); when none does, the not-built reason says
+ * what each architecture lacked.
  */
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,

@@ -14,6 +14,10 @@
 #    itself, and the review says why (arch_why names x86_64 and the file).
 # 5. `test --arch x86_64`: that architecture alone, not-built, as before
 #    there was an arm64 lab.
+# 6. A patch of both architectures' files (the PL011 banner and a comment
+#    in arch/x86/kernel/setup.c, which no arm64 kernel builds): answered
+#    on arm64, console-changed, the x86 file's coverage x86_64's kernel's
+#    ("booted", "on x86_64: ...").
 source "$(dirname "$0")/lib.sh"
 command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (make deps installs it)"
 command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (make deps installs it)"
@@ -24,6 +28,7 @@ keep setup txt "$bot" setup --arch arm64
 keep arm json "$bot" test --json --arch arm64 tests/data/test/pl011-banner.patch
 keep auto json "$bot" test --json tests/data/test/pl011-banner.patch
 keep x86 json "$bot" test --json --arch x86_64 tests/data/test/pl011-banner.patch
+keep split json "$bot" test --json tests/data/test/pl011-and-x86-comment.patch
 
 python3 - <<'PY'
 from e2elib import check, done, model, rc, text
@@ -46,6 +51,14 @@ check("no x86_64 kernel" in (auto.get("arch_why") or "") and "amba-pl011.c" in a
 x = model("x86")
 check(x["verdict"] == "not-built" and x["arch"] == "x86_64" and not x.get("arch_why"),
       "with --arch x86_64 the same patch is not-built, and stays there")
+split = model("split")
+cov = {c["file"]: c for c in split.get("coverage", [])}
+check(rc("split") == 1 and split["verdict"] == "console-changed" and split["arch"] == "arm64",
+      "a patch of both architectures' files is answered on arm64 (%s on %s)" % (split["verdict"], split["arch"]))
+x86_file = cov.get("arch/x86/kernel/setup.c", {})
+check(x86_file.get("state") in ("built", "booted") and (x86_file.get("reason") or "").startswith("on x86_64"),
+      "its x86 file's coverage is x86_64's kernel's, saying so: %s" % x86_file)
+check(cov.get("drivers/tty/serial/amba-pl011.c", {}).get("state") == "booted", "its PL011 file booted on arm64")
 print("figures: arm64 test %s s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
     a["seconds"], a["before"].get("build_seconds"), a["before"].get("boot_seconds"),
     a["after"].get("build_seconds"), a["after"].get("boot_seconds")))

@@ -347,7 +347,7 @@ static void test_sources_built(void **state)
 	g_autofree char *list = NULL;
 	unsigned n = 99;
 
-	assert_int_equal(pk_coverage_sources_built(NULL), 0);
+	assert_int_equal(pk_coverage_built_beyond(NULL, NULL), 0);
 	assert_null(pk_coverage_not_built_list(NULL, &n));
 	assert_int_equal(n, 0);
 	g_ptr_array_add(cov, pk_file_coverage_new("drivers/tty/serial/amba-pl011.c", PK_COVERAGE_NOT_BUILT,
@@ -360,7 +360,19 @@ static void test_sources_built(void **state)
 	g_ptr_array_add(cov, pk_file_coverage_new("drivers/tty/serial/8250/8250_port.c", PK_COVERAGE_BUILT, NULL,
 						  true));
 	/* booted and built count, documentation does not */
-	assert_int_equal(pk_coverage_sources_built(cov), 2);
+	assert_int_equal(pk_coverage_built_beyond(cov, NULL), 2);
+	{
+		/* another architecture's kernel of the same patch: the PL011 built, 8250_port not */
+		g_autoptr(GPtrArray) arm = g_ptr_array_new_with_free_func(pk_file_coverage_free);
+
+		g_ptr_array_add(arm, pk_file_coverage_new("drivers/tty/serial/amba-pl011.c", PK_COVERAGE_BOOTED,
+							  NULL, true));
+		g_ptr_array_add(arm, pk_file_coverage_new("drivers/tty/serial/8250/8250_port.c",
+							  PK_COVERAGE_NOT_BUILT, "CONFIG_SERIAL_8250 is not set", true));
+		assert_int_equal(pk_coverage_built_beyond(arm, cov), 1);   /* the PL011 */
+		assert_int_equal(pk_coverage_built_beyond(cov, arm), 2);   /* 8250_core, 8250_port */
+		assert_int_equal(pk_coverage_built_beyond(cov, cov), 0);
+	}
 	list = pk_coverage_not_built_list(cov, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(list, "drivers/tty/serial/amba-pl011.c (CONFIG_SERIAL_AMBA_PL011 is not set); "
