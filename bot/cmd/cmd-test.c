@@ -2,6 +2,7 @@
 #include "cmd/commands.h"
 #include "config/config.h"
 #include "intake/mail.h"
+#include "intake/series.h"
 #include "lab/bases.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
@@ -30,6 +31,8 @@ static const char test_usage[] =
 	"printk index, and the static findings of `scan`, each confirmed or not.\n"
 	"The before side is built and booted once per base and config and kept in\n"
 	"the store; everything is stored (see `printkbot history`, `report`).\n"
+	"A cover letter (\"[PATCH 0/7]\") is left out, as b4 leaves it: a diff in\n"
+	"one is against another version of the series.\n"
 	"With -, the patches come from standard input, as from b4:\n"
 	"    b4 am -o - MSGID | printkbot test -\n\n"
 	"  --json                one JSON object per patch (the review's data)\n"
@@ -204,11 +207,41 @@ static int test_one(struct test_run *run, struct pk_sequence *seq, const char *p
 	return status;
 }
 
+/*
+ * Drop the cover letters of patches ("[PATCH v2 0/7] ..."), as b4 and the
+ * daemon's intake do (series.h): a diff in one is an interdiff or a
+ * range-diff against another version, not a change to apply first.
+ * Each is said on stderr.
+ */
+static unsigned drop_cover_letters(GPtrArray *patches, const char *path)
+{
+	unsigned dropped = 0;
+
+	for (guint i = 0; i < patches->len;) {
+		const struct pk_patch *p = patches->pdata[i];
+		struct pk_subject s;
+		bool cover;
+
+		pk_subject_parse(&s, p->subject);
+		cover = pk_subject_is_cover(&s);
+		pk_subject_clear(&s);
+		if (!cover) {
+			i++;
+			continue;
+		}
+		fprintf(stderr, "printkbot test: %s: %s: a cover letter, not tested (its diff is against "
+			"another version of the series)\n", path, p->subject);
+		g_ptr_array_remove_index(patches, i);
+		dropped++;
+	}
+	return dropped;
+}
+
 /* Read one input's patches into *out; the exit status 2, said, when there are none. */
 static int read_input(struct test_run *run, const char *path, char **buf, size_t *len, GPtrArray **out)
 {
 	g_autoptr(GError) err = NULL;
-	unsigned skipped = 0;
+	unsigned skipped = 0, covers;
 
 	/* larger than [policy] max_mail_mb: refused rather than read into memory */
 	if (pk_read_file(buf, len, path, run->opts.policy.max_mail_size, &err) < 0 ||
@@ -216,8 +249,12 @@ static int read_input(struct test_run *run, const char *path, char **buf, size_t
 		fprintf(stderr, "printkbot test: %s\n", err->message);
 		return 2;
 	}
+	covers = drop_cover_letters(*out, path);
 	if (!(*out)->len) {
-		if (skipped)
+		if (covers)
+			fprintf(stderr, "printkbot test: %s: no patch in it (%u cover letter(s), %u mail(s) "
+				"without a diff)\n", path, covers, skipped);
+		else if (skipped)
 			fprintf(stderr, "printkbot test: %s: no patch in it (%u mail(s) without a diff)\n",
 				path, skipped);
 		else

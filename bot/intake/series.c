@@ -74,6 +74,11 @@ static void parse_tag(struct pk_subject *s, const char *tag)
 	}
 }
 
+bool pk_subject_is_cover(const struct pk_subject *s)
+{
+	return s->patch && !s->reply && !s->pull && !s->malformed && s->number == 0 && s->total > 1;
+}
+
 void pk_subject_parse(struct pk_subject *out, const char *subject)
 {
 	struct pk_subject s = { .version = 1, .number = 1, .total = 1 };
@@ -161,7 +166,7 @@ enum pk_series_kind pk_series_classify(struct pk_series_mail *m, const struct pk
 	else if (s.malformed && s.patch)
 		why = "a malformed series number or version (n/m with n over m, m 0, a sign, or m "
 		      "over 9999; a version 0, signed or over 9999)";
-	else if (s.number == 0 && s.total > 1 && s.patch)
+	else if (pk_subject_is_cover(&s))
 		kind = PK_SERIES_COVER;
 	else if (!m->has_patch)
 		why = "no patch in it";

@@ -29,6 +29,13 @@ struct pk_subject {
 void pk_subject_parse(struct pk_subject *out, const char *subject);
 void pk_subject_clear(struct pk_subject *s);
 
+/*
+ * Whether a subject so parsed is a series' cover letter ("[PATCH v2
+ * 0/7] ..."): never a patch to apply, though it may carry a diff (an
+ * interdiff or a range-diff against another version), as b4 reads it.
+ */
+bool pk_subject_is_cover(const struct pk_subject *s);
+
 /* One mail as the rules need it. */
 struct pk_series_mail {
 	gint64 id;                  /* the caller's (the store's) */

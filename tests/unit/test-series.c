@@ -54,6 +54,34 @@ static void test_subjects(void **state)
 	}
 }
 
+/* What `test` and the intake leave out of a series: its cover letter, even with a diff in it. */
+static void test_cover_letter(void **state)
+{
+	static const struct {
+		const char *subject;
+		bool cover;
+	} cases[] = {
+		{ "[PATCH v1 RESEND 0/7] serial: imx: work-around for hardware RX flood", true },
+		{ "[PATCH 0/2] a", true },
+		{ "[RFC PATCH v3 00/13] Add RZ/G3E RSCI support", true },
+		{ "[PATCH 1/7] serial: imx: factor-out common code", false },
+		{ "[PATCH] x: y", false },
+		{ "Re: [PATCH 0/7] serial: imx: work-around", false },   /* a reply to it */
+		{ "[GIT PULL 0/2] tty", false },
+		{ "[PATCH 0/0] nothing", false },                        /* malformed */
+		{ "serial: imx: no tag 0/7", false },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct pk_subject s;
+
+		pk_subject_parse(&s, cases[i].subject);
+		if (pk_subject_is_cover(&s) != cases[i].cover)
+			fail_msg("%s: cover %d", cases[i].subject, !cases[i].cover);
+		pk_subject_clear(&s);
+	}
+}
+
 /* The loop guard wins over everything: a perfect patch from the bot is still skipped. */
 static void test_loop_guard(void **state)
 {
@@ -390,6 +418,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_subjects),
+		cmocka_unit_test(test_cover_letter),
 		cmocka_unit_test(test_loop_guard),
 		cmocka_unit_test(test_malformed_numbers),
 		cmocka_unit_test(test_version_numbers),
