@@ -770,8 +770,8 @@ fail:
  * The doors of this file: each takes the lab as it tests the commit it
  * starts from (lab.h's pk_lab_for_rev(): the tree of that commit's kernel
  * series), so that a 6.1 series never rewrites the files of 6.12's tree.
+ * test_patch_on() is pk_test_patch()'s on one architecture, lab's own.
  */
-/* The patch tested on lab's own architecture, in the tree of parent's kernel series. */
 static int test_patch_on(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 			 const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
 			 GError **err)
@@ -908,6 +908,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	g_autofree char *own = NULL, *files = NULL;
 	g_autoptr(GError) failed = NULL;
 	struct pk_test_result there = { 0 };
+	unsigned others = 0;   /* architectures that said why they could not build it either */
 	int rc;
 
 	if (test_patch_on(out, lab, store, opts, patch, parent, err) < 0)
@@ -920,6 +921,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	g_string_printf(lacked, "%s: %s", pk_lab_arch(lab)->name, own);
 	for (size_t i = 0; pk_arch_nth(i); i++) {
 		const struct pk_arch *arch = pk_arch_nth(i);
+		size_t said = lacked->len;
 
 		if (arch == pk_lab_arch(lab))
 			continue;
@@ -934,6 +936,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 				pk_lab_arch(lab)->name, failed->message);
 			g_string_append_printf(lacked, "; %s: the lab failed (%s)", arch->name, failed->message);
 			g_clear_error(&failed);
+			others++;
 			continue;
 		}
 		if (rc) {
@@ -946,8 +949,9 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 			*out = there;
 			return 0;
 		}
+		others += lacked->len > said;
 	}
-	if (strchr(lacked->str, ';')) {
+	if (others) {
 		/* every architecture said why: the reason names each */
 		g_free(out->reason);
 		out->reason = g_strdup_printf("Not compiled into a kernel the bot could build (%s). Neither the "
