@@ -94,7 +94,7 @@ CREATE TABLE builds (
 	noise_boots INTEGER NOT NULL DEFAULT 0,   -- boots the noise mask was learnt from
 	created     INTEGER NOT NULL,
 	config      BLOB,                   -- gzip of the build's .config, NULL when not read
-	arch        TEXT NOT NULL DEFAULT 'x86_64'   -- what it was built for (lab/arch.h)
+	arch        TEXT                    -- what it was built for (lab/arch.h), NULL before 013
 );
 CREATE INDEX builds_key ON builds(tree_commit, config_hash);
 

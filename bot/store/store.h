@@ -386,7 +386,8 @@ struct pk_history_row {
 	char *source;               /* the source's name, or NULL */
 	char *link;                 /* lore link for a mail, else the commit, else NULL */
 	char *arch;                 /* what the test's kernels were built for ("x86_64",
-				       "arm64"); NULL for a static finding */
+				       "arm64"); NULL for a static finding, or a build stored
+				       before schema 13 */
 };
 void pk_history_row_free(struct pk_history_row *row);
 
