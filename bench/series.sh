@@ -110,6 +110,9 @@ lost_churn = db.execute("select count(*) from mails where state = 'skipped' and 
 
 ok_churn = {"no-visible-change", "console-changed", "not-built"}
 rows, times, verdicts = [], [], collections.Counter()
+# the architecture each built patch's kernels ran on, and how many went to
+# another than the lab's own because it could not build their files (arch_why)
+arches, elsewhere = collections.Counter(), 0
 complete = relinked = refused = refused_bs = timeouts = failed = unapplied_bs = bs_churn = bs_quiet = 0
 placed = collections.Counter()
 for s in series:
@@ -148,6 +151,9 @@ for s in series:
             answers.append((o["verdict"], o) if o else ("timeout" if rc == 124 else "no-answer", None))
         for v, o in answers:
             verdicts[v] += 1
+            if o and v not in ("no-churn", "does-not-apply", "refused"):
+                arches[o.get("arch") or "x86_64"] += 1
+                elsewhere += bool(o.get("arch_why"))
             if v == "refused":
                 refused += 1
                 refused_bs += "build system" in (o.get("reason") or "")
@@ -196,6 +202,8 @@ if not place_only:
           " answered from kernels with what it lacked on); exit 2 (the bot failed): %d; timed out: %d"
           % (tested, complete, relinked, failed, timeouts))
     print("  verdicts: %s" % (", ".join("%s %d" % kv for kv in sorted(verdicts.items())) or "-"))
+    print("  built and booted on: %s (%d on another architecture than the lab's, which could not build"
+          " their files)" % (", ".join("%s %d" % kv for kv in sorted(arches.items())) or "-", elsewhere))
     print("  refused: %d (%d for the build system); no-churn patches left unapplied by the policy: %d"
           % (refused, refused_bs, unapplied_bs))
     if times:
