@@ -35,7 +35,9 @@
 #    it does not select, when the test again with that option on (its
 #    `relinked` verdict) is one of the above.
 # 5. Per corpus: series, churn series, placed by base, complete answers,
-#    verdicts, refused (and for the build system), seconds per series
+#    verdicts, the architectures the built patches ran on (arch.h; those
+#    another architecture answered, review's arch_why, apart), refused
+#    (and for the build system), seconds per series
 #    (median, p90, max); and $OUT/series.tsv, a row per series (corpus,
 #    subject, patches, base, verdicts, seconds; the intake's skipped
 #    series too, with why).
