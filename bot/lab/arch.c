@@ -72,6 +72,11 @@ const char *pk_arch_names(void)
 	return names;
 }
 
+char *pk_arch_gcc(const struct pk_arch *arch)
+{
+	return g_strconcat(arch->cross_compile ? arch->cross_compile : "", "gcc", NULL);
+}
+
 bool pk_arch_foreign_file(const struct pk_arch *arch, const char *file)
 {
 	g_autofree char *own = g_strdup_printf("arch/%s/", arch->karch);
@@ -81,7 +86,7 @@ bool pk_arch_foreign_file(const struct pk_arch *arch, const char *file)
 
 bool pk_arch_toolchain_ok(const struct pk_arch *arch, GError **err)
 {
-	g_autofree char *gcc = arch->cross_compile ? g_strconcat(arch->cross_compile, "gcc", NULL) : NULL;
+	g_autofree char *gcc = arch->cross_compile ? pk_arch_gcc(arch) : NULL;
 	g_autofree char *found = gcc ? g_find_program_in_path(gcc) : NULL;
 	g_autofree char *qemu = g_find_program_in_path(arch->qemu);
 

@@ -52,6 +52,9 @@ const struct pk_arch *pk_arch_nth(size_t i);
  * Whether file (a path of the kernel tree) is another architecture's
  * code, which no config of arch compiles: arch/<other>/... .
  */
+/* The kernel's C compiler for arch: "gcc", or Debian's cross gcc ("aarch64-linux-gnu-gcc").  Caller frees. */
+char *pk_arch_gcc(const struct pk_arch *arch);
+
 bool pk_arch_foreign_file(const struct pk_arch *arch, const char *file);
 
 /* Whether the cross compiler arch needs is installed (a host arch needs none). */

@@ -58,7 +58,7 @@ char *pk_describe_base(const struct pk_lab *lab, const char *rev, GError **err)
 
 char *pk_describe_compiler(const struct pk_arch *arch, GError **err)
 {
-	g_autofree char *gcc = g_strconcat(arch->cross_compile ? arch->cross_compile : "", "gcc", NULL);
+	g_autofree char *gcc = pk_arch_gcc(arch);
 	const char *argv[] = { gcc, "--version", NULL };
 	struct pk_proc_opts opts = PK_PROC_OPTS_INIT;
 	struct pk_proc_result res;

@@ -2,7 +2,6 @@
 #include "pipeline/test.h"
 #include "base/profile.h"
 
-#include "lab/arch.h"
 #include "store/store.h"
 
 /*
@@ -32,7 +31,7 @@ static int store_test(struct pk_store *store, gint64 *out_test_id, const struct 
 	test.after_boot = a->boot_id;
 	if (a->build_tried && !a->build_id &&
 	    pk_store_add_build(store, &test.after_build, a->commit, res->before.commit, config_hash,
-			       (res->arch ? res->arch : &pk_arch_x86_64)->name, &a->build, err) < 0)
+			       pk_test_arch(res)->name, &a->build, err) < 0)
 		return -1;
 	if (a->booted && !a->boot_id &&
 	    pk_store_add_boot(store, &test.after_boot, test.after_build, &a->boot, err) < 0)

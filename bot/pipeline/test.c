@@ -940,9 +940,10 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 			continue;
 		}
 		if (rc) {
-			there.arch_why = g_strdup_printf("Tested on %s (built with %sgcc): no %s kernel "
-							 "the bot can build compiles %s (%s).", arch->name,
-							 arch->cross_compile ? arch->cross_compile : "",
+			g_autofree char *gcc = pk_arch_gcc(arch);
+
+			there.arch_why = g_strdup_printf("Tested on %s (built with %s): no %s kernel the bot "
+							 "can build compiles %s (%s).", arch->name, gcc,
 							 pk_lab_arch(lab)->name, files, own);
 			merge_coverage(&there, out, pk_lab_arch(lab));
 			pk_test_result_clear(out);

@@ -114,6 +114,12 @@ struct pk_test_result {
 	                             (relinked->derived.linked names them), or NULL (owned) */
 };
 
+/* What res was built for: its lab's architecture, x86_64 for a result made by hand (a test's). */
+static inline const struct pk_arch *pk_test_arch(const struct pk_test_result *res)
+{
+	return res->arch ? res->arch : &pk_arch_x86_64;
+}
+
 /*
  * Test patch on parent (a revision of the lab's tree).  On success *out
  * holds the result (pk_test_result_clear()) and, when the patch applied,

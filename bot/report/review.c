@@ -13,12 +13,6 @@
 #include "lab/coverage.h"
 #include "report/html.h"
 
-/* What the test built for: the lab's arch, x86_64 for a result made by hand (a test's). */
-static const struct pk_arch *arch_of(const struct pk_test_result *res)
-{
-	return res->arch ? res->arch : &pk_arch_x86_64;
-}
-
 #define REVIEW_WIDTH 72
 
 static void add_str(JsonBuilder *b, const char *name, const char *value)
@@ -494,8 +488,8 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	/* another architecture's (arch_why): its compiler is named there */
 	if (info->compiler && !res->arch_why)
 		g_string_append_printf(s, " built with %s,", info->compiler);
-	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).", arch_of(res)->name,
-			       res->config_hash ? res->config_hash : info->config_hash, arch_of(res)->machine);
+	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).", pk_test_arch(res)->name,
+			       res->config_hash ? res->config_hash : info->config_hash, pk_test_arch(res)->machine);
 	if (res->arch_why)
 		g_string_append_printf(s, " %s", res->arch_why);
 	if (res->three_way)
@@ -551,7 +545,7 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 		g_string_append_printf(s, " Both kernels booted with the QEMU devices its drivers bind to "
 				       "(qemu/devices): %s.", res->derived.devices);
 	for (guint i = 0; res->derived.cannot && i < res->derived.cannot->len; i++)
-		g_string_append_printf(s, " No %s config could set %s.", arch_of(res)->name,
+		g_string_append_printf(s, " No %s config could set %s.", pk_test_arch(res)->name,
 				       (char *)res->derived.cannot->pdata[i]);
 	if (!res->diff)
 		return g_string_free(s, FALSE);
@@ -617,8 +611,8 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	const struct pk_test_result *shown = res->relinked ? res->relinked : res;
 	const struct pk_kdiff *d = shown->diff;
 	g_autofree char *tested = tested_sentence(shown, info);
-	bool own_arch = arch_of(res) == &pk_arch_x86_64;
-	g_autofree char *arch_option = own_arch ? g_strdup("") : g_strconcat(" --arch ", arch_of(res)->name, NULL);
+	bool own_arch = pk_test_arch(res) == &pk_arch_x86_64;
+	g_autofree char *arch_option = own_arch ? g_strdup("") : g_strconcat(" --arch ", pk_test_arch(res)->name, NULL);
 	g_autofree char *reproduce = info->reproduce ? g_strdup(info->reproduce)
 				     : g_strdup_printf("printkbot test%s %s", arch_option, info->source);
 	g_autofree char *setup = g_strconcat("printkbot setup", arch_option, NULL);
@@ -648,8 +642,8 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "left_out", res->left_out);
 	add_str(b, "config_hash", shown->config_hash ? shown->config_hash : info->config_hash);
 	/* where the kernels ran: the reply's head and the text say it (lab/arch.h) */
-	add_str(b, "arch", arch_of(res)->name);
-	add_str(b, "machine", arch_of(res)->machine);
+	add_str(b, "arch", pk_test_arch(res)->name);
+	add_str(b, "machine", pk_test_arch(res)->machine);
 	add_str(b, "arch_why", res->arch_why);
 	add_str(b, "config_derived", shown->derived.lines);
 	add_str(b, "devices", shown->derived.devices);
