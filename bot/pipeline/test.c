@@ -942,8 +942,8 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 		if (rc) {
 			g_autofree char *gcc = pk_arch_gcc(arch);
 
-			there.arch_why = g_strdup_printf("Tested on %s (built with %s): no %s kernel the bot "
-							 "can build compiles %s (%s).", arch->name, gcc,
+			there.arch_why = g_strdup_printf("Built and booted for %s, with %s: no %s kernel the "
+							 "bot can build compiles %s (%s).", arch->name, gcc,
 							 pk_lab_arch(lab)->name, files, own);
 			merge_coverage(&there, out, pk_lab_arch(lab));
 			pk_test_result_clear(out);
