@@ -2,8 +2,9 @@
  * init.c - the whole userspace of a printkbot guest.
  *
  * It mounts what the kernel needs to show us its log, then copies two
- * things to the second serial port (/dev/ttyS1, in raw mode; /dev/hvc0 with
- * printkbot.capture=hvc0 on the command line), framed so the
+ * things to the second serial port (/dev/ttyS1, in raw mode; another
+ * device, printkbot.capture=hvc0 or =ttyAMA0 on the command line, where the
+ * machine has no such port free), framed so the
  * host can parse them without ambiguity:
  *
  *   @PKB 1\n                     stream header, protocol version
@@ -113,17 +114,25 @@ static void report_cut(const char *what, unsigned long cap)
 }
 
 static int cmdline_has(const char *word);
+static int cmdline_value(const char *key, char *value, size_t size);
 
 /*
- * The capture port: ttyS1, the second 16550 of x86's q35; hvc0, a virtio
- * console, where the machine has one UART only (arm64's virt: the host
- * says printkbot.capture=hvc0).
+ * The capture port: ttyS1, the second 16550 of x86's q35, unless the host
+ * names another with printkbot.capture=NAME: hvc0, a virtio console, where
+ * the machine has one UART only (arm64's virt); a board's UART that is not
+ * the one under test (raspi3b's PL011, ttyAMA0, qemu/boards).  A name is a
+ * device of /dev, no path: anything else keeps ttyS1.
  */
 static void open_capture_port(void)
 {
+	char name[32], path[48];
 	struct termios t;
 
-	out = open(cmdline_has("printkbot.capture=hvc0") ? "/dev/hvc0" : "/dev/ttyS1", O_WRONLY | O_NOCTTY);
+	if (!cmdline_value("printkbot.capture=", name, sizeof(name)) || !name[0] || strchr(name, '/') ||
+	    name[0] == '.')
+		strcpy(name, "ttyS1");
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	out = open(path, O_WRONLY | O_NOCTTY);
 	if (out < 0) {
 		out = open("/dev/console", O_WRONLY | O_NOCTTY);
 		return;
@@ -425,22 +434,46 @@ static unsigned long copy_index(void)
 	return total;
 }
 
+/* The kernel command line, NUL-terminated; "" when unreadable. */
+static const char *cmdline(void)
+{
+	static char line[4096];
+	int fd = open("/proc/cmdline", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, line, sizeof(line) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	line[n > 0 ? n : 0] = '\0';
+	return line;
+}
+
+/* The value of the command line's word key (which ends in '='), into value: 1 when there is one. */
+static int cmdline_value(const char *key, char *value, size_t size)
+{
+	const char *line = cmdline(), *p;
+	size_t klen = strlen(key), n;
+
+	for (p = line; (p = strstr(p, key)); p += klen) {
+		if (p != line && p[-1] != ' ')
+			continue;
+		p += klen;
+		n = strcspn(p, " \n");
+		if (n >= size)
+			return 0;
+		memcpy(value, p, n);
+		value[n] = '\0';
+		return 1;
+	}
+	return 0;
+}
+
 /* Whether word is one of the kernel command line's words. */
 static int cmdline_has(const char *word)
 {
-	static char line[4096];
+	const char *line = cmdline();
 	size_t wlen = strlen(word);
-	ssize_t n;
-	int fd = open("/proc/cmdline", O_RDONLY);
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	line[n] = '\0';
-	for (char *p = line; (p = strstr(p, word)); p += wlen)
+	for (const char *p = line; (p = strstr(p, word)); p += wlen)
 		if ((p == line || p[-1] == ' ') && strchr(" \n", p[wlen]))
 			return 1;
 	return 0;

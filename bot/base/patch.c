@@ -114,6 +114,18 @@ const char *pk_diff_file_path(const struct pk_diff_file *f)
 	return f->new_path ? f->new_path : f->old_path;
 }
 
+bool pk_patch_touches(const struct pk_patch *patch, const char *prefix)
+{
+	for (guint i = 0; i < patch->files->len; i++) {
+		const struct pk_diff_file *f = patch->files->pdata[i];
+
+		if ((f->new_path && g_str_has_prefix(f->new_path, prefix)) ||
+		    (f->old_path && g_str_has_prefix(f->old_path, prefix)))
+			return true;
+	}
+	return false;
+}
+
 static struct pk_patch *patch_new(void)
 {
 	struct pk_patch *p = g_new0(struct pk_patch, 1);

@@ -29,6 +29,7 @@
 #define PK_PATCH_H
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One diff line: kind is ' ' (context), '-' (removed) or '+' (added). */
@@ -99,6 +100,9 @@ char *pk_patch_over_limits(const struct pk_patch *patch, const struct pk_policy 
 
 /* The path a finding should name: the post-image one unless deleted. */
 const char *pk_diff_file_path(const struct pk_diff_file *f);
+
+/* Whether the patch touches (adds, changes, removes or renames) a file whose path starts with prefix. */
+bool pk_patch_touches(const struct pk_patch *patch, const char *prefix);
 
 /*
  * Parse a unified diff from buf (len bytes; text before the first file

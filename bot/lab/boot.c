@@ -243,6 +243,9 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	g_autoptr(GString) cut = g_string_new(NULL);
 	g_autofree char *tmpdir = NULL;
 	const struct pk_arch *arch = pk_lab_arch(lab);
+	const struct pk_board *board = lab->board;
+	const char *capture_port = board && board->capture_port ? board->capture_port : arch->capture_port;
+	g_autofree char *dtb = NULL;
 	g_autofree char *cap_path = NULL, *chardev = NULL, *cmdline = NULL, *capture_word = NULL;
 	g_autofree char *cap_buf = NULL;
 	g_autoptr(GString) console = g_string_new(NULL);
@@ -253,23 +256,36 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	size_t cap_len = 0;
 
 	/*
-	 * The image comes from a build dir, which the sandbox writes: handed to
-	 * QEMU (its bind made by root) only as a plain file of its own, never a
-	 * link to a host file.  Anything else is this boot's failure.
+	 * The image (and a board's device tree, beside it in the build dir)
+	 * come from a build dir, which the sandbox writes: handed to QEMU (its
+	 * bind made by root) only as plain files of their own, never links to
+	 * a host file.  Anything else is this boot's failure.
 	 */
 	{
-		g_autofree char *dir = g_path_get_dirname(opts->vmlinux), *name = g_path_get_basename(opts->vmlinux);
+		g_autofree char *image_dir = g_path_get_dirname(opts->vmlinux);
+		g_autofree char *image_name = g_path_get_basename(opts->vmlinux);
+		/* the build dir: the image is arch->image in it */
+		g_autofree char *build_dir = g_str_has_suffix(opts->vmlinux, arch->image)
+			? g_strndup(opts->vmlinux, strlen(opts->vmlinux) - strlen(arch->image)) : NULL;
+		g_autofree char *dtb_rel = board && board->dtb
+			? g_strdup_printf("arch/%s/boot/dts/%s", arch->karch, board->dtb) : NULL;
+		const char *what = "the kernel image";
 		g_autoptr(GError) why = NULL;
-		int have = pk_beneath_regular(dir, name, NULL, &why);
+		int have = pk_beneath_regular(image_dir, image_name, NULL, &why);
 
+		if (have > 0 && dtb_rel) {
+			what = "the device tree";
+			have = build_dir ? pk_beneath_regular(build_dir, dtb_rel, NULL, &why) : 0;
+			dtb = g_build_filename(build_dir ? build_dir : image_dir, dtb_rel, NULL);
+		}
 		if (have <= 0) {
 			res.status = PK_BOOT_FAILED;
 			res.accel = "none";
 			res.cmdline = g_strdup("");
 			res.console = g_strdup("");
 			res.capture = pk_capture_parse("", 0);
-			res.detail = have ? g_strdup_printf("the kernel image was not booted: %s", why->message)
-					  : g_strdup_printf("the kernel image %s is not there", opts->vmlinux);
+			res.detail = have ? g_strdup_printf("%s was not booted: %s", what, why->message)
+					  : g_strdup_printf("%s %s is not there", what, dtb ? dtb : opts->vmlinux);
 			*out = res;
 			return 0;
 		}
@@ -282,33 +298,51 @@ int pk_boot_kernel(struct pk_boot_result *out, const struct pk_lab *lab,
 	}
 	cap_path = g_build_filename(tmpdir, "capture", NULL);
 	chardev = g_strdup_printf("file,id=capture,path=%s", cap_path);
-	/* attached devices probe asynchronously (USB enumeration): the guest waits for a quiet log */
 	/* the guest's init writes its capture to ttyS1 unless told another port (qemu/init.c) */
-	capture_word = strcmp(arch->capture_port, "ttyS1")
-			       ? g_strconcat(" printkbot.capture=", arch->capture_port, NULL) : g_strdup("");
-	cmdline = g_strconcat("console=", arch->console, " ", BASE_CMDLINE, capture_word,
+	capture_word = strcmp(capture_port, "ttyS1") ? g_strconcat(" printkbot.capture=", capture_port, NULL)
+						     : g_strdup("");
+	/* attached devices probe asynchronously (USB enumeration): the guest waits for a quiet log */
+	cmdline = g_strconcat("console=", board && board->console ? board->console : arch->console, " ",
+			      BASE_CMDLINE, capture_word,
 			      lab->qemu_args ? " " PK_LAB_SETTLE_CMDLINE : "",
 			      opts->extra_cmdline ? " " : "", opts->extra_cmdline ? opts->extra_cmdline : "", NULL);
 	res.accel = probe_accel(lab);
 	{
 		bool kvm = strcmp(res.accel, "kvm") == 0;
 		const char *base[] = {
-			arch->qemu, "-accel", kvm ? "kvm" : TCG_ACCEL, "-cpu", kvm ? "host" : arch->tcg_cpu,
-			"-machine", arch->machine, "-m", "256", "-smp", G_STRINGIFY(GUEST_CPUS), "-sandbox", QEMU_SECCOMP,
+			arch->qemu, "-accel", kvm ? "kvm" : TCG_ACCEL,
+			"-machine", board ? board->machine : arch->machine,
+			"-m", board && board->memory ? board->memory : "256",
+			"-smp", board && board->smp ? board->smp : G_STRINGIFY(GUEST_CPUS), "-sandbox", QEMU_SECCOMP,
 			"-nodefaults", "-no-user-config", "-display", "none",
 			"-no-reboot", "-nic", "none",
-			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline,
-			"-serial", "stdio", "-chardev", chardev,
+			"-kernel", opts->vmlinux, "-initrd", lab->initrd, "-append", cmdline, "-chardev", chardev,
 		};
 		g_autoptr(GPtrArray) args = g_ptr_array_new();
 		const char *const *argv;
-		const char *ro[] = { opts->vmlinux, lab->initrd, NULL };
+		const char *ro[] = { opts->vmlinux, lab->initrd, dtb, NULL };
 
-		/* the devices the patch's drivers need (qemu/devices, derive.h) */
 		for (size_t i = 0; i < G_N_ELEMENTS(base); i++)
 			g_ptr_array_add(args, (char *)base[i]);
-		for (const char *const *a = arch->capture; *a; a++)
-			g_ptr_array_add(args, (char *)*a);
+		if (board) {
+			/* a board has its CPU (QEMU refuses another) and its UARTs in the order of its row */
+			if (dtb) {
+				g_ptr_array_add(args, "-dtb");
+				g_ptr_array_add(args, dtb);
+			}
+			g_ptr_array_add(args, "-serial");
+			g_ptr_array_add(args, board->capture_first ? "chardev:capture" : "stdio");
+			g_ptr_array_add(args, "-serial");
+			g_ptr_array_add(args, board->capture_first ? "stdio" : "chardev:capture");
+		} else {
+			g_ptr_array_add(args, "-cpu");
+			g_ptr_array_add(args, kvm ? "host" : (char *)arch->tcg_cpu);
+			g_ptr_array_add(args, "-serial");
+			g_ptr_array_add(args, "stdio");
+			for (const char *const *a = arch->capture; *a; a++)
+				g_ptr_array_add(args, (char *)*a);
+		}
+		/* the devices the patch's drivers need (qemu/devices, derive.h) */
 		for (char **a = lab->qemu_args; a && *a; a++)
 			g_ptr_array_add(args, *a);
 		g_ptr_array_add(args, NULL);

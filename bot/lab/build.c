@@ -503,7 +503,9 @@ static int run_make(struct pk_proc_result *out, bool *out_sandboxed, const struc
 	g_autofree char *icecc_version = NULL, *icecc_dir = NULL;
 	g_autofree char *prefix_map = macro_prefix_map(build_dir, lab->tree);
 	g_auto(GStrv) make_vars = make_env(lab);
-	const char *argv[] = { "make", "-s", jobs, odir, NULL, pk_lab_arch(lab)->image_target, NULL };
+	/* a board's device tree is a make target of its own (a .dtb path under arch/<arch>/boot/dts/) */
+	const char *argv[] = { "make", "-s", jobs, odir, NULL, pk_lab_arch(lab)->image_target,
+			       lab->board ? lab->board->dtb : NULL, NULL };
 	/* make_env()'s (BUILD_ENV, a cross build's ARCH and CROSS_COMPILE), the prefix map,
 	   6 of the compiler's, NULL */
 	const char *env[20] = { NULL };

@@ -406,7 +406,7 @@ out:
 	return rc;
 }
 
-char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count)
+char *pk_coverage_not_built_list(const GPtrArray *coverage, bool reasons, unsigned *count)
 {
 	g_autoptr(GString) s = g_string_new(NULL);
 	unsigned n = 0;
@@ -416,11 +416,24 @@ char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count)
 
 		if (!c->source || c->state != PK_COVERAGE_NOT_BUILT)
 			continue;
-		g_string_append_printf(s, "%s%s (%s)", n++ ? "; " : "", c->file, c->reason ? c->reason : "?");
+		g_string_append_printf(s, "%s%s", n++ ? (reasons ? "; " : ", ") : "", c->file);
+		if (reasons)
+			g_string_append_printf(s, " (%s)", c->reason ? c->reason : "?");
 	}
 	if (count)
 		*count = n;
 	return n ? g_string_free(g_steal_pointer(&s), FALSE) : NULL;
+}
+
+const struct pk_file_coverage *pk_coverage_built_file(const GPtrArray *coverage, const char *file)
+{
+	for (guint i = 0; coverage && i < coverage->len; i++) {
+		const struct pk_file_coverage *c = coverage->pdata[i];
+
+		if (c->state != PK_COVERAGE_NOT_BUILT && !strcmp(c->file, file))
+			return c;
+	}
+	return NULL;
 }
 
 unsigned pk_coverage_built_beyond(const GPtrArray *coverage, const GPtrArray *other)
@@ -429,16 +442,8 @@ unsigned pk_coverage_built_beyond(const GPtrArray *coverage, const GPtrArray *ot
 
 	for (guint i = 0; coverage && i < coverage->len; i++) {
 		const struct pk_file_coverage *c = coverage->pdata[i];
-		bool elsewhere = false;
 
-		if (!c->source || c->state == PK_COVERAGE_NOT_BUILT)
-			continue;
-		for (guint j = 0; other && j < other->len && !elsewhere; j++) {
-			const struct pk_file_coverage *o = other->pdata[j];
-
-			elsewhere = o->state != PK_COVERAGE_NOT_BUILT && !strcmp(o->file, c->file);
-		}
-		n += !elsewhere;
+		n += c->source && c->state != PK_COVERAGE_NOT_BUILT && !pk_coverage_built_file(other, c->file);
 	}
 	return n;
 }
@@ -446,7 +451,7 @@ unsigned pk_coverage_built_beyond(const GPtrArray *coverage, const GPtrArray *ot
 char *pk_coverage_not_built_sentence(const GPtrArray *coverage)
 {
 	unsigned n;
-	g_autofree char *list = pk_coverage_not_built_list(coverage, &n);
+	g_autofree char *list = pk_coverage_not_built_list(coverage, true, &n);
 
 	if (!list)
 		return NULL;

@@ -106,8 +106,14 @@ bool pk_coverage_state_parse(const char *name, enum pk_coverage_state *out);
  */
 char *pk_coverage_not_built_sentence(const GPtrArray *coverage);
 
-/* Its list alone: "file (reason); file (reason)", *count (may be NULL) files; NULL when none. */
-char *pk_coverage_not_built_list(const GPtrArray *coverage, unsigned *count);
+/*
+ * Its list alone: "file (reason); file (reason)", or "file, file" without
+ * reasons; *count (may be NULL) files; NULL when none.
+ */
+char *pk_coverage_not_built_list(const GPtrArray *coverage, bool reasons, unsigned *count);
+
+/* The entry of coverage for file when its kernel built it (booted counts too), else NULL. */
+const struct pk_file_coverage *pk_coverage_built_file(const GPtrArray *coverage, const char *file);
 
 /*
  * How many C sources and headers coverage's kernel built (booted counts

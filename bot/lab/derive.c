@@ -253,34 +253,20 @@ static void added_options(GPtrArray *want, struct pk_derived *found, const struc
 	}
 }
 
-/* Whether the patch touches a file under prefix. */
-static bool touches(const struct pk_patch *patch, const char *prefix)
-{
-	for (guint i = 0; i < patch->files->len; i++) {
-		const struct pk_diff_file *f = patch->files->pdata[i];
-
-		if ((f->new_path && g_str_has_prefix(f->new_path, prefix)) ||
-		    (f->old_path && g_str_has_prefix(f->old_path, prefix)))
-			return true;
-	}
-	return false;
-}
-
 /*
- * A row's CONFIG_ word: a driver the guest needs for the row's device to
- * be found at all (the USB core's own symbols do not include the xHCI
- * host controller driver its keyboard hangs on), wanted unless config
- * already has it; found->asked says which device asked.
+ * A symbol (without CONFIG_) of a qemu/devices row or a board: a driver
+ * the guest needs for the row's device to be found at all (the USB core's
+ * own symbols do not include the xHCI host controller driver its keyboard
+ * hangs on), or the board's platform; wanted unless config already has
+ * it; found->asked says who asked ("asker: CONFIG_X").
  */
-static void want_host_driver(GPtrArray *want, struct pk_derived *found, GHashTable *config, const char *word,
-			     const char *prefix)
+static void want_host_driver(GPtrArray *want, struct pk_derived *found, GHashTable *config, const char *symbol,
+			     const char *asker)
 {
-	const char *symbol = word + strlen("CONFIG_");
-
 	if (group_met(config, symbol) || g_ptr_array_find_with_equal_func(want, symbol, g_str_equal, NULL))
 		return;
 	g_ptr_array_add(want, g_strdup(symbol));
-	g_ptr_array_add(found->asked, g_strdup_printf("the devices of %s: %s", prefix, word));
+	g_ptr_array_add(found->asked, g_strdup_printf("%s: CONFIG_%s", asker, symbol));
 }
 
 int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct pk_derived *found,
@@ -309,10 +295,13 @@ int pk_derive_devices(GPtrArray *args, GString *names, GPtrArray *want, struct p
 		if (count - first < 2 || (count - first) % 2)
 			return pk_error(err, PK_ERROR_FAILED, "%s:%u: want a path prefix, CONFIG_ symbols if any, "
 					"and QEMU option and value pairs", path, n + 1);
-		if (!touches(patch, words[0]))
+		if (!pk_patch_touches(patch, words[0]))
 			continue;
-		for (guint w = 1; w < first; w++)
-			want_host_driver(want, found, config, words[w], words[0]);
+		for (guint w = 1; w < first; w++) {
+			g_autofree char *asker = g_strdup_printf("the devices of %s", words[0]);
+
+			want_host_driver(want, found, config, words[w] + strlen("CONFIG_"), asker);
+		}
 		for (guint w = first; w + 1 < count; w += 2) {
 			bool have = false;
 
@@ -402,14 +391,34 @@ static int valid_answer(const char *text, GPtrArray *want, GError **err)
 }
 
 /*
- * Run qemu/kconfig-enable.py for want on the lab's .config: its answer, one
- * line each.  An answer is kept (ANSWERS_DIR) and read back for the same
+ * want with a board's symbols first (lab.h's board, board.h): its platform
+ * set before a driver's `ARCH_BCM2835 || COMPILE_TEST` is weighed meets it
+ * as on the board, where COMPILE_TEST first (the solver's choice for
+ * another architecture's driver) would turn on CONFIG_WERROR and more.
+ */
+static GPtrArray *board_first(const struct pk_lab *lab, const GPtrArray *want)
+{
+	GPtrArray *ordered = g_ptr_array_new_with_free_func(g_free);
+
+	for (char **sym = lab->board ? lab->board->symbols : NULL; sym && *sym; sym++)
+		if (g_ptr_array_find_with_equal_func((GPtrArray *)want, *sym, g_str_equal, NULL))
+			g_ptr_array_add(ordered, g_strdup(*sym));
+	for (guint i = 0; i < want->len; i++)
+		if (!g_ptr_array_find_with_equal_func(ordered, want->pdata[i], g_str_equal, NULL))
+			g_ptr_array_add(ordered, g_strdup(want->pdata[i]));
+	return ordered;
+}
+
+/*
+ * Run qemu/kconfig-enable.py for asked (board_first()) on the lab's
+ * .config: its answer, one line each.  An answer is kept (ANSWERS_DIR) and read back for the same
  * question: kconfiglib parses the whole Kconfig tree and runs its
  * $(shell) macros each time, 2 of the ~10 s of a later patch on a built
  * derived config.
  */
-static char **solve(const struct pk_lab *lab, GPtrArray *want, GError **err)
+static char **solve(const struct pk_lab *lab, GPtrArray *asked, GError **err)
 {
+	g_autoptr(GPtrArray) want = board_first(lab, asked);
 	g_autofree char *script_dir = g_build_filename(lab->datadir, "qemu", NULL);
 	g_autofree char *script = g_build_filename(script_dir, "kconfig-enable.py", NULL);
 	g_autofree char *build_dir = pk_lab_build_dir(lab);
@@ -537,11 +546,13 @@ static int derived_lab(struct pk_lab *out, const struct pk_lab *lab, const char 
 		d.qemu_args = g_strdupv((char **)args->pdata);
 		g_ptr_array_remove_index(args, args->len - 1);
 	}
-	if (!(d.config_hash = pk_lab_config_name(lab->datadir, pk_lab_arch(lab), lines, d.qemu_args, err))) {
+	if (!(d.config_hash = pk_lab_config_name(lab->datadir, pk_lab_arch(lab), lab->board, lines, d.qemu_args,
+						 err))) {
 		pk_lab_clear(&d);
 		return -1;
 	}
 	d.arch = lab->arch;
+	d.board = lab->board;
 	d.cache = g_strdup(lab->cache);
 	d.datadir = g_strdup(lab->datadir);
 	d.tree = g_strdup(lab->tree);
@@ -778,6 +789,13 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	n_files = want->len;
 	if (pk_derive_devices(args, names, want, &d, config, lab->datadir, patch, err) < 0)
 		goto out;
+	if (lab->board) {
+		/* the board's platform, clocks and power-off (qemu/boards) */
+		g_autofree char *asker = g_strdup_printf("QEMU's %s board", lab->board->machine);
+
+		for (char **sym = lab->board->symbols; *sym; sym++)
+			want_host_driver(want, &d, config, *sym, asker);
+	}
 	added_options(want, &d, patch, config);
 	for (guint i = 0; unlinked && i < unlinked->want->len; i++) {
 		if (!g_ptr_array_find_with_equal_func(want, unlinked->want->pdata[i], g_str_equal, NULL))

@@ -13,8 +13,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const char *extra,
-			 char *const *qemu_args, GError **err)
+char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const struct pk_board *board,
+			 const char *extra, char *const *qemu_args, GError **err)
 {
 	/* x86_64's name is its fragment's alone, as before there were others: its build dirs stay */
 	g_autofree char *frag_path = g_build_filename(datadir, "qemu", arch->fragment, NULL);
@@ -27,6 +27,16 @@ char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const 
 	g_checksum_update(sum, (const guchar *)fragment, (gssize)len);
 	if (extra)
 		g_checksum_update(sum, (const guchar *)extra, -1);
+	if (board) {
+		/* what the board boots with; its symbols are in extra */
+		g_autofree char *how = g_strdup_printf("\n# qemu/boards\n%s dtb=%s console=%s capture=%s "
+						       "capture_first=%d memory=%s smp=%s\n", board->machine,
+						       board->dtb ?: "", board->console ?: "",
+						       board->capture_port ?: "", board->capture_first,
+						       board->memory ?: "", board->smp ?: "");
+
+		g_checksum_update(sum, (const guchar *)how, -1);
+	}
 	if (qemu_args && *qemu_args) {
 		g_checksum_update(sum, (const guchar *)"\n# qemu/devices\n", -1);
 		for (char *const *a = qemu_args; *a; a++) {
@@ -45,7 +55,7 @@ int pk_lab_open(struct pk_lab *out, GError **err)
 
 	lab.cache = pk_cache_dir();
 	lab.datadir = pk_data_dir();
-	if (!(lab.config_hash = pk_lab_config_name(lab.datadir, lab.arch, NULL, NULL, err))) {
+	if (!(lab.config_hash = pk_lab_config_name(lab.datadir, lab.arch, NULL, NULL, NULL, err))) {
 		pk_lab_clear(&lab);
 		return -1;
 	}
@@ -58,7 +68,7 @@ int pk_lab_open(struct pk_lab *out, GError **err)
 
 int pk_lab_set_arch(struct pk_lab *lab, const struct pk_arch *arch, GError **err)
 {
-	char *hash = pk_lab_config_name(lab->datadir, arch, NULL, NULL, err);
+	char *hash = pk_lab_config_name(lab->datadir, arch, NULL, NULL, NULL, err);
 
 	if (!hash)
 		return -1;
@@ -66,10 +76,24 @@ int pk_lab_set_arch(struct pk_lab *lab, const struct pk_arch *arch, GError **err
 	g_free(lab->build_stem);
 	g_free(lab->initrd);
 	lab->arch = arch;
+	lab->board = NULL;
 	lab->config_hash = hash;
 	lab->build_stem = g_build_filename(lab->cache, "build", hash, NULL);
 	lab->initrd = arch == &pk_arch_x86_64 ? g_build_filename(lab->cache, "guest", "initrd.cpio", NULL)
 					      : g_build_filename(lab->cache, "guest", arch->name, "initrd.cpio", NULL);
+	return 0;
+}
+
+int pk_lab_set_board(struct pk_lab *lab, const struct pk_board *board, GError **err)
+{
+	char *hash = pk_lab_config_name(lab->datadir, pk_lab_arch(lab), board, lab->extra_config, lab->qemu_args,
+					err);
+
+	if (!hash)
+		return -1;
+	g_free(lab->config_hash);
+	lab->config_hash = hash;
+	lab->board = board;
 	return 0;
 }
 
@@ -219,6 +243,7 @@ static struct pk_lab lab_copy(const struct pk_lab *lab)
 {
 	return (struct pk_lab){
 		.arch = lab->arch,
+		.board = lab->board,
 		.cache = g_strdup(lab->cache),
 		.datadir = g_strdup(lab->datadir),
 		.tree = g_strdup(lab->tree),

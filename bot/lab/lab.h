@@ -42,12 +42,15 @@
 #include <glib.h>
 
 #include "lab/arch.h"
+#include "lab/board.h"
 
 struct pk_repo_cache;   /* repo.c's */
 
 struct pk_lab {
 	const struct pk_arch *arch; /* what it builds and boots for (arch.h): x86_64 unless
 	                               pk_lab_set_arch() said otherwise */
+	const struct pk_board *board; /* the QEMU board it boots on (board.h, pk_lab_set_board()),
+	                                 NULL: arch's own machine */
 	char *cache;      /* the cache dir */
 	char *datadir;    /* pk_data_dir(): qemu/kernel.config, qemu/init.c */
 	char *tree;       /* cache/linux */
@@ -73,12 +76,13 @@ struct pk_lab {
 
 /*
  * A config's name: the first 12 hex of sha256 of datadir's
- * qemu/kernel.config, then extra (a derived config's lines, derive.h) and
- * the QEMU device arguments with the settle switch, when given.  NULL with
- * err when the fragment cannot be read.  Caller frees.
+ * qemu/kernel.config, then extra (a derived config's lines, derive.h),
+ * the board (board.h, NULL: the architecture's own machine) and the QEMU
+ * device arguments with the settle switch, when given.  NULL with err
+ * when the fragment cannot be read.  Caller frees.
  */
-char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const char *extra,
-			 char *const *qemu_args, GError **err);
+char *pk_lab_config_name(const char *datadir, const struct pk_arch *arch, const struct pk_board *board,
+			 const char *extra, char *const *qemu_args, GError **err);
 
 /*
  * The make O= dir for the tree as checked out: build_stem + "-" + its
@@ -138,6 +142,13 @@ static inline const struct pk_arch *pk_lab_arch(const struct pk_lab *lab)
  * (guest/<arch>/, x86_64's guest/ as always).  The tree is the same.
  */
 int pk_lab_set_arch(struct pk_lab *lab, const struct pk_arch *arch, GError **err);
+
+/*
+ * Make a lab of board's architecture (pk_lab_set_arch()) boot on board:
+ * its config's name says the board (so its boots and noise masks are the
+ * board's), its build dirs stay the architecture's.
+ */
+int pk_lab_set_board(struct pk_lab *lab, const struct pk_board *board, GError **err);
 void pk_lab_clear(struct pk_lab *lab);
 
 /*

@@ -782,8 +782,10 @@ static int test_patch_on(struct pk_test_result *out, const struct pk_lab *lab, s
 	if (pk_lab_for_rev(&based, lab, parent, err) < 0)
 		return -1;
 	rc = test_patch(out, &based, store, opts, patch, parent, err);
-	if (rc >= 0)
+	if (rc >= 0) {
 		out->arch = pk_lab_arch(lab);
+		out->board = lab->board;
+	}
 	pk_lab_clear(&based);
 	return rc;
 }
@@ -806,21 +808,8 @@ static char *not_built_why(const struct pk_test_result *res)
 	}
 	if (s->len)
 		return g_string_free(g_steal_pointer(&s), FALSE);
-	return pk_coverage_not_built_list(res->coverage, NULL) ?: g_strdup(res->reason ? res->reason : "?");
-}
-
-/* The C files res's kernel did not build, by name: "a.c, b.h". */
-static char *not_built_files(const struct pk_test_result *res)
-{
-	g_autoptr(GString) s = g_string_new(NULL);
-
-	for (guint i = 0; res->coverage && i < res->coverage->len; i++) {
-		const struct pk_file_coverage *c = res->coverage->pdata[i];
-
-		if (c->source && c->state == PK_COVERAGE_NOT_BUILT)
-			g_string_append_printf(s, "%s%s", s->len ? ", " : "", c->file);
-	}
-	return s->len ? g_string_free(g_steal_pointer(&s), FALSE) : g_strdup("the patch's files");
+	return pk_coverage_not_built_list(res->coverage, true, NULL)
+		       ?: g_strdup(res->reason ? res->reason : "?");
 }
 
 /*
@@ -864,8 +853,9 @@ static int test_elsewhere(struct pk_test_result *there, GString *lacked, const s
  * The answer comes from there (another architecture's kernels), but own's
  * (the lab's architecture) built some of the patch's files that there's
  * did not: each such file's coverage is own's, saying on which
- * architecture.  Own's verdict was not-built, which only a comparison
- * that showed no change gives, so those files printed nothing new there;
+ * architecture.  Own's verdict was not-built or no-visible-change, which
+ * only a comparison that showed no change gives, so those files printed
+ * nothing new there;
  * a not-built verdict of there's that only they caused becomes
  * no-visible-change.
  */
@@ -877,19 +867,16 @@ static void merge_coverage(struct pk_test_result *there, const struct pk_test_re
 	for (guint i = 0; there->coverage && i < there->coverage->len; i++) {
 		struct pk_file_coverage *c = there->coverage->pdata[i];
 
-		for (guint j = 0; own->coverage && j < own->coverage->len; j++) {
-			const struct pk_file_coverage *o = own->coverage->pdata[j];
-			g_autofree char *where = NULL;
+		const struct pk_file_coverage *o;
+		g_autofree char *where = NULL;
 
-			if (!c->source || c->state != PK_COVERAGE_NOT_BUILT || o->state == PK_COVERAGE_NOT_BUILT ||
-			    strcmp(o->file, c->file))
-				continue;
-			where = o->reason ? g_strdup_printf("on %s: %s", own_arch->name, o->reason)
-					  : g_strdup_printf("on %s", own_arch->name);
-			there->coverage->pdata[i] = pk_file_coverage_new(c->file, o->state, where, c->source);
-			pk_file_coverage_free(c);
-			break;
-		}
+		if (!c->source || c->state != PK_COVERAGE_NOT_BUILT ||
+		    !(o = pk_coverage_built_file(own->coverage, c->file)))
+			continue;
+		where = o->reason ? g_strdup_printf("on %s: %s", own_arch->name, o->reason)
+				  : g_strdup_printf("on %s", own_arch->name);
+		there->coverage->pdata[i] = pk_file_coverage_new(c->file, o->state, where, c->source);
+		pk_file_coverage_free(c);
 	}
 	if (there->verdict != PK_VERDICT_NOT_BUILT)
 		return;
@@ -898,6 +885,128 @@ static void merge_coverage(struct pk_test_result *there, const struct pk_test_re
 	there->reason = g_steal_pointer(&why);
 	if (!there->reason)
 		there->verdict = PK_VERDICT_NO_VISIBLE_CHANGE;
+}
+
+/* A failure of another lab that ends the whole test: a stop, or one that passes (the job is retried). */
+static bool failure_ends_test(const GError *failed)
+{
+	return pk_proc_canceled() || pk_error_transient(failed);
+}
+
+/*
+ * The patch touches a driver whose hardware a QEMU board has (qemu/boards,
+ * lab/board.h): tested on that board's architecture and machine, into
+ * *out.  1 when that is the answer; 0 when no row names the patch,
+ * opts->one_arch leaves the row's architecture out, its lab is not set up
+ * here, or that lab could not answer: it failed, its kernel did not build
+ * the patch's files, or the base did not build or boot there (a lab
+ * error, not the patch's): each said in the log, *out untouched.  -1
+ * with err.
+ */
+static int test_on_board(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+			 const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
+			 GError **err)
+{
+	const struct pk_board *board;
+	struct pk_test_result res = { 0 };
+	g_autofree char *why = NULL, *where = NULL, *gcc = NULL;
+	g_autoptr(GError) failed = NULL;
+	struct pk_lab there;
+	int rc;
+
+	if (pk_board_for_patch(&board, lab->datadir, patch, err) < 0)
+		return -1;
+	if (!board || (opts->one_arch && board->arch != pk_lab_arch(lab)))
+		return 0;
+	where = board->machine ? g_strdup_printf("QEMU's %s board", board->machine)
+			       : g_strdup_printf("%s's %s machine", board->arch->name, board->arch->machine);
+	if ((rc = pk_lab_for_arch(&there, lab, board->arch, &why, err)) < 0)
+		return -1;
+	if (rc) {
+		pk_info("not testing on %s (%s): the %s lab is not set up here (%s)", where, board->row,
+			board->arch->name, why);
+		return 0;
+	}
+	if (board->machine && pk_lab_set_board(&there, board, err) < 0) {
+		pk_lab_clear(&there);
+		return -1;
+	}
+	pk_info("the patch touches %s, whose hardware %s has (%s): testing it there", board->prefix, where,
+		board->row);
+	rc = test_patch_on(&res, &there, store, opts, patch, parent, &failed);
+	pk_lab_clear(&there);
+	if (rc < 0) {
+		if (failure_ends_test(failed)) {
+			g_propagate_error(err, g_steal_pointer(&failed));
+			return -1;
+		}
+		pk_info("%s could not test the patch (a lab error; tested as if no board had its hardware): %s",
+			where, failed->message);
+		return 0;
+	}
+	if (res.verdict == PK_VERDICT_NOT_BUILT ||
+	    ((res.verdict == PK_VERDICT_BUILD_FAILED || res.verdict == PK_VERDICT_BOOT_FAILED) &&
+	     (!res.before.build.ok || res.before.boot.status != PK_BOOT_OK))) {
+		pk_info("%s gave no answer (a lab error; tested as if no board had its hardware): %s", where,
+			res.reason ? res.reason : pk_verdict_name(res.verdict));
+		pk_test_result_clear(&res);
+		return 0;
+	}
+	if (res.before.build.ok) {
+		gcc = pk_arch_gcc(board->arch);
+		res.arch_why = g_strdup_printf("Built for %s with %s and booted on %s, which has the hardware "
+					       "%s drives (qemu/boards).", board->arch->name, gcc, where,
+					       board->prefix);
+	}
+	*out = res;
+	return 1;
+}
+
+/*
+ * A board's answer (test_on_board()) whose kernel did not build some C
+ * files of the patch (a comment in arch/x86/ beside a PL011 change): the
+ * patch tested on the lab's own architecture too, each such file that
+ * kernel built getting its coverage (merge_coverage()) when its verdict
+ * shows no change; a change there is said in arch_why, with the command
+ * that shows it.  A failure of that lab leaves the board's answer.
+ */
+static int also_on_own_arch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+			    const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
+			    GError **err)
+{
+	const struct pk_arch *own_arch = pk_lab_arch(lab);
+	struct pk_test_result own = { 0 };
+	g_autoptr(GError) failed = NULL;
+	g_autofree char *missing = NULL;
+
+	if (opts->one_arch || out->arch == own_arch ||
+	    !(missing = pk_coverage_not_built_list(out->coverage, false, NULL)))
+		return 0;
+	pk_info("%s's kernel did not build all the patch's files (%s): testing it on %s too",
+		pk_test_machine(out), missing, own_arch->name);
+	if (test_patch_on(&own, lab, store, opts, patch, parent, &failed) < 0) {
+		if (failure_ends_test(failed)) {
+			g_propagate_error(err, g_steal_pointer(&failed));
+			pk_test_result_clear(out);
+			return -1;
+		}
+		pk_info("the %s lab could not test the patch (the board's answer stands): %s", own_arch->name,
+			failed->message);
+		return 0;
+	}
+	if (own.verdict == PK_VERDICT_NOT_BUILT || own.verdict == PK_VERDICT_NO_VISIBLE_CHANGE) {
+		if (pk_coverage_built_beyond(own.coverage, out->coverage))
+			merge_coverage(out, &own, own_arch);
+	} else if (own.verdict != PK_VERDICT_NO_CHURN) {
+		char *why = g_strdup_printf("%s The %s kernels came back %s for the same patch: `printkbot test "
+					    "--arch %s` shows them.", out->arch_why ? out->arch_why : "",
+					    own_arch->name, pk_verdict_name(own.verdict), own_arch->name);
+
+		g_free(out->arch_why);
+		out->arch_why = why;
+	}
+	pk_test_result_clear(&own);
+	return 0;
 }
 
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
@@ -911,12 +1020,14 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	unsigned others = 0;   /* architectures that said why they could not build it either */
 	int rc;
 
+	if ((rc = test_on_board(out, lab, store, opts, patch, parent, err)) != 0)
+		return rc < 0 ? -1 : also_on_own_arch(out, lab, store, opts, patch, parent, err);
 	if (test_patch_on(out, lab, store, opts, patch, parent, err) < 0)
 		return -1;
 	if (opts->one_arch || out->verdict != PK_VERDICT_NOT_BUILT)
 		return 0;
 	own = not_built_why(out);
-	files = not_built_files(out);
+	files = pk_coverage_not_built_list(out->coverage, false, NULL) ?: g_strdup("the patch's files");
 	lacked = g_string_new(NULL);
 	g_string_printf(lacked, "%s: %s", pk_lab_arch(lab)->name, own);
 	for (size_t i = 0; pk_arch_nth(i); i++) {
@@ -927,7 +1038,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 			continue;
 		if ((rc = test_elsewhere(&there, lacked, out, lab, arch, store, opts, patch, parent, &failed)) < 0) {
 			/* a stop, or a failure that passes, ends the job; another is the other lab's, said here */
-			if (pk_proc_canceled() || pk_error_transient(failed)) {
+			if (failure_ends_test(failed)) {
 				g_propagate_error(err, g_steal_pointer(&failed));
 				pk_test_result_clear(out);
 				return -1;

@@ -104,6 +104,8 @@ struct pk_test_result {
 	char *config_hash;        /* the config both sides were built with: the lab's or a
 	                             derived one; NULL when nothing was built */
 	const struct pk_arch *arch; /* what the lab built and booted for (lab/arch.h; static) */
+	const struct pk_board *board; /* the QEMU board it booted on (lab/board.h; lives as long as the
+	                             process), NULL: arch's own machine */
 	char *arch_why;           /* why on arch and not the lab's own (pk_test_patch()), or NULL */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
@@ -120,6 +122,12 @@ static inline const struct pk_arch *pk_test_arch(const struct pk_test_result *re
 	return res->arch ? res->arch : &pk_arch_x86_64;
 }
 
+/* QEMU's machine res's kernels booted on: its board's, else its architecture's. */
+static inline const char *pk_test_machine(const struct pk_test_result *res)
+{
+	return res->board ? res->board->machine : pk_test_arch(res)->machine;
+}
+
 /*
  * Test patch on parent (a revision of the lab's tree).  On success *out
  * holds the result (pk_test_result_clear()) and, when the patch applied,
@@ -129,6 +137,14 @@ static inline const struct pk_arch *pk_test_arch(const struct pk_test_result *re
  * in the store (a series' commit that was applied but never built) is
  * built and booted once, with the stored mask of opts->noise_base (NULL:
  * the lab's base) when there is one, else several times to learn its own.
+ * A patch touching a driver of a QEMU board's hardware (qemu/boards,
+ * lab/board.h) is tested on that board first, unless opts->one_arch names
+ * another architecture: its answer stands unless that board's kernel did
+ * not build the patch's files or the base did not boot there (a lab
+ * error, logged), or its architecture's lab is not set up here.  Files
+ * of the patch the board's kernel did not build (another architecture's)
+ * are tested on the lab's own architecture too, and keep its coverage
+ * when it shows no change.
  * A patch that comes back not-built (a touched C file no config of the
  * lab's architecture builds) is tested again on each other architecture
  * whose lab is set up in the same cache (`printkbot setup --arch`),

@@ -489,7 +489,7 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	if (info->compiler && !res->arch_why)
 		g_string_append_printf(s, " built with %s,", info->compiler);
 	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).", pk_test_arch(res)->name,
-			       res->config_hash ? res->config_hash : info->config_hash, pk_test_arch(res)->machine);
+			       res->config_hash ? res->config_hash : info->config_hash, pk_test_machine(res));
 	if (res->arch_why)
 		g_string_append_printf(s, " %s", res->arch_why);
 	if (res->three_way)
@@ -643,7 +643,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "config_hash", shown->config_hash ? shown->config_hash : info->config_hash);
 	/* where the kernels ran: the reply's head and the text say it (lab/arch.h) */
 	add_str(b, "arch", pk_test_arch(res)->name);
-	add_str(b, "machine", pk_test_arch(res)->machine);
+	add_str(b, "machine", pk_test_machine(res));
 	add_str(b, "arch_why", res->arch_why);
 	add_str(b, "config_derived", shown->derived.lines);
 	add_str(b, "devices", shown->derived.devices);

@@ -10,14 +10,19 @@
 #    virt machine, the arch and machine in the review, its reproduce line
 #    with --arch arm64.
 # 4. The same patch without --arch, on a lab whose own architecture is
-#    x86_64: no x86_64 config builds the file, so it is tested on arm64 by
-#    itself, and the review says why (arch_why names x86_64 and the file).
+#    x86_64: qemu/boards sends the PL011 driver to arm64's virt machine,
+#    and the review says why (arch_why names the machine and the driver).
 # 5. `test --arch x86_64`: that architecture alone, not-built, as before
 #    there was an arm64 lab.
 # 6. A patch of both architectures' files (the PL011 banner and a comment
 #    in arch/x86/kernel/setup.c, which no arm64 kernel builds): answered
 #    on arm64, console-changed, the x86 file's coverage x86_64's kernel's
 #    ("booted", "on x86_64: ...").
+# 7. A message the BCM2835 mini UART's driver (8250_bcm2835aux) prints
+#    once probed: qemu/boards sends it to QEMU's raspi3b board (its own
+#    derived config with ARCH_BCM2835, the device tree built beside the
+#    Image, the console on the mini UART and the capture on the PL011):
+#    console-changed, the new line seen at boot, machine raspi3b.
 source "$(dirname "$0")/lib.sh"
 command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (make deps installs it)"
 command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (make deps installs it)"
@@ -29,6 +34,7 @@ keep arm json "$bot" test --json --arch arm64 tests/data/test/pl011-banner.patch
 keep auto json "$bot" test --json tests/data/test/pl011-banner.patch
 keep x86 json "$bot" test --json --arch x86_64 tests/data/test/pl011-banner.patch
 keep split json "$bot" test --json tests/data/test/pl011-and-x86-comment.patch
+keep rpi json "$bot" test --json tests/data/test/bcm2835aux-probe-line.patch
 
 python3 - <<'PY'
 from e2elib import check, done, model, rc, text
@@ -46,7 +52,7 @@ check("--arch arm64" in a["reproduce"] and a["setup"] == "printkbot setup --arch
 auto = model("auto")
 check(rc("auto") == 1 and auto["verdict"] == "console-changed" and auto["arch"] == "arm64",
       "without --arch the PL011 patch went to arm64 by itself (%s on %s)" % (auto["verdict"], auto["arch"]))
-check("no x86_64 kernel" in (auto.get("arch_why") or "") and "amba-pl011.c" in auto["arch_why"],
+check("virt machine" in (auto.get("arch_why") or "") and "amba-pl011" in auto["arch_why"],
       "the review says why it was tested on arm64: %s" % auto.get("arch_why"))
 x = model("x86")
 check(x["verdict"] == "not-built" and x["arch"] == "x86_64" and not x.get("arch_why"),
@@ -59,6 +65,14 @@ x86_file = cov.get("arch/x86/kernel/setup.c", {})
 check(x86_file.get("state") in ("built", "booted") and (x86_file.get("reason") or "").startswith("on x86_64"),
       "its x86 file's coverage is x86_64's kernel's, saying so: %s" % x86_file)
 check(cov.get("drivers/tty/serial/amba-pl011.c", {}).get("state") == "booted", "its PL011 file booted on arm64")
+rpi = model("rpi")
+probed = [c for c in rpi.get("console", []) if c["file"] == "drivers/tty/serial/8250/8250_bcm2835aux.c"]
+check(rc("rpi") == 1 and rpi["verdict"] == "console-changed" and rpi["arch"] == "arm64" and
+      rpi["machine"] == "raspi3b", "the mini UART patch was booted on raspi3b (%s on %s, %s)" % (
+          rpi["verdict"], rpi.get("arch"), rpi.get("machine")))
+check(len(probed) == 1 and "mini UART registered as ttyS" in probed[0]["new_text"],
+      "the driver's new line was seen at boot: %s" % probed)
+check("raspi3b board" in (rpi.get("arch_why") or ""), "the review says why: %s" % rpi.get("arch_why"))
 print("figures: arm64 test %s s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
     a["seconds"], a["before"].get("build_seconds"), a["before"].get("boot_seconds"),
     a["after"].get("build_seconds"), a["after"].get("boot_seconds")))

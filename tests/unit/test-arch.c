@@ -54,7 +54,7 @@ static char *fragment_hash(const char *name)
 static void test_lab_of_arch(void **state)
 {
 	struct pk_lab lab = { .cache = g_strdup("/c"), .datadir = g_strdup(PK_SRCDIR), .lock_fd = -1 };
-	g_autofree char *x86_name = pk_lab_config_name(PK_SRCDIR, &pk_arch_x86_64, NULL, NULL, NULL);
+	g_autofree char *x86_name = pk_lab_config_name(PK_SRCDIR, &pk_arch_x86_64, NULL, NULL, NULL, NULL);
 	g_autofree char *x86_hash = fragment_hash("kernel.config"), *arm_hash = fragment_hash("kernel-arm64.config");
 	g_autofree char *arm_stem = g_build_filename("/c", "build", arm_hash, NULL);
 	g_autofree char *x86_stem = g_build_filename("/c", "build", x86_hash, NULL);

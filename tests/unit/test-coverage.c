@@ -348,7 +348,7 @@ static void test_sources_built(void **state)
 	unsigned n = 99;
 
 	assert_int_equal(pk_coverage_built_beyond(NULL, NULL), 0);
-	assert_null(pk_coverage_not_built_list(NULL, &n));
+	assert_null(pk_coverage_not_built_list(NULL, true, &n));
 	assert_int_equal(n, 0);
 	g_ptr_array_add(cov, pk_file_coverage_new("drivers/tty/serial/amba-pl011.c", PK_COVERAGE_NOT_BUILT,
 						  "CONFIG_SERIAL_AMBA_PL011 is not set", true));
@@ -373,7 +373,7 @@ static void test_sources_built(void **state)
 		assert_int_equal(pk_coverage_built_beyond(cov, arm), 2);   /* 8250_core, 8250_port */
 		assert_int_equal(pk_coverage_built_beyond(cov, cov), 0);
 	}
-	list = pk_coverage_not_built_list(cov, &n);
+	list = pk_coverage_not_built_list(cov, true, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(list, "drivers/tty/serial/amba-pl011.c (CONFIG_SERIAL_AMBA_PL011 is not set); "
 				  "include/linux/amba/serial.h (?)");
