@@ -954,9 +954,9 @@ static int test_on_board(struct pk_test_result *out, const struct pk_lab *lab, s
 	}
 	if (res.before.build.ok) {
 		gcc = pk_arch_gcc(board->arch);
-		res.arch_why = g_strdup_printf("Built for %s with %s and booted on %s, which has the hardware "
-					       "%s drives (qemu/boards).", board->arch->name, gcc, where,
-					       board->prefix);
+		res.arch_why = g_strdup_printf("%s has the hardware that %s drives (qemu/boards), so the kernels "
+					       "were built for %s with %s and booted there.", where, board->prefix,
+					       board->arch->name, gcc);
 	}
 	*out = res;
 	return 1;
