@@ -185,7 +185,7 @@ unit: $(UNIT_BINS) man
 # by commit, a watched branch, a whole series, the kernel fix), run for
 # minutes on data (a 612 MiB mbox, checkpatch.pl over the corpus) or
 # install a browser.  make check-long runs those.  `make e2e E2E=020` runs one.
-E2E_LONG     = 010 011 025 026 034 036 040 060 064 065 070 071 072 080 081
+E2E_LONG     = 010 011 025 026 034 036 040 060 064 065 066 070 071 072 080 081
 E2E_ALL      = $(sort $(wildcard tests/e2e/[0-9]*.sh))
 E2E_LONG_SH  = $(foreach n,$(E2E_LONG),$(filter tests/e2e/$(n)-%,$(E2E_ALL)))
 E2E_SHORT_SH = $(filter-out $(E2E_LONG_SH),$(E2E_ALL))

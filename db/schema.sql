@@ -1,5 +1,5 @@
 -- schema.sql - the current full schema of printkbot's database (schema
--- version 13, kept in PRAGMA user_version).  A new database is made from
+-- version 14, kept in PRAGMA user_version).  A new database is made from
 -- this file; an older one is brought here by the numbered migrations
 -- db/NNN-*.sql, and test-store checks that both ways give the same tables.
 -- Change both together: a new NNN-*.sql and this file.
@@ -282,9 +282,18 @@ CREATE TABLE jobs (
 	worker   TEXT,                      -- a running job's holder, "host:pid" (007-leases.sql)
 	worker_machine TEXT,                -- its machine: boot id and pid namespace
 	worker_pid INTEGER,                 -- its process there
-	lease_until INTEGER                 -- the holder's lease ends then (Unix time)
+	lease_until INTEGER,                -- the holder's lease ends then (Unix time)
+	arch     TEXT                       -- the architecture it needs, NULL: any (014-worker-arch.sql)
 );
 CREATE INDEX jobs_state ON jobs(state, id);
+
+-- The workers and the architectures their labs have (014-worker-arch.sql).
+CREATE TABLE workers (
+	name     TEXT PRIMARY KEY,          -- "host:pid", as jobs.worker
+	machine  TEXT NOT NULL,             -- boot id and pid namespace
+	arches   TEXT NOT NULL,             -- its lab's architectures, "x86_64,arm64"
+	seen     INTEGER NOT NULL           -- the database's clock when it last said so (Unix time)
+);
 
 -- History filters (002-history.sql).
 CREATE INDEX patches_time ON patches(time);

@@ -94,6 +94,8 @@ static void print_json(const struct pk_store_job *j, const char *what)
 	json_builder_add_string_value(b, j->worker);
 	json_builder_set_member_name(b, "lease_until");
 	json_builder_add_int_value(b, j->lease_until);
+	json_builder_set_member_name(b, "arch");
+	json_builder_add_string_value(b, j->arch);
 	json_builder_end_object(b);
 	root = json_builder_get_root(b);
 	text = json_to_string(root, FALSE);
@@ -130,6 +132,8 @@ static void print_jobs(GPtrArray *jobs, bool json)
 				next = when(j->not_before);
 				printf("%38s next try %s\n", "", next);
 			}
+			if (j->arch && (j->state == PK_JOB_QUEUED || j->state == PK_JOB_RUNNING))
+				printf("%38s for a worker whose lab has %s\n", "", j->arch);
 			if (j->state == PK_JOB_RUNNING && j->worker) {
 				g_autofree char *who = pk_text_for_terminal(j->worker), *until = when(j->lease_until);
 

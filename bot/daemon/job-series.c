@@ -9,6 +9,7 @@
 #include "daemon/log.h"
 #include "intake/intake.h"
 #include "intake/mail.h"
+#include "lab/board.h"
 #include "lab/describe.h"
 #include "lab/lab.h"
 #include "pipeline/sequence.h"
@@ -323,6 +324,58 @@ static int series_test_one(struct daemon_series *r, guint i, GError **err)
 	return rc;
 }
 
+/* Whether name is one of list's ("x86_64,arm64"). */
+static bool arch_listed(const char *list, const char *name)
+{
+	g_auto(GStrv) names = g_strsplit(list, ",", -1);
+
+	return g_strv_contains((const char *const *)names, name);
+}
+
+/*
+ * A patch of the series touches a driver whose QEMU board is another
+ * architecture's (qemu/boards, lab/board.h) and this worker's lab has
+ * none of it: when another worker said lately that its lab has it, the
+ * job is left to that one (it needs that architecture from now on, and
+ * goes back to the queue): 1, *detail saying so.  0 to test it here,
+ * without the board (test.c then tests it as if no row named it), -1
+ * with err.
+ */
+static int leave_to_other_arch(struct daemon_series *r, const struct pk_store_job *job, char **detail,
+			       GError **err)
+{
+	struct pk_daemon *d = r->d;
+	g_autofree char *datadir = pk_data_dir();
+	/* about: seen within three leases or polls (a busy worker says so at each renewal) */
+	gint64 within = (gint64)(3 * MAX(d->config.daemon.lease, d->config.daemon.worker_poll)), others = 0;
+	const struct pk_board *board = NULL;
+	const struct pk_mail *m = NULL;
+	int rc;
+
+	for (guint i = 0; !board && d->worker.arches && i < r->mails->len; i++) {
+		m = r->mails->pdata[i];
+		if (m->patch && pk_board_for_patch(&board, datadir, m->patch, err) < 0)
+			return -1;
+		if (board && arch_listed(d->worker.arches, board->arch->name))
+			board = NULL;
+	}
+	if (!board)
+		return 0;
+	if (pk_store_workers_with_arch(d->store, &d->worker, board->arch->name, within, &others, err) < 0)
+		return -1;
+	if (!others) {
+		daemon_log(job->id, NULL, "%s touches %s, for %s, whose lab no worker has: tested here without it",
+			   m->subject ? m->subject : "a patch", board->prefix, board->arch->name);
+		return 0;
+	}
+	if ((rc = pk_store_job_need_arch(d->store, job->id, &d->worker, board->arch->name, err)) <= 0)
+		return rc < 0 ? -1 : 0;
+	*detail = g_strdup_printf("left to a worker with an %s lab (%" G_GINT64_FORMAT " about): %s touches %s "
+				  "(%s)", board->arch->name, others, m->subject ? m->subject : "a patch",
+				  board->prefix, board->row);
+	return 1;
+}
+
 enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *job,
 			       JsonObject *payload, char **detail, gint64 *out_retry)
 {
@@ -336,7 +389,13 @@ enum job_end daemon_run_series(struct pk_daemon *d, const struct pk_store_job *j
 		daemon_series_clear(&r);
 		return JOB_FAILED;
 	}
-	rc = daemon_series_start(&r, NULL, &err);
+	if ((rc = leave_to_other_arch(&r, job, detail, &err)) > 0) {
+		daemon_series_clear(&r);
+		*out_retry = daemon_now();
+		return JOB_RETRY;
+	}
+	if (rc == 0)
+		rc = daemon_series_start(&r, NULL, &err);
 	for (guint i = 0; rc == 0 && i < r.mails->len; i++)
 		rc = series_test_one(&r, i, &err);
 	if (rc != 0) {

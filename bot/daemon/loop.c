@@ -148,6 +148,9 @@ static int claim_next(struct pk_daemon *d, struct pk_store_job **out, gint64 *ou
 	for (guint i = 0; i < expired->len; i++)
 		daemon_log(g_array_index(expired, gint64, i), NULL,
 			   "its worker's lease ended: queued again");
+	/* said before each claim: the workers about, and what their labs have (a job may need one) */
+	if (pk_store_worker_advertise(d->store, &d->worker, err) < 0)
+		return -1;
 	rc = pk_store_job_claim(d->store, &d->worker, PK_JOB_REPLY, daemon_now(), out, &wait_reply, err);
 	if (rc == 0 && lab_usable(d->config.test.arch, &no_lab) < 0)
 		rc = claim_no_series(d, no_lab, &wait_any, err);

@@ -73,6 +73,7 @@ struct pk_daemon {
 	/* a daemon that runs jobs (not --queue-only) is a worker of the queue: */
 	struct pk_store_worker worker;  /* its name and machine (strings below) and lease */
 	char *worker_name, *worker_machine;
+	char *worker_arches;              /* the architectures its lab has set up, "x86_64,arm64" (worker.c) */
 	struct daemon_heartbeat *heartbeat;  /* renews the running job's lease (worker.c) */
 	double next_tree_fetch;   /* when the [tree]s are fetched next (trees.c); 0: at once */
 	struct pk_bases_refetch refetch;  /* the fetches for base-commits the lab lacks (job-series.c) */

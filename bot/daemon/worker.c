@@ -51,6 +51,9 @@ static void heartbeat_renew(struct daemon_heartbeat *h, gint64 job)
 
 	g_mutex_unlock(&h->lock);
 	rc = pk_store_job_renew(h->store, job, &h->worker, &err);
+	/* a worker busy with a long series is still about for the jobs its labs can run */
+	if (rc >= 0 && pk_store_worker_advertise(h->store, &h->worker, &err) < 0)
+		daemon_log(job, NULL, "the worker's architectures are not written now: %s", err->message);
 	g_mutex_lock(&h->lock);
 	if (rc < 0)
 		daemon_log(job, NULL, "the lease is not renewed now: %s", err->message);
@@ -122,10 +125,14 @@ int daemon_worker_start(struct pk_daemon *d, GError **err)
 
 	d->worker_name = g_strdup_printf("%s:%d", g_get_host_name(), (int)getpid());
 	d->worker_machine = machine_id();
+	/* the labs set up when it starts: `setup --arch` later needs a restart to count */
+	d->worker_arches = pk_lab_ready_arches();
 	d->worker = (struct pk_store_worker){ d->worker_name, d->worker_machine, getpid(),
-					      MAX((gint64)d->config.daemon.lease, 1) };
-	if (recover_jobs(d, err) < 0)
+					      MAX((gint64)d->config.daemon.lease, 1), d->worker_arches };
+	if (recover_jobs(d, err) < 0 || pk_store_worker_advertise(d->store, &d->worker, err) < 0)
 		return -1;
+	daemon_log(0, NULL, "worker %s: its lab has %s", d->worker_name,
+		   d->worker_arches ? d->worker_arches : "no architecture set up");
 	h = g_new0(struct daemon_heartbeat, 1);
 	g_mutex_init(&h->lock);
 	g_cond_init(&h->cond);
@@ -161,6 +168,7 @@ void daemon_worker_stop(struct pk_daemon *d)
 	}
 	g_clear_pointer(&d->worker_name, g_free);
 	g_clear_pointer(&d->worker_machine, g_free);
+	g_clear_pointer(&d->worker_arches, g_free);
 }
 
 /* Renew job_id's lease from now on (0: none, between jobs). */

@@ -379,3 +379,17 @@ gboolean pk_lab_ready(struct pk_lab *lab)
 {
 	return pk_lab_check(lab, NULL) == 0;
 }
+
+char *pk_lab_ready_arches(void)
+{
+	g_autoptr(GString) names = g_string_new(NULL);
+	struct pk_lab lab;
+
+	if (pk_lab_open(&lab, NULL) < 0)
+		return NULL;
+	for (size_t i = 0; pk_arch_nth(i); i++)
+		if (pk_lab_set_arch(&lab, pk_arch_nth(i), NULL) == 0 && pk_lab_check(&lab, NULL) == 0)
+			g_string_append_printf(names, "%s%s", names->len ? "," : "", pk_arch_nth(i)->name);
+	pk_lab_clear(&lab);
+	return names->len ? g_string_free(g_steal_pointer(&names), FALSE) : NULL;
+}

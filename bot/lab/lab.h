@@ -176,6 +176,13 @@ int pk_lab_take(struct pk_lab *out, const struct pk_arch *arch, GError **err);
  */
 int pk_lab_check(const struct pk_lab *lab, GError **err);
 
+/*
+ * The architectures whose lab is set up in the cache (pk_lab_check() of
+ * each), comma-separated in arch.h's order ("x86_64,arm64"), or NULL
+ * when none is.  Caller frees.
+ */
+char *pk_lab_ready_arches(void);
+
 /* True when setup has been completed (tree, base commit, config, initrd): pk_lab_check() passes. */
 gboolean pk_lab_ready(struct pk_lab *lab);
 

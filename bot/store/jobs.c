@@ -100,11 +100,12 @@ void pk_store_job_free(struct pk_store_job *job)
 	g_free(job->detail);
 	g_free(job->series_key);
 	g_free(job->worker);
+	g_free(job->arch);
 	g_free(job);
 }
 
 #define JOB_COLUMNS "id, kind, state, payload, detail, series_key, series_version, " \
-		    "attempts, created, updated, not_before, worker, lease_until"
+		    "attempts, created, updated, not_before, worker, lease_until, arch"
 
 /*
  * The job of a row of JOB_COLUMNS.  A kind this printkbot does not know
@@ -137,6 +138,7 @@ static struct pk_store_job *job_row(struct pk_store *s, store_stmt *st, GError *
 	j->not_before = col_int(st, 10);
 	j->worker = col_text(st, 11);
 	j->lease_until = col_int(st, 12);
+	j->arch = col_text(st, 13);
 	return j;
 }
 
@@ -222,14 +224,24 @@ int pk_store_jobs(struct pk_store *store, enum pk_job_state state, GPtrArray **o
 }
 
 /* Seconds until the first queued job of kind (NULL: any) is due, -1 when none is queued. */
-static int job_wait(struct pk_store *s, const char *kind, gint64 now, gint64 *out, GError **err)
+/*
+ * The claim's condition on a job's architecture, with a worker's arches
+ * ("x86_64,arm64") bound as the placeholder p ("?3"): a job that needs
+ * none, or one of them; any job for a worker without arches.
+ */
+#define JOB_ARCH_FITS(p) "(arch IS NULL OR CAST(" p " AS TEXT) IS NULL OR " \
+			 "(',' || CAST(" p " AS TEXT) || ',') LIKE ('%,' || arch || ',%'))"
+
+static int job_wait(struct pk_store *s, const char *kind, const char *arches, gint64 now, gint64 *out,
+		    GError **err)
 {
 	g_autoptr(store_stmt) st = prep(s, "SELECT min(not_before) FROM jobs WHERE state = "
-					  "'queued' AND (kind = ?1 OR ?1 IS NULL)", err);
+					  "'queued' AND (kind = ?1 OR ?1 IS NULL) AND " JOB_ARCH_FITS("?2"), err);
 
 	if (!st)
 		return -1;
 	bind_text(st, 1, kind);
+	bind_text(st, 2, arches);
 	if (step(s, st, err) < 0)
 		return -1;
 	*out = col_null(st, 0) ? -1
@@ -257,7 +269,7 @@ int pk_store_job_next_due(struct pk_store *store, enum pk_job_kind kind, gint64 
 	if ((rc = job_first(store, st, &job, err)) < 0)
 		return -1;
 	/* nothing due: how long until the first queued job is */
-	if (!rc && out_wait && job_wait(store, name, now, &wait, err) < 0)
+	if (!rc && out_wait && job_wait(store, name, NULL, now, &wait, err) < 0)
 		return -1;
 	if (out_wait)
 		*out_wait = wait;
@@ -425,8 +437,8 @@ static int job_claim_locked(struct pk_store *s, const struct pk_store_worker *w,
 	 * claim pass over it to the next job rather than wait.
 	 */
 	g_autofree char *sql = g_strconcat("SELECT id FROM jobs WHERE state = 'queued' AND "
-					   "(kind = ?1 OR ?1 IS NULL) AND not_before <= ?2 "
-					   "ORDER BY id LIMIT 1", s->be->skip_locked, NULL);
+					   "(kind = ?1 OR ?1 IS NULL) AND not_before <= ?2 AND "
+					   JOB_ARCH_FITS("?3") " ORDER BY id LIMIT 1", s->be->skip_locked, NULL);
 	g_autoptr(store_stmt) st = prep(s, sql, err);
 	int rc;
 
@@ -434,6 +446,7 @@ static int job_claim_locked(struct pk_store *s, const struct pk_store_worker *w,
 		return -1;
 	bind_text(st, 1, kind);
 	bind_int(st, 2, now);
+	bind_text(st, 3, w->arches);
 	if ((rc = step(s, st, err)) <= 0)
 		return rc;
 	if (job_set_state_locked(s, col_int(st, 0), PK_JOB_RUNNING, NULL, w, now, out,
@@ -460,7 +473,8 @@ int pk_store_job_claim(struct pk_store *store, const struct pk_store_worker *wor
 		return -1;
 	rc = job_claim_locked(store, worker, name, now, &job, err);
 	if (rc == 0 && out_wait &&
-	    (job_wait(store, name, now, &wait, err) < 0 || lease_wait(store, &lease, err) < 0))
+	    (job_wait(store, name, worker->arches, now, &wait, err) < 0 ||
+	     lease_wait(store, &lease, err) < 0))
 		rc = -1;
 	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
 		return -1;
@@ -502,6 +516,68 @@ int pk_store_job_renew(struct pk_store *store, gint64 job_id, const struct pk_st
 	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
 		return -1;
 	return rc;
+}
+
+int pk_store_job_need_arch(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
+			   const char *arch, GError **err)
+{
+	g_autoptr(store_stmt) st = NULL;
+	int rc;
+
+	if (tx_begin(store, err) < 0)
+		return -1;
+	if ((rc = job_renew_locked(store, job_id, worker, err)) > 0) {
+		if (!(st = prep(store, "UPDATE jobs SET arch = ?2 WHERE id = ?1", err))) {
+			rc = -1;
+		} else {
+			bind_int(st, 1, job_id);
+			bind_text(st, 2, arch);
+			rc = run(store, st, err) < 0 ? -1 : 1;
+		}
+	}
+	if (tx_end(store, rc < 0 ? -1 : 0, err) < 0)
+		return -1;
+	return rc;
+}
+
+/* ---- what the workers' labs have ---------------------------------------- */
+
+int pk_store_worker_advertise(struct pk_store *store, const struct pk_store_worker *worker, GError **err)
+{
+	g_autofree char *sql = NULL;
+	g_autoptr(store_stmt) st = NULL;
+
+	if (!worker->arches)
+		return 0;
+	/* both SQLite (3.24 on) and PostgreSQL take this upsert */
+	sql = g_strconcat("INSERT INTO workers (name, machine, arches, seen) VALUES (?1, ?2, ?3, ",
+			  store->be->now_sql, ") ON CONFLICT (name) DO UPDATE SET machine = excluded.machine, "
+			  "arches = excluded.arches, seen = excluded.seen", NULL);
+	if (!(st = prep(store, sql, err)))
+		return -1;
+	bind_text(st, 1, worker->name);
+	bind_text(st, 2, worker->machine);
+	bind_text(st, 3, worker->arches);
+	return run(store, st, err);
+}
+
+int pk_store_workers_with_arch(struct pk_store *store, const struct pk_store_worker *worker, const char *arch,
+			       gint64 within, gint64 *out, GError **err)
+{
+	g_autofree char *sql = g_strconcat("SELECT count(*) FROM workers WHERE seen >= ", store->be->now_sql,
+					   " - ?1 AND name <> ?2 AND (',' || arches || ',') LIKE "
+					   "('%,' || CAST(?3 AS TEXT) || ',%')", NULL);
+	g_autoptr(store_stmt) st = prep(store, sql, err);
+
+	if (!st)
+		return -1;
+	bind_int(st, 1, within);
+	bind_text(st, 2, worker && worker->name ? worker->name : "");
+	bind_text(st, 3, arch);
+	if (step(store, st, err) < 0)
+		return -1;
+	*out = col_int(st, 0);
+	return 0;
 }
 
 static int job_end_locked(struct pk_store *s, gint64 job_id, const struct pk_store_worker *w,

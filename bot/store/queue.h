@@ -67,6 +67,7 @@ struct pk_store_job {
 	gint64 not_before;        /* a queued job does not run before (Unix time; 0 = at once) */
 	char *worker;             /* a running job's holder ("host:pid"), else NULL */
 	gint64 lease_until;       /* and when its lease ends (Unix time, the database's clock), else 0 */
+	char *arch;               /* the architecture whose lab it needs (pk_store_job_need_arch()), or NULL */
 };
 void pk_store_job_free(struct pk_store_job *job);
 typedef struct pk_store_job pk_store_job;
@@ -106,11 +107,37 @@ struct pk_store_worker {
 	const char *machine;
 	gint64 pid;
 	gint64 lease;
+	const char *arches;   /* the architectures its lab has ("x86_64,arm64"): it claims no job that
+	                         needs another; NULL: any job */
 };
 
 /*
+ * The worker says it is about and which architectures its lab has (its
+ * row of table workers, by name, seen by the database's clock): when it
+ * starts and before each claim.  A worker without arches writes nothing.
+ */
+int pk_store_worker_advertise(struct pk_store *store, const struct pk_store_worker *worker, GError **err);
+
+/*
+ * How many workers other than worker (may be NULL) said within the last
+ * within seconds (by the database's clock) that their lab has arch, into
+ * *out.
+ */
+int pk_store_workers_with_arch(struct pk_store *store, const struct pk_store_worker *worker, const char *arch,
+			       gint64 within, gint64 *out, GError **err);
+
+/*
+ * The job (held by worker) needs arch's lab: written on the job, which
+ * worker then ends as to be run again (PK_JOB_QUEUED); a worker whose
+ * arches lack arch never claims it.  1 written, 0 the lease was lost.
+ */
+int pk_store_job_need_arch(struct pk_store *store, gint64 job_id, const struct pk_store_worker *worker,
+			   const char *arch, GError **err);
+
+/*
  * Claim the oldest queued job of kind (PK_JOB_ANY_KIND: any) whose
- * not_before has come (<= now), atomically: it moves to running, held
+ * not_before has come (<= now) and whose architecture, if it needs one,
+ * is one of worker->arches, atomically: it moves to running, held
  * by worker for worker->lease seconds, one attempt counted.  Every lease
  * is written and compared by the database's clock, never by now (the
  * caller's clock, which may run ahead of the other workers').  Two workers

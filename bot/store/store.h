@@ -51,7 +51,7 @@
 #include "analysis/scan.h"
 
 /* The schema version this printkbot reads and writes (PRAGMA user_version). */
-#define PK_STORE_SCHEMA_VERSION 13
+#define PK_STORE_SCHEMA_VERSION 14
 
 /* ---- the database (db.c) ----------------------------------------------- */
 

@@ -137,6 +137,71 @@ static void test_jobs(void **state)
 	assert_int_equal(pk_store_job_state(s, 99, &st, &err), 0);
 }
 
+/*
+ * Workers and architectures: a worker says which its lab has; a job that
+ * needs arm64's lab (set by the worker that found it could not serve it)
+ * goes back to the queue and is claimed only by a worker that has it,
+ * while an x86_64-only worker takes the next job and is not told to wait
+ * for the one it cannot run; a worker without arches takes any job.
+ */
+static void test_worker_arches(void **state)
+{
+	g_autofree char *path = db_path("arches.db");
+	g_autoptr(pk_store) s = open_ok(path);
+	g_autoptr(GError) err = NULL;
+	g_autoptr(pk_store_job) job = NULL;
+	struct pk_store_worker x86 = worker_a, both = worker_b;
+	struct pk_store_worker anyone = { "anyone:1", "machine-c", NO_SUCH_PID(1), 60 };
+	gint64 a, b, n = -1, wait = -1;
+
+	x86.arches = "x86_64";
+	both.arches = "x86_64,arm64";
+	assert_int_equal(pk_store_worker_advertise(s, &x86, &err), 0);
+	assert_int_equal(pk_store_workers_with_arch(s, &x86, "arm64", 60, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(pk_store_worker_advertise(s, &both, &err), 0);
+	/* said twice: one row */
+	assert_int_equal(pk_store_worker_advertise(s, &both, &err), 0);
+	assert_int_equal(pk_store_workers_with_arch(s, &x86, "arm64", 60, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pk_store_workers_with_arch(s, &both, "arm64", 60, &n, &err), 0);
+	assert_int_equal(n, 0);    /* itself left out */
+	assert_int_equal(pk_store_workers_with_arch(s, NULL, "x86_64", 60, &n, &err), 0);
+	assert_int_equal(n, 2);
+	/* "arm" is no architecture of "x86_64,arm64": whole names only */
+	assert_int_equal(pk_store_workers_with_arch(s, NULL, "arm", 60, &n, &err), 0);
+	assert_int_equal(n, 0);
+	/* a worker not seen for a while is not about */
+	raw_exec(path, "UPDATE workers SET seen = seen - 600 WHERE name = 'host-b:200'");
+	assert_int_equal(pk_store_workers_with_arch(s, &x86, "arm64", 60, &n, &err), 0);
+	assert_int_equal(n, 0);
+
+	assert_int_equal(pk_store_job_add(s, &a, PK_JOB_SERIES, NULL, &err), 0);
+	assert_int_equal(pk_store_job_add(s, &b, PK_JOB_SERIES, NULL, &err), 0);
+	claim_ok(s, &x86, 1000, a);
+	/* only its holder says what it needs */
+	assert_int_equal(pk_store_job_need_arch(s, a, &both, "arm64", &err), 0);
+	assert_int_equal(pk_store_job_need_arch(s, a, &x86, "arm64", &err), 1);
+	assert_int_equal(pk_store_job_end(s, a, &x86, PK_JOB_QUEUED, "needs arm64", 0, 1000, &err), 1);
+	/* the x86_64 worker passes over it to the next, and then finds nothing it can run */
+	claim_ok(s, &x86, 1000, b);
+	assert_int_equal(pk_store_job_claim(s, &x86, PK_JOB_ANY_KIND, 1000, &job, &wait, &err), 0);
+	assert_true(wait != 0);
+	/* the arm64 worker takes it, and sees what it needs */
+	assert_int_equal(pk_store_job_claim(s, &both, PK_JOB_ANY_KIND, 1000, &job, NULL, &err), 1);
+	assert_int_equal(job->id, a);
+	assert_string_equal(job->arch, "arm64");
+	assert_int_equal(pk_store_job_end(s, a, &both, PK_JOB_QUEUED, "again", 0, 1000, &err), 1);
+	g_clear_pointer(&job, pk_store_job_free);
+	/* one that does not say its arches takes any */
+	assert_int_equal(pk_store_job_claim(s, &anyone, PK_JOB_ANY_KIND, 1000, &job, NULL, &err), 1);
+	assert_int_equal(job->id, a);
+	/* nothing written for it */
+	assert_int_equal(pk_store_worker_advertise(s, &anyone, &err), 0);
+	assert_int_equal(pk_store_workers_with_arch(s, NULL, "x86_64", 60, &n, &err), 0);
+	assert_int_equal(n, 1);
+}
+
 /* The names of states and kinds: each enum value and its word, both ways. */
 static void test_job_names(void **state)
 {
@@ -858,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_lease_skewed_clock),
 		cmocka_unit_test(test_claim_race),
 		cmocka_unit_test(test_killed_worker),
+		cmocka_unit_test(test_worker_arches),
 		cmocka_unit_test(test_mails_and_replies),
 		cmocka_unit_test(test_pushes),
 		cmocka_unit_test(test_reply_policy_rows),

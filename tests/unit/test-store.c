@@ -472,6 +472,7 @@ static void test_pg_migrate_v8_replies(void **state)
 		 "DROP TABLE commands; DROP TABLE push_commits; DROP TABLE pushes;"
 		 "ALTER TABLE builds DROP COLUMN config;"   /* version 12's */
 		 "ALTER TABLE builds DROP COLUMN arch;"     /* version 13's */
+		 "ALTER TABLE jobs DROP COLUMN arch; DROP TABLE workers;"   /* version 14's */
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (1, 'm1@x', 'queued', 1);"
 		 "INSERT INTO mails (id, message_id, state, received) VALUES (2, 'm2@x', 'queued', 1);"
 		 "INSERT INTO replies (id, mail_id, message_id, text, sent) VALUES (7, 1, 'r7@bot', 'x', 5);"
