@@ -963,50 +963,114 @@ static int test_on_board(struct pk_test_result *out, const struct pk_lab *lab, s
 }
 
 /*
- * A board's answer (test_on_board()) whose kernel did not build some C
- * files of the patch (a comment in arch/x86/ beside a PL011 change): the
- * patch tested on the lab's own architecture too, each such file that
- * kernel built getting its coverage (merge_coverage()) when its verdict
- * shows no change; a change there is said in arch_why, with the command
- * that shows it.  A failure of that lab leaves the board's answer.
+ * Whether out (an answer on one architecture) left a C file of the patch
+ * not built that arch might build: not another architecture's code for it
+ * too (arch/powerpc/ for both).
  */
-static int also_on_own_arch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
-			    const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
-			    GError **err)
+static bool worth_covering_on(const struct pk_test_result *out, const struct pk_arch *arch)
 {
-	const struct pk_arch *own_arch = pk_lab_arch(lab);
-	struct pk_test_result own = { 0 };
-	g_autoptr(GError) failed = NULL;
-	g_autofree char *missing = NULL;
+	for (guint i = 0; out->coverage && i < out->coverage->len; i++) {
+		const struct pk_file_coverage *c = out->coverage->pdata[i];
 
-	if (opts->one_arch || out->arch == own_arch ||
-	    !(missing = pk_coverage_not_built_list(out->coverage, false, NULL)))
-		return 0;
+		if (c->source && c->state == PK_COVERAGE_NOT_BUILT && !pk_arch_foreign_file(arch, c->file))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * out (an answer: a board's, or the lab's own architecture's that is not
+ * not-built) left C files of the patch not built: the patch tested on
+ * lab's architecture too.  When that kernel built some of them, each gets
+ * its coverage (merge_coverage()) if its verdict shows no change; a
+ * change there is said in arch_why, with the command that shows it.  1
+ * when that kernel built one, 0 when not or when that lab failed (out as
+ * it was, logged), -1 with err (a stop, a failure that passes).
+ */
+static int cover_on(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+		    const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent, GError **err)
+{
+	const struct pk_arch *arch = pk_lab_arch(lab);
+	struct pk_test_result other = { 0 };
+	g_autoptr(GError) failed = NULL;
+	g_autofree char *missing = pk_coverage_not_built_list(out->coverage, false, NULL);
+	int built;
+
 	pk_info("%s's kernel did not build all the patch's files (%s): testing it on %s too",
-		pk_test_machine(out), missing, own_arch->name);
-	if (test_patch_on(&own, lab, store, opts, patch, parent, &failed) < 0) {
+		pk_test_machine(out), missing, arch->name);
+	if (test_patch_on(&other, lab, store, opts, patch, parent, &failed) < 0) {
 		if (failure_ends_test(failed)) {
 			g_propagate_error(err, g_steal_pointer(&failed));
-			pk_test_result_clear(out);
 			return -1;
 		}
-		pk_info("the %s lab could not test the patch (the board's answer stands): %s", own_arch->name,
-			failed->message);
+		pk_info("the %s lab could not test the patch (the answer stays %s's): %s", arch->name,
+			pk_test_arch(out)->name, failed->message);
 		return 0;
 	}
-	if (own.verdict == PK_VERDICT_NOT_BUILT || own.verdict == PK_VERDICT_NO_VISIBLE_CHANGE) {
-		if (pk_coverage_built_beyond(own.coverage, out->coverage))
-			merge_coverage(out, &own, own_arch);
-	} else if (own.verdict != PK_VERDICT_NO_CHURN) {
-		char *why = g_strdup_printf("%s The %s kernels came back %s for the same patch: `printkbot test "
+	built = pk_coverage_built_beyond(other.coverage, out->coverage) > 0;
+	if (built && (other.verdict == PK_VERDICT_NOT_BUILT || other.verdict == PK_VERDICT_NO_VISIBLE_CHANGE)) {
+		merge_coverage(out, &other, arch);
+	} else if (built && other.verdict != PK_VERDICT_NO_CHURN) {
+		char *why = g_strdup_printf("%s%sThe %s kernels came back %s for the same patch: `printkbot test "
 					    "--arch %s` shows them.", out->arch_why ? out->arch_why : "",
-					    own_arch->name, pk_verdict_name(own.verdict), own_arch->name);
+					    out->arch_why ? " " : "", arch->name, pk_verdict_name(other.verdict),
+					    arch->name);
 
 		g_free(out->arch_why);
 		out->arch_why = why;
 	}
-	pk_test_result_clear(&own);
+	pk_test_result_clear(&other);
+	return built;
+}
+
+/* A board's answer with files its kernel did not build: the lab's own architecture for them (cover_on()). */
+static int board_cover_on_own_arch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+				   const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
+				   GError **err)
+{
+	if (opts->one_arch || out->arch == pk_lab_arch(lab) || !worth_covering_on(out, pk_lab_arch(lab)))
+		return 0;
+	if (cover_on(out, lab, store, opts, patch, parent, err) < 0) {
+		pk_test_result_clear(out);
+		return -1;
+	}
 	return 0;
+}
+
+/*
+ * The lab's own architecture answered (not not-built) but left C files
+ * not built: each other architecture whose lab is set up here and might
+ * build one is asked, until one built some (cover_on()).
+ */
+static int cover_on_others(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
+			   const struct pk_test_opts *opts, const struct pk_patch *patch, const char *parent,
+			   GError **err)
+{
+	for (size_t i = 0; pk_arch_nth(i); i++) {
+		const struct pk_arch *arch = pk_arch_nth(i);
+		g_autofree char *why = NULL;
+		struct pk_lab other;
+		int rc;
+
+		if (arch == pk_lab_arch(lab) || !worth_covering_on(out, arch))
+			continue;
+		if ((rc = pk_lab_for_arch(&other, lab, arch, &why, err)) < 0)
+			goto fail;
+		if (rc) {
+			pk_info("not covering the patch's files on %s: its lab is not set up here (%s)", arch->name, why);
+			continue;
+		}
+		rc = cover_on(out, &other, store, opts, patch, parent, err);
+		pk_lab_clear(&other);
+		if (rc < 0)
+			goto fail;
+		if (rc)
+			return 0;
+	}
+	return 0;
+fail:
+	pk_test_result_clear(out);
+	return -1;
 }
 
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
@@ -1021,11 +1085,13 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 	int rc;
 
 	if ((rc = test_on_board(out, lab, store, opts, patch, parent, err)) != 0)
-		return rc < 0 ? -1 : also_on_own_arch(out, lab, store, opts, patch, parent, err);
+		return rc < 0 ? -1 : board_cover_on_own_arch(out, lab, store, opts, patch, parent, err);
 	if (test_patch_on(out, lab, store, opts, patch, parent, err) < 0)
 		return -1;
-	if (opts->one_arch || out->verdict != PK_VERDICT_NOT_BUILT)
+	if (opts->one_arch)
 		return 0;
+	if (out->verdict != PK_VERDICT_NOT_BUILT)
+		return cover_on_others(out, lab, store, opts, patch, parent, err);
 	own = not_built_why(out);
 	files = pk_coverage_not_built_list(out->coverage, false, NULL) ?: g_strdup("the patch's files");
 	lacked = g_string_new(NULL);

@@ -152,7 +152,10 @@ static inline const char *pk_test_machine(const struct pk_test_result *res)
  * did not gives the answer (out->arch, out->arch_why saying why), each
  * file the lab's kernel built and that one's did not keeping the lab's
  * coverage ("on x86_64: ..."); when none does, the not-built reason says
- * what each architecture lacked.
+ * what each architecture lacked.  A patch the lab's architecture answered
+ * otherwise, but with C files its kernel did not build, is tested on the
+ * first other architecture set up here that builds some of them, for
+ * their coverage (the answer stays the lab's).
  */
 int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct pk_store *store,
 		  const struct pk_test_opts *opts, const struct pk_patch *patch,

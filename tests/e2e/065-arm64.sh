@@ -25,6 +25,10 @@
 #    derived config with ARCH_BCM2835, the device tree built beside the
 #    Image, the console on the mini UART and the capture on the PL011):
 #    console-changed, the new line seen at boot, machine raspi3b.
+# 8. A patch whose x86_64 kernel shows a change (the e820 PCI gap
+#    message) and that touches arch/arm64/kernel/setup.c too, which no
+#    x86_64 kernel builds: answered on x86_64, console-changed, and the
+#    arm64 file's coverage arm64's kernel's ("on arm64: ...").
 source "$(dirname "$0")/lib.sh"
 command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (make deps installs it)"
 command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (make deps installs it)"
@@ -37,6 +41,7 @@ keep auto json "$bot" test --json tests/data/test/pl011-banner.patch
 keep x86 json "$bot" test --json --arch x86_64 tests/data/test/pl011-banner.patch
 keep split json "$bot" test --json tests/data/test/pl011-and-x86-comment.patch
 keep rpi json "$bot" test --json tests/data/test/bcm2835aux-probe-line.patch
+keep mixed json "$bot" test --json tests/data/test/e820-and-arm64-comment.patch
 
 python3 - <<'PY'
 from e2elib import check, done, model, rc, text
@@ -76,6 +81,13 @@ check(len(probed) == 1 and "mini UART registered as ttyS" in probed[0]["new_text
       "the driver's new line was seen at boot: %s" % probed)
 check("raspi3b board has the hardware" in (rpi.get("arch_why") or ""),
       "the review says why: %s" % rpi.get("arch_why"))
+mixed = model("mixed")
+mcov = {c["file"]: c for c in mixed.get("coverage", [])}
+arm_file = mcov.get("arch/arm64/kernel/setup.c", {})
+check(rc("mixed") == 1 and mixed["verdict"] == "console-changed" and mixed["arch"] == "x86_64",
+      "a patch whose x86_64 kernels show a change is answered there (%s on %s)" % (mixed["verdict"], mixed["arch"]))
+check(arm_file.get("state") in ("built", "booted") and (arm_file.get("reason") or "").startswith("on arm64"),
+      "its arm64 file's coverage is arm64's kernel's, saying so: %s" % arm_file)
 print("figures: arm64 test %s s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
     a["seconds"], a["before"].get("build_seconds"), a["before"].get("boot_seconds"),
     a["after"].get("build_seconds"), a["after"].get("boot_seconds")))
