@@ -57,16 +57,7 @@ EOC
 n=0
 for fix in level-change text-change pure-conversion; do
 	n=$((n + 1))
-	{
-		echo "From: Jane Dev <jane@example.org>"
-		echo "To: list@example.org"
-		sed -n 's/^Subject: /Subject: /p' "$src/tests/data/test/$fix.patch"
-		echo "Message-ID: <w$n@example.org>"
-		echo "Date: Tue, 1 Dec 2026 10:00:0$n +0000"
-		echo
-		sed -n '/^$/,$p' "$src/tests/data/test/$fix.patch" | tail -n +2
-	} >"$md/tmp/$n.mail"
-	mv "$md/tmp/$n.mail" "$md/new/100$n.mail"
+	patch_mail "$fix" "w$n@example.org" "Tue, 1 Dec 2026 10:00:0$n +0000" "$md" "100$n.mail"
 done
 
 # three labs: each its own tree (set up from Debian's source) and build dir, at once

@@ -48,17 +48,7 @@ conf=(--config "$work/printkbot.conf" --db "$work/store.db")
 "$bot" worker "${conf[@]}" --once 2>"$work/both-first.log" || fail "worker both, first run" "$work/both-first.log"
 check "worker both says its lab has x86_64 and arm64" grep -q "its lab has x86_64,arm64" "$work/both-first.log"
 
-fix=$src/tests/data/test/bcm2835aux-probe-line.patch
-{
-	echo "From: Jane Dev <jane@example.org>"
-	echo "To: list@example.org"
-	sed -n 's/^Subject: /Subject: /p' "$fix"
-	echo "Message-ID: <bcm1@example.org>"
-	echo "Date: Mon, 7 Dec 2026 20:00:00 +0000"
-	echo
-	sed -n '/^$/,$p' "$fix" | tail -n +2
-} >"$md/tmp/1.mail"
-mv "$md/tmp/1.mail" "$md/new/1.mail"
+patch_mail bcm2835aux-probe-line bcm1@example.org "Mon, 7 Dec 2026 20:00:00 +0000" "$md" 1.mail
 "$bot" daemon "${conf[@]}" --queue-only --once 2>"$work/intake.log" || fail "the intake" "$work/intake.log"
 check "the intake queued the series" grep -q "job 1 <bcm1@example.org>: queued" "$work/intake.log"
 

@@ -108,6 +108,23 @@ keep() {
 
 lab_setup() { "$bot" setup >/dev/null; }
 
+# A list mail carrying a fixture patch (tests/data/test/NAME.patch), from
+# Jane Dev to list@example.org, with its subject and body, into a Maildir's
+# new/ (through tmp/, as a delivery does): patch_mail NAME MSGID DATE MAILDIR FILE
+patch_mail() {
+	local fix=$src/tests/data/test/$1.patch
+	{
+		echo "From: Jane Dev <jane@example.org>"
+		echo "To: list@example.org"
+		sed -n 's/^Subject: /Subject: /p' "$fix"
+		echo "Message-ID: <$2>"
+		echo "Date: $3"
+		echo
+		sed -n '/^$/,$p' "$fix" | tail -n +2
+	} >"$4/tmp/$5"
+	mv "$4/tmp/$5" "$4/new/$5"
+}
+
 # The lab's tree and build dir are shared by every printkbot on this cache,
 # which takes a flock on $PRINTKBOT_CACHE/lock before it checks out, builds
 # or boots (bot/lab/lab.c, pk_lab_lock).  A test that reads or writes the
