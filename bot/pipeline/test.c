@@ -45,6 +45,7 @@ void pk_test_result_clear(struct pk_test_result *res)
 	g_free(res->config_hash);
 	g_free(res->left_out);
 	g_free(res->arch_why);
+	g_free(res->elsewhere);
 	pk_derived_clear(&res->derived);
 	pk_monitor_check_free(res->monitor);
 	if (res->relinked) {
@@ -983,7 +984,7 @@ static bool worth_covering_on(const struct pk_test_result *out, const struct pk_
  * not-built) left C files of the patch not built: the patch tested on
  * lab's architecture too.  When that kernel built some of them, each gets
  * its coverage (merge_coverage()) if its verdict shows no change; a
- * change there is said in arch_why, with the command that shows it.  1
+ * change there is said in out->elsewhere, with the command that shows it.  1
  * when that kernel built one, 0 when not or when that lab failed (out as
  * it was, logged), -1 with err (a stop, a failure that passes).
  */
@@ -1011,13 +1012,10 @@ static int cover_on(struct pk_test_result *out, const struct pk_lab *lab, struct
 	if (built && (other.verdict == PK_VERDICT_NOT_BUILT || other.verdict == PK_VERDICT_NO_VISIBLE_CHANGE)) {
 		merge_coverage(out, &other, arch);
 	} else if (built && other.verdict != PK_VERDICT_NO_CHURN) {
-		char *why = g_strdup_printf("%s%sThe %s kernels came back %s for the same patch: `printkbot test "
-					    "--arch %s` shows them.", out->arch_why ? out->arch_why : "",
-					    out->arch_why ? " " : "", arch->name, pk_verdict_name(other.verdict),
-					    arch->name);
-
-		g_free(out->arch_why);
-		out->arch_why = why;
+		g_free(out->elsewhere);
+		out->elsewhere = g_strdup_printf("The %s kernels came back %s for the same patch: `printkbot test "
+						 "--arch %s` shows them.", arch->name,
+						 pk_verdict_name(other.verdict), arch->name);
 	}
 	pk_test_result_clear(&other);
 	return built;

@@ -107,6 +107,8 @@ struct pk_test_result {
 	const struct pk_board *board; /* the QEMU board it booted on (lab/board.h; lives as long as the
 	                             process), NULL: arch's own machine */
 	char *arch_why;           /* why on arch and not the lab's own (pk_test_patch()), or NULL */
+	char *elsewhere;          /* what another architecture's kernels showed of the same patch, when
+	                             they changed what they print too (pk_test_patch()), or NULL */
 	struct pk_derived derived;/* what a derived config added and why (lines NULL: the lab's) */
 	bool three_way;           /* the patch applied by a 3-way merge (lab/apply.h) */
 	char *left_out;           /* files no build reads left out, their hunks not applying (apply.h) */

@@ -492,6 +492,8 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 			       res->config_hash ? res->config_hash : info->config_hash, pk_test_machine(res));
 	if (res->arch_why)
 		g_string_append_printf(s, " %s", res->arch_why);
+	if (res->elsewhere)
+		g_string_append_printf(s, " %s", res->elsewhere);
 	if (res->three_way)
 		g_string_append(s, " The patch did not apply as it stands: it was applied as `git am -3` does, "
 				"its change merged from the files its index lines name.");
@@ -645,6 +647,7 @@ JsonNode *pk_review_model(const struct pk_patch *patch, const struct pk_test_res
 	add_str(b, "arch", pk_test_arch(res)->name);
 	add_str(b, "machine", pk_test_machine(res));
 	add_str(b, "arch_why", res->arch_why);
+	add_str(b, "elsewhere", res->elsewhere);
 	add_str(b, "config_derived", shown->derived.lines);
 	add_str(b, "devices", shown->derived.devices);
 	add_strings(b, "options_added", shown->derived.added);
