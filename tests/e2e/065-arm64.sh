@@ -79,6 +79,10 @@ check(rc("rpi") == 1 and rpi["verdict"] == "console-changed" and rpi["arch"] == 
           rpi["verdict"], rpi.get("arch"), rpi.get("machine")))
 check(len(probed) == 1 and "mini UART registered as ttyS" in probed[0]["new_text"],
       "the driver's new line was seen at boot: %s" % probed)
+derived = rpi.get("config_derived") or ""
+check("CONFIG_ARCH_BCM2835=y" in derived and "CONFIG_COMPILE_TEST" not in derived,
+      "its config has the board's platform, which meets the driver's dependency (no COMPILE_TEST): %s"
+      % derived.replace("\n", " "))
 check("raspi3b board has the hardware" in (rpi.get("arch_why") or ""),
       "the review says why: %s" % rpi.get("arch_why"))
 mixed = model("mixed")
