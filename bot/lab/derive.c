@@ -411,10 +411,10 @@ static GPtrArray *board_first(const struct pk_lab *lab, const GPtrArray *want)
 
 /*
  * Run qemu/kconfig-enable.py for asked (board_first()) on the lab's
- * .config: its answer, one line each.  An answer is kept (ANSWERS_DIR) and read back for the same
- * question: kconfiglib parses the whole Kconfig tree and runs its
- * $(shell) macros each time, 2 of the ~10 s of a later patch on a built
- * derived config.
+ * .config: its answer, one line each.  An answer is kept (ANSWERS_DIR)
+ * and read back for the same question: kconfiglib parses the whole
+ * Kconfig tree and runs its $(shell) macros each time, 2 of the ~10 s of
+ * a later patch on a built derived config.
  */
 static char **solve(const struct pk_lab *lab, GPtrArray *asked, GError **err)
 {
