@@ -13,9 +13,9 @@
  *
  * A board changes only how a kernel boots and which symbols its derived
  * config wants (derive.h): its lab (lab.h's board) is its architecture's
- * lab, its config's name says the board, so its builds share the
- * architecture's build dirs when the lines match and its boots and noise
- * masks are its own.
+ * lab, its config's name says the board, so its boots, noise masks and
+ * derived build dirs (each started as a copy of the nearest built one)
+ * are its own.
  */
 #ifndef PK_BOARD_H
 #define PK_BOARD_H

@@ -146,7 +146,8 @@ int pk_lab_set_arch(struct pk_lab *lab, const struct pk_arch *arch, GError **err
 /*
  * Make a lab of board's architecture (pk_lab_set_arch()) boot on board:
  * its config's name says the board (so its boots and noise masks are the
- * board's), its build dirs stay the architecture's.
+ * board's), its build dirs stay the architecture's (a config derived on
+ * it is named with the board: its build dir is its own, derive.h).
  */
 int pk_lab_set_board(struct pk_lab *lab, const struct pk_board *board, GError **err);
 void pk_lab_clear(struct pk_lab *lab);
