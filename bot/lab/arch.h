@@ -48,13 +48,13 @@ const char *pk_arch_names(void);
 /* The table's i-th architecture, x86_64 first (the lab's default); NULL past the last. */
 const struct pk_arch *pk_arch_nth(size_t i);
 
+/* The kernel's C compiler for arch: "gcc", or Debian's cross gcc ("aarch64-linux-gnu-gcc").  Caller frees. */
+char *pk_arch_gcc(const struct pk_arch *arch);
+
 /*
  * Whether file (a path of the kernel tree) is another architecture's
  * code, which no config of arch compiles: arch/<other>/... .
  */
-/* The kernel's C compiler for arch: "gcc", or Debian's cross gcc ("aarch64-linux-gnu-gcc").  Caller frees. */
-char *pk_arch_gcc(const struct pk_arch *arch);
-
 bool pk_arch_foreign_file(const struct pk_arch *arch, const char *file);
 
 /* Whether the cross compiler arch needs is installed (a host arch needs none). */

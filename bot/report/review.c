@@ -488,8 +488,9 @@ static char *tested_sentence(const struct pk_test_result *res, const struct pk_r
 	/* another architecture's (arch_why): its compiler is named there */
 	if (info->compiler && !res->arch_why)
 		g_string_append_printf(s, " built with %s,", info->compiler);
-	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).", pk_test_arch(res)->name,
-			       res->config_hash ? res->config_hash : info->config_hash, pk_test_machine(res));
+	g_string_append_printf(s, " with the bot's %s kernel config %s (for QEMU's %s machine).",
+			       pk_test_arch(res)->name, res->config_hash ? res->config_hash : info->config_hash,
+			       pk_test_machine(res));
 	if (res->arch_why)
 		g_string_append_printf(s, " %s", res->arch_why);
 	if (res->elsewhere)
