@@ -5,6 +5,7 @@
 #include "base/proc.h"
 #include "lab/interrupted.h"
 #include "lab/layer.h"
+#include "lab/relocate.h"
 #include "lab/repo.h"
 #include "lab/sandbox.h"
 #include "lab/state.h"
@@ -226,7 +227,10 @@ int pk_build_dir_enter(const struct pk_lab *lab, bool *out_layered, GError **err
 		return -1;
 	build_dir = pk_lab_build_dir(lab);
 	if (pk_repo_head_trusted(lab))
-		return pk_layer_drop(build_dir, err);
+		return pk_layer_drop(build_dir, err) < 0 || pk_build_dir_relocate(build_dir, err) < 0 ? -1 : 0;
+	/* the build dir's own files, before a layer goes over them: every later layer has the fix */
+	if (!pk_layer_over(build_dir, NULL) && pk_build_dir_relocate(build_dir, err) < 0)
+		return -1;
 	if (!pk_layer_usable(lab->cache, NULL))
 		return 0;   /* as before layers: the policy refused what only a layer makes safe */
 	if (!(head = pk_repo_resolve(lab, "HEAD", err)) || pk_layer_enter(lab->cache, build_dir, head, err) < 0)

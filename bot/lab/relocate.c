@@ -1,0 +1,234 @@
+/* relocate.c - a build dir under a name its tools/ build did not record; see relocate.h. */
+#define _GNU_SOURCE
+#include "lab/relocate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/util.h"
+
+/* tools/ holds a few dirs (objtool, its arch/ and libsubcmd): deeper is not Kbuild's */
+#define WALK_DEPTH 8
+/* a tools/ .cmd file is a few KiB; fixdep's largest are well under this */
+#define CMD_CAP (4u << 20)
+
+/* What a walk does with each .cmd or .d file: 0 to go on, 1 to stop, -1 with err set. */
+typedef int (*file_fn)(int dirfd, const char *rel, const char *name, void *ctx, GError **err);
+
+/* The files tools/build's fixdep and gcc -MD write: ".<target>.cmd", ".<target>.d". */
+static bool dep_file(const char *name)
+{
+	return name[0] == '.' && (g_str_has_suffix(name, ".cmd") || g_str_has_suffix(name, ".d")) &&
+	       strlen(name) > strlen("..d");
+}
+
+/* Call fn on each dep_file() under dirfd (rel to the build dir); takes dirfd. */
+static int walk(int dirfd, const char *rel, unsigned depth, file_fn fn, void *ctx, GError **err)
+{
+	DIR *dir = fdopendir(dirfd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!dir) {
+		int e = errno;
+
+		close(dirfd);
+		return pk_error(err, pk_errno_code(e), "%s: %s", rel, g_strerror(e));
+	}
+	while (rc == 0 && (e = readdir(dir))) {
+		g_autofree char *sub = NULL;
+		struct stat st;
+		int fd;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			if (dep_file(e->d_name))
+				rc = fn(dirfd, rel, e->d_name, ctx, err);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode) || depth >= WALK_DEPTH)
+			continue;
+		sub = g_strconcat(rel, "/", e->d_name, NULL);
+		fd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			rc = pk_error(err, pk_errno_code(errno), "%s: %s", sub, g_strerror(errno));
+		else
+			rc = walk(fd, sub, depth + 1, fn, ctx, err);
+	}
+	closedir(dir);
+	return rc;
+}
+
+/*
+ * Open name in dirfd to read and write it, when it is a plain file of its
+ * own (no symlink, no FIFO, one link: the sandbox's builds wrote it).  -2
+ * when it is something else or gone.
+ */
+static int open_plain(int dirfd, const char *name, struct stat *st)
+{
+	int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -2;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_nlink != 1) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+/* The whole text of name in dirfd (NULL, no error, when it is not a plain file of its own). */
+static int read_plain(char **out, int *out_fd, struct stat *st, int dirfd, const char *rel, const char *name,
+		      GError **err)
+{
+	g_autofree char *path = g_strconcat(rel, "/", name, NULL);
+	int fd = open_plain(dirfd, name, st);
+
+	*out = NULL;
+	if (fd < 0)
+		return 0;
+	if (pk_read_fd(out, NULL, fd, path, CMD_CAP, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (out_fd)
+		*out_fd = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+struct recorded {
+	char *prefix;   /* the build dir the tools/ build was made in */
+};
+
+/*
+ * From the first .cmd whose "cmd_<path> :=" line names its own target
+ * (".check.o.cmd" in tools/objtool: ".../tools/objtool/check.o"), the
+ * part of the path before tools/: the build dir its make had as OUTPUT.
+ */
+static int find_recorded(int dirfd, const char *rel, const char *name, void *ctx, GError **err)
+{
+	struct recorded *r = ctx;
+	g_autofree char *text = NULL, *target = NULL, *own = NULL;
+	struct stat st;
+	const char *line;
+
+	if (!g_str_has_suffix(name, ".cmd"))
+		return 0;
+	if (read_plain(&text, NULL, &st, dirfd, rel, name, err) < 0)
+		return -1;
+	if (!text)
+		return 0;
+	target = g_strndup(name + 1, strlen(name) - strlen(".cmd") - 1);
+	own = g_strconcat("/", rel, "/", target, " := ", NULL);
+	for (line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *end;
+
+		if (!g_str_has_prefix(line, "cmd_/"))
+			continue;
+		end = strstr(line, " := ");
+		if (!end || memchr(line, '\n', end - line))
+			continue;
+		end += strlen(" := ");
+		/* "cmd_" + prefix + own: the target named where it was made */
+		if ((size_t)(end - line) > strlen("cmd_") + strlen(own) &&
+		    !strncmp(end - strlen(own), own, strlen(own))) {
+			r->prefix = g_strndup(line + strlen("cmd_"), end - line - strlen("cmd_") - strlen(own));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct rewrite {
+	const char *from;   /* "<old build dir>/" */
+	const char *to;     /* "<build dir>/" */
+	unsigned files;
+};
+
+/* Rewrite the old build dir's path to the new one's in a .cmd or .d file, keeping its times. */
+static int rewrite_file(int dirfd, const char *rel, const char *name, void *ctx, GError **err)
+{
+	struct rewrite *w = ctx;
+	g_autofree char *text = NULL;
+	g_autoptr(GString) out = NULL;
+	struct stat st;
+	struct timespec times[2];
+	int fd = -1, e = 0;
+	ssize_t n;
+
+	if (read_plain(&text, &fd, &st, dirfd, rel, name, err) < 0)
+		return -1;
+	if (!text)
+		return 0;
+	if (!strstr(text, w->from)) {
+		close(fd);
+		return 0;
+	}
+	out = g_string_new(text);
+	g_string_replace(out, w->from, w->to, 0);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	n = pwrite(fd, out->str, out->len, 0);
+	if (n < 0)
+		e = errno;
+	else if (n != (ssize_t)out->len)
+		e = EIO;   /* a short write to a local file: the disk is full */
+	else if (ftruncate(fd, out->len) < 0 || futimens(fd, times) < 0)
+		e = errno;
+	close(fd);
+	if (e)
+		return pk_error(err, pk_errno_code(e), "%s/%s: %s", rel, name, g_strerror(e));
+	w->files++;
+	return 0;
+}
+
+int pk_build_dir_relocate(const char *build_dir, GError **err)
+{
+	struct recorded r = { NULL };
+	g_autofree char *from = NULL, *from_slash = NULL, *to_slash = NULL;
+	struct rewrite w;
+	int root, tools;
+
+	root = open(build_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (root < 0)
+		return errno == ENOENT ? 0 : pk_error(err, pk_errno_code(errno), "%s: %s", build_dir, g_strerror(errno));
+	tools = openat(root, "tools", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (tools < 0) {
+		int e = errno;
+
+		close(root);
+		return e == ENOENT ? 0 : pk_error(err, pk_errno_code(e), "%s/tools: %s", build_dir, g_strerror(e));
+	}
+	if (walk(tools, "tools", 0, find_recorded, &r, err) < 0) {
+		close(root);
+		g_free(r.prefix);
+		return -1;
+	}
+	from = r.prefix;
+	if (!from || !strcmp(from, build_dir)) {
+		close(root);
+		return 0;
+	}
+	tools = openat(root, "tools", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	close(root);
+	if (tools < 0)
+		return pk_error(err, pk_errno_code(errno), "%s/tools: %s", build_dir, g_strerror(errno));
+	from_slash = g_strconcat(from, "/", NULL);
+	to_slash = g_strconcat(build_dir, "/", NULL);
+	w = (struct rewrite){ from_slash, to_slash, 0 };
+	if (walk(tools, "tools", 0, rewrite_file, &w, err) < 0) {
+		g_prefix_error(err, "%s: naming it in its tools/ build: ", build_dir);
+		return -1;
+	}
+	pk_info("%s: its tools/ build had been made as %s (a copy, or a moved cache): %u files now name it, "
+		"so that objtool, and every object with it, is not made again", build_dir, from, w.files);
+	return (int)MIN(w.files, (unsigned)G_MAXINT);
+}
