@@ -10,7 +10,11 @@
 # any one of them set builds the file that asked for the group.  OUT gets
 # one "CONFIG_X=y" line per symbol to set, dependencies first, and a
 # "# cannot: GROUP: why" line per group no alternative of which could be
-# enabled.  The tree's own merge_config.sh and olddefconfig then make the
+# enabled.  A group that cannot be because it needs a symbol this
+# architecture's Kconfig never defines, and that only some other
+# architectures' define (arch/powerpc/ alone has PPC_PSERIES), also gets
+# "# only-on: GROUP: SYMBOL: ARCH...": the bot need not build another
+# architecture's kernel that cannot set it either.  The tree's own merge_config.sh and olddefconfig then make the
 # config from these lines and the caller checks that every one took.
 #
 # Debian's python3-kconfiglib is the solver (the kernel's Kconfig tools
@@ -18,6 +22,7 @@
 # `modules` keyword of kernels from 6.0 on, read here as the old
 # `option modules`.
 import io
+import os
 import re
 import sys
 
@@ -105,6 +110,63 @@ def split_or(expr):
     return [expr]
 
 
+def required(expr):
+    """The symbols that must all be y for expr to be: through && only (an || may go either way)."""
+    if isinstance(expr, kconfiglib.Symbol):
+        return [] if expr.is_constant else [expr]
+    if isinstance(expr, tuple) and expr[0] == kconfiglib.AND:
+        return required(expr[1]) + required(expr[2])
+    return []
+
+
+class Definitions:
+    """Where the tree's Kconfig files define each symbol, read once when first asked."""
+
+    def __init__(self):
+        self.where = None
+
+    def arches(self, name):
+        """The architectures (arch/X/) that alone define name; None when it is defined
+        elsewhere too, or nowhere."""
+        if self.where is None:
+            self.where = {}
+            define = re.compile(r"^\s*(?:menu)?config\s+(\w+)\s*$", re.M)
+            for top, dirs, files in os.walk("."):
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                for f in files:
+                    if not f.startswith("Kconfig"):
+                        continue
+                    path = os.path.join(top, f)
+                    parts = path.split(os.sep)
+                    arch = parts[2] if len(parts) > 3 and parts[1] == "arch" else None
+                    with open(path, errors="replace") as fh:
+                        for m in define.finditer(fh.read()):
+                            self.where.setdefault(m.group(1), set()).add(arch)
+        places = self.where.get(name)
+        if not places or None in places:
+            return None
+        return sorted(places)
+
+
+def only_on(sym, defs, seen=None):
+    """(symbol, architectures) when sym needs, through its && dependencies, a symbol this
+    architecture's Kconfig never defines and only those architectures' do; else None."""
+    seen = seen if seen is not None else set()
+    for dep in required(sym.direct_dep):
+        if dep in seen:
+            continue
+        seen.add(dep)
+        if not dep.nodes:
+            arches = defs.arches(dep.name)
+            if arches:
+                return dep.name, arches
+        elif dep.tri_value != YES:
+            bound = only_on(dep, defs, seen)
+            if bound:
+                return bound
+    return None
+
+
 def main(argv):
     if len(argv) < 3:
         sys.stderr.write("usage: kconfig-enable.py OUT CONFIG WANT...\n")
@@ -113,6 +175,7 @@ def main(argv):
     kconf = kconfiglib.Kconfig("Kconfig", warn=False)
     kconf.load_config(config)
     solver = Solver(kconf)
+    defs = Definitions()
     lines = []
     for group in wants:
         names = [n for n in group.split("|") if n]
@@ -125,6 +188,11 @@ def main(argv):
             why = "; ".join("CONFIG_%s depends on %s" % (s.name, kconfiglib.expr_str(s.direct_dep))
                             for s in syms)
             lines.append("# cannot: %s: %s" % (group, why))
+            bound = [only_on(s, defs) for s in syms]
+            if all(bound):
+                needs = sorted({b[0] for b in bound})
+                arches = sorted({a for b in bound for a in b[1]})
+                lines.append("# only-on: %s: %s: %s" % (group, " ".join(needs), " ".join(arches)))
     with open(out, "w") as f:
         for sym in solver.order:
             f.write("CONFIG_%s=y\n" % sym.name)

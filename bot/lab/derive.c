@@ -43,6 +43,8 @@ void pk_derived_clear(struct pk_derived *d)
 		g_ptr_array_unref(d->added);
 	if (d->linked)
 		g_ptr_array_unref(d->linked);
+	if (d->only_on)
+		g_ptr_array_unref(d->only_on);
 	memset(d, 0, sizeof *d);
 }
 
@@ -360,15 +362,18 @@ static char *solve_key(const struct pk_lab *lab, const char *build_dir, const ch
 
 /*
  * Whether text is an answer to want as qemu/kconfig-enable.py gives one:
- * only "CONFIG_<SYMBOL>=y" lines and "# cannot: <GROUP>: <why>" lines for
- * groups of want, printable ASCII.  The solver runs the patch's Kconfig
+ * only "CONFIG_<SYMBOL>=y" lines, and "# cannot: <GROUP>: <why>" and
+ * "# only-on: <GROUP>: <SYMBOL>...: <arch>..." lines for groups of want,
+ * printable ASCII.  The solver runs the patch's Kconfig
  * in the sandbox, so what comes back is checked, not trusted: a line of
  * anything else would be merged into the config as it stands.
  */
 static int valid_answer(const char *text, GPtrArray *want, GError **err)
 {
 	g_autoptr(GRegex) option = g_regex_new("^CONFIG_[A-Za-z0-9_]+=y$", 0, 0, NULL);
-	g_autoptr(GRegex) cannot = g_regex_new("^# cannot: ([A-Za-z0-9_|]+): [ -~]*$", 0, 0, NULL);
+	g_autoptr(GRegex) cannot = g_regex_new("^# (?:cannot: ([A-Za-z0-9_|]+): [ -~]*|only-on: ([A-Za-z0-9_|]+): "
+					       "[A-Za-z0-9_]+(?: [A-Za-z0-9_]+)*: [a-z0-9]+(?: [a-z0-9]+)*)$",
+					       0, 0, NULL);
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 	unsigned n = 0;
 
@@ -380,6 +385,10 @@ static int valid_answer(const char *text, GPtrArray *want, GError **err)
 			continue;
 		if (g_regex_match(cannot, *l, 0, &m)) {
 			group = g_match_info_fetch(m, 1);
+			if (!*group) {
+				g_free(group);
+				group = g_match_info_fetch(m, 2);
+			}
 			if (g_ptr_array_find_with_equal_func(want, group, g_str_equal, NULL))
 				continue;
 		}
@@ -617,14 +626,64 @@ static struct pk_derived derived_new(void)
 }
 
 /* The solver's answer: CONFIG_ lines onto lines, what it could not set onto cannot (unless NULL). */
-static void take_answer(GString *lines, GPtrArray *cannot, char **answer)
+static void take_answer(GString *lines, struct pk_derived *d, char **answer)
 {
 	for (char **l = answer; l && *l; l++) {
-		if (g_str_has_prefix(*l, "CONFIG_"))
+		if (g_str_has_prefix(*l, "CONFIG_")) {
 			g_string_append_printf(lines, "%s\n", *l);
-		else if (cannot && g_str_has_prefix(*l, "# cannot: "))
-			g_ptr_array_add(cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
+		} else if (d && g_str_has_prefix(*l, "# cannot: ")) {
+			g_ptr_array_add(d->cannot, g_strdup_printf("CONFIG_%s", *l + strlen("# cannot: ")));
+		} else if (d && g_str_has_prefix(*l, "# only-on: ")) {
+			if (!d->only_on)
+				d->only_on = g_ptr_array_new_with_free_func(g_free);
+			g_ptr_array_add(d->only_on, g_strdup(*l + strlen("# only-on: ")));
+		}
 	}
+}
+
+/* d's only-on entry of group ("GROUP: SYMBOLS: ARCHES"), split in three; NULL when none. */
+static char **only_on_of(const struct pk_derived *d, const char *group)
+{
+	for (guint i = 0; d->only_on && i < d->only_on->len; i++) {
+		char **parts = g_strsplit(d->only_on->pdata[i], ": ", 3);
+
+		if (g_strv_length(parts) == 3 && !strcmp(parts[0], group))
+			return parts;
+		g_strfreev(parts);
+	}
+	return NULL;
+}
+
+bool pk_derived_beyond_arch(const struct pk_derived *d, const char *karch, char **why)
+{
+	g_autofree char *first = NULL;
+
+	if (!d->cannot || !d->cannot->len)
+		return false;
+	for (guint i = 0; i < d->cannot->len; i++) {
+		/* "CONFIG_<GROUP>: why" */
+		const char *c = d->cannot->pdata[i], *colon = strstr(c, ": ");
+		g_autofree char *group = colon ? g_strndup(c + strlen("CONFIG_"), colon - c - strlen("CONFIG_")) : NULL;
+		g_auto(GStrv) bound = group ? only_on_of(d, group) : NULL;
+		g_auto(GStrv) arches = bound ? g_strsplit(bound[2], " ", -1) : NULL;
+		g_autoptr(GString) where = NULL, needs = NULL;
+
+		if (!bound || g_strv_contains((const char *const *)arches, karch))
+			return false;
+		if (first)
+			continue;
+		where = g_string_new(NULL);
+		for (char **a = arches; *a; a++)
+			g_string_append_printf(where, "%sarch/%s/", a == arches ? "" : a[1] ? ", " : " and ", *a);
+		/* a symbol per alternative of the group: any one of them would do */
+		needs = g_string_new(bound[1]);
+		g_string_replace(needs, " ", " or ", 0);
+		first = g_strdup_printf("CONFIG_%s needs %s, which only %s define%s", group, needs->str, where->str,
+					arches[1] ? "" : "s");
+	}
+	if (why)
+		*why = g_steal_pointer(&first);
+	return true;
 }
 
 bool pk_derive_deletes_code(const struct pk_patch *patch)
@@ -654,7 +713,7 @@ int pk_derive_removed(struct pk_derived *out, const struct pk_lab *lab, const st
 		pk_derived_clear(&d);
 		return -1;
 	}
-	take_answer(lines, d.cannot, answer);
+	take_answer(lines, &d, answer);
 	if (lines->len)
 		d.lines = g_string_free(g_steal_pointer(&lines), FALSE);
 	*out = d;
@@ -806,7 +865,7 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 	}
 	if (want->len && !(answer = solve(lab, want, err)))
 		goto out;
-	take_answer(lines, d.cannot, answer);
+	take_answer(lines, &d, answer);
 	/* a file that cannot be built: solved again without what only it asked for (its reasons kept) */
 	if ((fewer = without_dead_files(want, n_files, per_file, d.cannot))) {
 		g_auto(GStrv) again = NULL;
@@ -826,6 +885,11 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 		g_ptr_array_add(d.asked, g_strdup(removed->asked->pdata[i]));
 	for (guint i = 0; removed && i < removed->cannot->len; i++)
 		g_ptr_array_add(d.cannot, g_strdup(removed->cannot->pdata[i]));
+	for (guint i = 0; removed && removed->only_on && i < removed->only_on->len; i++) {
+		if (!d.only_on)
+			d.only_on = g_ptr_array_new_with_free_func(g_free);
+		g_ptr_array_add(d.only_on, g_strdup(removed->only_on->pdata[i]));
+	}
 	rc = 0;
 	if (!lines->len && !args->len)
 		goto out;

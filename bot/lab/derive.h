@@ -51,6 +51,9 @@ struct pk_derived {
 	bool removal;       /* lines came for the code the patch deletes (pk_derive_removed()) */
 	GPtrArray *linked;  /* char*: "CONFIG_CRC8 (lib/crc8.c: crc8)" per option turned on for what the
 	                       patched kernel did not link (pk_derive_unlinked()), NULL when none */
+	GPtrArray *only_on; /* char*: "HVCS: PPC_PSERIES: powerpc" per group of cannot that needs a
+	                       symbol only those architectures' Kconfig define (arch/powerpc/),
+	                       NULL when none */
 };
 
 /*
@@ -95,6 +98,16 @@ int pk_derive_config(struct pk_lab *out, struct pk_derived *found, const struct 
 		     const struct pk_patch *patch, const struct pk_derived *removed,
 		     const struct pk_unlinked *unlinked, GError **err);
 void pk_derived_clear(struct pk_derived *d);
+
+/*
+ * Whether no kernel of the architecture whose source is arch/<karch>/
+ * can build what d's could not: every group of d->cannot needs a symbol
+ * that only other architectures' Kconfig define (d->only_on).  Then, when
+ * why is not NULL, *why says so for the first ("CONFIG_HVCS needs
+ * PPC_PSERIES, which only arch/powerpc/ defines"): testing there would
+ * build a whole kernel to learn what the Kconfig files already say.
+ */
+bool pk_derived_beyond_arch(const struct pk_derived *d, const char *karch, char **why);
 
 /* Whether the patch deletes a C source (a driver's removal). */
 bool pk_derive_deletes_code(const struct pk_patch *patch);

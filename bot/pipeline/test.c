@@ -966,10 +966,13 @@ static int test_on_board(struct pk_test_result *out, const struct pk_lab *lab, s
 /*
  * Whether out (an answer on one architecture) left a C file of the patch
  * not built that arch might build: not another architecture's code for it
- * too (arch/powerpc/ for both).
+ * too (arch/powerpc/ for both), nor a file whose options need a symbol
+ * that only other architectures define (pk_derived_beyond_arch()).
  */
 static bool worth_covering_on(const struct pk_test_result *out, const struct pk_arch *arch)
 {
+	if (pk_derived_beyond_arch(&out->derived, arch->karch, NULL))
+		return false;
 	for (guint i = 0; out->coverage && i < out->coverage->len; i++) {
 		const struct pk_file_coverage *c = out->coverage->pdata[i];
 
@@ -1076,7 +1079,7 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 		  const char *parent, GError **err)
 {
 	g_autoptr(GString) lacked = NULL;
-	g_autofree char *own = NULL, *files = NULL;
+	g_autofree char *own = NULL, *files = NULL, *beyond = NULL;
 	g_autoptr(GError) failed = NULL;
 	struct pk_test_result there = { 0 };
 	unsigned others = 0;   /* architectures that said why they could not build it either */
@@ -1100,6 +1103,13 @@ int pk_test_patch(struct pk_test_result *out, const struct pk_lab *lab, struct p
 
 		if (arch == pk_lab_arch(lab))
 			continue;
+		if (pk_derived_beyond_arch(&out->derived, arch->karch, &beyond)) {
+			pk_info("not testing on %s too: %s", arch->name, beyond);
+			g_string_append_printf(lacked, "; %s: %s", arch->name, beyond);
+			g_clear_pointer(&beyond, g_free);
+			others++;
+			continue;
+		}
 		if ((rc = test_elsewhere(&there, lacked, out, lab, arch, store, opts, patch, parent, &failed)) < 0) {
 			/* a stop, or a failure that passes, ends the job; another is the other lab's, said here */
 			if (failure_ends_test(failed)) {

@@ -60,11 +60,12 @@ PY
 	keep corpus-samsung json $bot test --json "$work/samsung.mbox"
 fi
 # the solver alone, on the lab's .config: USB's dependency USB_ARCH_HAS_HCD has no
-# prompt and is y by default inside "if USB_SUPPORT", so USB_SUPPORT is what to set
+# prompt and is y by default inside "if USB_SUPPORT", so USB_SUPPORT is what to set;
+# HVCS depends on PPC_PSERIES, which only arch/powerpc/ defines: no x86 or arm64 config has it
 labcfg=$PRINTKBOT_CACHE/build/$(sha256sum qemu/kernel.config | cut -c1-12)-$(
 	awk '$1 == "VERSION" {v = $3} $1 == "PATCHLEVEL" {print v "." $3; exit}' "$tree/Makefile")/.config
 lab_locked sh -c "cd '$tree' && env srctree=. ARCH=x86 SRCARCH=x86 CC=gcc LD=ld HOSTCC=gcc HOSTCXX=g++ \
-	/usr/bin/python3 '$src/qemu/kconfig-enable.py' '$work/solve-usb.txt' '$labcfg' USB"
+	/usr/bin/python3 '$src/qemu/kconfig-enable.py' '$work/solve-usb.txt' '$labcfg' USB HVCS"
 
 # a user's branch: a comment, then libahci's line (as e2e 040 makes its branch)
 user=$work/linux
@@ -168,9 +169,12 @@ if os.path.isdir(sys.argv[1]):
 else:
     print("skip the corpus patches: no ../shared/corpus")
 
-solved = e2elib.text("solve-usb.txt").split()
+answer = e2elib.text("solve-usb.txt").splitlines()
+solved = [l for l in answer if l.startswith("CONFIG_")]
 check(solved == ["CONFIG_USB_SUPPORT=y", "CONFIG_USB=y"],
       "solver: USB gets its menu USB_SUPPORT, and not the promptless USB_ARCH_HAS_HCD (%s)" % solved)
+check("# only-on: HVCS: PPC_PSERIES: powerpc" in answer,
+      "solver: HVCS cannot be set, and needs PPC_PSERIES, which only arch/powerpc/ defines (%s)" % answer)
 
 b, rc = e2elib.model("bisect"), e2elib.rc("bisect")
 want = e2elib.text("commit-ahci-probe-line").strip()

@@ -593,6 +593,44 @@ static void test_nearest_build_dir(void **state)
 }
 
 /*
+ * Another architecture is not tried for what the lab's could not build
+ * when every group the solver could not set needs a symbol that only
+ * other architectures define (kconfig-enable.py's "# only-on:" lines);
+ * one group free of that, or an architecture among those, and it is.
+ */
+static void test_beyond_arch(void **state)
+{
+	struct pk_derived d = { .cannot = g_ptr_array_new_with_free_func(g_free) };
+	g_autofree char *why = NULL;
+
+	(void)state;
+	/* nothing the solver could not set: nothing to say */
+	assert_false(pk_derived_beyond_arch(&d, "arm64", NULL));
+	g_ptr_array_add(d.cannot, g_strdup("CONFIG_HVCS: CONFIG_HVCS depends on PPC_PSERIES && HVC_CONSOLE && TTY"));
+	/* a group without an only-on line may be settable elsewhere */
+	assert_false(pk_derived_beyond_arch(&d, "arm64", NULL));
+	d.only_on = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(d.only_on, g_strdup("HVCS: PPC_PSERIES: powerpc"));
+	assert_true(pk_derived_beyond_arch(&d, "arm64", &why));
+	assert_string_equal(why, "CONFIG_HVCS needs PPC_PSERIES, which only arch/powerpc/ defines");
+	assert_false(pk_derived_beyond_arch(&d, "powerpc", NULL));
+	/* two groups: each must be bound, and the reason names the first */
+	g_ptr_array_add(d.cannot, g_strdup("CONFIG_SERIAL_8250_DW|SERIAL_DW: CONFIG_X depends on ARCH_A"));
+	assert_false(pk_derived_beyond_arch(&d, "arm64", NULL));
+	g_ptr_array_add(d.only_on, g_strdup("SERIAL_8250_DW|SERIAL_DW: ARCH_A ARCH_B: arm riscv"));
+	g_clear_pointer(&why, g_free);
+	assert_true(pk_derived_beyond_arch(&d, "x86", &why));
+	assert_string_equal(why, "CONFIG_HVCS needs PPC_PSERIES, which only arch/powerpc/ defines");
+	assert_false(pk_derived_beyond_arch(&d, "riscv", NULL));
+	g_ptr_array_remove_index(d.cannot, 0);
+	g_clear_pointer(&why, g_free);
+	assert_true(pk_derived_beyond_arch(&d, "arm64", &why));
+	assert_string_equal(why, "CONFIG_SERIAL_8250_DW|SERIAL_DW needs ARCH_A or ARCH_B, which only arch/arm/ and "
+				 "arch/riscv/ define");
+	pk_derived_clear(&d);
+}
+
+/*
  * A kernel that did not link: the symbols of the linker's and modpost's
  * errors, found by their EXPORT_SYMBOL lines, ask for the options that
  * build their files, unless the config has them on already.
@@ -679,6 +717,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nearest_build_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlinked, setup, teardown),
+		cmocka_unit_test(test_beyond_arch),
 		cmocka_unit_test_setup_teardown(test_build_dir_series, setup, teardown),
 		cmocka_unit_test(test_state_names),
 	};
