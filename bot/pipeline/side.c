@@ -39,18 +39,23 @@ void pk_pipeline_stage(const struct pk_test_opts *opts, const char *verb, const 
 /*
  * Whether what a published build left in build_dir is behind the tree:
  * never built (a base never built, or a derived config first used for a
- * series whose first patch was not built: a dt-bindings patch), or built
- * before the tree's top Makefile was last written, which a checkout of a
- * far commit (a new tree of a kernel series, a base fetched anew)
- * rewrites with every file that differs, so that make would compile
- * nearly all of it again.
+ * series whose first patch was not built: a dt-bindings patch); a derived
+ * config's copy of another build dir (lab/derive.h) that no config was
+ * made for outside a layer, so that what it holds was built for the
+ * other config and each layer over it would compile the new options'
+ * code again (Bluetooth's, 7 minutes a side); or built before the tree's
+ * top Makefile was last written, which a checkout of a far commit (a new
+ * tree of a kernel series, a base fetched anew) rewrites with every file
+ * that differs, so that make would compile nearly all of it again.
  */
 static bool build_dir_behind(const struct pk_lab *lab, const char *build_dir)
 {
 	g_autofree char *makefile = g_build_filename(lab->tree, "Makefile", NULL);
-	struct stat built, caught_up, tree;
+	struct stat built, caught_up, tree, made;
 
 	if (pk_beneath_regular(build_dir, "vmlinux", &built, NULL) <= 0)
+		return true;
+	if (lab->extra_config && !pk_state_stat(build_dir, PK_STATE_KCONFIG, &made))
 		return true;
 	/* a make that found nothing to do leaves vmlinux as it was: the stamp (PK_STATE_CAUGHT_UP) says when it ran */
 	if (pk_state_stat(build_dir, PK_STATE_CAUGHT_UP, &caught_up) && caught_up.st_mtim.tv_sec > built.st_mtim.tv_sec)
