@@ -3,6 +3,7 @@
 #include "base/beneath.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -222,4 +223,44 @@ int pk_beneath_copy(const char *dir, const char *rel, const char *dest, guint64 
 		return pk_error(err, pk_errno_code(e), "%s: %s", dest, g_strerror(e));
 	}
 	return 1;
+}
+
+int pk_beneath_walk(int dirfd, const char *rel, pk_beneath_file_fn on_file, pk_beneath_enter_fn enter, void *ctx,
+		    GError **err)
+{
+	DIR *dir = fdopendir(dirfd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!dir) {
+		int e = errno;
+
+		close(dirfd);
+		return pk_error(err, pk_errno_code(e), "%s: %s", *rel ? rel : ".", g_strerror(e));
+	}
+	while (rc == 0 && (e = readdir(dir))) {
+		g_autofree char *sub = NULL;
+		struct stat st;
+		int fd;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			rc = on_file(dirfd, rel, e->d_name, &st, ctx, err);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		sub = *rel ? g_strconcat(rel, "/", e->d_name, NULL) : g_strdup(e->d_name);
+		if (enter && !enter(sub, ctx))
+			continue;
+		fd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			rc = pk_error(err, pk_errno_code(errno), "%s: %s", sub, g_strerror(errno));
+		else
+			rc = pk_beneath_walk(fd, sub, on_file, enter, ctx, err);
+	}
+	closedir(dir);
+	return rc;
 }

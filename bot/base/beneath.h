@@ -68,4 +68,25 @@ int pk_beneath_copy(const char *dir, const char *rel, const char *dest, guint64 
  */
 int pk_beneath_regular(const char *dir, const char *rel, struct stat *out_st, GError **err);
 
+/*
+ * What pk_beneath_walk() does with each regular file (name in dirfd, rel
+ * the path of dirfd from the walk's top): 0 to go on, 1 to stop the walk,
+ * -1 with err set.  st is the file's lstat.
+ */
+typedef int (*pk_beneath_file_fn)(int dirfd, const char *rel, const char *name, const struct stat *st,
+				  void *ctx, GError **err);
+/* Whether pk_beneath_walk() goes into the directory rel (its path from the walk's top). */
+typedef bool (*pk_beneath_enter_fn)(const char *rel, void *ctx);
+
+/*
+ * Call on_file for each regular file under the directory dirfd, whose
+ * path from where the caller stands is rel ("" for the top itself: a
+ * subdirectory's rel is then its name alone), depth first, never through
+ * a symlink; enter (NULL: into every one) chooses the subdirectories.
+ * Entries that vanish while listed (a make at work) are passed over.
+ * Returns 0, or on_file's 1 or -1 (the walk then stops).  Takes dirfd.
+ */
+int pk_beneath_walk(int dirfd, const char *rel, pk_beneath_file_fn on_file, pk_beneath_enter_fn enter, void *ctx,
+		    GError **err);
+
 #endif

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "lab/interrupted.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "lab/state.h"
+#include "base/beneath.h"
 #include "base/util.h"
 
 /* fixdep writes its output through stdio, in blocks of this size */
@@ -127,44 +127,22 @@ static void repair_file(struct repair *r, int dirfd, const char *rel, const char
 	remove_file(r, dirfd, rel, name);
 }
 
-/* Repair the directory dirfd (rel to the build dir, "" for itself); takes dirfd. */
-static int repair_dir(struct repair *r, int dirfd, const char *rel, GError **err)
+/* Into every directory but the bot's own, and Kconfig's and filechk's (their files are replaced whole, by rename). */
+static bool repair_enters(const char *rel, void *ctx)
 {
-	DIR *dir = fdopendir(dirfd);
-	struct dirent *e;
-	int rc = 0;
+	const char *slash = strrchr(rel, '/');
 
-	if (!dir) {
-		int e = errno;
+	(void)ctx;
+	return !g_str_has_prefix(slash ? slash + 1 : rel, ".printkbot") && strcmp(rel, "include/config") &&
+	       strcmp(rel, "include/generated");
+}
 
-		close(dirfd);
-		return pk_error(err, pk_errno_code(e), "%s: %s", *rel ? rel : ".", g_strerror(e));
-	}
-	while (rc == 0 && (e = readdir(dir))) {
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;   /* removed as another's target */
-		if (S_ISREG(st.st_mode)) {
-			repair_file(r, dirfd, rel, e->d_name, &st);
-		} else if (S_ISDIR(st.st_mode) && !g_str_has_prefix(e->d_name, ".printkbot")) {
-			g_autofree char *sub = *rel ? g_strconcat(rel, "/", e->d_name, NULL) : g_strdup(e->d_name);
-			int fd;
-
-			/* Kconfig's and filechk's files are replaced whole, by rename */
-			if (!strcmp(sub, "include/config") || !strcmp(sub, "include/generated"))
-				continue;
-			fd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-			if (fd < 0)
-				rc = pk_error(err, pk_errno_code(errno), "%s: %s", sub, g_strerror(errno));
-			else
-				rc = repair_dir(r, fd, sub, err);
-		}
-	}
-	closedir(dir);
-	return rc;
+static int repair_one(int dirfd, const char *rel, const char *name, const struct stat *st, void *ctx,
+		      GError **err)
+{
+	(void)err;
+	repair_file(ctx, dirfd, rel, name, st);
+	return 0;
 }
 
 int pk_build_dir_repair(const char *build_dir, GError **err)
@@ -184,7 +162,7 @@ int pk_build_dir_repair(const char *build_dir, GError **err)
 			return 0;
 		return pk_error(err, pk_errno_code(errno), "%s: %s", build_dir, g_strerror(errno));
 	}
-	if (repair_dir(&r, fd, "", err) < 0) {
+	if (pk_beneath_walk(fd, "", repair_one, repair_enters, &r, err) < 0) {
 		g_prefix_error(err, "%s: undoing an interrupted make: ", build_dir);
 		return -1;
 	}

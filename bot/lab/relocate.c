@@ -2,22 +2,19 @@
 #define _GNU_SOURCE
 #include "lab/relocate.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/beneath.h"
 #include "base/util.h"
 
 /* tools/ holds a few dirs (objtool, its arch/ and libsubcmd): deeper is not Kbuild's */
 #define WALK_DEPTH 8
 /* a tools/ .cmd file is a few KiB; fixdep's largest are well under this */
 #define CMD_CAP (4u << 20)
-
-/* What a walk does with each .cmd or .d file: 0 to go on, 1 to stop, -1 with err set. */
-typedef int (*file_fn)(int dirfd, const char *rel, const char *name, void *ctx, GError **err);
 
 /* The files tools/build's fixdep and gcc -MD write: ".<target>.cmd", ".<target>.d". */
 static bool dep_file(const char *name)
@@ -26,43 +23,15 @@ static bool dep_file(const char *name)
 	       strlen(name) > strlen("..d");
 }
 
-/* Call fn on each dep_file() under dirfd (rel to the build dir); takes dirfd. */
-static int walk(int dirfd, const char *rel, unsigned depth, file_fn fn, void *ctx, GError **err)
+/* Into tools/'s few levels (objtool, its arch/ and libsubcmd), no deeper: nothing of Kbuild's is. */
+static bool tools_enters(const char *rel, void *ctx)
 {
-	DIR *dir = fdopendir(dirfd);
-	struct dirent *e;
-	int rc = 0;
+	unsigned depth = 0;
 
-	if (!dir) {
-		int e = errno;
-
-		close(dirfd);
-		return pk_error(err, pk_errno_code(e), "%s: %s", rel, g_strerror(e));
-	}
-	while (rc == 0 && (e = readdir(dir))) {
-		g_autofree char *sub = NULL;
-		struct stat st;
-		int fd;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISREG(st.st_mode)) {
-			if (dep_file(e->d_name))
-				rc = fn(dirfd, rel, e->d_name, ctx, err);
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode) || depth >= WALK_DEPTH)
-			continue;
-		sub = g_strconcat(rel, "/", e->d_name, NULL);
-		fd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			rc = pk_error(err, pk_errno_code(errno), "%s: %s", sub, g_strerror(errno));
-		else
-			rc = walk(fd, sub, depth + 1, fn, ctx, err);
-	}
-	closedir(dir);
-	return rc;
+	(void)ctx;
+	for (const char *c = rel; *c; c++)
+		depth += *c == '/';
+	return depth <= WALK_DEPTH;
 }
 
 /*
@@ -113,14 +82,15 @@ struct recorded {
  * (".check.o.cmd" in tools/objtool: ".../tools/objtool/check.o"), the
  * part of the path before tools/: the build dir its make had as OUTPUT.
  */
-static int find_recorded(int dirfd, const char *rel, const char *name, void *ctx, GError **err)
+static int find_recorded(int dirfd, const char *rel, const char *name, const struct stat *lst, void *ctx,
+			 GError **err)
 {
 	struct recorded *r = ctx;
 	g_autofree char *text = NULL, *target = NULL, *own = NULL;
 	struct stat st;
 	const char *line;
 
-	if (!g_str_has_suffix(name, ".cmd"))
+	if (!dep_file(name) || !g_str_has_suffix(name, ".cmd"))
 		return 0;
 	if (read_plain(&text, NULL, &st, dirfd, rel, name, err) < 0)
 		return -1;
@@ -154,7 +124,8 @@ struct rewrite {
 };
 
 /* Rewrite the old build dir's path to the new one's in a .cmd or .d file, keeping its times. */
-static int rewrite_file(int dirfd, const char *rel, const char *name, void *ctx, GError **err)
+static int rewrite_file(int dirfd, const char *rel, const char *name, const struct stat *lst, void *ctx,
+			GError **err)
 {
 	struct rewrite *w = ctx;
 	g_autofree char *text = NULL;
@@ -164,6 +135,8 @@ static int rewrite_file(int dirfd, const char *rel, const char *name, void *ctx,
 	int fd = -1, e = 0;
 	ssize_t n;
 
+	if (!dep_file(name))
+		return 0;
 	if (read_plain(&text, &fd, &st, dirfd, rel, name, err) < 0)
 		return -1;
 	if (!text)
@@ -207,7 +180,7 @@ int pk_build_dir_relocate(const char *build_dir, GError **err)
 		close(root);
 		return e == ENOENT ? 0 : pk_error(err, pk_errno_code(e), "%s/tools: %s", build_dir, g_strerror(e));
 	}
-	if (walk(tools, "tools", 0, find_recorded, &r, err) < 0) {
+	if (pk_beneath_walk(tools, "tools", find_recorded, tools_enters, &r, err) < 0) {
 		close(root);
 		g_free(r.prefix);
 		return -1;
@@ -224,7 +197,7 @@ int pk_build_dir_relocate(const char *build_dir, GError **err)
 	from_slash = g_strconcat(from, "/", NULL);
 	to_slash = g_strconcat(build_dir, "/", NULL);
 	w = (struct rewrite){ from_slash, to_slash, 0 };
-	if (walk(tools, "tools", 0, rewrite_file, &w, err) < 0) {
+	if (pk_beneath_walk(tools, "tools", rewrite_file, tools_enters, &w, err) < 0) {
 		g_prefix_error(err, "%s: naming it in its tools/ build: ", build_dir);
 		return -1;
 	}
