@@ -191,9 +191,13 @@ int pk_build_dir_relocate(const char *build_dir, GError **err)
 		return 0;
 	}
 	tools = openat(root, "tools", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (tools < 0) {
+		int e = errno;
+
+		close(root);
+		return pk_error(err, pk_errno_code(e), "%s/tools: %s", build_dir, g_strerror(e));
+	}
 	close(root);
-	if (tools < 0)
-		return pk_error(err, pk_errno_code(errno), "%s/tools: %s", build_dir, g_strerror(errno));
 	from_slash = g_strconcat(from, "/", NULL);
 	to_slash = g_strconcat(build_dir, "/", NULL);
 	w = (struct rewrite){ from_slash, to_slash, 0 };
@@ -201,7 +205,7 @@ int pk_build_dir_relocate(const char *build_dir, GError **err)
 		g_prefix_error(err, "%s: naming it in its tools/ build: ", build_dir);
 		return -1;
 	}
-	pk_info("%s: its tools/ build had been made as %s (a copy, or a moved cache): %u files now name it, "
+	pk_info("%s: its tools/ build had been made as %s (a copy, or a moved cache): %u files now name this dir, "
 		"so that objtool, and every object with it, is not made again", build_dir, from, w.files);
 	return (int)MIN(w.files, (unsigned)G_MAXINT);
 }
