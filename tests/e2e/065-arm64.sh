@@ -29,6 +29,9 @@
 #    message) and that touches arch/arm64/kernel/setup.c too, which no
 #    x86_64 kernel builds: answered on x86_64, console-changed, and the
 #    arm64 file's coverage arm64's kernel's ("on arm64: ...").
+# 9. A conversion in hvcs.c, which needs PPC_PSERIES: not-built on
+#    x86_64, and no arm64 kernel built for it, since only arch/powerpc/
+#    defines PPC_PSERIES (the solver's "only-on"); the reason says both.
 source "$(dirname "$0")/lib.sh"
 command -v aarch64-linux-gnu-gcc >/dev/null || skip "no aarch64-linux-gnu-gcc (make deps installs it)"
 command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (make deps installs it)"
@@ -42,6 +45,7 @@ keep x86 json "$bot" test --json --arch x86_64 tests/data/test/pl011-banner.patc
 keep split json "$bot" test --json tests/data/test/pl011-and-x86-comment.patch
 keep rpi json "$bot" test --json tests/data/test/bcm2835aux-probe-line.patch
 keep mixed json "$bot" test --json tests/data/test/e820-and-arm64-comment.patch
+keep hvcs json "$bot" test --json tests/data/test/hvcs-pr-err.patch
 
 python3 - <<'PY'
 from e2elib import check, done, model, rc, text
@@ -92,6 +96,14 @@ check(rc("mixed") == 1 and mixed["verdict"] == "console-changed" and mixed["arch
       "a patch whose x86_64 kernels show a change is answered there (%s on %s)" % (mixed["verdict"], mixed["arch"]))
 check(arm_file.get("state") in ("built", "booted") and (arm_file.get("reason") or "").startswith("on arm64"),
       "its arm64 file's coverage is arm64's kernel's, saying so: %s" % arm_file)
+hv = model("hvcs")
+check(rc("hvcs") == 1 and hv["verdict"] == "not-built" and hv["arch"] == "x86_64",
+      "hvcs: not-built, on x86_64 (%s on %s, exit %s)" % (hv["verdict"], hv["arch"], rc("hvcs")))
+check("CONFIG_HVCS depends on PPC_PSERIES" in (hv["reason"] or "") and
+      "arm64: CONFIG_HVCS needs PPC_PSERIES, which only arch/powerpc/ defines" in (hv["reason"] or ""),
+      "hvcs: the reason says what each architecture lacks: %s" % hv["reason"])
+check("testing it on arm64 too" not in text("hvcs.err") and "not testing on arm64 too" in text("hvcs.err"),
+      "hvcs: no arm64 kernel was built for it, and the log says why")
 print("figures: arm64 test %s s (before: build %s s, boot %s s; after: build %s s, boot %s s)" % (
     a["seconds"], a["before"].get("build_seconds"), a["before"].get("boot_seconds"),
     a["after"].get("build_seconds"), a["after"].get("boot_seconds")))
