@@ -12,6 +12,10 @@
 #
 # Run: OLD=REV bash bench/derived-first.sh    PATCH (default the ahci fixture:
 #      CONFIG_ATA and CONFIG_SATA_AHCI derived)   ROUNDS=N
+#      COLD_CCACHE=1: each test with an empty ccache of its own ([build]
+#      ccache_dir), as for a config no build has made yet (a new config
+#      changes autoconf.h, which every compile's hash covers); by default
+#      the lab's ccache, which may hold the config's objects already
 # Needs `printkbot setup` (the lab's base built).  Prints each round's
 # seconds and the median ratio NEW / OLD.
 set -euo pipefail
@@ -32,9 +36,8 @@ make -s -j"$(nproc)" printkbot printkbot-core
 PRINTKBOT_DB=$work/warm.db ./printkbot test "$patch" >/dev/null 2>"$work/warm.err" || true
 derived=$(sed -n 's/.*testing on a config derived for the patch (\([0-9a-f]*\)).*/\1/p' "$work/warm.err" | head -1)
 [ -n "$derived" ] || { echo "derived-first.sh: the patch was not tested on a derived config ($work/warm.err)" >&2; exit 2; }
-version=$(sed -n 's/.*making the kernel config [0-9a-f]* for [0-9a-f]* in .*-\([0-9.]*\)$/\1/p' "$work/warm.err" | head -1)
-ddir=$cache/build/$derived-$version
-[ -d "$ddir" ] || { echo "derived-first.sh: no $ddir after the first test" >&2; exit 2; }
+ddir=$(ls -d "$cache/build/$derived"-[0-9]* 2>/dev/null | grep -E -- '-[0-9]+\.[0-9]+$' | head -1 || true)
+[ -n "$ddir" ] && [ -d "$ddir" ] || { echo "derived-first.sh: no build dir of $derived after the first test" >&2; exit 2; }
 
 now() { date +%s.%N; }
 : >"$work/rounds.tsv"
@@ -43,7 +46,14 @@ for r in $(seq "$rounds"); do
 		bot=./printkbot
 		[ "$side" = old ] && bot=$work/old/printkbot
 		rm -rf "$ddir" "$ddir.state" "$ddir.published-only"
+		conf=${PRINTKBOT_CONFIG:-/etc/printkbot.conf}
+		if [ "${COLD_CCACHE:-0}" = 1 ]; then
+			{ if [ -f "$conf" ]; then grep -v '^ccache_dir' "$conf"; fi
+			  echo '[build]'; echo "ccache_dir = $work/ccache.$side.$r"; } >"$work/$side.$r.conf"
+			conf=$work/$side.$r.conf
+		fi
 		t0=$(now)
+		if [ -f "$conf" ]; then export PRINTKBOT_CONFIG=$conf; fi
 		PRINTKBOT_DB=$work/$side.$r.db "$bot" test "$patch" >"$work/$side.$r.out" 2>"$work/$side.$r.err" || true
 		t1=$(now)
 		grep -q "starts as a copy of" "$work/$side.$r.err" ||
