@@ -25,7 +25,8 @@ cache=${PRINTKBOT_CACHE:-$HOME/.cache/printkbot}
 rounds=${ROUNDS:-2}
 patch=$PWD/${PATCH:-tests/data/test/derived-driver.patch}
 work=$(mktemp -d /var/tmp/derived-first.XXXXXX)
-trap 'git worktree remove --force "$work/old" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+# the work dir (each test's log) stays when the bench fails
+trap 'rc=$?; git worktree remove --force "$work/old" >/dev/null 2>&1 || true; [ $rc != 0 ] || rm -rf "$work"' EXIT
 
 git worktree add -q --detach "$work/old" "$OLD"
 make -s -C "$work/old" -j"$(nproc)" printkbot printkbot-core >"$work/old-make.log" 2>&1 ||
@@ -40,16 +41,27 @@ ddir=$(ls -d "$cache/build/$derived"-[0-9]* 2>/dev/null | grep -E -- '-[0-9]+\.[
 [ -n "$ddir" ] && [ -d "$ddir" ] || { echo "derived-first.sh: no build dir of $derived after the first test" >&2; exit 2; }
 
 now() { date +%s.%N; }
+user_conf=${PRINTKBOT_CONFIG:-/etc/printkbot.conf}   # each round's config starts from it
 : >"$work/rounds.tsv"
 for r in $(seq "$rounds"); do
 	for side in old new; do
 		bot=./printkbot
 		[ "$side" = old ] && bot=$work/old/printkbot
 		rm -rf "$ddir" "$ddir.state" "$ddir.published-only"
-		conf=${PRINTKBOT_CONFIG:-/etc/printkbot.conf}
+		conf=$user_conf
 		if [ "${COLD_CCACHE:-0}" = 1 ]; then
-			{ if [ -f "$conf" ]; then grep -v '^ccache_dir' "$conf"; fi
-			  echo '[build]'; echo "ccache_dir = $work/ccache.$side.$r"; } >"$work/$side.$r.conf"
+			# the user's config with its [build] group's ccache_dir replaced (a group given twice is refused)
+			python3 - "$conf" "$work/ccache.$side.$r" >"$work/$side.$r.conf" <<'PY'
+import configparser, os, sys
+c = configparser.ConfigParser(interpolation=None)
+c.optionxform = str
+if os.path.exists(sys.argv[1]):
+    c.read(sys.argv[1])
+if not c.has_section("build"):
+    c.add_section("build")
+c.set("build", "ccache_dir", sys.argv[2])
+c.write(sys.stdout)
+PY
 			conf=$work/$side.$r.conf
 		fi
 		t0=$(now)
